@@ -1,0 +1,102 @@
+import Koa from 'koa';
+import { koaBody } from 'koa-body';
+import type { Logger } from 'pino';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { Stores } from './db/stores.js';
+import { AuditLog, auditMiddleware } from './http/audit.js';
+import { errorHandler } from './http/error-handler.js';
+import { IdempotencyStore } from './http/idempotency.js';
+import { Metrics } from './http/metrics.js';
+import { SlidingWindowLimiter } from './http/rate-limit.js';
+import { requestContext } from './http/request-context.js';
+import type { AnyRoute } from './http/route.js';
+import { buildRouter } from './http/router.js';
+import { auditRoutes } from './modules/audit/index.js';
+import { ClientDirectory, clientRoutes } from './modules/clients/index.js';
+import { docsRoutes } from './modules/docs/docs.routes.js';
+import { healthRoutes } from './modules/health/health.routes.js';
+import { locationRoutes } from './modules/locations/index.js';
+import { AccessTokens } from './modules/oauth/access-tokens.js';
+import { oauthRoutes } from './modules/oauth/oauth.routes.js';
+import type { SigningKeys } from './modules/oauth/signing-keys.js';
+import { petParentRoutes } from './modules/pet-parents/index.js';
+import { petRoutes } from './modules/pets/index.js';
+import { sandboxRoutes } from './modules/sandbox/index.js';
+
+export interface AppDeps {
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  stores: Stores;
+  keys: SigningKeys;
+  /** Validate every response against its schema (on in tests). */
+  validateResponses?: boolean;
+}
+
+export interface PetCareApp {
+  koa: Koa;
+  routes: readonly AnyRoute[];
+  audit: AuditLog;
+  idempotency: IdempotencyStore;
+  directory: ClientDirectory;
+}
+
+/** Builds the Koa application and its services from explicit dependencies; no globals. */
+export function createApp(deps: AppDeps): PetCareApp {
+  const { config, clock, logger, stores, keys } = deps;
+  const metrics = new Metrics();
+  const audit = new AuditLog(stores, config.auditFlushMs, logger);
+  const idempotency = new IdempotencyStore(config.idempotencyTtlSeconds);
+  const directory = new ClientDirectory(stores);
+  const limiter = new SlidingWindowLimiter(clock);
+  const tokens = new AccessTokens(keys, config, clock);
+  const shared = { config, clock, stores, directory, tokens, limiter, keys };
+
+  const routes: AnyRoute[] = [
+    ...oauthRoutes(shared),
+    ...clientRoutes(shared),
+    ...locationRoutes(shared),
+    ...petParentRoutes(shared),
+    ...petRoutes(shared),
+    ...auditRoutes({ audit }),
+    ...sandboxRoutes(shared),
+    ...healthRoutes({ stores, metrics, platformVersion: config.platformVersion, auditBacklog: () => audit.backlog() }),
+  ];
+  routes.push(...docsRoutes({ routes: () => routes, platformVersion: config.platformVersion }));
+
+  const router = buildRouter(routes, {
+    config,
+    clock,
+    stores,
+    tokens,
+    directory,
+    limiter,
+    audit,
+    idempotency,
+    validateResponses: deps.validateResponses ?? false,
+  });
+
+  const koa = new Koa({ proxy: config.trustProxy });
+  koa.silent = true; // errors are rendered and logged by errorHandler
+  koa.use(requestContext({ logger, clock, platformVersion: config.platformVersion, metrics }));
+  koa.use(auditMiddleware({ audit, stores, clock }));
+  koa.use(errorHandler(logger));
+  koa.use(
+    koaBody({
+      json: true,
+      jsonStrict: true,
+      urlencoded: true,
+      text: false,
+      multipart: false,
+      jsonLimit: config.jsonBodyLimitBytes,
+      formLimit: config.jsonBodyLimitBytes,
+      onError: (err) => {
+        throw err;
+      },
+    }),
+  );
+  koa.use(router.routes());
+  koa.use(router.allowedMethods());
+  return { koa, routes, audit, idempotency, directory };
+}

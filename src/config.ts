@@ -1,0 +1,95 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type Environment = 'live' | 'sandbox';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  /** Release version of the platform (package.json), sent as X-Platform-Version. */
+  readonly platformVersion: string;
+  readonly logLevel: string;
+  readonly trustProxy: boolean;
+  /** When true the live environment is switched off (evaluation image). */
+  readonly sandboxOnly: boolean;
+  readonly tenantName: string;
+  readonly adminClientId: string | undefined;
+  readonly adminClientSecret: string | undefined;
+  readonly issuer: string;
+  readonly audience: string;
+  readonly accessTokenTtlSeconds: number;
+  readonly refreshTokenTtlSeconds: number;
+  readonly rateLimitPerMinute: number;
+  readonly tokenRateLimitPerMinute: number;
+  readonly jsonBodyLimitBytes: number;
+  readonly idempotencyTtlSeconds: number;
+  readonly auditFlushMs: number;
+  readonly shutdownTimeoutMs: number;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** Finds package.json whether running from src/ (tsx) or dist/src/ (compiled). */
+function readPlatformVersion(): string {
+  for (const candidate of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(path.join(here, candidate), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'pet-care-platform' && pkg.version) return pkg.version;
+    } catch {
+      // try the next location
+    }
+  }
+  return '0.0.0';
+}
+
+export const platformVersion = readPlatformVersion();
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
+  }
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new Error(`${name} must be true or false (got "${raw}")`);
+}
+
+/** Reads and validates configuration once; the result is frozen and passed down explicitly. */
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const config: Config = {
+    port: int(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST || '0.0.0.0',
+    dataDir: path.resolve(env.PETCARE_DATA_DIR || './data'),
+    platformVersion,
+    logLevel: env.PETCARE_LOG_LEVEL || 'info',
+    trustProxy: bool(env, 'PETCARE_TRUST_PROXY', false),
+    sandboxOnly: bool(env, 'PETCARE_SANDBOX_ONLY', false),
+    tenantName: env.PETCARE_TENANT_NAME || 'My clinic group',
+    adminClientId: env.PETCARE_ADMIN_CLIENT_ID || undefined,
+    adminClientSecret: env.PETCARE_ADMIN_CLIENT_SECRET || undefined,
+    issuer: env.PETCARE_ISSUER || 'urn:petcare:appliance',
+    audience: env.PETCARE_AUDIENCE || 'petcare-api',
+    accessTokenTtlSeconds: int(env, 'PETCARE_ACCESS_TOKEN_TTL', 3600, 60, 86400),
+    refreshTokenTtlSeconds: int(env, 'PETCARE_REFRESH_TOKEN_TTL', 30 * 86400, 3600, 365 * 86400),
+    rateLimitPerMinute: int(env, 'PETCARE_RATE_LIMIT_PER_MINUTE', 600, 1, 100_000_000),
+    tokenRateLimitPerMinute: int(env, 'PETCARE_TOKEN_RATE_LIMIT_PER_MINUTE', 120, 1, 100_000_000),
+    jsonBodyLimitBytes: int(env, 'PETCARE_JSON_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    idempotencyTtlSeconds: int(env, 'PETCARE_IDEMPOTENCY_TTL', 86400, 60, 7 * 86400),
+    auditFlushMs: int(env, 'PETCARE_AUDIT_FLUSH_MS', 100, 1, 60_000),
+    shutdownTimeoutMs: int(env, 'PETCARE_SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
+    ...overrides,
+  };
+  return Object.freeze(config);
+}

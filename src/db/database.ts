@@ -1,0 +1,147 @@
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect, type Transaction } from 'kysely';
+
+/** Times are ISO 8601 UTC strings, dates YYYY-MM-DD, booleans 0/1, lists JSON text. */
+export interface TenantsTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface LocationsTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  timezone: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiClientsTable {
+  id: string;
+  tenant_id: string;
+  client_id: string;
+  name: string;
+  role: string;
+  scopes: string;
+  secret_hash: string;
+  location_ids: string | null;
+  ip_allowlist: string | null;
+  rate_limit_per_minute: number | null;
+  disabled: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RefreshTokensTable {
+  id: string;
+  tenant_id: string;
+  client_id: string;
+  family_id: string;
+  token_hash: string;
+  scope: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface RevokedAccessTokensTable {
+  jti: string;
+  expires_at: string;
+}
+
+export interface IdempotencyKeysTable {
+  client_id: string;
+  key: string;
+  fingerprint: string;
+  response_status: number;
+  response_body: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface AuditEventsTable {
+  id: string;
+  tenant_id: string | null;
+  request_id: string;
+  occurred_at: string;
+  client_id: string | null;
+  role: string | null;
+  ip: string;
+  method: string;
+  route: string;
+  path: string;
+  resource_id: string | null;
+  status: number;
+  latency_ms: number;
+}
+
+export interface EventsTable {
+  id: string;
+  tenant_id: string;
+  type: string;
+  data: string;
+  created_at: string;
+}
+
+export interface PetParentsTable {
+  id: string;
+  tenant_id: string;
+  location_id: string;
+  name: string;
+  email: string | null;
+  phone: string | null;
+  reminder_consent: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PetsTable {
+  id: string;
+  tenant_id: string;
+  location_id: string;
+  owner_id: string;
+  name: string;
+  breed: string;
+  species: string;
+  birth_date: string | null;
+  last_visit: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Database {
+  tenants: TenantsTable;
+  locations: LocationsTable;
+  api_clients: ApiClientsTable;
+  refresh_tokens: RefreshTokensTable;
+  revoked_access_tokens: RevokedAccessTokensTable;
+  idempotency_keys: IdempotencyKeysTable;
+  audit_events: AuditEventsTable;
+  events: EventsTable;
+  pet_parents: PetParentsTable;
+  pets: PetsTable;
+}
+
+export type Db = Kysely<Database>;
+export type Trx = Transaction<Database>;
+/** Anything queries can run on: the database or an open transaction. */
+export type Executor = Db | Trx;
+
+export interface DatabaseHandle {
+  readonly db: Db;
+  readonly sqlite: SQLite.Database;
+  readonly file: string;
+}
+
+/** Opens one environment's SQLite file: WAL for concurrent readers, enforced foreign keys, a busy timeout for the CLI. */
+export function openDatabase(file: string): DatabaseHandle {
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, sqlite, file };
+}

@@ -1,0 +1,52 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Environment } from '../config.js';
+import { openDatabase, type DatabaseHandle } from './database.js';
+import { migrateToLatest } from './migrator.js';
+
+export interface EnvironmentStore extends DatabaseHandle {
+  readonly env: Environment;
+}
+
+/** One SQLite file per environment: live and sandbox never share a row. */
+export class Stores {
+  private readonly byEnv = new Map<Environment, EnvironmentStore>();
+
+  private constructor(stores: EnvironmentStore[]) {
+    for (const s of stores) this.byEnv.set(s.env, s);
+  }
+
+  static async open(dataDir: string, environments: readonly Environment[]): Promise<Stores> {
+    mkdirSync(dataDir, { recursive: true });
+    const stores: EnvironmentStore[] = [];
+    for (const env of environments) {
+      const handle = openDatabase(path.join(dataDir, `${env}.sqlite`));
+      await migrateToLatest(handle.db);
+      stores.push({ ...handle, env });
+    }
+    return new Stores(stores);
+  }
+
+  has(env: Environment): boolean {
+    return this.byEnv.has(env);
+  }
+
+  get(env: Environment): EnvironmentStore {
+    const store = this.byEnv.get(env);
+    if (!store) throw new Error(`environment ${env} is not enabled`);
+    return store;
+  }
+
+  all(): EnvironmentStore[] {
+    return [...this.byEnv.values()];
+  }
+
+  /** The store that records calls nobody could be identified for (live, else sandbox). */
+  primary(): EnvironmentStore {
+    return this.byEnv.get('live') ?? this.get('sandbox');
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.byEnv.values()) await s.db.destroy();
+  }
+}

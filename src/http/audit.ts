@@ -1,0 +1,150 @@
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+import type { Actor } from './actor.js';
+import type { Environment } from '../config.js';
+import type { AuditEventsTable, Executor } from '../db/database.js';
+import { newId } from '../db/ids.js';
+import type { Stores } from '../db/stores.js';
+
+export interface AuditEntry {
+  tenantId: string | null;
+  requestId: string;
+  occurredAt: number;
+  clientId: string | null;
+  role: string | null;
+  ip: string;
+  method: string;
+  route: string;
+  path: string;
+  resourceId: string | null;
+  status: number;
+  latencyMs: number;
+}
+
+const maxBatch = 500;
+
+function toRow(entry: AuditEntry): AuditEventsTable {
+  return {
+    id: newId('aud', entry.occurredAt),
+    tenant_id: entry.tenantId,
+    request_id: entry.requestId,
+    occurred_at: new Date(entry.occurredAt).toISOString(),
+    client_id: entry.clientId,
+    role: entry.role,
+    ip: entry.ip,
+    method: entry.method,
+    route: entry.route,
+    path: entry.path.slice(0, 500),
+    resource_id: entry.resourceId,
+    status: entry.status,
+    latency_ms: Math.round(entry.latencyMs * 1000) / 1000,
+  };
+}
+
+/**
+ * The audit trail of every call. Writes put their row in their own transaction (`writeWith`);
+ * everything else is buffered and flushed in batches, so a read never pays for a transaction.
+ */
+export class AuditLog {
+  private readonly buffers = new Map<Environment, AuditEventsTable[]>();
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly stores: Stores,
+    private readonly flushMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  record(env: Environment, entry: AuditEntry): void {
+    let buffer = this.buffers.get(env);
+    if (!buffer) {
+      buffer = [];
+      this.buffers.set(env, buffer);
+    }
+    buffer.push(toRow(entry));
+    if (buffer.length >= maxBatch) void this.flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => void this.flush(), this.flushMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Rows waiting for the next flush (exported as a metric). */
+  backlog(): number {
+    let n = 0;
+    for (const rows of this.buffers.values()) n += rows.length;
+    return n;
+  }
+
+  async writeWith(trx: Executor, entry: AuditEntry): Promise<void> {
+    await trx.insertInto('audit_events').values(toRow(entry)).execute();
+  }
+
+  /** Writes everything buffered so far; resolves when it is on disk. */
+  flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    const batches = [...this.buffers.entries()].filter(([, rows]) => rows.length > 0);
+    this.buffers.clear();
+    this.flushing = this.flushing.then(async () => {
+      for (const [env, rows] of batches) {
+        try {
+          await this.stores.get(env).db.transaction().execute(async (trx) => {
+            for (let i = 0; i < rows.length; i += 100) {
+              await trx.insertInto('audit_events').values(rows.slice(i, i + 100)).execute();
+            }
+          });
+        } catch (err) {
+          this.logger.error({ err, env, rows: rows.length }, 'audit flush failed');
+        }
+      }
+    });
+    return this.flushing;
+  }
+}
+
+export function auditEntry(ctx: Context, actor: Actor | undefined, status: number, resourceId: string | null, now: number): AuditEntry {
+  return {
+    tenantId: actor?.tenantId ?? null,
+    requestId: String(ctx.state.requestId),
+    occurredAt: now,
+    clientId: actor?.clientId ?? null,
+    role: actor?.role ?? null,
+    ip: ctx.ip,
+    method: ctx.method,
+    route: String(ctx.state.route ?? '-'),
+    path: ctx.path,
+    resourceId,
+    status,
+    latencyMs: now - Number(ctx.state.startedAt),
+  };
+}
+
+/** Probes that run every few seconds would drown the trail; every other call is audited. */
+const unaudited = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * Records every call after its status is final, refused ones included. Writes that committed
+ * already put their row in their transaction (ctx.state.auditWritten).
+ */
+export function auditMiddleware(deps: {
+  audit: AuditLog;
+  stores: Stores;
+  clock: { now(): number };
+}) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    try {
+      await next();
+    } finally {
+      if (!ctx.state.auditWritten && !unaudited.has(ctx.path)) {
+        const actor = ctx.state.actor as Actor | undefined;
+        const env = actor?.env ?? deps.stores.primary().env;
+        const resourceId = typeof ctx.params?.id === 'string' ? ctx.params.id : null;
+        deps.audit.record(env, auditEntry(ctx, actor, ctx.status, resourceId, deps.clock.now()));
+      }
+    }
+  };
+}

@@ -1,0 +1,50 @@
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+import { AppError } from './errors.js';
+import { normalizeError, toProblem } from './problem.js';
+
+const oauthCodes = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'invalid_scope', 'unsupported_grant_type']);
+
+/** RFC 6749 §5.2 `error` value for a problem raised on an OAuth endpoint. */
+function oauthErrorCode(error: AppError): string {
+  if (oauthCodes.has(error.code)) return error.code;
+  if (error.status === 401) return 'invalid_client';
+  if (error.status === 403) return 'access_denied';
+  if (error.status === 429) return 'slow_down';
+  if (error.status >= 500) return 'server_error';
+  return 'invalid_request';
+}
+
+/**
+ * First in the chain after the request context: every error becomes RFC 9457 problem+json.
+ * Unknown errors are logged with the request id and answered as a bare 500, no internals.
+ * OAuth endpoints keep `application/json` because OAuth client libraries require it (RFC 6749 §5.2).
+ */
+export function errorHandler(logger: Logger) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new AppError('route_not_found', `No route matches ${ctx.method} ${ctx.path}.`);
+      if (ctx.status === 405 && ctx.body === undefined) {
+        throw new AppError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}.`, { headers: { Allow: String(ctx.response.get('Allow')) } });
+      }
+    } catch (err) {
+      let error = normalizeError(err);
+      if (!error) {
+        logger.error({ err, requestId: ctx.state.requestId, route: ctx.state.route }, 'unhandled error');
+        error = new AppError('internal_error', 'Something went wrong on our side; retry with the same Idempotency-Key.');
+      }
+      ctx.status = error.status;
+      ctx.set(error.headers);
+      const problem = toProblem(error, ctx);
+      if (ctx.path.startsWith('/oauth/')) {
+        ctx.body = { error: oauthErrorCode(error), error_description: error.message, ...problem };
+        ctx.type = 'application/json';
+        ctx.set('Cache-Control', 'no-store');
+      } else {
+        ctx.body = problem;
+        ctx.type = 'application/problem+json';
+      }
+    }
+  };
+}

@@ -1,0 +1,78 @@
+/** Every error code a client can see, with its HTTP status and title (RFC 9457 `code` member). */
+export const errorCodes = {
+  validation_failed: { status: 400, title: 'The request is not valid' },
+  malformed_json: { status: 400, title: 'The request body is not valid JSON' },
+  resource_missing: { status: 400, title: 'A referenced resource does not exist' },
+  invalid_idempotency_key: { status: 400, title: 'The Idempotency-Key header is not valid' },
+  invalid_cursor: { status: 400, title: 'The pagination cursor is not valid' },
+  invalid_request: { status: 400, title: 'The OAuth request is not valid' },
+  invalid_grant: { status: 400, title: 'The grant is invalid, expired or revoked' },
+  invalid_scope: { status: 400, title: 'The requested scope is not valid' },
+  unsupported_grant_type: { status: 400, title: 'The grant type is not supported' },
+  invalid_client: { status: 401, title: 'Client authentication failed' },
+  unauthorized: { status: 401, title: 'Authentication is required' },
+  invalid_token: { status: 401, title: 'The access token is invalid or expired' },
+  insufficient_scope: { status: 403, title: 'The token lacks a required scope' },
+  forbidden_role: { status: 403, title: 'The client role may not do this' },
+  ip_not_allowed: { status: 403, title: 'The request comes from an address outside the client allowlist' },
+  sandbox_only: { status: 403, title: 'This operation exists only in the sandbox environment' },
+  environment_not_allowed: { status: 403, title: 'This environment may not manage the other one' },
+  not_found: { status: 404, title: 'The resource does not exist' },
+  route_not_found: { status: 404, title: 'No route matches this path' },
+  method_not_allowed: { status: 405, title: 'The method is not allowed on this path' },
+  idempotency_key_in_use: { status: 409, title: 'A request with this Idempotency-Key is still being processed' },
+  conflict: { status: 409, title: 'The request conflicts with the current state' },
+  last_admin: { status: 409, title: 'The last enabled admin client cannot lose admin access' },
+  gone: { status: 410, title: 'This API version has been sunset' },
+  payload_too_large: { status: 413, title: 'The request body is too large' },
+  unsupported_media_type: { status: 415, title: 'The request body media type is not supported' },
+  idempotency_key_mismatch: { status: 422, title: 'The Idempotency-Key was used with a different request' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  internal_error: { status: 500, title: 'Internal server error' },
+  service_unavailable: { status: 503, title: 'The service is not ready' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** The one application error: rendered as RFC 9457 problem+json by the error middleware. */
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly errors: FieldError[] | undefined;
+  readonly headers: Record<string, string>;
+  /** Extra members for the problem document (e.g. OAuth `error`). */
+  readonly extensions: Record<string, unknown>;
+
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    options: { errors?: FieldError[]; headers?: Record<string, string>; extensions?: Record<string, unknown> } = {},
+  ) {
+    super(detail);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = errorCodes[code].status;
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+    this.extensions = options.extensions ?? {};
+  }
+}
+
+export const notFound = (kind: string, id: string): AppError =>
+  new AppError('not_found', `No ${kind} with id '${id}' exists.`);
+
+export const validationFailed = (errors: FieldError[], detail = 'One or more fields are invalid.'): AppError =>
+  new AppError('validation_failed', detail, { errors });
+
+/** A body field names a record the caller cannot see: same answer whether it exists elsewhere or not. */
+export const missingReference = (field: string, kind: string, id: string): AppError =>
+  new AppError('resource_missing', `No ${kind} with id '${id}' exists.`, {
+    errors: [{ field, message: `no ${kind} with id '${id}'` }],
+  });
+
+export const conflict = (detail: string): AppError => new AppError('conflict', detail);

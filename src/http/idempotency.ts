@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import type { Environment } from '../config.js';
+import type { Executor } from '../db/database.js';
+import { AppError } from './errors.js';
+
+export interface StoredResponse {
+  fingerprint: string;
+  status: number;
+  body: unknown;
+}
+
+const keyPattern = /^[\x21-\x7e]{1,255}$/;
+
+/** The Idempotency-Key header, checked; undefined when absent. */
+export function readIdempotencyKey(header: string | undefined): string | undefined {
+  if (header === undefined || header === '') return undefined;
+  if (!keyPattern.test(header)) {
+    throw new AppError('invalid_idempotency_key', 'Idempotency-Key must be 1–255 visible ASCII characters.', {
+      errors: [{ field: 'Idempotency-Key', message: 'must be 1–255 visible ASCII characters' }],
+    });
+  }
+  return header;
+}
+
+/** Canonical JSON (sorted keys) so whitespace or key order do not make a retry look different. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+export function requestFingerprint(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(`${method} ${path}\n${canonical(body)}`).digest('hex');
+}
+
+/**
+ * Idempotency-Key records (IETF httpapi idempotency draft, Stripe semantics), scoped per client.
+ * The stored response is written in the same transaction as the write it describes; a key still
+ * in flight in this process is answered 409.
+ */
+export class IdempotencyStore {
+  private readonly inFlight = new Set<string>();
+
+  constructor(private readonly ttlSeconds: number) {}
+
+  async find(db: Executor, clientId: string, key: string, now: number): Promise<StoredResponse | null> {
+    const row = await db
+      .selectFrom('idempotency_keys')
+      .select(['fingerprint', 'response_status', 'response_body'])
+      .where('client_id', '=', clientId)
+      .where('key', '=', key)
+      .where('expires_at', '>', new Date(now).toISOString())
+      .executeTakeFirst();
+    return row ? { fingerprint: row.fingerprint, status: row.response_status, body: JSON.parse(row.response_body) } : null;
+  }
+
+  /** Claims the key for this process; false when the same key is already running. */
+  begin(env: Environment, clientId: string, key: string): boolean {
+    const slot = `${env}\u0000${clientId}\u0000${key}`;
+    if (this.inFlight.has(slot)) return false;
+    this.inFlight.add(slot);
+    return true;
+  }
+
+  end(env: Environment, clientId: string, key: string): void {
+    this.inFlight.delete(`${env}\u0000${clientId}\u0000${key}`);
+  }
+
+  async save(trx: Executor, clientId: string, key: string, response: StoredResponse, now: number): Promise<void> {
+    // An expired record for the same key may still be on disk until the sweep: replace it.
+    await trx
+      .insertInto('idempotency_keys')
+      .values({
+        client_id: clientId,
+        key,
+        fingerprint: response.fingerprint,
+        response_status: response.status,
+        response_body: JSON.stringify(response.body),
+        created_at: new Date(now).toISOString(),
+        expires_at: new Date(now + this.ttlSeconds * 1000).toISOString(),
+      })
+      .onConflict((oc) =>
+        oc.columns(['client_id', 'key']).doUpdateSet((eb) => ({
+          fingerprint: eb.ref('excluded.fingerprint'),
+          response_status: eb.ref('excluded.response_status'),
+          response_body: eb.ref('excluded.response_body'),
+          created_at: eb.ref('excluded.created_at'),
+          expires_at: eb.ref('excluded.expires_at'),
+        })),
+      )
+      .execute();
+  }
+
+  /** Deletes records past their retention; run by the housekeeping job. */
+  async sweep(db: Executor, now: number): Promise<number> {
+    const result = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', new Date(now).toISOString()).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

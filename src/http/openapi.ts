@@ -1,0 +1,195 @@
+import type { TSchema } from '@sinclair/typebox';
+import { errorCodes, type ErrorCode } from './errors.js';
+import { routeKey } from './router.js';
+import { isPublic, type AnyRoute } from './route.js';
+import { allScopes } from './scopes.js';
+import { deprecatedVersions } from './versioning.js';
+
+type Json = Record<string, unknown>;
+
+/** TypeBox schemas are JSON Schema plus symbols and `$id`s; keep only what belongs in the document. */
+function clean(schema: TSchema): Json {
+  return JSON.parse(JSON.stringify(schema), (key, value: unknown) => (key === '$id' ? undefined : value)) as Json;
+}
+
+const toOpenApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+function parameters(route: AnyRoute): Json[] {
+  const out: Json[] = [];
+  for (const [location, schema] of [
+    ['path', route.params],
+    ['query', route.query],
+  ] as const) {
+    if (!schema) continue;
+    const { properties = {}, required = [] } = clean(schema) as { properties?: Record<string, Json>; required?: string[] };
+    for (const [name, property] of Object.entries(properties)) {
+      const { description, ...rest } = property;
+      out.push({
+        name,
+        in: location,
+        required: location === 'path' || required.includes(name),
+        ...(description ? { description } : {}),
+        schema: rest,
+      });
+    }
+  }
+  return out;
+}
+
+const problemResponse = (codes: ErrorCode[]) => ({
+  description: codes.map((c) => `\`${c}\`: ${errorCodes[c].title}`).join('; '),
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
+
+function errorResponses(route: AnyRoute): Record<string, Json> {
+  const codes: ErrorCode[] = [...(route.errors ?? [])];
+  if (route.params || route.query || route.body) codes.push('validation_failed');
+  if (route.body) codes.push('malformed_json', 'payload_too_large', 'unsupported_media_type');
+  if (!isPublic(route)) {
+    codes.push('unauthorized', 'invalid_token', 'insufficient_scope', 'ip_not_allowed', 'rate_limited');
+    if (route.access.roles) codes.push('forbidden_role');
+    if (route.method !== 'get') codes.push('invalid_idempotency_key', 'idempotency_key_in_use', 'idempotency_key_mismatch');
+  }
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) {
+    const status = errorCodes[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<string, Json> = {};
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) responses[String(status)] = problemResponse(list);
+  responses['500'] = problemResponse(['internal_error']);
+  return responses;
+}
+
+function operation(route: AnyRoute, overrides: Json = {}): Json {
+  const contentType = route.response.contentType?.split(';')[0] ?? 'application/json';
+  const op: Json = {
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    tags: route.tags,
+    parameters: parameters(route),
+    responses: {
+      [String(route.response.status)]: {
+        description: route.response.description,
+        content: { [contentType]: { schema: clean(route.response.schema) } },
+      },
+      ...errorResponses(route),
+    },
+    security: isPublic(route) ? [] : [{ oauth2: [route.access.scope] }],
+  };
+  if (!isPublic(route)) {
+    const roles = route.access.roles ? ` Roles: ${route.access.roles.join(', ')}.` : '';
+    op.description = `${route.description ? `${route.description}\n\n` : ''}Scope: \`${route.access.scope}\`.${roles}`;
+    op['x-required-scope'] = route.access.scope;
+    if (route.method !== 'get') {
+      (op.parameters as Json[]).push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description: 'Client-chosen key (1–255 visible ASCII). A retry with the same key and body replays the first response for 24 h.',
+        schema: { type: 'string', maxLength: 255 },
+      });
+    }
+  }
+  if (route.body) {
+    const schema = clean(route.body);
+    op.requestBody = {
+      required: true,
+      content: Object.fromEntries((route.bodyTypes ?? ['application/json']).map((t) => [t, { schema }])),
+    };
+  }
+  return { ...op, ...overrides };
+}
+
+const tagDescriptions: Record<string, string> = {
+  OAuth: 'OAuth 2.0 client credentials, refresh-token rotation, revocation and discovery.',
+  Clients: 'API clients (keys) of the tenant: roles, scopes, locations, IP allowlists. Admin only.',
+  Locations: 'Clinics, salons and boarding sites, each with its time zone. Admin only.',
+  'Pet parents': 'Owners of pets (usr_ ids).',
+  Pets: 'Pets (pet_ ids), scoped to a location.',
+  Audit: 'The audit trail of every call.',
+  Sandbox: 'Sandbox environment tools.',
+  Operations: 'Health, readiness, metrics and version; no token needed.',
+  Docs: 'This document.',
+};
+
+/** OpenAPI 3.1, generated from the same route declarations that validate requests. */
+export function buildOpenApi(routes: readonly AnyRoute[], platformVersion: string): Json {
+  const paths: Record<string, Record<string, Json>> = {};
+  const add = (path: string, method: string, op: Json) => {
+    paths[path] = { ...(paths[path] ?? {}), [method]: op };
+  };
+  for (const route of routes) {
+    if (isPublic(route) && route.hidden) continue;
+    add(toOpenApiPath(route.path), route.method, operation(route));
+    for (const version of deprecatedVersions) {
+      if (!version.routes.includes(routeKey(route))) continue;
+      const oldPath = version.prefix + route.path.slice(version.successorPrefix.length);
+      add(
+        toOpenApiPath(oldPath),
+        route.method,
+        operation(route, {
+          operationId: `${route.operationId}${version.prefix.slice(1).toUpperCase()}`,
+          deprecated: true,
+          description: `Deprecated twin of ${route.method.toUpperCase()} ${route.path}; answers the same with Deprecation, Sunset and Link headers, and 410 from ${version.sunsetAt.toISOString()} on.`,
+        }),
+      );
+    }
+  }
+  const usedTags = [...new Set(routes.flatMap((r) => r.tags))].sort();
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Pet-Care Platform API',
+      version: platformVersion,
+      description:
+        'Self-hosted API for clinic groups. Authenticate with OAuth 2.0 client credentials at /oauth/token and send `Authorization: Bearer <token>`. ' +
+        'Errors are RFC 9457 problem+json with a stable `code`. Lists use cursor paging (`limit` 1–100, `cursor`) and return `{data, nextCursor, hasMore}`, newest first. ' +
+        'Writes accept an `Idempotency-Key`. Each client may make 600 requests per rolling minute unless configured otherwise (RateLimit headers on every response).',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: '/', description: 'This appliance' }],
+    tags: usedTags.map((name) => ({ name, description: tagDescriptions[name] ?? name })),
+    paths,
+    components: {
+      securitySchemes: {
+        oauth2: {
+          type: 'oauth2',
+          description: 'Client credentials; `<area>` grants read and write, `<area>.read` read only. Roles cap what a client may hold.',
+          flows: {
+            clientCredentials: {
+              tokenUrl: '/oauth/token',
+              refreshUrl: '/oauth/token',
+              scopes: Object.fromEntries(allScopes.map((s) => [s, s.endsWith('.read') ? `Read ${s.slice(0, -5)}` : `Read and write ${s}`])),
+            },
+          },
+        },
+      },
+      schemas: {
+        Problem: {
+          type: 'object',
+          description: 'RFC 9457 problem details.',
+          required: ['type', 'title', 'status', 'detail', 'code', 'requestId'],
+          properties: {
+            type: { type: 'string', description: 'urn:petcare:error:<code>' },
+            title: { type: 'string' },
+            status: { type: 'integer' },
+            detail: { type: 'string' },
+            code: { type: 'string', enum: Object.keys(errorCodes) },
+            requestId: { type: 'string' },
+            instance: { type: 'string' },
+            errors: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['field', 'message'],
+                properties: { field: { type: 'string' }, message: { type: 'string' } },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { Context } from 'koa';
+import type { Executor } from '../db/database.js';
+import type { Actor } from './actor.js';
+import type { ErrorCode } from './errors.js';
+import type { Role, Scope } from './scopes.js';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export type MediaType = 'application/json' | 'application/x-www-form-urlencoded';
+
+type StaticOr<T, Fallback> = T extends TSchema ? Static<T> : Fallback;
+
+export interface Reply<Body> {
+  status?: number;
+  body: Body;
+  headers?: Record<string, string>;
+  /** The resource the call acted on, for the audit trail (defaults to body.id or :id). */
+  resourceId?: string;
+}
+
+interface HandlerInputBase<P, Q, B> {
+  params: StaticOr<P, Record<string, never>>;
+  query: StaticOr<Q, Record<string, never>>;
+  body: StaticOr<B, undefined>;
+  ctx: Context;
+}
+
+export interface ProtectedInput<P, Q, B> extends HandlerInputBase<P, Q, B> {
+  actor: Actor;
+  /** The caller's environment database; inside the route's transaction for writes. */
+  db: Executor;
+  /** Runs after the transaction commits (cache invalidation and other non-transactional effects). */
+  afterCommit(effect: () => void): void;
+}
+
+interface RouteDocs {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  /** Error codes this route can answer besides the gateway's own (documented in OpenAPI). */
+  errors?: ErrorCode[];
+}
+
+interface RouteShape<P, Q, B, R> {
+  method: HttpMethod;
+  path: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Accepted body media types; JSON unless stated. */
+  bodyTypes?: MediaType[];
+  response: { status: number; description: string; schema: R; contentType?: string };
+}
+
+export interface ProtectedRoute<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined, R extends TSchema>
+  extends RouteDocs,
+    RouteShape<P, Q, B, R> {
+  access: { scope: Scope; roles?: readonly Role[] };
+  /** Writes run in one transaction with their audit row and idempotency record; default: true for non-GET. */
+  transactional?: boolean;
+  handler(input: ProtectedInput<P, Q, B>): Promise<Reply<Static<R>>>;
+}
+
+export interface PublicRoute<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined, R extends TSchema>
+  extends RouteDocs,
+    RouteShape<P, Q, B, R> {
+  access: 'public';
+  /** Not listed in OpenAPI (the docs page's own assets). */
+  hidden?: boolean;
+  handler(input: HandlerInputBase<P, Q, B>): Promise<Reply<Static<R>>>;
+}
+
+// The registry holds routes of many schema types; their handlers are only called with input validated against their own schemas.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+export type AnyProtectedRoute = ProtectedRoute<any, any, any, any>;
+export type AnyPublicRoute = PublicRoute<any, any, any, any>;
+export type AnyRoute = AnyProtectedRoute | AnyPublicRoute;
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+/** Declares a route that needs a bearer token with `access.scope` (and one of `access.roles`). */
+export function defineRoute<
+  P extends TSchema | undefined = undefined,
+  Q extends TSchema | undefined = undefined,
+  B extends TSchema | undefined = undefined,
+  R extends TSchema = TSchema,
+>(route: ProtectedRoute<P, Q, B, R>): AnyRoute {
+  return route as AnyRoute;
+}
+
+/** Declares a route anyone may call (OAuth endpoints, health, discovery documents). */
+export function definePublicRoute<
+  P extends TSchema | undefined = undefined,
+  Q extends TSchema | undefined = undefined,
+  B extends TSchema | undefined = undefined,
+  R extends TSchema = TSchema,
+>(route: Omit<PublicRoute<P, Q, B, R>, 'access'>): AnyRoute {
+  return { ...route, access: 'public' } as AnyRoute;
+}
+
+export const isPublic = (route: AnyRoute): route is AnyPublicRoute => route.access === 'public';

@@ -1,0 +1,89 @@
+import type { Logger } from 'pino';
+import type { Config, Environment } from '../../config.js';
+import { newId } from '../../db/ids.js';
+import type { EnvironmentStore, Stores } from '../../db/stores.js';
+import { allScopes } from '../../http/scopes.js';
+import { hashSecret, verifySecret } from './client-secrets.js';
+import { countEnabledAdmins, findClientByPublicId, insertClient, updateClient } from './clients.repository.js';
+import { envTag, newCredentials } from './clients.service.js';
+
+/** One tenant (the clinic group) per appliance, with the same id in every environment. */
+async function ensureTenant(stores: Stores, name: string, now: number): Promise<string> {
+  let tenantId: string | undefined;
+  for (const store of stores.all()) {
+    const row = await store.db.selectFrom('tenants').select('id').orderBy('created_at').executeTakeFirst();
+    tenantId ??= row?.id;
+  }
+  tenantId ??= newId('ten', now);
+  for (const store of stores.all()) {
+    const row = await store.db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
+    if (!row) await store.db.insertInto('tenants').values({ id: tenantId, name, created_at: new Date(now).toISOString() }).execute();
+  }
+  return tenantId;
+}
+
+/** `pk_live_abc` → `pk_test_abc` for the sandbox (and back); an id without the prefix stays as given. */
+function credentialsFor(env: Environment, id: string, secret: string): { id: string; secret: string } | null {
+  const prefixed = /^(pk|sk)_(live|test)_/;
+  if (!prefixed.test(secret)) return env === 'live' || !prefixed.test(id) ? { id, secret } : null;
+  const swap = (value: string, kind: 'pk' | 'sk') => value.replace(prefixed, `${kind}_${envTag(env)}_`);
+  return { id: prefixed.test(id) ? swap(id, 'pk') : id, secret: swap(secret, 'sk') };
+}
+
+async function upsertAdmin(store: EnvironmentStore, tenantId: string, id: string, secret: string, now: number, logger: Logger): Promise<void> {
+  const existing = await findClientByPublicId(store.db, id);
+  const at = new Date(now).toISOString();
+  if (existing) {
+    // The environment variables are the operator's source of truth for this client.
+    if (!(await verifySecret(secret, existing.secretHash))) {
+      await updateClient(store.db, existing.tenantId, existing.id, { secretHash: await hashSecret(secret) }, at);
+      logger.info({ env: store.env, clientId: id }, 'bootstrap admin secret updated from the environment');
+    }
+    return;
+  }
+  await insertClient(store.db, {
+    id: newId('cli', now),
+    tenantId,
+    clientId: id,
+    name: 'Bootstrap admin',
+    role: 'admin',
+    scopes: allScopes.filter((s) => !s.endsWith('.read')),
+    secretHash: await hashSecret(secret),
+    locationIds: null,
+    ipAllowlist: null,
+    rateLimitPerMinute: null,
+    disabled: false,
+    createdAt: at,
+    updatedAt: at,
+  });
+  logger.info({ env: store.env, clientId: id }, 'bootstrap admin client created');
+}
+
+/**
+ * First start: create the tenant, then the admin client from PETCARE_ADMIN_CLIENT_ID/_SECRET, or,
+ * when those are unset and an environment has no admin yet, generate one and print it once.
+ */
+export async function bootstrapTenantAndAdmin(
+  stores: Stores,
+  config: Pick<Config, 'tenantName' | 'adminClientId' | 'adminClientSecret'>,
+  logger: Logger,
+  print: (text: string) => void,
+  now: number = Date.now(),
+): Promise<string> {
+  const tenantId = await ensureTenant(stores, config.tenantName, now);
+  for (const store of stores.all()) {
+    if (config.adminClientId && config.adminClientSecret) {
+      const creds = credentialsFor(store.env, config.adminClientId, config.adminClientSecret);
+      if (creds) await upsertAdmin(store, tenantId, creds.id, creds.secret, now, logger);
+      continue;
+    }
+    if ((await countEnabledAdmins(store.db, tenantId)) > 0) continue;
+    const { clientId, secret } = newCredentials(store.env);
+    await upsertAdmin(store, tenantId, clientId, secret, now, logger);
+    print(
+      `\n  ${store.env} admin client created (shown once; store it safely):\n` +
+        `    client_id:     ${clientId}\n    client_secret: ${secret}\n`,
+    );
+  }
+  return tenantId;
+}

@@ -1,0 +1,127 @@
+import { sql } from 'kysely';
+import type { ApiClientsTable, Executor } from '../../db/database.js';
+import type { Role, Scope } from '../../http/scopes.js';
+import { pageQuery, type PageRequest } from '../../http/paging.js';
+
+export interface ApiClient {
+  id: string;
+  tenantId: string;
+  clientId: string;
+  name: string;
+  role: Role;
+  scopes: Scope[];
+  secretHash: string;
+  locationIds: string[] | null;
+  ipAllowlist: string[] | null;
+  rateLimitPerMinute: number | null;
+  disabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toApiClient(row: ApiClientsTable): ApiClient {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    clientId: row.client_id,
+    name: row.name,
+    role: row.role as Role,
+    scopes: row.scopes.split(' ').filter(Boolean) as Scope[],
+    secretHash: row.secret_hash,
+    locationIds: row.location_ids === null ? null : (JSON.parse(row.location_ids) as string[]),
+    ipAllowlist: row.ip_allowlist === null ? null : (JSON.parse(row.ip_allowlist) as string[]),
+    rateLimitPerMinute: row.rate_limit_per_minute,
+    disabled: row.disabled === 1,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export type ApiClientPatch = Partial<Pick<ApiClient, 'name' | 'role' | 'scopes' | 'locationIds' | 'ipAllowlist' | 'rateLimitPerMinute' | 'disabled' | 'secretHash'>>;
+
+function toRowPatch(patch: ApiClientPatch, updatedAt: string): Partial<ApiClientsTable> {
+  const row: Partial<ApiClientsTable> = { updated_at: updatedAt };
+  if (patch.name !== undefined) row.name = patch.name;
+  if (patch.role !== undefined) row.role = patch.role;
+  if (patch.scopes !== undefined) row.scopes = patch.scopes.join(' ');
+  if (patch.locationIds !== undefined) row.location_ids = patch.locationIds === null ? null : JSON.stringify(patch.locationIds);
+  if (patch.ipAllowlist !== undefined) row.ip_allowlist = patch.ipAllowlist === null ? null : JSON.stringify(patch.ipAllowlist);
+  if (patch.rateLimitPerMinute !== undefined) row.rate_limit_per_minute = patch.rateLimitPerMinute;
+  if (patch.disabled !== undefined) row.disabled = patch.disabled ? 1 : 0;
+  if (patch.secretHash !== undefined) row.secret_hash = patch.secretHash;
+  return row;
+}
+
+export async function findClientById(db: Executor, tenantId: string, id: string): Promise<ApiClient | null> {
+  const row = await db.selectFrom('api_clients').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+  return row ? toApiClient(row) : null;
+}
+
+/** Unscoped lookup by resource id, for token verification (the token names its own client). */
+export async function findClientForToken(db: Executor, id: string): Promise<ApiClient | null> {
+  const row = await db.selectFrom('api_clients').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toApiClient(row) : null;
+}
+
+export async function findClientByPublicId(db: Executor, clientId: string): Promise<ApiClient | null> {
+  const row = await db.selectFrom('api_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+  return row ? toApiClient(row) : null;
+}
+
+export async function insertClient(db: Executor, client: ApiClient): Promise<void> {
+  await db
+    .insertInto('api_clients')
+    .values({
+      id: client.id,
+      tenant_id: client.tenantId,
+      client_id: client.clientId,
+      name: client.name,
+      role: client.role,
+      scopes: client.scopes.join(' '),
+      secret_hash: client.secretHash,
+      location_ids: client.locationIds === null ? null : JSON.stringify(client.locationIds),
+      ip_allowlist: client.ipAllowlist === null ? null : JSON.stringify(client.ipAllowlist),
+      rate_limit_per_minute: client.rateLimitPerMinute,
+      disabled: client.disabled ? 1 : 0,
+      created_at: client.createdAt,
+      updated_at: client.updatedAt,
+    })
+    .execute();
+}
+
+export async function updateClient(db: Executor, tenantId: string, id: string, patch: ApiClientPatch, updatedAt: string): Promise<void> {
+  await db.updateTable('api_clients').set(toRowPatch(patch, updatedAt)).where('id', '=', id).where('tenant_id', '=', tenantId).execute();
+}
+
+export async function listClients(
+  db: Executor,
+  tenantId: string,
+  page: PageRequest,
+  filters: { role?: Role | undefined; disabled?: boolean | undefined },
+  locationIds: readonly string[] | null,
+): Promise<ApiClient[]> {
+  let query = db.selectFrom('api_clients').selectAll().where('tenant_id', '=', tenantId);
+  // A location-scoped admin lists only clients confined to a subset of its locations.
+  if (locationIds !== null) {
+    query = query
+      .where('location_ids', 'is not', null)
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom(sql<{ value: string }>`json_each(api_clients.location_ids)`.as('l')).select('l.value').where('l.value', 'not in', locationIds.length ? [...locationIds] : ['']))),
+      );
+  }
+  if (filters.role !== undefined) query = query.where('role', '=', filters.role);
+  if (filters.disabled !== undefined) query = query.where('disabled', '=', filters.disabled ? 1 : 0);
+  const rows = await pageQuery(query, page).execute();
+  return rows.map(toApiClient);
+}
+
+export async function countEnabledAdmins(db: Executor, tenantId: string): Promise<number> {
+  const row = await db
+    .selectFrom('api_clients')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('tenant_id', '=', tenantId)
+    .where('role', '=', 'admin')
+    .where('disabled', '=', 0)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

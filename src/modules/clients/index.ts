@@ -1,0 +1,6 @@
+export { clientRoutes } from './clients.routes.js';
+export { ClientDirectory } from './client-directory.js';
+export { bootstrapTenantAndAdmin } from './clients.bootstrap.js';
+export * as clientsService from './clients.service.js';
+export { findClientByPublicId, listClients } from './clients.repository.js';
+export { presentClient, presentClientWithSecret } from './clients.presenter.js';

@@ -1,0 +1,11 @@
+import type { Static } from '@sinclair/typebox';
+import type { LocationsTable } from '../../db/database.js';
+import type { LocationSchema } from './locations.schema.js';
+
+export const presentLocation = (row: LocationsTable): Static<typeof LocationSchema> => ({
+  id: row.id,
+  name: row.name,
+  timezone: row.timezone,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});

@@ -1,0 +1,28 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { pageQueryFields } from '../../http/paging.js';
+
+export const LocationId = Type.String({ pattern: '^loc_[a-z0-9_]{1,60}$', description: 'Location id (loc_…).' });
+const Timezone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone, e.g. Europe/London.', examples: ['America/New_York'] });
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+
+export const LocationSchema = Type.Object(
+  {
+    id: LocationId,
+    name: Type.String(),
+    timezone: Type.String(),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false, $id: 'Location' },
+);
+
+export const CreateLocationSchema = Type.Object({ name: Name, timezone: Timezone }, { additionalProperties: false });
+export const UpdateLocationSchema = Type.Object(
+  { name: Type.Optional(Name), timezone: Type.Optional(Timezone) },
+  { additionalProperties: false, minProperties: 1 },
+);
+export const LocationParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+export const ListLocationsQuery = Type.Object({ ...pageQueryFields }, { additionalProperties: false });
+
+export type CreateLocationInput = Static<typeof CreateLocationSchema>;
+export type UpdateLocationInput = Static<typeof UpdateLocationSchema>;

@@ -1,0 +1,112 @@
+import jwt from 'jsonwebtoken';
+import type { Clock } from '../../clock.js';
+import type { Config, Environment } from '../../config.js';
+import { newId } from '../../db/ids.js';
+import type { Role, Scope } from '../../http/scopes.js';
+import type { SigningKeys } from './signing-keys.js';
+
+/** Claims of our RS256 access tokens (RFC 9068 profile plus tenant, env, role, locations). */
+export interface AccessTokenClaims {
+  iss: string;
+  aud: string;
+  sub: string;
+  client_id: string;
+  tenant: string;
+  env: Environment;
+  role: Role;
+  scope: string;
+  locations: string[] | null;
+  iat: number;
+  exp: number;
+  jti: string;
+}
+
+export interface TokenSubject {
+  id: string;
+  clientId: string;
+  tenantId: string;
+  environment: Environment;
+  role: Role;
+  locationIds: string[] | null;
+}
+
+export class TokenError extends Error {}
+
+const cacheLimit = 20_000;
+
+/**
+ * Signs and verifies access tokens. A verified token is remembered by its exact string so the
+ * RSA check runs once per token, not once per request; expiry is still checked every time.
+ */
+export class AccessTokens {
+  private readonly verified = new Map<string, AccessTokenClaims>();
+
+  constructor(
+    private readonly keys: SigningKeys,
+    private readonly config: Pick<Config, 'issuer' | 'audience' | 'accessTokenTtlSeconds'>,
+    private readonly clock: Clock,
+  ) {}
+
+  issue(subject: TokenSubject, scopes: readonly Scope[]): { token: string; claims: AccessTokenClaims } {
+    const iat = Math.floor(this.clock.now() / 1000);
+    const claims: AccessTokenClaims = {
+      iss: this.config.issuer,
+      aud: this.config.audience,
+      sub: subject.id,
+      client_id: subject.clientId,
+      tenant: subject.tenantId,
+      env: subject.environment,
+      role: subject.role,
+      scope: scopes.join(' '),
+      locations: subject.locationIds,
+      iat,
+      exp: iat + this.config.accessTokenTtlSeconds,
+      jti: newId('tok', this.clock.now()),
+    };
+    const key = this.keys.current();
+    const token = jwt.sign(claims, key.privateKey, { algorithm: 'RS256', keyid: key.kid, header: { alg: 'RS256', typ: 'at+jwt', kid: key.kid } });
+    return { token, claims };
+  }
+
+  /** Throws TokenError with a client-safe reason when the token is not ours, not valid, or expired. */
+  verify(token: string): AccessTokenClaims {
+    const nowSeconds = Math.floor(this.clock.now() / 1000);
+    const cached = this.verified.get(token);
+    if (cached) {
+      if (cached.exp <= nowSeconds) {
+        this.verified.delete(token);
+        throw new TokenError('the access token has expired');
+      }
+      return cached;
+    }
+    const decoded = jwt.decode(token, { complete: true });
+    if (!decoded || typeof decoded.payload === 'string') throw new TokenError('the access token is malformed');
+    const kid = decoded.header.kid;
+    const publicKey = kid ? this.keys.publicKey(kid) : undefined;
+    if (!publicKey) throw new TokenError('the access token was not signed by a known key');
+    let claims: AccessTokenClaims;
+    try {
+      claims = jwt.verify(token, publicKey, {
+        algorithms: ['RS256'],
+        issuer: this.config.issuer,
+        audience: this.config.audience,
+        clockTimestamp: nowSeconds,
+      }) as AccessTokenClaims;
+    } catch (err) {
+      if (err instanceof jwt.TokenExpiredError) throw new TokenError('the access token has expired');
+      throw new TokenError('the access token is invalid');
+    }
+    if (
+      typeof claims.sub !== 'string' ||
+      typeof claims.tenant !== 'string' ||
+      typeof claims.jti !== 'string' ||
+      typeof claims.scope !== 'string' ||
+      (claims.env !== 'live' && claims.env !== 'sandbox')
+    ) {
+      throw new TokenError('the access token is missing required claims');
+    }
+    if (this.verified.size >= cacheLimit) this.verified.clear();
+    this.verified.set(token, claims);
+    return claims;
+  }
+}

@@ -1,0 +1,39 @@
+import type { Executor, RefreshTokensTable } from '../../db/database.js';
+
+export async function insertRefreshToken(db: Executor, row: RefreshTokensTable): Promise<void> {
+  await db.insertInto('refresh_tokens').values(row).execute();
+}
+
+export async function findRefreshTokenByHash(db: Executor, tokenHash: string): Promise<RefreshTokensTable | null> {
+  return (await db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst()) ?? null;
+}
+
+/** Marks a token spent; false when another request spent it first (a race is a re-use). */
+export async function spendRefreshToken(db: Executor, id: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('refresh_tokens')
+    .set({ used_at: now })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function revokeFamily(db: Executor, familyId: string, now: string): Promise<void> {
+  await db.updateTable('refresh_tokens').set({ revoked_at: now }).where('family_id', '=', familyId).where('revoked_at', 'is', null).execute();
+}
+
+export async function revokeClientRefreshTokens(db: Executor, clientId: string, now: string): Promise<void> {
+  await db.updateTable('refresh_tokens').set({ revoked_at: now }).where('client_id', '=', clientId).where('revoked_at', 'is', null).execute();
+}
+
+export async function revokeAccessToken(db: Executor, jti: string, expiresAt: string): Promise<void> {
+  await db.insertInto('revoked_access_tokens').values({ jti, expires_at: expiresAt }).onConflict((oc) => oc.column('jti').doNothing()).execute();
+}
+
+/** Drops refresh tokens and revocations nobody can present any more. */
+export async function sweepExpiredTokens(db: Executor, now: string): Promise<void> {
+  await db.deleteFrom('refresh_tokens').where('expires_at', '<=', now).execute();
+  await db.deleteFrom('revoked_access_tokens').where('expires_at', '<=', now).execute();
+}

@@ -1,0 +1,2 @@
+export { petParentRoutes } from './pet-parents.routes.js';
+export { findPetParent } from './pet-parents.repository.js';

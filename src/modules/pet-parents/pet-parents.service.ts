@@ -1,0 +1,48 @@
+import type { Executor, PetParentsTable } from '../../db/database.js';
+import { newId } from '../../db/ids.js';
+import type { Actor } from '../../http/actor.js';
+import { missingReference, notFound } from '../../http/errors.js';
+import { findLocation } from '../locations/index.js';
+import { findPetParent, insertPetParent, updatePetParent } from './pet-parents.repository.js';
+import type { CreatePetParentInput, UpdatePetParentInput } from './pet-parents.schema.js';
+
+async function requireLocation(db: Executor, actor: Actor, locationId: string): Promise<void> {
+  if (!(await findLocation(db, actor, locationId))) throw missingReference('locationId', 'location', locationId);
+}
+
+export async function createPetParent(db: Executor, actor: Actor, input: CreatePetParentInput, now: number): Promise<PetParentsTable> {
+  await requireLocation(db, actor, input.locationId);
+  const at = new Date(now).toISOString();
+  const row: PetParentsTable = {
+    id: newId('usr', now),
+    tenant_id: actor.tenantId,
+    location_id: input.locationId,
+    name: input.name,
+    email: input.email ?? null,
+    phone: input.phone ?? null,
+    reminder_consent: input.reminderConsent ? 1 : 0,
+    created_at: at,
+    updated_at: at,
+  };
+  await insertPetParent(db, row);
+  return row;
+}
+
+export async function getPetParent(db: Executor, actor: Actor, id: string): Promise<PetParentsTable> {
+  const row = await findPetParent(db, actor, id);
+  if (!row) throw notFound('pet parent', id);
+  return row;
+}
+
+export async function patchPetParent(db: Executor, actor: Actor, id: string, input: UpdatePetParentInput, now: number): Promise<PetParentsTable> {
+  const existing = await getPetParent(db, actor, id);
+  if (input.locationId !== undefined) await requireLocation(db, actor, input.locationId);
+  const patch: Partial<PetParentsTable> = { updated_at: new Date(now).toISOString() };
+  if (input.name !== undefined) patch.name = input.name;
+  if (input.email !== undefined) patch.email = input.email;
+  if (input.phone !== undefined) patch.phone = input.phone;
+  if (input.locationId !== undefined) patch.location_id = input.locationId;
+  if (input.reminderConsent !== undefined) patch.reminder_consent = input.reminderConsent ? 1 : 0;
+  await updatePetParent(db, actor.tenantId, id, patch);
+  return { ...existing, ...patch };
+}

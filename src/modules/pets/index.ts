@@ -1,0 +1,2 @@
+export { petRoutes } from './pets.routes.js';
+export { findPet } from './pets.repository.js';

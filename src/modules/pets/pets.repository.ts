@@ -1,0 +1,34 @@
+import { sql } from 'kysely';
+import type { Executor, PetsTable } from '../../db/database.js';
+import type { Actor } from '../../http/actor.js';
+import { pageQuery, type PageRequest } from '../../http/paging.js';
+import type { ListPetsFilters } from './pets.schema.js';
+
+type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
+
+/** The access policy lives here: tenant always, locations when the caller is location-scoped. */
+function visible(db: Executor, actor: Scope) {
+  let query = db.selectFrom('pets').selectAll().where('tenant_id', '=', actor.tenantId);
+  if (actor.locationIds !== null) query = query.where('location_id', 'in', actor.locationIds.length ? [...actor.locationIds] : ['']);
+  return query;
+}
+
+export async function findPet(db: Executor, actor: Scope, id: string): Promise<PetsTable | null> {
+  return (await visible(db, actor).where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
+export async function listPets(db: Executor, actor: Scope, page: PageRequest, filters: ListPetsFilters): Promise<PetsTable[]> {
+  let query = visible(db, actor);
+  if (filters.ownerId !== undefined) query = query.where('owner_id', '=', filters.ownerId);
+  if (filters.locationId !== undefined) query = query.where('location_id', '=', filters.locationId);
+  if (filters.name !== undefined) query = query.where(sql`instr(lower(name), ${filters.name.toLowerCase()})`, '>', 0);
+  return pageQuery(query, page).execute();
+}
+
+export async function insertPet(db: Executor, row: PetsTable): Promise<void> {
+  await db.insertInto('pets').values(row).execute();
+}
+
+export async function updatePet(db: Executor, tenantId: string, id: string, patch: Partial<PetsTable>): Promise<void> {
+  await db.updateTable('pets').set(patch).where('id', '=', id).where('tenant_id', '=', tenantId).execute();
+}

@@ -1,0 +1,41 @@
+import type { Executor } from '../../db/database.js';
+
+/**
+ * Demo data of the sandbox. Ids are fixed so a sandbox client scoped to a demo location keeps
+ * working across resets, and so docs and tutorials can name them.
+ */
+export const demoLocations = [
+  { id: 'loc_demo_downtown', name: 'Downtown Veterinary Clinic', timezone: 'America/New_York' },
+  { id: 'loc_demo_riverside', name: 'Riverside Grooming & Boarding', timezone: 'Europe/London' },
+] as const;
+
+export const demoParents = [
+  { id: 'usr_demo_alex', name: 'Alex Morgan', email: 'alex@example.com', phone: '+1 555 0100', location_id: 'loc_demo_downtown', reminder_consent: 1 },
+  { id: 'usr_demo_sam', name: 'Sam Patel', email: 'sam@example.com', phone: '+1 555 0101', location_id: 'loc_demo_downtown', reminder_consent: 0 },
+  { id: 'usr_demo_jo', name: 'Jo Williams', email: 'jo@example.org', phone: '+44 20 7946 0000', location_id: 'loc_demo_riverside', reminder_consent: 1 },
+] as const;
+
+export const demoPets = [
+  { id: 'pet_demo_bella', name: 'Bella', breed: 'Labrador Retriever', species: 'dog', owner_id: 'usr_demo_alex', location_id: 'loc_demo_downtown', birth_date: '2020-03-14', last_visit: '2026-10-02' },
+  { id: 'pet_demo_milo', name: 'Milo', breed: 'Maine Coon', species: 'cat', owner_id: 'usr_demo_alex', location_id: 'loc_demo_downtown', birth_date: '2019-07-01', last_visit: null },
+  { id: 'pet_demo_luna', name: 'Luna', breed: 'Border Collie', species: 'dog', owner_id: 'usr_demo_sam', location_id: 'loc_demo_downtown', birth_date: '2022-01-20', last_visit: '2026-09-15' },
+  { id: 'pet_demo_oscar', name: 'Oscar', breed: 'Holland Lop', species: 'rabbit', owner_id: 'usr_demo_jo', location_id: 'loc_demo_riverside', birth_date: null, last_visit: null },
+  { id: 'pet_demo_daisy', name: 'Daisy', breed: 'Cavalier King Charles Spaniel', species: 'dog', owner_id: 'usr_demo_jo', location_id: 'loc_demo_riverside', birth_date: '2018-11-05', last_visit: '2026-11-01' },
+] as const;
+
+/** Tables of tenant data a reset empties, children first; clients, tenants and the audit trail stay. */
+const resetTables = ['pets', 'pet_parents', 'events', 'idempotency_keys', 'locations'] as const;
+
+export async function insertDemoData(db: Executor, tenantId: string, now: number): Promise<void> {
+  const at = new Date(now).toISOString();
+  await db.insertInto('locations').values(demoLocations.map((l) => ({ ...l, tenant_id: tenantId, created_at: at, updated_at: at }))).execute();
+  await db.insertInto('pet_parents').values(demoParents.map((p) => ({ ...p, tenant_id: tenantId, created_at: at, updated_at: at }))).execute();
+  await db.insertInto('pets').values(demoPets.map((p) => ({ ...p, tenant_id: tenantId, created_at: at, updated_at: at }))).execute();
+}
+
+export async function clearSandboxData(db: Executor, tenantId: string): Promise<void> {
+  for (const table of resetTables) {
+    if (table === 'idempotency_keys') await db.deleteFrom(table).execute();
+    else await db.deleteFrom(table).where('tenant_id', '=', tenantId).execute();
+  }
+}

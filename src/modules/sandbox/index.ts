@@ -1,0 +1,1 @@
+export { sandboxRoutes, seedSandboxIfEmpty } from './sandbox.routes.js';

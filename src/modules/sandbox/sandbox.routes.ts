@@ -1,0 +1,52 @@
+import { Type } from '@sinclair/typebox';
+import type { Clock } from '../../clock.js';
+import type { Db } from '../../db/database.js';
+import { AppError } from '../../http/errors.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { clearSandboxData, demoLocations, demoParents, demoPets, insertDemoData } from './demo-data.js';
+
+/** Seeds demo data on a sandbox that has no locations yet (first start). */
+export async function seedSandboxIfEmpty(db: Db, tenantId: string, now: number): Promise<void> {
+  const any = await db.selectFrom('locations').select('id').where('tenant_id', '=', tenantId).limit(1).executeTakeFirst();
+  if (!any) await db.transaction().execute((trx) => insertDemoData(trx, tenantId, now));
+}
+
+const ResetResultSchema = Type.Object(
+  {
+    environment: Type.Literal('sandbox'),
+    resetAt: Type.String({ format: 'date-time' }),
+    seeded: Type.Object({ locations: Type.Integer(), petParents: Type.Integer(), pets: Type.Integer() }, { additionalProperties: false }),
+  },
+  { additionalProperties: false },
+);
+
+export function sandboxRoutes(deps: { clock: Clock }): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/sandbox/reset',
+      operationId: 'resetSandbox',
+      summary: 'Reset the sandbox to its demo data',
+      description:
+        'Deletes every sandbox location, pet parent, pet, event and idempotency record, then re-seeds the demo data (fixed ids such as ' +
+        'loc_demo_downtown and pet_demo_bella). API clients, keys and the audit trail are kept. Sandbox admin clients only; live data is never touched.',
+      tags: ['Sandbox'],
+      access: { scope: 'admin', roles: ['admin'] },
+      response: { status: 200, description: 'The sandbox was reset', schema: ResetResultSchema },
+      errors: ['sandbox_only'],
+      handler: async ({ db, actor }) => {
+        if (actor.env !== 'sandbox') throw new AppError('sandbox_only', 'Reset is only available with a sandbox (sk_test_) client.');
+        const now = deps.clock.now();
+        await clearSandboxData(db, actor.tenantId);
+        await insertDemoData(db, actor.tenantId, now);
+        return {
+          body: {
+            environment: 'sandbox' as const,
+            resetAt: new Date(now).toISOString(),
+            seeded: { locations: demoLocations.length, petParents: demoParents.length, pets: demoPets.length },
+          },
+        };
+      },
+    }),
+  ];
+}

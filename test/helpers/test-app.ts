@@ -1,0 +1,192 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import pino from 'pino';
+import { createApp, type PetCareApp } from '../../src/app.js';
+import type { Clock } from '../../src/clock.js';
+import { loadConfig, type Config, type Environment } from '../../src/config.js';
+import { Stores } from '../../src/db/stores.js';
+import { bootstrapTenantAndAdmin } from '../../src/modules/clients/index.js';
+import { SigningKeys } from '../../src/modules/oauth/signing-keys.js';
+import { seedSandboxIfEmpty } from '../../src/modules/sandbox/index.js';
+
+/** A clock tests move by hand: token expiry, rate windows and sunsets without sleeping. */
+export class TestClock implements Clock {
+  constructor(private current: number = Date.now()) {}
+  now(): number {
+    return this.current;
+  }
+  advance(ms: number): void {
+    this.current += ms;
+  }
+  set(at: Date | number): void {
+    this.current = typeof at === 'number' ? at : at.getTime();
+  }
+}
+
+export const adminCredentials = {
+  live: { clientId: 'pk_live_testadmin', clientSecret: 'sk_live_testadminsecret' },
+  sandbox: { clientId: 'pk_test_testadmin', clientSecret: 'sk_test_testadminsecret' },
+} as const;
+
+export interface Response<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  token?: string | undefined;
+  body?: unknown;
+  /** Sent as is (no JSON encoding) when a string. */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+  idempotencyKey?: string;
+}
+
+export interface TokenSet {
+  accessToken: string;
+  refreshToken: string;
+  scope: string;
+  clientId: string;
+  clientSecret: string;
+  /** cli_… resource id */
+  id: string;
+}
+
+export interface NewClient {
+  name?: string;
+  role?: 'admin' | 'doctor' | 'staff';
+  scopes?: string[];
+  environment?: Environment;
+  locationIds?: string[] | null;
+  ipAllowlist?: string[] | null;
+  rateLimitPerMinute?: number | null;
+}
+
+export interface TestApp {
+  url: string;
+  clock: TestClock;
+  config: Config;
+  stores: Stores;
+  app: PetCareApp;
+  dataDir: string;
+  tenantId: string;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<Response<T>>;
+  /** Token for the bootstrap admin of an environment (all scopes). */
+  adminToken(env?: Environment): Promise<string>;
+  /** Creates a client through the admin API and returns a token for it. */
+  client(spec?: NewClient): Promise<TokenSet>;
+  token(clientId: string, clientSecret: string, scope?: string): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** Starts the real app on 127.0.0.1:0 with fresh SQLite files in a temp dir. */
+export async function startTestApp(options: { config?: Partial<Config>; clock?: TestClock } = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'petcare-test-'));
+  const clock = options.clock ?? new TestClock();
+  const config = loadConfig(
+    {},
+    {
+      dataDir,
+      port: 0,
+      host: '127.0.0.1',
+      logLevel: 'silent',
+      adminClientId: adminCredentials.live.clientId,
+      adminClientSecret: adminCredentials.live.clientSecret,
+      auditFlushMs: 5,
+      ...options.config,
+    },
+  );
+  const logger = pino({ level: 'silent' });
+  const environments: Environment[] = config.sandboxOnly ? ['sandbox'] : ['live', 'sandbox'];
+  const stores = await Stores.open(dataDir, environments);
+  const keys = new SigningKeys(dataDir);
+  const tenantId = await bootstrapTenantAndAdmin(stores, config, logger, () => undefined, clock.now());
+  if (stores.has('sandbox')) await seedSandboxIfEmpty(stores.get('sandbox').db, tenantId, clock.now());
+  const app = createApp({ config, clock, logger, stores, keys, validateResponses: true });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.koa.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const adminTokens = new Map<Environment, string>();
+
+  const request = async <T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<Response<T>> => {
+    const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    if (opts.idempotencyKey) headers['idempotency-key'] = opts.idempotencyKey;
+    let body: string | Buffer | undefined;
+    if (opts.rawBody !== undefined) body = opts.rawBody;
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(url + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  };
+
+  const token = (clientId: string, clientSecret: string, scope?: string) =>
+    request('POST', '/oauth/token', { body: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, ...(scope ? { scope } : {}) } });
+
+  const adminToken = async (env: Environment = 'live') => {
+    const cached = adminTokens.get(env);
+    if (cached) return cached;
+    const creds = adminCredentials[env];
+    const res = await token(creds.clientId, creds.clientSecret);
+    if (res.status !== 200) throw new Error(`admin token failed: ${res.status} ${res.text}`);
+    adminTokens.set(env, res.body.access_token);
+    return res.body.access_token as string;
+  };
+
+  const client = async (spec: NewClient = {}): Promise<TokenSet> => {
+    const env = spec.environment ?? 'live';
+    const created = await request('POST', '/v1/clients', {
+      token: await adminToken(env),
+      body: { name: spec.name ?? 'test client', role: spec.role ?? 'staff', scopes: spec.scopes ?? ['pets'], ...spec, environment: env },
+    });
+    if (created.status !== 201) throw new Error(`client create failed: ${created.status} ${created.text}`);
+    const res = await token(created.body.clientId, created.body.clientSecret);
+    if (res.status !== 200) throw new Error(`token failed: ${res.status} ${res.text}`);
+    return {
+      accessToken: res.body.access_token,
+      refreshToken: res.body.refresh_token,
+      scope: res.body.scope,
+      clientId: created.body.clientId,
+      clientSecret: created.body.clientSecret,
+      id: created.body.id,
+    };
+  };
+
+  return {
+    url,
+    clock,
+    config,
+    stores,
+    app,
+    dataDir,
+    tenantId,
+    request,
+    adminToken,
+    client,
+    token,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await app.audit.flush();
+      await stores.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
