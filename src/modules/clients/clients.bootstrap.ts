@@ -22,10 +22,13 @@ async function ensureTenant(stores: Stores, name: string, now: number): Promise<
   return tenantId;
 }
 
-/** `pk_live_abc` → `pk_test_abc` for the sandbox (and back); an id without the prefix stays as given. */
-function credentialsFor(env: Environment, id: string, secret: string): { id: string; secret: string } | null {
+/**
+ * `pk_live_abc`/`sk_live_xyz` → `pk_test_abc`/`sk_test_xyz` for the sandbox (and back).
+ * A secret without the prefix names one client, created in the primary environment only.
+ */
+function credentialsFor(env: Environment, primary: Environment, id: string, secret: string): { id: string; secret: string } | null {
   const prefixed = /^(pk|sk)_(live|test)_/;
-  if (!prefixed.test(secret)) return env === 'live' || !prefixed.test(id) ? { id, secret } : null;
+  if (!prefixed.test(secret)) return env === primary ? { id, secret } : null;
   const swap = (value: string, kind: 'pk' | 'sk') => value.replace(prefixed, `${kind}_${envTag(env)}_`);
   return { id: prefixed.test(id) ? swap(id, 'pk') : id, secret: swap(secret, 'sk') };
 }
@@ -73,7 +76,7 @@ export async function bootstrapTenantAndAdmin(
   const tenantId = await ensureTenant(stores, config.tenantName, now);
   for (const store of stores.all()) {
     if (config.adminClientId && config.adminClientSecret) {
-      const creds = credentialsFor(store.env, config.adminClientId, config.adminClientSecret);
+      const creds = credentialsFor(store.env, stores.primary().env, config.adminClientId, config.adminClientSecret);
       if (creds) await upsertAdmin(store, tenantId, creds.id, creds.secret, now, logger);
       continue;
     }
