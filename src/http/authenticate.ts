@@ -7,7 +7,7 @@ import type { Actor } from './actor.js';
 import { AppError } from './errors.js';
 import { normalizeIp } from './ip-allowlist.js';
 import { enforceRateLimit, type SlidingWindowLimiter } from './rate-limit.js';
-import { isScope, type Role, type Scope } from './scopes.js';
+import { expandScopes, type Role, type Scope } from './scopes.js';
 
 const realm = 'petcare';
 
@@ -33,7 +33,8 @@ export interface AuthenticateDeps {
  */
 export async function authenticate(ctx: Context, deps: AuthenticateDeps): Promise<Actor> {
   const header = ctx.get('Authorization');
-  if (!header) throw unauthorized('Send an access token in the Authorization header: Bearer <token>.');
+  // RFC 6750 §3.1: no credentials, or another scheme (Basic…), gets the bare challenge without an error code.
+  if (!header || !/^bearer(\s|$)/i.test(header)) throw unauthorized('Send an access token in the Authorization header: Bearer <token>.');
   const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
   if (!match?.[1]) throw unauthorized('The Authorization header must be "Bearer <token>".', 'invalid_request');
   const token = match[1];
@@ -51,15 +52,16 @@ export async function authenticate(ctx: Context, deps: AuthenticateDeps): Promis
   if (!known || known.client.disabled || known.client.tenantId !== claims.tenant) {
     throw unauthorized('the client of this access token is disabled or gone', 'invalid_token');
   }
-  if (await deps.directory.isRevoked(claims.env, claims.jti)) throw unauthorized('the access token has been revoked', 'invalid_token');
+  if ((await deps.directory.isRevoked(claims.env, claims.jti)) || (await deps.directory.isRevoked(claims.env, claims.sid))) {
+    throw unauthorized('the access token has been revoked', 'invalid_token');
+  }
 
   const { client } = known;
   // Effective scope = what the token was granted ∩ what the client may hold now (a narrowed client narrows live tokens).
+  // Expand first, then intersect: a `pets` token of a client narrowed to `pets.read` keeps reading.
   const scopes = new Set<Scope>();
-  for (const s of claims.scope.split(' ')) {
-    if (!isScope(s) || !known.allowedScopes.has(s)) continue;
-    scopes.add(s);
-    if (!s.endsWith('.read')) scopes.add(`${s}.read` as Scope);
+  for (const s of expandScopes(claims.scope.split(' '))) {
+    if (known.allowedScopes.has(s)) scopes.add(s);
   }
   const actor: Actor = {
     clientId: client.id,

@@ -8,7 +8,9 @@ export function normalizeIp(ip: string): string {
 
 /** Parses `10.0.0.0/8`, `2001:db8::/32` or a bare address; null when not valid. */
 export function parseCidr(value: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | null {
-  const [address = '', prefixText] = value.trim().split('/');
+  const parts = value.trim().split('/');
+  if (parts.length > 2) return null; // `10.0.0.0/8/9` is not a CIDR
+  const [address = '', prefixText] = parts;
   const version = isIP(address);
   if (version === 0) return null;
   const family = version === 4 ? 'ipv4' : 'ipv6';

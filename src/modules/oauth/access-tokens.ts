@@ -19,6 +19,8 @@ export interface AccessTokenClaims {
   iat: number;
   exp: number;
   jti: string;
+  /** Session id: the refresh-token family this token came from, so revoking the family stops it too. */
+  sid: string;
 }
 
 export interface TokenSubject {
@@ -47,7 +49,7 @@ export class AccessTokens {
     private readonly clock: Clock,
   ) {}
 
-  issue(subject: TokenSubject, scopes: readonly Scope[]): { token: string; claims: AccessTokenClaims } {
+  issue(subject: TokenSubject, scopes: readonly Scope[], familyId: string): { token: string; claims: AccessTokenClaims } {
     const iat = Math.floor(this.clock.now() / 1000);
     const claims: AccessTokenClaims = {
       iss: this.config.issuer,
@@ -62,6 +64,7 @@ export class AccessTokens {
       iat,
       exp: iat + this.config.accessTokenTtlSeconds,
       jti: newId('tok', this.clock.now()),
+      sid: familyId,
     };
     const key = this.keys.current();
     const token = jwt.sign(claims, key.privateKey, { algorithm: 'RS256', keyid: key.kid, header: { alg: 'RS256', typ: 'at+jwt', kid: key.kid } });
@@ -81,6 +84,11 @@ export class AccessTokens {
     }
     const decoded = jwt.decode(token, { complete: true });
     if (!decoded || typeof decoded.payload === 'string') throw new TokenError('the access token is malformed');
+    // RFC 9068 §4: only JWTs typed as access tokens are access tokens (no other JWT of ours can stand in).
+    const typ = String(decoded.header.typ ?? '').toLowerCase();
+    if (typ !== 'at+jwt' && typ !== 'application/at+jwt') throw new TokenError('the token is not an access token (typ)');
+    // RFC 7515 §4.1.11: we understand no critical extensions, so a token demanding one is refused.
+    if ((decoded.header as { crit?: unknown }).crit !== undefined) throw new TokenError('the access token is invalid');
     const kid = decoded.header.kid;
     const publicKey = kid ? this.keys.publicKey(kid) : undefined;
     if (!publicKey) throw new TokenError('the access token was not signed by a known key');
@@ -100,6 +108,7 @@ export class AccessTokens {
       typeof claims.sub !== 'string' ||
       typeof claims.tenant !== 'string' ||
       typeof claims.jti !== 'string' ||
+      typeof claims.sid !== 'string' ||
       typeof claims.scope !== 'string' ||
       (claims.env !== 'live' && claims.env !== 'sandbox')
     ) {

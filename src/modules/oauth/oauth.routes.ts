@@ -71,20 +71,24 @@ export function oauthRoutes(deps: OAuthRouteDeps): AnyRoute[] {
       description: 'RFC 8414 metadata. Endpoint URLs are built from the address the request came to.',
       tags: ['OAuth'],
       response: { status: 200, description: 'Metadata', schema: AuthorizationServerMetadataSchema },
-      handler: async ({ ctx }) => ({
-        body: {
-          issuer: deps.config.issuer,
-          token_endpoint: `${ctx.origin}/oauth/token`,
-          revocation_endpoint: `${ctx.origin}/oauth/revoke`,
-          jwks_uri: `${ctx.origin}/.well-known/jwks.json`,
-          grant_types_supported: ['client_credentials', 'refresh_token'],
-          token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-          revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-          scopes_supported: [...allScopes],
-          response_types_supported: [],
-          service_documentation: `${ctx.origin}/docs`,
-        },
-      }),
+      handler: async ({ ctx }) => {
+        // Not ctx.origin: since Koa 3 that is the request's Origin header (null for a plain GET).
+        const base = `${ctx.protocol}://${ctx.host}`;
+        return {
+          body: {
+            issuer: deps.config.issuer,
+            token_endpoint: `${base}/oauth/token`,
+            revocation_endpoint: `${base}/oauth/revoke`,
+            jwks_uri: `${base}/.well-known/jwks.json`,
+            grant_types_supported: ['client_credentials', 'refresh_token'],
+            token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+            revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+            scopes_supported: [...allScopes],
+            response_types_supported: [],
+            service_documentation: `${base}/docs`,
+          },
+        };
+      },
     }),
     definePublicRoute({
       method: 'get',

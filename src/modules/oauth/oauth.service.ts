@@ -6,7 +6,7 @@ import { newId, randomSecret } from '../../db/ids.js';
 import type { EnvironmentStore, Stores } from '../../db/stores.js';
 import { AppError } from '../../http/errors.js';
 import { compileAllowlist, normalizeIp } from '../../http/ip-allowlist.js';
-import { grantScopes, isScope, parseScopeString, type Scope } from '../../http/scopes.js';
+import { expandScopes, grantScopes, isScope, parseScopeString, roleAllows, type Scope } from '../../http/scopes.js';
 import type { ClientDirectory } from '../clients/client-directory.js';
 import { hashSecret, verifySecret } from '../clients/client-secrets.js';
 import { findClientByPublicId, type ApiClient } from '../clients/clients.repository.js';
@@ -43,6 +43,9 @@ export interface TokenResponse {
   refresh_token: string;
 }
 
+/** When every access token issued until now has expired: how long a family revocation must be remembered. */
+const accessTokensExpireBy = (deps: OAuthDeps): string => new Date(deps.clock.now() + deps.config.accessTokenTtlSeconds * 1000).toISOString();
+
 const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 // A hash of a throwaway secret: unknown client ids cost the same scrypt time as known ones.
@@ -61,11 +64,19 @@ function readCredentials(authorization: string, body: TokenRequest): { id: strin
     const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) throw new AppError('invalid_request', 'The Basic credentials must be client_id:client_secret.');
+    let id: string;
+    let secret: string;
     try {
-      return { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)), basic: true };
+      id = decodeURIComponent(decoded.slice(0, colon));
+      secret = decodeURIComponent(decoded.slice(colon + 1));
     } catch {
       throw new AppError('invalid_request', 'The Basic credentials are not correctly encoded.');
     }
+    // RFC 6749 §2.3: one authentication method per request; a body naming other credentials is ambiguous.
+    if (body.client_secret !== undefined || (body.client_id !== undefined && body.client_id !== id)) {
+      throw new AppError('invalid_request', 'Send client credentials either with HTTP Basic or in the body, not both.');
+    }
+    return { id, secret, basic: true };
   }
   if (!body.client_id || !body.client_secret) {
     throw new AppError('invalid_client', 'Authenticate with client_id and client_secret, in the body or with HTTP Basic.');
@@ -117,6 +128,7 @@ async function issue(deps: OAuthDeps, db: Executor, env: Environment, client: Ap
   const { token } = deps.tokens.issue(
     { id: client.id, clientId: client.clientId, tenantId: client.tenantId, environment: env, role: client.role, locationIds: client.locationIds },
     scopes,
+    familyId,
   );
   const refreshToken = `rt_${env === 'sandbox' ? 'test' : 'live'}_${randomSecret(32)}`;
   await insertRefreshToken(db, {
@@ -140,8 +152,18 @@ async function issue(deps: OAuthDeps, db: Executor, env: Environment, client: Ap
   };
 }
 
+/**
+ * Scopes are sets of rights, so the intersection narrows a write scope to its read scope when only
+ * reading is allowed: a doctor asking for `analytics` gets `analytics.read` (RFC 6749 §3.3 lets the
+ * server narrow; the response `scope` says what was granted).
+ */
+function narrowToHeld(requested: readonly Scope[], client: ApiClient): Scope[] {
+  const held = new Set([...expandScopes(client.scopes)].filter((s) => roleAllows(client.role, s)));
+  return requested.map((s) => (!held.has(s) && !s.endsWith('.read') && held.has(`${s}.read` as Scope) ? (`${s}.read` as Scope) : s));
+}
+
 function grantOrRefuse(requested: Scope[], client: ApiClient): Scope[] {
-  const granted = grantScopes(requested, client.scopes, client.role);
+  const granted = grantScopes(narrowToHeld(requested, client), client.scopes, client.role);
   if (granted.length === 0) {
     throw new AppError('invalid_scope', `None of the requested scopes is allowed for this client (role ${client.role}).`);
   }
@@ -170,15 +192,18 @@ export async function exchangeToken(deps: OAuthDeps, authorization: string, ip: 
     if (row.expires_at <= nowIso) throw new AppError('invalid_grant', 'The refresh token has expired.');
     if (row.used_at !== null || !(await spendRefreshToken(trx, row.id, nowIso))) {
       // RFC 9700 §4.14.2: a spent token presented again means it leaked; the whole family dies.
-      await revokeFamily(trx, row.family_id, nowIso);
+      await revokeFamily(trx, row.family_id, nowIso, accessTokensExpireBy(deps));
       return null;
     }
     const original = row.scope.split(' ').filter(isScope);
     const requested = requestedScopes(body.scope, original);
-    const beyond = requested.filter((s) => !original.includes(s));
+    // Narrowing is allowed (`pets` ⇒ `pets.read`); anything not originally granted is not (RFC 6749 §6).
+    const originalRights = expandScopes(original);
+    const beyond = requested.filter((s) => !originalRights.has(s));
     if (beyond.length > 0) throw new AppError('invalid_scope', `A refresh cannot add scopes: ${beyond.join(', ')}.`);
     return issue(deps, trx, store.env, client, grantOrRefuse(requested, client), row.family_id);
   }).then((response) => {
+    deps.directory.invalidate(store.env);
     if (!response) throw new AppError('invalid_grant', 'The refresh token was already used; every token of its family is now revoked.');
     return response;
   });
@@ -192,7 +217,10 @@ export async function revokeToken(deps: OAuthDeps, authorization: string, ip: st
   const nowIso = new Date(deps.clock.now()).toISOString();
   if (token.startsWith('rt_')) {
     const row = await findRefreshTokenByHash(store.db, hashToken(token));
-    if (row && row.client_id === client.id) await revokeFamily(store.db, row.family_id, nowIso);
+    if (row && row.client_id === client.id) {
+      await revokeFamily(store.db, row.family_id, nowIso, accessTokensExpireBy(deps));
+      deps.directory.invalidate(store.env);
+    }
     return;
   }
   try {

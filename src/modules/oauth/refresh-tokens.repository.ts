@@ -20,14 +20,20 @@ export async function spendRefreshToken(db: Executor, id: string, now: string): 
   return Number(result.numUpdatedRows) === 1;
 }
 
-export async function revokeFamily(db: Executor, familyId: string, now: string): Promise<void> {
+/**
+ * Revokes every refresh token of a family and, through the family id that access tokens carry
+ * as `sid`, the access tokens issued from it (kept in the revocation list until they expire).
+ */
+export async function revokeFamily(db: Executor, familyId: string, now: string, accessTokensExpireBy: string): Promise<void> {
   await db.updateTable('refresh_tokens').set({ revoked_at: now }).where('family_id', '=', familyId).where('revoked_at', 'is', null).execute();
+  await revokeAccessToken(db, familyId, accessTokensExpireBy);
 }
 
 export async function revokeClientRefreshTokens(db: Executor, clientId: string, now: string): Promise<void> {
   await db.updateTable('refresh_tokens').set({ revoked_at: now }).where('client_id', '=', clientId).where('revoked_at', 'is', null).execute();
 }
 
+/** Adds a token id (jti) or a family id (sid) to the revocation list. */
 export async function revokeAccessToken(db: Executor, jti: string, expiresAt: string): Promise<void> {
   await db.insertInto('revoked_access_tokens').values({ jti, expires_at: expiresAt }).onConflict((oc) => oc.column('jti').doNothing()).execute();
 }
