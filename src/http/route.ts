@@ -60,6 +60,11 @@ export interface ProtectedRoute<P extends TSchema | undefined, Q extends TSchema
   access: { scope: Scope; roles?: readonly Role[] };
   /** Writes run in one transaction with their audit row and idempotency record; default: true for non-GET. */
   transactional?: boolean;
+  /**
+   * Response fields never written to the idempotency store (secrets shown once): a replay
+   * answers without them and names them in `Idempotent-Replayed-Redacted`.
+   */
+  redactOnReplay?: readonly string[];
   handler(input: ProtectedInput<P, Q, B>): Promise<Reply<Static<R>>>;
 }
 

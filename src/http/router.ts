@@ -36,8 +36,16 @@ function readInput(route: AnyRoute, ctx: Context) {
   return { params, query, body };
 }
 
-function respond(ctx: Context, route: AnyRoute, reply: Reply<unknown>, deps: PipelineDeps): void {
-  if (deps.validateResponses && route.response.schema) {
+function withoutFields(body: unknown, fields: readonly string[]): unknown {
+  if (!body || typeof body !== 'object') return body;
+  const copy = { ...(body as Record<string, unknown>) };
+  for (const field of fields) delete copy[field];
+  return copy;
+}
+
+function respond(ctx: Context, route: AnyRoute, reply: Reply<unknown>, deps: PipelineDeps, replayed = false): void {
+  // A replayed body was checked when first produced (and may be redacted since).
+  if (deps.validateResponses && !replayed && route.response.schema) {
     try {
       validateBody(route.response.schema, reply.body);
     } catch (err) {
@@ -86,7 +94,8 @@ async function runProtected(route: AnyProtectedRoute, ctx: Context, deps: Pipeli
         throw new AppError('idempotency_key_mismatch', 'This Idempotency-Key was already used with a different request; use a new key.');
       }
       ctx.set('Idempotent-Replayed', 'true');
-      respond(ctx, route, { status: stored.status, body: stored.body }, deps);
+      if (route.redactOnReplay) ctx.set('Idempotent-Replayed-Redacted', route.redactOnReplay.join(', '));
+      respond(ctx, route, { status: stored.status, body: stored.body }, deps, true);
       return;
     }
     if (!deps.idempotency.begin(actor.env, actor.clientId, key)) {
@@ -100,7 +109,8 @@ async function runProtected(route: AnyProtectedRoute, ctx: Context, deps: Pipeli
       const result = await route.handler({ ...input, ctx, actor, db: trx, afterCommit });
       const status = result.status ?? route.response.status;
       if (key) {
-        await deps.idempotency.save(trx, actor.clientId, key, { fingerprint, status, body: result.body }, deps.clock.now());
+        const body = route.redactOnReplay ? withoutFields(result.body, route.redactOnReplay) : result.body;
+        await deps.idempotency.save(trx, actor.clientId, key, { fingerprint, status, body }, deps.clock.now());
       }
       await deps.audit.writeWith(trx, auditEntry(ctx, actor, status, resourceIdOf(result, ctx), deps.clock.now()));
       return result;

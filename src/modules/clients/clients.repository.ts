@@ -115,6 +115,10 @@ export async function listClients(
   return rows.map(toApiClient);
 }
 
+/**
+ * Enabled clients that can manage the whole tenant: role admin, the `admin` scope, no location
+ * confinement. An admin-role client without these cannot stand in for the last full admin.
+ */
 export async function countEnabledAdmins(db: Executor, tenantId: string): Promise<number> {
   const row = await db
     .selectFrom('api_clients')
@@ -122,6 +126,12 @@ export async function countEnabledAdmins(db: Executor, tenantId: string): Promis
     .where('tenant_id', '=', tenantId)
     .where('role', '=', 'admin')
     .where('disabled', '=', 0)
+    .where('location_ids', 'is', null)
+    .where(sql<string>`' ' || scopes || ' '`, 'like', '% admin %')
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** Whether a client counts toward countEnabledAdmins. */
+export const isFullAdmin = (client: Pick<ApiClient, 'role' | 'disabled' | 'scopes' | 'locationIds'>): boolean =>
+  client.role === 'admin' && !client.disabled && client.locationIds === null && client.scopes.includes('admin');

@@ -27,6 +27,7 @@ export function clientRoutes(deps: ClientsDeps & { clock: Clock; directory: Clie
       body: CreateClientSchema,
       response: { status: 201, description: 'The client with its secret', schema: ClientWithSecretSchema },
       errors: ['resource_missing', 'environment_not_allowed'],
+      redactOnReplay: ['clientSecret'],
       handler: async ({ db, actor, body, afterCommit }) => {
         const { client, secret, environment } = await createClient(deps, db, actor, body, deps.clock.now());
         afterCommit(() => deps.directory.invalidate(environment));
@@ -89,6 +90,7 @@ export function clientRoutes(deps: ClientsDeps & { clock: Clock; directory: Clie
       params: ClientParams,
       response: { status: 200, description: 'The client with its new secret', schema: ClientWithSecretSchema },
       errors: ['not_found'],
+      redactOnReplay: ['clientSecret'],
       handler: async ({ db, actor, params, afterCommit }) => {
         const { client, secret } = await rotateClientSecret(db, actor, params.id, deps.clock.now());
         afterCommit(() => deps.directory.invalidate(actor.env));

@@ -9,7 +9,7 @@ import { expandScopes, roleCeiling, type Role, type Scope } from '../../http/sco
 import { missingLocations } from '../locations/index.js';
 import { revokeClientRefreshTokens } from '../oauth/refresh-tokens.repository.js';
 import { hashSecret } from './client-secrets.js';
-import { countEnabledAdmins, findClientById, insertClient, updateClient, type ApiClient, type ApiClientPatch } from './clients.repository.js';
+import { countEnabledAdmins, findClientById, insertClient, isFullAdmin, updateClient, type ApiClient, type ApiClientPatch } from './clients.repository.js';
 import type { CreateClientInput, UpdateClientInput } from './clients.schema.js';
 
 export const envTag = (env: Environment): string => (env === 'sandbox' ? 'test' : 'live');
@@ -32,9 +32,16 @@ function checkAllowlist(list: readonly string[] | null | undefined, errors: Fiel
   });
 }
 
-/** A location-scoped admin can only hand out access to its own locations. */
-function checkLocationGrant(actor: Actor, locationIds: readonly string[] | null | undefined, errors: FieldError[]): void {
-  if (actor.locationIds === null || locationIds === undefined) return;
+/**
+ * A location-scoped admin can only hand out access to its own locations. On create an absent
+ * locationIds would mean "the whole tenant", so it must be named (`required`); on update absent means unchanged.
+ */
+function checkLocationGrant(actor: Actor, locationIds: readonly string[] | null | undefined, errors: FieldError[], required = false): void {
+  if (actor.locationIds === null) return;
+  if (locationIds === undefined) {
+    if (required) errors.push({ field: 'locationIds', message: 'is required for a location-scoped admin: name locations within its own' });
+    return;
+  }
   if (locationIds === null) {
     errors.push({ field: 'locationIds', message: 'a location-scoped admin must name locations within its own' });
     return;
@@ -79,7 +86,7 @@ export async function createClient(
   const errors: FieldError[] = [];
   checkScopesForRole(input.role, input.scopes, errors);
   checkAllowlist(input.ipAllowlist, errors);
-  checkLocationGrant(actor, input.locationIds, errors);
+  checkLocationGrant(actor, input.locationIds, errors, true);
   if (errors.length > 0) throw validationFailed(errors);
   const target = environment === actor.env ? db : deps.stores.get(environment).db;
   await checkLocationsExist(target, actor, input.locationIds);
@@ -113,7 +120,7 @@ export async function getClient(db: Executor, actor: Actor, id: string): Promise
   return client;
 }
 
-/** Changes role, scopes, locations, allowlist, rate limit or disabled; the last enabled admin cannot lose admin. */
+/** Changes role, scopes, locations, allowlist, rate limit or disabled; the last full admin cannot lose admin (disable, demote, confine). */
 export async function updateClientSettings(db: Executor, actor: Actor, id: string, input: UpdateClientInput, now: number): Promise<ApiClient> {
   const existing = await getClient(db, actor, id);
   const role = input.role ?? existing.role;
@@ -125,8 +132,13 @@ export async function updateClientSettings(db: Executor, actor: Actor, id: strin
   if (errors.length > 0) throw validationFailed(errors);
   await checkLocationsExist(db, actor, input.locationIds);
 
-  const losesAdmin =
-    existing.role === 'admin' && !existing.disabled && (role !== 'admin' || input.disabled === true || !scopes.includes('admin'));
+  const after = {
+    role,
+    scopes,
+    disabled: input.disabled ?? existing.disabled,
+    locationIds: input.locationIds === undefined ? existing.locationIds : input.locationIds,
+  };
+  const losesAdmin = isFullAdmin(existing) && !isFullAdmin(after);
   if (losesAdmin && (await countEnabledAdmins(db, actor.tenantId)) <= 1) {
     throw new AppError('last_admin', 'This is the last enabled admin client; create another admin before disabling or demoting it.');
   }

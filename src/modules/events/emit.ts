@@ -12,9 +12,9 @@ export interface EmittedEvent {
 /**
  * The one way a domain change announces itself: the event row is written in the caller's
  * transaction (outbox), so it exists exactly when the change does. Delivery reads the table.
+ * `now` is the service clock's instant of the change, so the event time matches the row it announces.
  */
-export async function emit(trx: Executor, type: EventType, data: Record<string, unknown>, tenantId: string): Promise<EmittedEvent> {
-  const now = Date.now();
+export async function emit(trx: Executor, type: EventType, data: Record<string, unknown>, tenantId: string, now: number): Promise<EmittedEvent> {
   const event: EmittedEvent = { id: newId('evt', now), type, createdAt: new Date(now).toISOString(), data };
   await trx
     .insertInto('events')

@@ -3,7 +3,7 @@ import { pageQueryFields } from '../../http/paging.js';
 
 export const LocationId = Type.String({ pattern: '^loc_[a-z0-9_]{1,60}$', description: 'Location id (loc_…).' });
 const Timezone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone, e.g. Europe/London.', examples: ['America/New_York'] });
-const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Not blank.' });
 
 export const LocationSchema = Type.Object(
   {

@@ -5,29 +5,44 @@ import { AppError, notFound, validationFailed } from '../../http/errors.js';
 import { findLocation, insertLocation, updateLocation } from './locations.repository.js';
 import type { CreateLocationInput, UpdateLocationInput } from './locations.schema.js';
 
-/** An IANA zone name Node's ICU knows (its canonical spelling is kept as given). */
-export function isTimeZone(zone: string): boolean {
+/** The zone as ICU resolves it, or null when Node's ICU does not know the name. */
+function resolveTimeZone(zone: string): string | null {
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return zone.includes('/') || zone === 'UTC';
+    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return null;
   }
 }
 
-function checkTimeZone(zone: string | undefined): void {
-  if (zone !== undefined && !isTimeZone(zone)) {
+/** An IANA zone name Node's ICU knows (Area/City or UTC; abbreviations such as EST are refused). */
+export function isTimeZone(zone: string): boolean {
+  return resolveTimeZone(zone) !== null && (zone.includes('/') || zone.toUpperCase() === 'UTC');
+}
+
+/**
+ * The spelling to store. ICU matches names case-insensitively, so `europe/london` is fixed to
+ * `Europe/London`; a legacy link (US/Eastern) is kept as given rather than swapped for its target.
+ */
+function canonicalTimeZone(zone: string): string {
+  const resolved = resolveTimeZone(zone);
+  return resolved !== null && resolved.toLowerCase() === zone.toLowerCase() ? resolved : zone;
+}
+
+/** The zone to store, or a 400 on the timezone field. */
+function checkTimeZone(zone: string): string {
+  if (!isTimeZone(zone)) {
     throw validationFailed([{ field: 'timezone', message: `'${zone}' is not an IANA time zone such as Europe/London` }]);
   }
+  return canonicalTimeZone(zone);
 }
 
 export async function createLocation(db: Executor, actor: Actor, input: CreateLocationInput, now: number): Promise<LocationsTable> {
   if (actor.locationIds !== null) {
     throw new AppError('forbidden_role', 'A location-scoped client cannot create locations; use an unscoped admin client.');
   }
-  checkTimeZone(input.timezone);
+  const timezone = checkTimeZone(input.timezone);
   const at = new Date(now).toISOString();
-  const row: LocationsTable = { id: newId('loc', now), tenant_id: actor.tenantId, name: input.name, timezone: input.timezone, created_at: at, updated_at: at };
+  const row: LocationsTable = { id: newId('loc', now), tenant_id: actor.tenantId, name: input.name, timezone, created_at: at, updated_at: at };
   await insertLocation(db, row);
   return row;
 }
@@ -40,10 +55,10 @@ export async function getLocation(db: Executor, actor: Actor, id: string): Promi
 
 export async function patchLocation(db: Executor, actor: Actor, id: string, input: UpdateLocationInput, now: number): Promise<LocationsTable> {
   const existing = await getLocation(db, actor, id);
-  checkTimeZone(input.timezone);
+  const timezone = input.timezone === undefined ? undefined : checkTimeZone(input.timezone);
   const patch: Partial<LocationsTable> = { updated_at: new Date(now).toISOString() };
   if (input.name !== undefined) patch.name = input.name;
-  if (input.timezone !== undefined) patch.timezone = input.timezone;
+  if (timezone !== undefined) patch.timezone = timezone;
   await updateLocation(db, actor.tenantId, id, patch);
   return { ...existing, ...patch };
 }
