@@ -123,6 +123,17 @@ export function auditEntry(ctx: Context, actor: Actor | undefined, status: numbe
   };
 }
 
+/**
+ * The resource a call acted on: the `:id` it named, else the id of the single resource it answered
+ * with (an idempotent replay of a create names the row it created first).
+ */
+function resourceIdOf(ctx: Context): string | null {
+  if (typeof ctx.params?.id === 'string') return ctx.params.id;
+  const body = ctx.body as { id?: unknown } | null | undefined;
+  if (ctx.status >= 200 && ctx.status < 300 && body && typeof body === 'object' && !Buffer.isBuffer(body) && typeof body.id === 'string') return body.id;
+  return null;
+}
+
 /** Probes that run every few seconds would drown the trail; every other call is audited. */
 const unaudited = new Set(['/healthz', '/readyz', '/metrics']);
 
@@ -142,8 +153,7 @@ export function auditMiddleware(deps: {
       if (!ctx.state.auditWritten && !unaudited.has(ctx.path)) {
         const actor = ctx.state.actor as Actor | undefined;
         const env = actor?.env ?? deps.stores.primary().env;
-        const resourceId = typeof ctx.params?.id === 'string' ? ctx.params.id : null;
-        deps.audit.record(env, auditEntry(ctx, actor, ctx.status, resourceId, deps.clock.now()));
+        deps.audit.record(env, auditEntry(ctx, actor, ctx.status, resourceIdOf(ctx), deps.clock.now()));
       }
     }
   };

@@ -5,6 +5,9 @@ import { normalizeError, toProblem } from './problem.js';
 
 const oauthCodes = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'invalid_scope', 'unsupported_grant_type']);
 
+/** Every `error` value an OAuth endpoint can answer (documented in OpenAPI). */
+export const oauthErrorValues: readonly string[] = [...oauthCodes, 'access_denied', 'slow_down', 'server_error'];
+
 /** RFC 6749 §5.2 `error` value for a problem raised on an OAuth endpoint. */
 function oauthErrorCode(error: AppError): string {
   if (oauthCodes.has(error.code)) return error.code;

@@ -69,9 +69,14 @@ export class IdempotencyStore {
     this.inFlight.delete(`${env}\u0000${clientId}\u0000${key}`);
   }
 
+  /**
+   * Stores the first response in the write's own transaction. The primary key on (client, key) is
+   * the real guard: only an expired record may be replaced, so if another request (another process,
+   * or one that slipped between find() and begin()) committed the key first, this write rolls back.
+   */
   async save(trx: Executor, clientId: string, key: string, response: StoredResponse, now: number): Promise<void> {
-    // An expired record for the same key may still be on disk until the sweep: replace it.
-    await trx
+    const nowIso = new Date(now).toISOString();
+    const result = await trx
       .insertInto('idempotency_keys')
       .values({
         client_id: clientId,
@@ -79,19 +84,27 @@ export class IdempotencyStore {
         fingerprint: response.fingerprint,
         response_status: response.status,
         response_body: JSON.stringify(response.body),
-        created_at: new Date(now).toISOString(),
+        created_at: nowIso,
         expires_at: new Date(now + this.ttlSeconds * 1000).toISOString(),
       })
       .onConflict((oc) =>
-        oc.columns(['client_id', 'key']).doUpdateSet((eb) => ({
-          fingerprint: eb.ref('excluded.fingerprint'),
-          response_status: eb.ref('excluded.response_status'),
-          response_body: eb.ref('excluded.response_body'),
-          created_at: eb.ref('excluded.created_at'),
-          expires_at: eb.ref('excluded.expires_at'),
-        })),
+        oc
+          .columns(['client_id', 'key'])
+          .doUpdateSet((eb) => ({
+            fingerprint: eb.ref('excluded.fingerprint'),
+            response_status: eb.ref('excluded.response_status'),
+            response_body: eb.ref('excluded.response_body'),
+            created_at: eb.ref('excluded.created_at'),
+            expires_at: eb.ref('excluded.expires_at'),
+          }))
+          .where('idempotency_keys.expires_at', '<=', nowIso),
       )
-      .execute();
+      .executeTakeFirst();
+    if (Number(result.numInsertedOrUpdatedRows ?? 0n) === 0) {
+      throw new AppError('idempotency_key_in_use', 'Another request with this Idempotency-Key has just completed; retry to get its response.', {
+        headers: { 'Retry-After': '1' },
+      });
+    }
   }
 
   /** Deletes records past their retention; run by the housekeeping job. */

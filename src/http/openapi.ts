@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { oauthErrorValues } from './error-handler.js';
 import { errorCodes, type ErrorCode } from './errors.js';
 import { routeKey } from './router.js';
 import { isPublic, type AnyRoute } from './route.js';
@@ -36,13 +37,28 @@ function parameters(route: AnyRoute): Json[] {
   return out;
 }
 
-const problemResponse = (codes: ErrorCode[]) => ({
-  description: codes.map((c) => `\`${c}\`: ${errorCodes[c].title}`).join('; '),
-  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-});
+const headerRef = (name: string): Json => ({ $ref: `#/components/headers/${name}` });
 
-function errorResponses(route: AnyRoute): Record<string, Json> {
-  const codes: ErrorCode[] = [...(route.errors ?? [])];
+/** Headers the gateway puts on every response. */
+const commonHeaders = (): Json => ({ 'X-Request-Id': headerRef('X-Request-Id'), 'X-Platform-Version': headerRef('X-Platform-Version') });
+const rateLimitHeaders = (): Json => ({ RateLimit: headerRef('RateLimit'), 'RateLimit-Policy': headerRef('RateLimit-Policy') });
+const deprecationHeaders = (): Json => ({ Deprecation: headerRef('Deprecation'), Sunset: headerRef('Sunset'), Link: headerRef('Link') });
+
+/** OAuth endpoints answer errors as `application/json` with the RFC 6749 `error` member (see error-handler.ts). */
+const isOAuthPath = (path: string): boolean => path.startsWith('/oauth/');
+
+function problemResponse(route: AnyRoute, status: number, codes: ErrorCode[], extraHeaders: Json = {}): Json {
+  const headers: Json = { ...commonHeaders(), ...extraHeaders };
+  if (status === 429) Object.assign(headers, rateLimitHeaders(), { 'Retry-After': headerRef('Retry-After') });
+  if (status === 401 && !isPublic(route)) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
+  const content = isOAuthPath(route.path)
+    ? { 'application/json': { schema: { $ref: '#/components/schemas/OAuthError' } } }
+    : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
+  return { description: codes.map((c) => `\`${c}\`: ${errorCodes[c].title}`).join('; '), headers, content };
+}
+
+function errorResponses(route: AnyRoute, extraCodes: ErrorCode[], extraHeaders: Json): Record<string, Json> {
+  const codes: ErrorCode[] = [...(route.errors ?? []), ...extraCodes];
   if (route.params || route.query || route.body) codes.push('validation_failed');
   if (route.body) codes.push('malformed_json', 'payload_too_large', 'unsupported_media_type');
   if (!isPublic(route)) {
@@ -56,15 +72,29 @@ function errorResponses(route: AnyRoute): Record<string, Json> {
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   const responses: Record<string, Json> = {};
-  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) responses[String(status)] = problemResponse(list);
-  responses['500'] = problemResponse(['internal_error']);
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) responses[String(status)] = problemResponse(route, status, list, extraHeaders);
+  responses['500'] = problemResponse(route, 500, ['internal_error'], extraHeaders);
   return responses;
 }
 
-function operation(route: AnyRoute, overrides: Json = {}): Json {
+interface OperationVariant {
+  operationId?: string;
+  description?: string;
+  deprecated?: boolean;
+  /** Error codes only this variant answers (the deprecated twin's 410). */
+  extraCodes?: ErrorCode[];
+  /** Headers on every response of this variant. */
+  extraHeaders?: Json;
+}
+
+function operation(route: AnyRoute, variant: OperationVariant = {}): Json {
   const contentType = route.response.contentType?.split(';')[0] ?? 'application/json';
+  const extraHeaders = variant.extraHeaders ?? {};
+  const successHeaders: Json = { ...commonHeaders(), ...extraHeaders };
+  if (!isPublic(route)) Object.assign(successHeaders, rateLimitHeaders());
+  if (!isPublic(route) && route.method !== 'get') successHeaders['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
   const op: Json = {
-    operationId: route.operationId,
+    operationId: variant.operationId ?? route.operationId,
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: route.tags,
@@ -72,9 +102,10 @@ function operation(route: AnyRoute, overrides: Json = {}): Json {
     responses: {
       [String(route.response.status)]: {
         description: route.response.description,
+        headers: successHeaders,
         content: { [contentType]: { schema: clean(route.response.schema) } },
       },
-      ...errorResponses(route),
+      ...errorResponses(route, variant.extraCodes ?? [], extraHeaders),
     },
     security: isPublic(route) ? [] : [{ oauth2: [route.access.scope] }],
   };
@@ -83,13 +114,7 @@ function operation(route: AnyRoute, overrides: Json = {}): Json {
     op.description = `${route.description ? `${route.description}\n\n` : ''}Scope: \`${route.access.scope}\`.${roles}`;
     op['x-required-scope'] = route.access.scope;
     if (route.method !== 'get') {
-      (op.parameters as Json[]).push({
-        name: 'Idempotency-Key',
-        in: 'header',
-        required: false,
-        description: 'Client-chosen key (1–255 visible ASCII). A retry with the same key and body replays the first response for 24 h.',
-        schema: { type: 'string', maxLength: 255 },
-      });
+      (op.parameters as Json[]).push({ $ref: '#/components/parameters/Idempotency-Key' });
     }
   }
   if (route.body) {
@@ -99,8 +124,25 @@ function operation(route: AnyRoute, overrides: Json = {}): Json {
       content: Object.fromEntries((route.bodyTypes ?? ['application/json']).map((t) => [t, { schema }])),
     };
   }
-  return { ...op, ...overrides };
+  if (variant.description) op.description = op.description ? `${variant.description}\n\n${String(op.description)}` : variant.description;
+  if (variant.deprecated) op.deprecated = true;
+  return op;
 }
+
+const header = (description: string, schema: Json = { type: 'string' }): Json => ({ description, schema });
+
+const componentHeaders: Record<string, Json> = {
+  'X-Request-Id': header('The request id: the one sent (when 1–128 of `A-Za-z0-9._:-`) or a generated UUID. Quoted in problem documents and the audit trail.'),
+  'X-Platform-Version': header('The platform release answering the call.'),
+  RateLimit: header('Remaining quota and seconds until a slot frees, e.g. `"default";r=599;t=60` (IETF httpapi ratelimit-headers).'),
+  'RateLimit-Policy': header('The client quota per rolling window, e.g. `"default";q=600;w=60`.'),
+  'Retry-After': header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }),
+  'Idempotent-Replayed': header('`true` when this is the stored response of an earlier request with the same Idempotency-Key.', { type: 'string', enum: ['true'] }),
+  'WWW-Authenticate': header('Bearer challenge (RFC 6750).'),
+  Deprecation: header('RFC 9745: `@<unix seconds>` when this version was deprecated.'),
+  Sunset: header('RFC 8594: the HTTP date from which this version answers 410.'),
+  Link: header('The successor version of this resource: `<path>; rel="successor-version"`.'),
+};
 
 const tagDescriptions: Record<string, string> = {
   OAuth: 'OAuth 2.0 client credentials, refresh-token rotation, revocation and discovery.',
@@ -133,6 +175,8 @@ export function buildOpenApi(routes: readonly AnyRoute[], platformVersion: strin
           operationId: `${route.operationId}${version.prefix.slice(1).toUpperCase()}`,
           deprecated: true,
           description: `Deprecated twin of ${route.method.toUpperCase()} ${route.path}; answers the same with Deprecation, Sunset and Link headers, and 410 from ${version.sunsetAt.toISOString()} on.`,
+          extraCodes: ['gone'],
+          extraHeaders: deprecationHeaders(),
         }),
       );
     }
@@ -166,21 +210,32 @@ export function buildOpenApi(routes: readonly AnyRoute[], platformVersion: strin
           },
         },
       },
+      headers: componentHeaders,
+      parameters: {
+        'Idempotency-Key': {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: 'Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422.',
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+        },
+      },
       schemas: {
         Problem: {
           type: 'object',
           description: 'RFC 9457 problem details.',
-          required: ['type', 'title', 'status', 'detail', 'code', 'requestId'],
+          required: ['type', 'title', 'status', 'detail', 'code', 'requestId', 'instance'],
           properties: {
             type: { type: 'string', description: 'urn:petcare:error:<code>' },
             title: { type: 'string' },
             status: { type: 'integer' },
             detail: { type: 'string' },
             code: { type: 'string', enum: Object.keys(errorCodes) },
-            requestId: { type: 'string' },
-            instance: { type: 'string' },
+            requestId: { type: 'string', description: 'Same as the X-Request-Id response header.' },
+            instance: { type: 'string', description: 'The request path.' },
             errors: {
               type: 'array',
+              description: 'Per-field problems (validation).',
               items: {
                 type: 'object',
                 required: ['field', 'message'],
@@ -188,6 +243,20 @@ export function buildOpenApi(routes: readonly AnyRoute[], platformVersion: strin
               },
             },
           },
+        },
+        OAuthError: {
+          description: 'RFC 6749 §5.2 error response; it also carries every RFC 9457 problem member.',
+          allOf: [
+            { $ref: '#/components/schemas/Problem' },
+            {
+              type: 'object',
+              required: ['error'],
+              properties: {
+                error: { type: 'string', enum: [...oauthErrorValues] },
+                error_description: { type: 'string' },
+              },
+            },
+          ],
         },
       },
     },

@@ -37,6 +37,9 @@ export const pageSchema = <T extends TSchema>(item: T) =>
     { additionalProperties: false },
   );
 
+/** Row ids are `prefix_` + lower-case base32 (or `_`-separated sandbox demo ids); a cursor naming anything else was not ours. */
+const cursorIdPattern = /^[a-z]{2,10}_[a-z0-9_]{1,80}$/;
+
 export function encodeCursor(id: string): string {
   return Buffer.from(JSON.stringify({ v: 1, id })).toString('base64url');
 }
@@ -46,7 +49,7 @@ export function pageRequest(query: { limit?: number | undefined; cursor?: string
   if (query.cursor === undefined) return { limit, afterId: undefined };
   try {
     const decoded = JSON.parse(Buffer.from(query.cursor, 'base64url').toString('utf8')) as { v?: number; id?: unknown };
-    if (decoded.v === 1 && typeof decoded.id === 'string' && decoded.id.length <= 100) return { limit, afterId: decoded.id };
+    if (decoded.v === 1 && typeof decoded.id === 'string' && cursorIdPattern.test(decoded.id)) return { limit, afterId: decoded.id };
   } catch {
     // fall through to the error below
   }

@@ -30,6 +30,11 @@ class Window {
   oldest(): number | undefined {
     return this.times[this.head];
   }
+
+  /** The i-th oldest counted timestamp (0 = oldest). */
+  at(i: number): number | undefined {
+    return this.times[this.head + i];
+  }
 }
 
 /**
@@ -57,8 +62,10 @@ export class SlidingWindowLimiter {
     window.prune(cutoff);
     const windowSeconds = this.windowMs / 1000;
     if (window.size >= limit) {
-      const oldest = window.oldest() ?? now;
-      return { allowed: false, limit, remaining: 0, resetSeconds: Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000)), windowSeconds };
+      // A slot frees when the window holds limit - 1 calls: usually when the oldest leaves, but later
+      // when the limit was just lowered below what the window already holds.
+      const freeing = window.at(window.size - limit) ?? now;
+      return { allowed: false, limit, remaining: 0, resetSeconds: Math.max(1, Math.ceil((freeing + this.windowMs - now) / 1000)), windowSeconds };
     }
     window.times.push(now);
     const oldest = window.oldest() ?? now;

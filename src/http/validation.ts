@@ -25,6 +25,17 @@ function fieldName(pointer: string, location: string): string {
   return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
 }
 
+/** "Expected union value" helps no one: for a union of literals (an enum) name the allowed values. */
+function messageOf(e: { message: string; schema: TSchema }): string {
+  if (e.message === 'Unexpected property') return 'is not a recognised field';
+  if (e.message === 'Expected required property') return 'is required';
+  const members = (e.schema as { anyOf?: unknown }).anyOf;
+  if (Array.isArray(members) && members.length > 0 && members.every((m) => m && typeof m === 'object' && 'const' in m)) {
+    return `must be one of: ${members.map((m) => String((m as { const: unknown }).const)).join(', ')}`;
+  }
+  return e.message;
+}
+
 function collectErrors(check: TypeCheck<TSchema>, value: unknown, location: string): FieldError[] {
   const errors: FieldError[] = [];
   const seen = new Set<string>();
@@ -32,9 +43,7 @@ function collectErrors(check: TypeCheck<TSchema>, value: unknown, location: stri
     const field = fieldName(e.path, location);
     if (seen.has(field)) continue; // the first error per field is the useful one (unions repeat themselves)
     seen.add(field);
-    const message =
-      e.message === 'Unexpected property' ? 'is not a recognised field' : e.message === 'Expected required property' ? 'is required' : e.message;
-    errors.push({ field, message });
+    errors.push({ field, message: messageOf(e) });
     if (errors.length >= 20) break;
   }
   return errors;
@@ -47,10 +56,45 @@ export function validateBody<T>(schema: TSchema, value: unknown): T {
   throw validationFailed(collectErrors(check, value, 'body'));
 }
 
+const integerText = /^-?(?:0|[1-9]\d*)$/;
+const numberText = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
+
+/**
+ * Converts one query/path string to the type its schema wants, strictly. TypeBox's Value.Convert
+ * is lenient ("2.5" → 2, "1e3" → 1, "true" → 1, "0x10" → 16), which would quietly turn a wrong
+ * `?limit=` into another page size; anything not written plainly stays a string and fails the check.
+ */
+function convertText(schema: TSchema, value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const members = (schema as { anyOf?: TSchema[] }).anyOf;
+  if (Array.isArray(members)) {
+    for (const member of members) {
+      const converted = convertText(member, value);
+      if (Value.Check(member, converted)) return converted;
+    }
+    return value;
+  }
+  switch ((schema as { type?: unknown }).type) {
+    case 'integer':
+      return integerText.test(value) ? Number(value) : value;
+    case 'number':
+      return numberText.test(value) ? Number(value) : value;
+    case 'boolean':
+      return value === 'true' ? true : value === 'false' ? false : value;
+    default:
+      return value;
+  }
+}
+
 /** Query strings and path params arrive as strings: convert to the schema's types, then check. */
 export function validateStrings<T>(schema: TSchema, value: Record<string, unknown>, location: 'query' | 'params'): T {
   const check = checker(schema);
-  const converted = Value.Convert(schema, Value.Default(schema, { ...value }));
+  const properties = (schema as { properties?: Record<string, TSchema> }).properties ?? {};
+  const converted: Record<string, unknown> = Value.Default(schema, { ...value }) as Record<string, unknown>;
+  for (const [name, raw] of Object.entries(converted)) {
+    const property = properties[name];
+    if (property) converted[name] = convertText(property, raw);
+  }
   if (check.Check(converted)) return converted as T;
   throw validationFailed(collectErrors(check, converted, location));
 }
