@@ -65,7 +65,20 @@ export function createApp(deps: AppDeps): PetCareApp {
   ];
   routes.push(...docsRoutes({ routes: () => routes, platformVersion: config.platformVersion }));
 
+  const bodyParser = koaBody({
+    json: true,
+    jsonStrict: true,
+    urlencoded: true,
+    text: false,
+    multipart: false,
+    jsonLimit: config.jsonBodyLimitBytes,
+    formLimit: config.jsonBodyLimitBytes,
+    onError: (err) => {
+      throw err;
+    },
+  });
   const router = buildRouter(routes, {
+    parseBody: (ctx) => bodyParser(ctx, async () => undefined),
     config,
     clock,
     stores,
@@ -82,20 +95,6 @@ export function createApp(deps: AppDeps): PetCareApp {
   koa.use(requestContext({ logger, clock, platformVersion: config.platformVersion, metrics }));
   koa.use(auditMiddleware({ audit, stores, clock }));
   koa.use(errorHandler(logger));
-  koa.use(
-    koaBody({
-      json: true,
-      jsonStrict: true,
-      urlencoded: true,
-      text: false,
-      multipart: false,
-      jsonLimit: config.jsonBodyLimitBytes,
-      formLimit: config.jsonBodyLimitBytes,
-      onError: (err) => {
-        throw err;
-      },
-    }),
-  );
   koa.use(router.routes());
   koa.use(router.allowedMethods());
   return { koa, routes, audit, idempotency, directory };

@@ -1,33 +1,38 @@
 import { randomBytes } from 'node:crypto';
 
 const alphabet = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower-case
+const randomBits = 80n;
+const randomMax = (1n << randomBits) - 1n;
+
+function encode(value: bigint, length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) {
+    out = alphabet[Number(value & 31n)] + out;
+    value >>= 5n;
+  }
+  return out;
+}
+
+let lastTime = -1;
+let lastRandom = 0n;
 
 /**
- * `prefix_` + 10 chars of millisecond time + 16 random chars (80 bits).
- * Ids sort by creation time, which gives lists a stable, meaningful cursor order.
+ * `prefix_` + 10 chars of millisecond time + 16 chars (80 bits) of randomness, ULID-style.
+ * Within one millisecond (or if the clock steps back) the random part is incremented instead of
+ * redrawn, so ids always sort in creation order: lists page by id, newest first.
  */
 export function newId(prefix: string, now: number = Date.now()): string {
-  let time = '';
-  let t = now;
-  for (let i = 0; i < 10; i++) {
-    time = alphabet[t % 32] + time;
-    t = Math.floor(t / 32);
+  let time = Math.max(0, Math.floor(now));
+  let random: bigint;
+  if (time <= lastTime && lastRandom < randomMax) {
+    time = lastTime;
+    random = lastRandom + 1n;
+  } else {
+    random = BigInt(`0x${randomBytes(10).toString('hex')}`);
   }
-  const bytes = randomBytes(10);
-  let random = '';
-  // 10 bytes = 80 bits = 16 base32 chars, 5 bits at a time
-  let buffer = 0;
-  let bits = 0;
-  for (const byte of bytes) {
-    buffer = (buffer << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      random += alphabet[(buffer >> (bits - 5)) & 31];
-      bits -= 5;
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  return `${prefix}_${time}${random}`;
+  lastTime = time;
+  lastRandom = random;
+  return `${prefix}_${encode(BigInt(time), 10)}${encode(random, 16)}`;
 }
 
 /** A random opaque secret of `bytes` bytes, base64url. */

@@ -15,6 +15,12 @@ export interface PipelineDeps extends AuthenticateDeps {
   idempotency: IdempotencyStore;
   /** Check every response against its schema (tests): a presenter drifting from the docs fails loudly. */
   validateResponses: boolean;
+  /**
+   * Reads and parses the request body (size limit → 413, bad JSON → 400). Called only for routes
+   * that take a body, after authentication, so a refused caller's body is never read and a
+   * known caller's bad body is audited and rate-limited as its own.
+   */
+  parseBody(ctx: Context): Promise<void>;
 }
 
 export const routeKey = (route: Pick<AnyRoute, 'method' | 'path'>): string => `${route.method.toUpperCase()} ${route.path}`;
@@ -22,7 +28,7 @@ export const routeKey = (route: Pick<AnyRoute, 'method' | 'path'>): string => `$
 const hasBody = (ctx: Context): boolean =>
   Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
 
-function readInput(route: AnyRoute, ctx: Context) {
+async function readInput(route: AnyRoute, ctx: Context, deps: PipelineDeps) {
   const params = route.params ? validateStrings(route.params, ctx.params as Record<string, unknown>, 'params') : {};
   const query = route.query ? validateStrings(route.query, ctx.query as Record<string, unknown>, 'query') : {};
   let body: unknown;
@@ -31,6 +37,7 @@ function readInput(route: AnyRoute, ctx: Context) {
     if (hasBody(ctx) && !ctx.is(...types)) {
       throw new AppError('unsupported_media_type', `Send the body as ${types.join(' or ')}.`);
     }
+    await deps.parseBody(ctx);
     body = validateBody(route.body, ctx.request.body ?? {});
   }
   return { params, query, body };
@@ -73,7 +80,7 @@ function resourceIdOf(reply: Reply<unknown>, ctx: Context): string | null {
 async function runProtected(route: AnyProtectedRoute, ctx: Context, deps: PipelineDeps): Promise<void> {
   const actor = await authenticate(ctx, deps);
   authorize(actor, route.access.scope, route.access.roles);
-  const input = readInput(route, ctx);
+  const input = await readInput(route, ctx, deps);
   const store = deps.stores.get(actor.env);
   const transactional = route.transactional ?? route.method !== 'get';
   const effects: Array<() => void> = [];
@@ -127,7 +134,7 @@ function pipeline(route: AnyRoute, deps: PipelineDeps, template = routeKey(route
   return async (ctx: Context): Promise<void> => {
     ctx.state.route = template;
     if (isPublic(route)) {
-      const input = readInput(route, ctx);
+      const input = await readInput(route, ctx, deps);
       respond(ctx, route, await route.handler({ ...input, ctx }), deps);
       return;
     }
