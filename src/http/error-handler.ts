@@ -6,13 +6,13 @@ import { normalizeError, toProblem } from './problem.js';
 const oauthCodes = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'invalid_scope', 'unsupported_grant_type']);
 
 /** Every `error` value an OAuth endpoint can answer (documented in OpenAPI). */
-export const oauthErrorValues: readonly string[] = [...oauthCodes, 'access_denied', 'slow_down', 'server_error'];
+export const oauthErrorValues: readonly string[] = [...oauthCodes, 'unauthorized_client', 'slow_down', 'server_error'];
 
 /** RFC 6749 §5.2 `error` value for a problem raised on an OAuth endpoint. */
 function oauthErrorCode(error: AppError): string {
   if (oauthCodes.has(error.code)) return error.code;
   if (error.status === 401) return 'invalid_client';
-  if (error.status === 403) return 'access_denied';
+  if (error.status === 403) return 'unauthorized_client'; // RFC 6749 §5.2: the client may not use this grant (here: from this address)
   if (error.status === 429) return 'slow_down';
   if (error.status >= 500) return 'server_error';
   return 'invalid_request';

@@ -92,7 +92,7 @@ test('an allowlist without the caller address: 403 ip_not_allowed, on the API an
   const tokenRes = await clientCredentials(t, client);
   a.is(tokenRes.status, 403, tokenRes.text);
   a.is(tokenRes.body.code, 'ip_not_allowed');
-  a.is(typeof tokenRes.body.error, 'string');
+  a.is(tokenRes.body.error, 'unauthorized_client');
   a.falsy(tokenRes.body.access_token);
 
   // Opening it again takes effect at once.
