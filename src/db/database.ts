@@ -1,5 +1,5 @@
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect, type Transaction } from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement, type Transaction } from 'kysely';
 
 /** Times are ISO 8601 UTC strings, dates YYYY-MM-DD, booleans 0/1, lists JSON text. */
 export interface TenantsTable {
@@ -135,6 +135,34 @@ export interface DatabaseHandle {
   readonly file: string;
 }
 
+const statementCacheSize = 500;
+
+/**
+ * Kysely prepares every query afresh; preparing costs more than running a primary-key lookup.
+ * This keeps the most recent prepared statements by SQL text (Kysely serialises queries on the
+ * connection, so a cached statement is never in use twice at once).
+ */
+export function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string): SqliteStatement {
+      let statement = cache.get(sql);
+      if (statement) {
+        cache.delete(sql); // re-insert below: Map order doubles as LRU order
+      } else {
+        statement = sqlite.prepare(sql);
+        if (cache.size >= statementCacheSize) {
+          const oldest = cache.keys().next().value;
+          if (oldest !== undefined) cache.delete(oldest);
+        }
+      }
+      cache.set(sql, statement);
+      return statement;
+    },
+  };
+}
+
 /** Opens one environment's SQLite file: WAL for concurrent readers, enforced foreign keys, a busy timeout for the CLI. */
 export function openDatabase(file: string): DatabaseHandle {
   const sqlite = new SQLite(file);
@@ -142,6 +170,6 @@ export function openDatabase(file: string): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, sqlite, file };
 }

@@ -1,3 +1,4 @@
+import type SQLite from 'better-sqlite3';
 import type { Environment } from '../../config.js';
 import type { Stores } from '../../db/stores.js';
 import { compileAllowlist, type IpMatcher } from '../../http/ip-allowlist.js';
@@ -24,12 +25,22 @@ interface EnvCache {
  */
 export class ClientDirectory {
   private readonly caches = new Map<Environment, EnvCache>();
+  /** `sqlite.pragma()` prepares its statement on every call; this one is prepared once. */
+  private readonly dataVersionStatements = new Map<Environment, SQLite.Statement>();
 
   constructor(private readonly stores: Stores) {}
 
+  private dataVersion(env: Environment): number {
+    let statement = this.dataVersionStatements.get(env);
+    if (!statement) {
+      statement = this.stores.get(env).sqlite.prepare('PRAGMA data_version').pluck();
+      this.dataVersionStatements.set(env, statement);
+    }
+    return statement.get() as number;
+  }
+
   private cache(env: Environment): EnvCache {
-    const store = this.stores.get(env);
-    const version = store.sqlite.pragma('data_version', { simple: true }) as number;
+    const version = this.dataVersion(env);
     let cache = this.caches.get(env);
     if (!cache || cache.dataVersion !== version) {
       cache = { dataVersion: version, clients: new Map(), revokedJtis: null };
