@@ -1,0 +1,301 @@
+/**
+ * `npm run bench`: builds, then measures in one run
+ *   (a) a bare node:http hello-world server,
+ *   (b) GET /v1/pets/:id through the whole gateway (node dist/src/main.js),
+ *   (c) POST /v1/pets with a fresh Idempotency-Key per request,
+ * with autocannon (50 connections, BENCH_DURATION seconds each, default 10), and checks the ratios
+ * against the targets. Results go to bench-results/ (gitignored).
+ *
+ *   npm run bench                      the three runs and the table
+ *   npm run bench -- --profile get     GET load against a server under `node --cpu-prof`, then the profile summary
+ *   npm run bench -- --profile post    the same for POST
+ *
+ * Env: BENCH_DURATION (s), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS (default 50),
+ * BENCH_LOG_LEVEL (gateway PETCARE_LOG_LEVEL, default warn), BENCH_SKIP_BUILD=1,
+ * BENCH_PIN=0 to let the scheduler place processes (by default, with 2+ CPUs and taskset, the server
+ * gets CPU 1 and autocannon CPU 0, so they never take turns on one core; a profile then shows
+ * the server's own costs rather than time it spent preempted).
+ */
+import autocannon from 'autocannon';
+import SQLite from 'better-sqlite3';
+import { execFileSync, execSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { formatSummary, summarizeProfile, type CpuProfile } from '../../scripts/cpuprofile-summary.js';
+import { createFixtures, startGateway, startHelloWorld, type BenchFixtures, type BenchServer } from './bench-servers.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const resultsDir = path.join(root, 'bench-results');
+
+const seconds = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number of seconds`);
+  return value;
+};
+const duration = seconds('BENCH_DURATION', 10);
+const warmup = Math.min(seconds('BENCH_WARMUP', 2), duration);
+const connections = Math.round(seconds('BENCH_CONNECTIONS', 50));
+const logLevel = process.env.BENCH_LOG_LEVEL ?? 'warn';
+
+const targets = { getRatio: 0.3, getP99Ms: 10, postRatio: 0.1 } as const;
+
+/** CPU for the server, or undefined when pinning is off or impossible. */
+function pinPlan(): number | undefined {
+  if (process.env.BENCH_PIN === '0' || os.cpus().length < 2) return undefined;
+  try {
+    execFileSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
+    return 1;
+  } catch {
+    return undefined;
+  }
+}
+const serverCpu = pinPlan();
+
+interface Measured {
+  name: string;
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  requests: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  durationS: number;
+  /** Server CPU time (user + system) per request in µs, from /proc; null where unavailable. */
+  serverCpuUsPerRequest: number | null;
+  /** Share of one core the server used during the run. */
+  serverCpuShare: number | null;
+  /** CPU share of the load generator (this process), to see whether it, not the server, was the limit. */
+  loadGeneratorCpuShare: number;
+  /** CLOCK_MONOTONIC µs at the start and end of the measured run (to cut a --cpu-prof profile). */
+  windowUs: [number, number];
+}
+
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+async function load(name: string, server: BenchServer, options: autocannon.Options, seconds: number): Promise<Measured> {
+  const cpuBefore = server.cpuSeconds();
+  const ownBefore = process.cpuUsage();
+  const started = monotonicUs();
+  const result = await autocannon({ connections, duration: seconds, ...options });
+  const ended = monotonicUs();
+  const cpuAfter = server.cpuSeconds();
+  const own = process.cpuUsage(ownBefore);
+  const wallUs = ended - started;
+  const serverCpuUs = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) * 1e6;
+  return {
+    name,
+    reqPerSec: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    maxMs: result.latency.max,
+    requests: result.requests.total,
+    ok: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    durationS: result.duration,
+    serverCpuUsPerRequest: serverCpuUs === null || result.requests.total === 0 ? null : serverCpuUs / result.requests.total,
+    serverCpuShare: serverCpuUs === null ? null : serverCpuUs / wallUs,
+    loadGeneratorCpuShare: (own.user + own.system) / wallUs,
+    windowUs: [started, ended],
+  };
+}
+
+/** A warm-up (JIT, caches, SQLite page cache) that is not counted, then the measured run. */
+async function measure(name: string, server: BenchServer, options: () => autocannon.Options, afterWarmup?: () => void): Promise<Measured> {
+  await load(`${name} (warm-up)`, server, options(), warmup);
+  afterWarmup?.();
+  const result = await load(name, server, options(), duration);
+  if (result.non2xx > 0 || result.errors > 0) {
+    process.stderr.write(`warning: ${name}: ${result.non2xx} non-2xx responses, ${result.errors} errors\n`);
+  }
+  return result;
+}
+
+const getOptions = (url: string, fx: BenchFixtures) => (): autocannon.Options => ({
+  url: `${url}/v1/pets/${fx.petId}`,
+  headers: { authorization: `Bearer ${fx.token}`, accept: 'application/json' },
+});
+
+let keyCounter = 0;
+const keyRun = Date.now().toString(36);
+
+const postOptions = (url: string, fx: BenchFixtures) => (): autocannon.Options => ({
+  url,
+  requests: [
+    {
+      method: 'POST',
+      path: '/v1/pets',
+      headers: { authorization: `Bearer ${fx.token}`, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ name: 'Bench pet', breed: 'Beagle', species: 'dog', ownerId: fx.ownerId, locationId: fx.locationId }),
+      // A new key per request: every call is a real write, never a replay.
+      setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': `bench-${keyRun}-${++keyCounter}` } }),
+    },
+  ],
+});
+
+/** Pets and idempotency records on disk prove (c) wrote once per request rather than replaying. */
+function countWrites(dataDir: string): { pets: number; idempotencyKeys: number } {
+  const db = new SQLite(path.join(dataDir, 'live.sqlite'), { readonly: true });
+  try {
+    const pets = (db.prepare('select count(*) as n from pets').get() as { n: number }).n;
+    const idempotencyKeys = (db.prepare('select count(*) as n from idempotency_keys').get() as { n: number }).n;
+    return { pets, idempotencyKeys };
+  } finally {
+    db.close();
+  }
+}
+
+function build(): void {
+  if (process.env.BENCH_SKIP_BUILD === '1') return;
+  process.stdout.write('building (npm run build)…\n');
+  execSync('npm run build', { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n');
+}
+
+function environment() {
+  return {
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? '?',
+    loadAverage: os.loadavg(),
+    serverCpu: serverCpu ?? null,
+    connections,
+    duration,
+    warmup,
+    logLevel,
+  };
+}
+
+function writeResults(name: string, data: unknown): string {
+  mkdirSync(resultsDir, { recursive: true });
+  const file = path.join(resultsDir, `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
+  writeFileSync(path.join(resultsDir, `${name}-latest.json`), `${JSON.stringify(data, null, 2)}\n`);
+  return file;
+}
+
+async function runAll(): Promise<boolean> {
+  const pinned = serverCpu === undefined ? 'not pinned' : `server pinned to CPU ${serverCpu}, autocannon to CPU 0`;
+  process.stdout.write(`${connections} connections, ${warmup} s warm-up + ${duration} s per run, gateway log level ${logLevel}, ${pinned}\n`);
+  const [load1] = os.loadavg();
+  if (load1 !== undefined && load1 > 0.5) process.stdout.write(`note: load average ${load1.toFixed(2)} before start; other work on this machine skews the numbers\n`);
+
+  const hello = await startHelloWorld(serverCpu);
+  let a: Measured;
+  try {
+    process.stdout.write('(a) node:http hello world…\n');
+    a = await measure('(a) node:http hello world', hello, () => ({ url: hello.url }));
+  } finally {
+    await hello.stop();
+  }
+
+  const gateway = await startGateway(root, { logLevel, cpu: serverCpu });
+  let b: Measured;
+  let c: Measured;
+  let writes: { pets: number; idempotencyKeys: number };
+  try {
+    const fx = await createFixtures(gateway.url);
+    process.stdout.write('(b) GET /v1/pets/:id…\n');
+    b = await measure('(b) GET /v1/pets/:id', gateway, getOptions(gateway.url, fx));
+    let before = countWrites(gateway.dataDir);
+    process.stdout.write('(c) POST /v1/pets…\n');
+    c = await measure('(c) POST /v1/pets (new Idempotency-Key each)', gateway, postOptions(gateway.url, fx), () => {
+      before = countWrites(gateway.dataDir);
+    });
+    const after = countWrites(gateway.dataDir);
+    writes = { pets: after.pets - before.pets, idempotencyKeys: after.idempotencyKeys - before.idempotencyKeys };
+  } finally {
+    await gateway.stop();
+  }
+
+  const ratioB = b.reqPerSec / a.reqPerSec;
+  const ratioC = c.reqPerSec / a.reqPerSec;
+  const checks = {
+    getRatio: { value: ratioB, target: `>= ${targets.getRatio}`, pass: ratioB >= targets.getRatio },
+    getP99Ms: { value: b.p99Ms, target: `<= ${targets.getP99Ms}`, pass: b.p99Ms <= targets.getP99Ms },
+    postRatio: { value: ratioC, target: `>= ${targets.postRatio}`, pass: ratioC >= targets.postRatio },
+  };
+  const rows = [
+    ['run', 'req/s', 'p50 ms', 'p99 ms', 'max ms', '2xx', 'non-2xx', 'errors', 'server CPU µs/req', 'server core', 'autocannon core', 'ratio vs (a)'],
+    ...[a, b, c].map((m, i) => [
+      m.name,
+      fmt(m.reqPerSec),
+      fmt(m.p50Ms),
+      fmt(m.p99Ms),
+      fmt(m.maxMs),
+      fmt(m.ok),
+      fmt(m.non2xx),
+      fmt(m.errors),
+      m.serverCpuUsPerRequest === null ? '-' : fmt(m.serverCpuUsPerRequest, 1),
+      m.serverCpuShare === null ? '-' : `${fmt(100 * m.serverCpuShare)}%`,
+      `${fmt(100 * m.loadGeneratorCpuShare)}%`,
+      i === 0 ? '1.00' : fmt(m.reqPerSec / a.reqPerSec, 3),
+    ]),
+  ];
+  const verdict = (pass: boolean) => (pass ? 'PASS' : 'MISS');
+  process.stdout.write(`\n${table(rows)}\n\n`);
+  process.stdout.write(`b/a = ${ratioB.toFixed(3)} (target ${checks.getRatio.target})  ${verdict(checks.getRatio.pass)}\n`);
+  process.stdout.write(`b p99 = ${b.p99Ms} ms (target ${checks.getP99Ms.target} at ${connections} connections)  ${verdict(checks.getP99Ms.pass)}\n`);
+  process.stdout.write(`c/a = ${ratioC.toFixed(3)} (target ${checks.postRatio.target})  ${verdict(checks.postRatio.pass)}\n`);
+  process.stdout.write(`(c) wrote ${writes.pets} pets and ${writes.idempotencyKeys} idempotency records for ${c.ok} 2xx responses\n`);
+  const file = writeResults('bench', { at: new Date().toISOString(), environment: environment(), runs: { a, b, c }, ratios: { getOverHello: ratioB, postOverHello: ratioC }, checks, writes });
+  process.stdout.write(`results: ${path.relative(root, file)}\n`);
+  return Object.values(checks).every((check) => check.pass);
+}
+
+/** The gateway under `node --cpu-prof` and one load; the profile is cut to the measured window and summarised. */
+async function runProfile(kind: 'get' | 'post'): Promise<void> {
+  const profileDir = path.join(resultsDir, 'profiles');
+  mkdirSync(profileDir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const name = `gateway-${kind}-${stamp}.cpuprofile`;
+  const gateway = await startGateway(root, { logLevel, cpu: serverCpu, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}`] });
+  let measured: Measured;
+  try {
+    const fx = await createFixtures(gateway.url);
+    process.stdout.write(`profiling ${kind.toUpperCase()} under ${connections} connections for ${duration} s (log level ${logLevel})…\n`);
+    measured = await measure(kind === 'get' ? 'GET /v1/pets/:id (profiled)' : 'POST /v1/pets (profiled)', gateway, kind === 'get' ? getOptions(gateway.url, fx) : postOptions(gateway.url, fx));
+  } finally {
+    await gateway.stop();
+  }
+  const file = path.join(profileDir, name);
+  if (!readdirSync(profileDir).includes(name)) throw new Error(`no profile written at ${file}`);
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const summary = summarizeProfile(profile, { requests: measured.requests, from: measured.windowUs[0], to: measured.windowUs[1] });
+  const cpu = measured.serverCpuUsPerRequest === null ? '' : `, server CPU ${fmt(measured.serverCpuUsPerRequest, 1)} µs/req (${fmt(100 * (measured.serverCpuShare ?? 0))}% of a core)`;
+  process.stdout.write(`\n${measured.name}: ${fmt(measured.reqPerSec)} req/s, p99 ${measured.p99Ms} ms, ${fmt(measured.requests)} requests${cpu}\n`);
+  process.stdout.write(`profile: ${path.relative(root, file)}\n\n${formatSummary(summary, 30)}\n`);
+  writeResults(`profile-${kind}`, { at: new Date().toISOString(), environment: environment(), measured, profile: path.relative(root, file), summary: { ...summary, byFunction: summary.byFunction.slice(0, 100) } });
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { profile: { type: 'string' } } });
+  if (values.profile !== undefined && values.profile !== 'get' && values.profile !== 'post') throw new Error('--profile takes get or post');
+  build();
+  if (values.profile) {
+    await runProfile(values.profile);
+    return;
+  }
+  const met = await runAll();
+  // A missed target is a finding to report, not a crash: exit 0 either way, but say so.
+  process.stdout.write(met ? 'all targets met\n' : 'some targets missed (see above)\n');
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
