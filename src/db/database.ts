@@ -1,5 +1,16 @@
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement, type Transaction } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDatabase,
+  type SqliteDialectConfig,
+  type SqliteStatement,
+  type Transaction,
+} from 'kysely';
 
 /** Times are ISO 8601 UTC strings, dates YYYY-MM-DD, booleans 0/1, lists JSON text. */
 export interface TenantsTable {
@@ -163,6 +174,27 @@ export function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
   };
 }
 
+/**
+ * Transactions take the write lock up front (BEGIN IMMEDIATE). With a deferred BEGIN, another
+ * process (the CLI) committing between our read and our write makes SQLite fail the write with
+ * SQLITE_BUSY_SNAPSHOT, which no busy timeout retries; IMMEDIATE waits for the lock instead.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly dialectConfig: SqliteDialectConfig) {
+    super(dialectConfig);
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.dialectConfig);
+  }
+}
+
 /** Opens one environment's SQLite file: WAL for concurrent readers, enforced foreign keys, a busy timeout for the CLI. */
 export function openDatabase(file: string): DatabaseHandle {
   const sqlite = new SQLite(file);
@@ -170,6 +202,6 @@ export function openDatabase(file: string): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, sqlite, file };
 }
