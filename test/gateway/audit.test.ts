@@ -1,23 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
 import test from 'ava';
+import type { AuditEventSchema } from '../../src/modules/audit/audit.routes.js';
 import { createHousehold } from '../helpers/factories.js';
 import { adminCredentials, startTestApp, type Response, type TestApp, type TokenSet } from '../helpers/test-app.js';
 import { assertProblem, petBody, uniqueName, walk } from './gateway-support.js';
 
-interface AuditEvent {
-  id: string;
-  occurredAt: string;
-  requestId: string;
-  clientId: string | null;
-  role: string | null;
-  ip: string;
-  method: string;
-  route: string;
-  path: string;
-  resourceId: string | null;
-  status: number;
-  latencyMs: number;
-}
+/** The API shape of an audit event, from the schema the route publishes. */
+type AuditEvent = Static<typeof AuditEventSchema>;
 
 let t: TestApp;
 let admin: string;
