@@ -124,13 +124,16 @@ export function auditEntry(ctx: Context, actor: Actor | undefined, status: numbe
 }
 
 /**
- * The resource a call acted on: the `:id` it named, else the id of the single resource it answered
- * with (an idempotent replay of a create names the row it created first).
+ * The resource a call acted on: the one the handler named, else the `:id` in the path, else the id
+ * of the single resource a success answered with (a create, or the idempotent replay of one).
  */
-function resourceIdOf(ctx: Context): string | null {
+export function resourceIdOf(ctx: Context, status: number, body: unknown, named?: string): string | null {
+  if (named) return named;
   if (typeof ctx.params?.id === 'string') return ctx.params.id;
-  const body = ctx.body as { id?: unknown } | null | undefined;
-  if (ctx.status >= 200 && ctx.status < 300 && body && typeof body === 'object' && !Buffer.isBuffer(body) && typeof body.id === 'string') return body.id;
+  if (status >= 200 && status < 300 && body && typeof body === 'object' && !Buffer.isBuffer(body)) {
+    const id = (body as { id?: unknown }).id;
+    if (typeof id === 'string') return id;
+  }
   return null;
 }
 
@@ -153,7 +156,7 @@ export function auditMiddleware(deps: {
       if (!ctx.state.auditWritten && !unaudited.has(ctx.path)) {
         const actor = ctx.state.actor as Actor | undefined;
         const env = actor?.env ?? deps.stores.primary().env;
-        deps.audit.record(env, auditEntry(ctx, actor, ctx.status, resourceIdOf(ctx), deps.clock.now()));
+        deps.audit.record(env, auditEntry(ctx, actor, ctx.status, resourceIdOf(ctx, ctx.status, ctx.body), deps.clock.now()));
       }
     }
   };

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Clock } from '../clock.js';
-import { auditEntry, type AuditLog } from './audit.js';
+import { auditEntry, resourceIdOf, type AuditLog } from './audit.js';
 import { authenticate, authorize, type AuthenticateDeps } from './authenticate.js';
 import { AppError } from './errors.js';
 import { readIdempotencyKey, requestFingerprint, type IdempotencyStore } from './idempotency.js';
@@ -66,13 +66,6 @@ function respond(ctx: Context, route: AnyRoute, reply: Reply<unknown>, deps: Pip
   ctx.body = reply.body;
 }
 
-function resourceIdOf(reply: Reply<unknown>, ctx: Context): string | null {
-  if (reply.resourceId) return reply.resourceId;
-  const body = reply.body as { id?: unknown } | null;
-  if (body && typeof body === 'object' && typeof body.id === 'string') return body.id;
-  return typeof ctx.params?.id === 'string' ? ctx.params.id : null;
-}
-
 /**
  * The pipeline of a protected route, in the order outline uses:
  * auth (+ allowlist + rate limit) → scope/role → validate → idempotency → transaction → handler → respond.
@@ -119,7 +112,7 @@ async function runProtected(route: AnyProtectedRoute, ctx: Context, deps: Pipeli
         const body = route.redactOnReplay ? withoutFields(result.body, route.redactOnReplay) : result.body;
         await deps.idempotency.save(trx, actor.clientId, key, { fingerprint, status, body }, deps.clock.now());
       }
-      await deps.audit.writeWith(trx, auditEntry(ctx, actor, status, resourceIdOf(result, ctx), deps.clock.now()));
+      await deps.audit.writeWith(trx, auditEntry(ctx, actor, status, resourceIdOf(ctx, status, result.body, result.resourceId), deps.clock.now()));
       return result;
     });
     ctx.state.auditWritten = true;
