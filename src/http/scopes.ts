@@ -41,22 +41,23 @@ export function expandScopes(scopes: Iterable<string>): Set<Scope> {
   return out;
 }
 
-/** Whether `scope` is within what `role` may hold. */
-export function roleAllows(role: Role, scope: Scope): boolean {
-  return expandScopes(roleCeilings[role]).has(scope);
-}
-
 export const roleCeiling = (role: Role): readonly Scope[] => roleCeilings[role];
+
+const roleRights = new Map(roles.map((role) => [role, expandScopes(roleCeilings[role])] as const));
+
+/** Every right a client may use: its ceiling ∩ its role, with the read scope of each write scope. */
+export function heldScopes(clientCeiling: readonly string[], role: Role): Set<Scope> {
+  const byRole = roleRights.get(role) ?? new Set<Scope>();
+  return new Set([...expandScopes(clientCeiling)].filter((s) => byRole.has(s)));
+}
 
 /**
  * Granted scope = requested ∩ client ceiling ∩ role, kept in the caller's own terms
  * (asking for `pets.read` with a `pets` ceiling grants `pets.read`).
  */
 export function grantScopes(requested: readonly Scope[], clientCeiling: readonly string[], role: Role): Scope[] {
-  const allowed = expandScopes(clientCeiling);
-  const byRole = expandScopes(roleCeilings[role]);
-  const granted = requested.filter((s) => allowed.has(s) && byRole.has(s));
-  return [...new Set(granted)].sort();
+  const held = heldScopes(clientCeiling, role);
+  return [...new Set(requested.filter((s) => held.has(s)))].sort();
 }
 
 export function parseScopeString(value: string | undefined): string[] {

@@ -2,7 +2,7 @@ import type SQLite from 'better-sqlite3';
 import type { Environment } from '../../config.js';
 import type { Stores } from '../../db/stores.js';
 import { compileAllowlist, type IpMatcher } from '../../http/ip-allowlist.js';
-import { expandScopes, roleCeiling, type Scope } from '../../http/scopes.js';
+import { heldScopes, type Scope } from '../../http/scopes.js';
 import { findClientForToken, type ApiClient } from './clients.repository.js';
 
 export interface KnownClient {
@@ -57,7 +57,7 @@ export class ClientDirectory {
     const known: KnownClient | null = client
       ? {
           client,
-          allowedScopes: new Set([...expandScopes(client.scopes)].filter((s) => expandScopes(roleCeiling(client.role)).has(s))),
+          allowedScopes: heldScopes(client.scopes, client.role),
           ipAllowed: client.ipAllowlist ? compileAllowlist(client.ipAllowlist) : null,
         }
       : null;

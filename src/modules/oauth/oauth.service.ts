@@ -6,7 +6,7 @@ import { newId, randomSecret } from '../../db/ids.js';
 import type { EnvironmentStore, Stores } from '../../db/stores.js';
 import { AppError } from '../../http/errors.js';
 import { compileAllowlist, normalizeIp } from '../../http/ip-allowlist.js';
-import { expandScopes, grantScopes, isScope, parseScopeString, roleAllows, type Scope } from '../../http/scopes.js';
+import { expandScopes, grantScopes, heldScopes, isScope, parseScopeString, type Scope } from '../../http/scopes.js';
 import type { ClientDirectory } from '../clients/client-directory.js';
 import { hashSecret, verifySecret } from '../clients/client-secrets.js';
 import { findClientByPublicId, type ApiClient } from '../clients/clients.repository.js';
@@ -158,7 +158,7 @@ async function issue(deps: OAuthDeps, db: Executor, env: Environment, client: Ap
  * server narrow; the response `scope` says what was granted).
  */
 function narrowToHeld(requested: readonly Scope[], client: ApiClient): Scope[] {
-  const held = new Set([...expandScopes(client.scopes)].filter((s) => roleAllows(client.role, s)));
+  const held = heldScopes(client.scopes, client.role);
   return requested.map((s) => (!held.has(s) && !s.endsWith('.read') && held.has(`${s}.read` as Scope) ? (`${s}.read` as Scope) : s));
 }
 
