@@ -3,6 +3,9 @@ import type { Logger } from 'pino';
 import { AppError } from './errors.js';
 import { normalizeError, toProblem } from './problem.js';
 
+/** OAuth endpoints answer errors as application/json with the RFC 6749 `error` member. */
+export const isOAuthPath = (path: string): boolean => path.startsWith('/oauth/');
+
 const oauthCodes = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'invalid_scope', 'unsupported_grant_type']);
 
 /** Every `error` value an OAuth endpoint can answer (documented in OpenAPI). */
@@ -40,7 +43,7 @@ export function errorHandler(logger: Logger) {
       ctx.status = error.status;
       ctx.set(error.headers);
       const problem = toProblem(error, ctx);
-      if (ctx.path.startsWith('/oauth/')) {
+      if (isOAuthPath(ctx.path)) {
         ctx.body = { error: oauthErrorCode(error), error_description: error.message, ...problem };
         ctx.type = 'application/json';
         ctx.set('Cache-Control', 'no-store');

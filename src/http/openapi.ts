@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { oauthErrorValues } from './error-handler.js';
+import { isOAuthPath, oauthErrorValues } from './error-handler.js';
 import { errorCodes, type ErrorCode } from './errors.js';
 import { routeKey } from './router.js';
 import { isPublic, type AnyRoute } from './route.js';
@@ -44,8 +44,6 @@ const commonHeaders = (): Json => ({ 'X-Request-Id': headerRef('X-Request-Id'), 
 const rateLimitHeaders = (): Json => ({ RateLimit: headerRef('RateLimit'), 'RateLimit-Policy': headerRef('RateLimit-Policy') });
 const deprecationHeaders = (): Json => ({ Deprecation: headerRef('Deprecation'), Sunset: headerRef('Sunset'), Link: headerRef('Link') });
 
-/** OAuth endpoints answer errors as `application/json` with the RFC 6749 `error` member (see error-handler.ts). */
-const isOAuthPath = (path: string): boolean => path.startsWith('/oauth/');
 
 function problemResponse(route: AnyRoute, status: number, codes: ErrorCode[], extraHeaders: Json = {}): Json {
   const headers: Json = { ...commonHeaders(), ...extraHeaders };
