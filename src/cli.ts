@@ -13,7 +13,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { loadConfig, type Config, type Environment } from './config.js';
+import { environmentsOf, loadConfig, type Config, type Environment } from './config.js';
 import type { Executor } from './db/database.js';
 import { Stores } from './db/stores.js';
 import type { Actor } from './http/actor.js';
@@ -22,7 +22,7 @@ import { AppError, validationFailed, type FieldError } from './http/errors.js';
 import { defaultPageSize, type PageRequest } from './http/paging.js';
 import { allScopes, roles } from './http/scopes.js';
 import { validateBody } from './http/validation.js';
-import { clientsService, listClients, presentClient, presentClientWithSecret } from './modules/clients/index.js';
+import { clientsService, findClientById, listClients, presentClient, presentClientWithSecret } from './modules/clients/index.js';
 import { CreateClientSchema, type CreateClientInput } from './modules/clients/clients.schema.js';
 import { listLocations } from './modules/locations/locations.repository.js';
 import { presentLocation } from './modules/locations/locations.presenter.js';
@@ -212,8 +212,7 @@ function table(rows: string[][]): string {
 async function findClientEnv(session: Session, id: string, rawEnv: string | undefined): Promise<Environment> {
   if (rawEnv !== undefined) return environmentOf(session, rawEnv);
   for (const store of session.stores.all()) {
-    const found = await store.db.selectFrom('api_clients').select('id').where('id', '=', id).where('tenant_id', '=', session.tenantId).executeTakeFirst();
-    if (found) return store.env;
+    if (await findClientById(store.db, session.tenantId, id)) return store.env;
   }
   throw new AppError('not_found', `No client with id '${id}' exists in ${session.stores.all().map((s) => s.env).join(' or ')}.`);
 }
@@ -362,7 +361,7 @@ function keysRotate(config: Config, json: boolean, out: (text: string) => void):
 
 /** Opens the environments whose database already exists: the CLI never creates a data dir by mistake. */
 async function openSession(config: Config, json: boolean, out: (text: string) => void): Promise<Session> {
-  const enabled: Environment[] = config.sandboxOnly ? ['sandbox'] : ['live', 'sandbox'];
+  const enabled = environmentsOf(config);
   const present = enabled.filter((env) => existsSync(path.join(config.dataDir, `${env}.sqlite`)));
   if (present.length === 0) {
     throw new AppError('service_unavailable', `No appliance database in ${config.dataDir}; set PETCARE_DATA_DIR, or start the appliance once to create it.`);

@@ -46,6 +46,9 @@ function readPlatformVersion(): string {
 
 export const platformVersion = readPlatformVersion();
 
+/** The environments an appliance serves: both, or the sandbox alone (evaluation image). */
+export const environmentsOf = (config: Pick<Config, 'sandboxOnly'>): Environment[] => (config.sandboxOnly ? ['sandbox'] : ['live', 'sandbox']);
+
 type Env = Record<string, string | undefined>;
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { createApp } from './app.js';
 import { systemClock } from './clock.js';
-import { loadConfig, type Config, type Environment } from './config.js';
+import { environmentsOf, loadConfig } from './config.js';
 import { Stores } from './db/stores.js';
 import { startJobs } from './jobs/schedule.js';
 import { createLogger } from './logger.js';
@@ -9,7 +9,6 @@ import { bootstrapTenantAndAdmin } from './modules/clients/index.js';
 import { SigningKeys } from './modules/oauth/signing-keys.js';
 import { seedSandboxIfEmpty } from './modules/sandbox/index.js';
 
-export const environmentsOf = (config: Pick<Config, 'sandboxOnly'>): Environment[] => (config.sandboxOnly ? ['sandbox'] : ['live', 'sandbox']);
 
 /** config → database → migrations → app → jobs → listen; SIGTERM drains and closes in reverse. */
 async function main(): Promise<void> {

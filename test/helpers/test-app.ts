@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import pino from 'pino';
 import { createApp, type PetCareApp } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
-import { loadConfig, type Config, type Environment } from '../../src/config.js';
+import { environmentsOf, loadConfig, type Config, type Environment } from '../../src/config.js';
 import { Stores } from '../../src/db/stores.js';
 import { bootstrapTenantAndAdmin } from '../../src/modules/clients/index.js';
 import { SigningKeys } from '../../src/modules/oauth/signing-keys.js';
@@ -102,7 +102,7 @@ export async function startTestApp(options: { config?: Partial<Config>; clock?: 
     },
   );
   const logger = pino({ level: 'silent' });
-  const environments: Environment[] = config.sandboxOnly ? ['sandbox'] : ['live', 'sandbox'];
+  const environments = environmentsOf(config);
   const stores = await Stores.open(dataDir, environments);
   const keys = new SigningKeys(dataDir);
   const tenantId = await bootstrapTenantAndAdmin(stores, config, logger, () => undefined, clock.now());

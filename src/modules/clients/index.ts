@@ -2,5 +2,5 @@ export { clientRoutes } from './clients.routes.js';
 export { ClientDirectory } from './client-directory.js';
 export { bootstrapTenantAndAdmin } from './clients.bootstrap.js';
 export * as clientsService from './clients.service.js';
-export { findClientByPublicId, listClients } from './clients.repository.js';
+export { findClientById, findClientByPublicId, listClients } from './clients.repository.js';
 export { presentClient, presentClientWithSecret } from './clients.presenter.js';
