@@ -1,9 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
+import { NonBlankText } from '../../http/schema-fields.js';
 
 export const LocationId = Type.String({ pattern: '^loc_[a-z0-9_]{1,60}$', description: 'Location id (loc_…).' });
 const Timezone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone, e.g. Europe/London.', examples: ['America/New_York'] });
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Not blank.' });
+const Name = NonBlankText(200);
 
 export const LocationSchema = Type.Object(
   {

@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
+import { NonBlankText } from '../../http/schema-fields.js';
 import { LocationId } from '../locations/index.js';
 
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Not blank.' });
+const Name = NonBlankText(200);
 const Email = Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: 'Email address for reminders.' });
 const Phone = Type.String({ minLength: 3, maxLength: 32, pattern: '^\\+?[0-9 ()./-]{3,32}$', description: 'Phone number, E.164 preferred.' });
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
+import { NonBlankText } from '../../http/schema-fields.js';
 import { LocationId } from '../locations/index.js';
 
 export const species = ['dog', 'cat', 'rabbit', 'bird', 'reptile', 'ferret', 'guinea_pig', 'hamster', 'horse', 'other'] as const;
@@ -7,8 +8,8 @@ export const vaccinationStatuses = ['Up to date', 'Due soon', 'Overdue', 'No rec
 
 const Species = Type.Union(species.map((s) => Type.Literal(s)));
 const DateOnly = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD', examples: ['2021-04-12'] });
-const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'Not blank.' });
-const Breed = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'Not blank.' });
+const Name = NonBlankText(100);
+const Breed = NonBlankText(100);
 const OwnerId = Type.String({ pattern: '^usr_[a-z0-9_]{1,60}$', description: 'Pet parent id (usr_…).' });
 
 export const PetSchema = Type.Object(
