@@ -522,3 +522,29 @@ test.serial('client management emits no webhook event', async (a) => {
   await t.request('POST', `/v1/clients/${c.body.id}/rotate-secret`, { token: admin });
   a.is((await live().selectFrom('events').select('id').execute()).length, before);
 });
+
+test('Idempotency-Key on PATCH /v1/clients/:id replays the first answer; another body with the key answers 422', async (a) => {
+  const c = await create({ name: 'Patch me once', role: 'staff', scopes: ['pets'] });
+  const first = await t.request('PATCH', `/v1/clients/${c.body.id}`, { token: admin, body: { rateLimitPerMinute: 100 }, idempotencyKey: 'client-patch-once' });
+  a.is(first.status, 200, first.text);
+  const replay = await t.request('PATCH', `/v1/clients/${c.body.id}`, { token: admin, body: { rateLimitPerMinute: 100 }, idempotencyKey: 'client-patch-once' });
+  a.is(replay.status, 200);
+  a.is(replay.headers.get('idempotent-replayed'), 'true');
+  a.deepEqual(replay.body, first.body);
+  const mismatch = await t.request('PATCH', `/v1/clients/${c.body.id}`, { token: admin, body: { rateLimitPerMinute: 200 }, idempotencyKey: 'client-patch-once' });
+  a.is(mismatch.status, 422);
+});
+
+test('Idempotency-Key on rotate-secret rotates once: the replay neither rotates again nor shows the secret', async (a) => {
+  const c = await create({ name: 'Rotate me once', role: 'staff', scopes: ['pets'] });
+  const first = await t.request('POST', `/v1/clients/${c.body.id}/rotate-secret`, { token: admin, idempotencyKey: 'rotate-once' });
+  a.is(first.status, 200, first.text);
+  const replay = await t.request('POST', `/v1/clients/${c.body.id}/rotate-secret`, { token: admin, idempotencyKey: 'rotate-once' });
+  a.is(replay.status, 200);
+  a.is(replay.headers.get('idempotent-replayed'), 'true');
+  a.is(replay.headers.get('idempotent-replayed-redacted'), 'clientSecret');
+  a.is(replay.body.clientSecret, undefined);
+  // The secret from the first answer is still the one that works.
+  a.is((await t.token(c.body.clientId, first.body.clientSecret)).status, 200);
+  a.is((await t.token(c.body.clientId, c.body.clientSecret)).status, 401);
+});

@@ -237,3 +237,19 @@ test.serial('location writes emit no webhook event', async (a) => {
   await t.request('PATCH', `/v1/locations/${loc.id}`, { token: admin, body: { name: 'Quiet' } });
   a.is((await db().selectFrom('events').select('id').execute()).length, before);
 });
+
+test('Idempotency-Key on PATCH /v1/locations/:id replays the first answer; another body with the key answers 422', async (a) => {
+  const location = await createLocation(t, { name: 'Patch once' });
+  const first = await t.request('PATCH', `/v1/locations/${location.id}`, { token: admin, body: { name: 'Renamed once' }, idempotencyKey: 'loc-patch-once' });
+  a.is(first.status, 200, first.text);
+  // A later change by someone else must not show through a replay of the first answer.
+  a.is((await t.request('PATCH', `/v1/locations/${location.id}`, { token: admin, body: { name: 'Renamed again' } })).status, 200);
+  const replay = await t.request('PATCH', `/v1/locations/${location.id}`, { token: admin, body: { name: 'Renamed once' }, idempotencyKey: 'loc-patch-once' });
+  a.is(replay.status, 200);
+  a.is(replay.headers.get('idempotent-replayed'), 'true');
+  a.deepEqual(replay.body, first.body);
+  a.is((await db().selectFrom('locations').select('name').where('id', '=', location.id).executeTakeFirstOrThrow()).name, 'Renamed again');
+  const mismatch = await t.request('PATCH', `/v1/locations/${location.id}`, { token: admin, body: { name: 'Other' }, idempotencyKey: 'loc-patch-once' });
+  a.is(mismatch.status, 422);
+  a.is(mismatch.body.code, 'idempotency_key_mismatch');
+});

@@ -293,3 +293,16 @@ test.serial('pet parent writes emit no webhook event (none is in the catalogue)'
   await t.request('PATCH', `/v1/pet-parents/${parent.id}`, { token: admin, body: { name: 'Renamed' } });
   a.is((await db().selectFrom('events').select('id').execute()).length, before);
 });
+
+test('Idempotency-Key on PATCH /v1/pet-parents/:id replays the first answer; another body with the key answers 422', async (a) => {
+  const parent = await createPetParent(t, locA.id, {}, staff.accessToken);
+  const first = await t.request('PATCH', `/v1/pet-parents/${parent.id}`, { token: staff.accessToken, body: { phone: '+1 555 0199' }, idempotencyKey: 'parent-patch-once' });
+  a.is(first.status, 200, first.text);
+  const replay = await t.request('PATCH', `/v1/pet-parents/${parent.id}`, { token: staff.accessToken, body: { phone: '+1 555 0199' }, idempotencyKey: 'parent-patch-once' });
+  a.is(replay.status, 200);
+  a.is(replay.headers.get('idempotent-replayed'), 'true');
+  a.deepEqual(replay.body, first.body);
+  const mismatch = await t.request('PATCH', `/v1/pet-parents/${parent.id}`, { token: staff.accessToken, body: { phone: '+1 555 0100' }, idempotencyKey: 'parent-patch-once' });
+  a.is(mismatch.status, 422);
+  a.is((await db().selectFrom('pet_parents').select('phone').where('id', '=', parent.id).executeTakeFirstOrThrow()).phone, '+1 555 0199');
+});
