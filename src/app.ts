@@ -23,6 +23,11 @@ import type { SigningKeys } from './modules/oauth/signing-keys.js';
 import { petParentRoutes } from './modules/pet-parents/index.js';
 import { petRoutes } from './modules/pets/index.js';
 import { sandboxRoutes } from './modules/sandbox/index.js';
+import { providerRoutes } from './modules/providers/index.js';
+import { appointmentRoutes } from './modules/appointments/index.js';
+import { vaccinationRoutes } from './modules/vaccinations/index.js';
+import { medicalRecordRoutes } from './modules/medical-records/index.js';
+import { documentRoutes } from './modules/documents/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -59,6 +64,11 @@ export function createApp(deps: AppDeps): PetCareApp {
     ...locationRoutes(shared),
     ...petParentRoutes(shared),
     ...petRoutes(shared),
+    ...providerRoutes(shared),
+    ...appointmentRoutes(shared),
+    ...vaccinationRoutes(shared),
+    ...medicalRecordRoutes(shared),
+    ...documentRoutes(shared),
     ...auditRoutes({ audit }),
     ...sandboxRoutes(shared),
     ...healthRoutes({ stores, metrics, platformVersion: config.platformVersion, auditBacklog: () => audit.backlog() }),

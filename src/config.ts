@@ -27,6 +27,23 @@ export interface Config {
   readonly idempotencyTtlSeconds: number;
   readonly auditFlushMs: number;
   readonly shutdownTimeoutMs: number;
+  /** Public base URL used in links handed to other programs (calendarUrl); default: the request's own origin. */
+  readonly publicUrl: string | undefined;
+  readonly documentMaxBytes: number;
+  /** Slots closer than this to now are not offered nor bookable. */
+  readonly bookingMinNoticeMinutes: number;
+  /** How often the job runner looks for due work (and the webhook fan-out for new events). */
+  readonly jobPollMs: number;
+  /** Delays in seconds between webhook attempts: the nth retry waits the nth value. */
+  readonly webhookRetrySchedule: readonly number[];
+  /** Hosts or CIDRs webhooks may reach even though they are loopback / link-local. */
+  readonly webhookAllowHosts: readonly string[];
+  readonly webhookTimeoutMs: number;
+  readonly webhookSecretOverlapHours: number;
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
+  readonly vaccinationReminderDays: number;
+  readonly appointmentReminderHours: number;
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -61,6 +78,37 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return value;
 }
 
+function list(env: Env, name: string, fallback: readonly string[]): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [...fallback];
+  return raw.split(',').map((part) => part.trim()).filter((part) => part !== '');
+}
+
+function seconds(env: Env, name: string, fallback: readonly number[]): number[] {
+  return list(env, name, fallback.map(String)).map((part) => {
+    const value = Number(part);
+    if (!Number.isFinite(value) || value < 0 || value > 7 * 86400) throw new Error(`${name} must list seconds between 0 and 604800 (got "${part}")`);
+    return value;
+  });
+}
+
+function url(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    new URL(raw);
+  } catch {
+    throw new Error(`${name} must be a URL (got "${raw}")`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/**
+ * Default webhook retry delays (DESIGN §6): 1 min, 5 min, 30 min, 2 h, 5 h, 10 h after each
+ * failure, then a final attempt 24 h after the first (63,660 s elapsed by then; 22,740 s more).
+ */
+export const defaultWebhookRetrySchedule = [60, 300, 1800, 7200, 18000, 36000, 22740] as const;
+
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -92,6 +140,18 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     idempotencyTtlSeconds: int(env, 'PETCARE_IDEMPOTENCY_TTL', 86400, 60, 7 * 86400),
     auditFlushMs: int(env, 'PETCARE_AUDIT_FLUSH_MS', 100, 1, 60_000),
     shutdownTimeoutMs: int(env, 'PETCARE_SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
+    publicUrl: url(env, 'PETCARE_PUBLIC_URL'),
+    documentMaxBytes: int(env, 'PETCARE_DOCUMENT_MAX_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    bookingMinNoticeMinutes: int(env, 'PETCARE_BOOKING_MIN_NOTICE_MINUTES', 60, 0, 30 * 24 * 60),
+    jobPollMs: int(env, 'PETCARE_JOB_POLL_MS', 250, 10, 60_000),
+    webhookRetrySchedule: seconds(env, 'PETCARE_WEBHOOK_RETRY_SCHEDULE', defaultWebhookRetrySchedule),
+    webhookAllowHosts: list(env, 'PETCARE_WEBHOOK_ALLOW_HOSTS', []),
+    webhookTimeoutMs: int(env, 'PETCARE_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    webhookSecretOverlapHours: int(env, 'PETCARE_WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 24 * 30),
+    smtpUrl: url(env, 'PETCARE_SMTP_URL'),
+    mailFrom: env.PETCARE_MAIL_FROM || 'Pet-Care Platform <no-reply@petcare.local>',
+    vaccinationReminderDays: int(env, 'PETCARE_VACCINATION_REMINDER_DAYS', 30, 0, 365),
+    appointmentReminderHours: int(env, 'PETCARE_APPOINTMENT_REMINDER_HOURS', 24, 0, 24 * 30),
     ...overrides,
   };
   return Object.freeze(config);

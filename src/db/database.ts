@@ -11,6 +11,14 @@ import {
   type SqliteStatement,
   type Transaction,
 } from 'kysely';
+import type { JobsTables } from '../jobs/jobs.table.js';
+import type { AppointmentsTables } from '../modules/appointments/appointments.table.js';
+import type { DocumentsTables } from '../modules/documents/documents.table.js';
+import type { MedicalRecordsTables } from '../modules/medical-records/medical-records.table.js';
+import type { NotificationsTables } from '../modules/notifications/notifications.table.js';
+import type { ProvidersTables } from '../modules/providers/providers.table.js';
+import type { VaccinationsTables } from '../modules/vaccinations/vaccinations.table.js';
+import type { WebhooksTables } from '../modules/webhooks/webhooks.table.js';
 
 /** Times are ISO 8601 UTC strings, dates YYYY-MM-DD, booleans 0/1, lists JSON text. */
 export interface TenantsTable {
@@ -122,7 +130,16 @@ export interface PetsTable {
   updated_at: string;
 }
 
-export interface Database {
+/** Foundation tables are declared here; each later module declares its own in `<module>.table.ts`. */
+export interface Database
+  extends ProvidersTables,
+    AppointmentsTables,
+    VaccinationsTables,
+    MedicalRecordsTables,
+    DocumentsTables,
+    JobsTables,
+    WebhooksTables,
+    NotificationsTables {
   tenants: TenantsTable;
   locations: LocationsTable;
   api_clients: ApiClientsTable;
