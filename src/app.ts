@@ -12,6 +12,9 @@ import { SlidingWindowLimiter } from './http/rate-limit.js';
 import { requestContext } from './http/request-context.js';
 import type { AnyRoute } from './http/route.js';
 import { buildRouter } from './http/router.js';
+import { JobRunner } from './jobs/runner.js';
+import { housekeepingJob } from './jobs/schedule.js';
+import { jobRoutes } from './modules/jobs/index.js';
 import { auditRoutes } from './modules/audit/index.js';
 import { ClientDirectory, clientRoutes } from './modules/clients/index.js';
 import { docsRoutes } from './modules/docs/docs.routes.js';
@@ -45,6 +48,8 @@ export interface PetCareApp {
   audit: AuditLog;
   idempotency: IdempotencyStore;
   directory: ClientDirectory;
+  /** Background jobs; main and the test harness start and stop it. */
+  runner: JobRunner;
 }
 
 /** Builds the Koa application and its services from explicit dependencies; no globals. */
@@ -56,7 +61,9 @@ export function createApp(deps: AppDeps): PetCareApp {
   const directory = new ClientDirectory(stores);
   const limiter = new SlidingWindowLimiter(clock);
   const tokens = new AccessTokens(keys, config, clock);
-  const shared = { config, clock, stores, directory, tokens, limiter, keys };
+  const runner = new JobRunner({ stores, config, clock, logger });
+  const shared = { config, clock, stores, directory, tokens, limiter, keys, logger, runner };
+  runner.register([housekeepingJob({ idempotency })]);
 
   const routes: AnyRoute[] = [
     ...oauthRoutes(shared),
@@ -70,6 +77,7 @@ export function createApp(deps: AppDeps): PetCareApp {
     ...medicalRecordRoutes(shared),
     ...documentRoutes(shared),
     ...auditRoutes({ audit }),
+    ...jobRoutes(shared),
     ...sandboxRoutes(shared),
     ...healthRoutes({ stores, metrics, platformVersion: config.platformVersion, auditBacklog: () => audit.backlog() }),
   ];
@@ -107,5 +115,5 @@ export function createApp(deps: AppDeps): PetCareApp {
   koa.use(errorHandler(logger));
   koa.use(router.routes());
   koa.use(router.allowedMethods());
-  return { koa, routes, audit, idempotency, directory };
+  return { koa, routes, audit, idempotency, directory, runner };
 }

@@ -3,7 +3,6 @@ import { createApp } from './app.js';
 import { systemClock } from './clock.js';
 import { environmentsOf, loadConfig } from './config.js';
 import { Stores } from './db/stores.js';
-import { startJobs } from './jobs/schedule.js';
 import { createLogger } from './logger.js';
 import { bootstrapTenantAndAdmin } from './modules/clients/index.js';
 import { SigningKeys } from './modules/oauth/signing-keys.js';
@@ -20,13 +19,13 @@ async function main(): Promise<void> {
   if (stores.has('sandbox')) await seedSandboxIfEmpty(stores.get('sandbox').db, tenantId, Date.now());
 
   const app = createApp({ config, clock: systemClock, logger, stores, keys });
-  const jobs = startJobs({ stores, idempotency: app.idempotency, audit: app.audit, logger, clock: systemClock });
   const server: Server = app.koa.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     logger.info({ port, host: config.host, dataDir: config.dataDir, environments: environmentsOf(config), version: config.platformVersion }, 'listening');
   });
   server.keepAliveTimeout = 65_000;
+  await app.runner.start();
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -42,7 +41,7 @@ async function main(): Promise<void> {
       server.close(() => resolve());
       server.closeIdleConnections();
     });
-    jobs.stop();
+    await app.runner.stop(config.shutdownTimeoutMs);
     await app.audit.flush();
     await stores.close();
     logger.info('stopped');

@@ -1,53 +1,23 @@
-import cron from 'node-cron';
-import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
-import type { Stores } from '../db/stores.js';
-import type { AuditLog } from '../http/audit.js';
 import type { IdempotencyStore } from '../http/idempotency.js';
 import { sweepExpiredTokens } from '../modules/oauth/refresh-tokens.repository.js';
+import type { JobDefinition } from './job-definition.js';
+import { pruneFinishedRuns } from './jobs.repository.js';
 
-export interface JobDeps {
-  stores: Stores;
-  idempotency: IdempotencyStore;
-  audit: AuditLog;
-  logger: Logger;
-  clock: Clock;
-}
+/** Finished job runs are kept this long for GET /v1/jobs/:name, then dropped. */
+const jobHistoryMs = 7 * 86_400_000;
 
-export interface ScheduledJob {
-  name: string;
-  schedule: string;
-  run(deps: JobDeps): Promise<void>;
-}
-
-/** Housekeeping: idempotency records past their 24 h, spent or expired tokens. */
-export const housekeeping: ScheduledJob = {
-  name: 'housekeeping',
-  schedule: '*/10 * * * *',
-  async run({ stores, idempotency, clock }) {
-    for (const store of stores.all()) {
-      await idempotency.sweep(store.db, clock.now());
-      await sweepExpiredTokens(store.db, new Date(clock.now()).toISOString());
-    }
-  },
-};
-
-export const scheduledJobs: readonly ScheduledJob[] = [housekeeping];
-
-/** Starts the cron schedules; the durable job runner with a jobs table arrives with the webhooks work. */
-export function startJobs(deps: JobDeps): { stop(): void } {
-  const tasks = scheduledJobs.map((job) =>
-    cron.schedule(job.schedule, async () => {
-      try {
-        await job.run(deps);
-      } catch (err) {
-        deps.logger.error({ err, job: job.name }, 'job failed');
-      }
-    }),
-  );
+/** Housekeeping: idempotency records past their 24 h, spent or expired tokens, old job runs. */
+export function housekeepingJob(deps: { idempotency: IdempotencyStore }): JobDefinition {
   return {
-    stop() {
-      for (const task of tasks) void task.stop();
+    name: 'housekeeping',
+    description: 'Drops expired idempotency records, spent or expired tokens and job runs older than 7 days.',
+    schedule: { cron: '*/10 * * * *' },
+    async run({ store, clock }) {
+      const now = clock.now();
+      await deps.idempotency.sweep(store.db, now);
+      await sweepExpiredTokens(store.db, new Date(now).toISOString());
+      const prunedRuns = await pruneFinishedRuns(store.db, now - jobHistoryMs);
+      return { prunedRuns };
     },
   };
 }

@@ -81,12 +81,22 @@ export interface TestApp {
   /** Creates a client through the admin API and returns a token for it. */
   client(spec?: NewClient): Promise<TokenSet>;
   token(clientId: string, clientSecret: string, scope?: string): Promise<Response>;
-  close(): Promise<void>;
+  /** Stops the app; keepData leaves the data dir for a restart (startTestApp({ dataDir })). */
+  close(options?: { keepData?: boolean }): Promise<void>;
+}
+
+export interface TestAppOptions {
+  config?: Partial<Config>;
+  clock?: TestClock;
+  /** Reopen an existing data dir (a restart); default: a fresh temp dir. */
+  dataDir?: string;
+  /** Start the job runner (default true): pollers, cron schedules and queued runs. */
+  jobs?: boolean;
 }
 
 /** Starts the real app on 127.0.0.1:0 with fresh SQLite files in a temp dir. */
-export async function startTestApp(options: { config?: Partial<Config>; clock?: TestClock } = {}): Promise<TestApp> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'petcare-test-'));
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'petcare-test-'));
   const clock = options.clock ?? new TestClock();
   const config = loadConfig(
     {},
@@ -111,6 +121,7 @@ export async function startTestApp(options: { config?: Partial<Config>; clock?: 
   const server: Server = await new Promise((resolve) => {
     const s = app.koa.listen(0, '127.0.0.1', () => resolve(s));
   });
+  if (options.jobs ?? true) await app.runner.start();
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const adminTokens = new Map<Environment, string>();
 
@@ -179,14 +190,15 @@ export async function startTestApp(options: { config?: Partial<Config>; clock?: 
     adminToken,
     client,
     token,
-    async close() {
+    async close(closeOptions = {}) {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await app.runner.stop();
       await app.audit.flush();
       await stores.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!closeOptions.keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,0 +1,137 @@
+import test from 'ava';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { JobDefinition } from '../../src/jobs/job-definition.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+
+async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+const run = async (t: TestApp, name: string, body: Record<string, unknown> = { wait: true }) =>
+  t.request('POST', `/v1/jobs/${name}/run`, { token: await t.adminToken(), body });
+
+test('GET /v1/jobs lists each job with its schedule, last and next run', async (t) => {
+  const app = await startTestApp();
+  t.teardown(() => app.close());
+  const res = await app.request('GET', '/v1/jobs', { token: await app.adminToken() });
+  t.is(res.status, 200);
+  const housekeeping = res.body.data.find((j: { name: string }) => j.name === 'housekeeping');
+  t.deepEqual(housekeeping.schedule, { type: 'cron', expression: '*/10 * * * *' });
+  t.is(housekeeping.lastRun, null);
+  t.regex(housekeeping.nextRunAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d0:00\.000Z$/);
+  t.is(housekeeping.openRuns, 0);
+});
+
+test('POST /v1/jobs/:name/run with wait answers the finished run, which GET /v1/jobs then shows', async (t) => {
+  const app = await startTestApp();
+  t.teardown(() => app.close());
+  const res = await run(app, 'housekeeping');
+  t.is(res.status, 200);
+  t.like(res.body, { name: 'housekeeping', status: 'succeeded', trigger: 'manual', attempts: 1, error: null });
+  t.is(res.body.result.prunedRuns, 0);
+  t.regex(res.body.id, /^job_/);
+
+  const listed = await app.request('GET', '/v1/jobs/housekeeping', { token: await app.adminToken() });
+  t.is(listed.status, 200);
+  t.like(listed.body.lastRun, { id: res.body.id, status: 'succeeded' });
+  t.is(listed.body.recentRuns[0].id, res.body.id);
+});
+
+test('without wait the run is queued (202) and runs in the background', async (t) => {
+  const app = await startTestApp();
+  t.teardown(() => app.close());
+  const res = await run(app, 'housekeeping', {});
+  t.is(res.status, 202);
+  t.true(['queued', 'running', 'succeeded'].includes(res.body.status));
+  await until(async () => {
+    const job = await app.request('GET', '/v1/jobs/housekeeping', { token: await app.adminToken() });
+    return job.body.lastRun?.status === 'succeeded' ? true : undefined;
+  }, 'the queued run');
+  t.pass();
+});
+
+test('unknown jobs are 404; jobs need an admin token; bad bodies are 400', async (t) => {
+  const app = await startTestApp();
+  t.teardown(() => app.close());
+  t.is((await run(app, 'no-such-job')).status, 404);
+  t.is((await run(app, 'housekeeping', { wait: 'yes' })).status, 400);
+  t.is((await app.request('GET', '/v1/jobs')).status, 401);
+  const staff = await app.client({ role: 'staff', scopes: ['pets'] });
+  t.is((await app.request('GET', '/v1/jobs', { token: staff.accessToken })).status, 403);
+  t.is((await app.request('POST', '/v1/jobs/housekeeping/run', { token: staff.accessToken, body: {} })).status, 403);
+});
+
+test('jobs run per environment: a sandbox run is recorded in the sandbox only', async (t) => {
+  const app = await startTestApp();
+  t.teardown(() => app.close());
+  const sandbox = await app.request('POST', '/v1/jobs/housekeeping/run', { token: await app.adminToken('sandbox'), body: { wait: true } });
+  t.is(sandbox.status, 200);
+  const live = await app.request('GET', '/v1/jobs/housekeeping', { token: await app.adminToken() });
+  t.is(live.body.lastRun, null);
+});
+
+test('a failing run is retried with backoff, then succeeds; after maxAttempts it is failed', async (t) => {
+  const app = await startTestApp({ config: { jobPollMs: 20 } });
+  t.teardown(() => app.close());
+  let calls = 0;
+  const flaky: JobDefinition = {
+    name: 'flaky',
+    description: 'fails once',
+    schedule: null,
+    maxAttempts: 2,
+    async run() {
+      calls += 1;
+      if (calls === 1) throw new Error('first attempt fails');
+      return { done: 1 };
+    },
+  };
+  const broken: JobDefinition = { name: 'broken', description: 'always fails', schedule: null, maxAttempts: 2, run: async () => Promise.reject(new Error('nope')) };
+  app.app.runner.register([flaky, broken]);
+
+  const queued = await run(app, 'flaky', {});
+  const token = await app.adminToken();
+  const retrying = await until(async () => {
+    const job = await app.request('GET', '/v1/jobs/flaky', { token });
+    const latest = job.body.recentRuns[0];
+    return latest.status === 'queued' && latest.attempts === 1 ? latest : undefined;
+  }, 'the retry to be queued');
+  t.is(retrying.id, queued.body.id);
+  t.is(retrying.error, 'first attempt fails');
+  t.true(Date.parse(retrying.runAt) > app.clock.now(), 'the retry waits');
+
+  app.clock.advance(60_000);
+  app.app.runner.kick();
+  const done = await app.app.runner.waitFor('live', queued.body.id, 5000);
+  t.like(done, { status: 'succeeded', attempts: 2 });
+
+  const failed = await run(app, 'broken', {});
+  await until(async () => ((await app.app.runner.waitFor('live', failed.body.id, 0))?.attempts === 1 ? true : undefined), 'the first failure');
+  app.clock.advance(60_000);
+  app.app.runner.kick();
+  const final = await app.app.runner.waitFor('live', failed.body.id, 5000);
+  t.like(final, { status: 'failed', attempts: 2, error: 'nope' });
+});
+
+test('a run left running by a process that died is run again after a restart', async (t) => {
+  const first = await startTestApp({ jobs: false });
+  const queuedId = (await first.app.runner.enqueueNow('live', 'housekeeping'));
+  // The dead process had claimed it: running, with a lease far in the future.
+  await first.stores
+    .get('live')
+    .db.updateTable('jobs')
+    .set({ status: 'running', attempts: 1, lease_until: '2999-01-01T00:00:00.000Z' })
+    .where('id', '=', queuedId)
+    .execute();
+  await first.close({ keepData: true });
+
+  const second = await startTestApp({ dataDir: first.dataDir });
+  t.teardown(() => second.close());
+  const row = await second.app.runner.waitFor('live', queuedId, 5000);
+  t.like(row, { status: 'succeeded', attempts: 2 });
+});
