@@ -15,6 +15,7 @@ import { buildRouter } from './http/router.js';
 import { JobRunner } from './jobs/runner.js';
 import { housekeepingJob } from './jobs/schedule.js';
 import { jobRoutes } from './modules/jobs/index.js';
+import { backupJob } from './modules/backups/index.js';
 import { auditRoutes } from './modules/audit/index.js';
 import { ClientDirectory, clientRoutes } from './modules/clients/index.js';
 import { docsRoutes } from './modules/docs/docs.routes.js';
@@ -63,7 +64,7 @@ export function createApp(deps: AppDeps): PetCareApp {
   const tokens = new AccessTokens(keys, config, clock);
   const runner = new JobRunner({ stores, config, clock, logger });
   const shared = { config, clock, stores, directory, tokens, limiter, keys, logger, runner };
-  runner.register([housekeepingJob({ idempotency })]);
+  runner.register([housekeepingJob({ idempotency }), backupJob()]);
 
   const routes: AnyRoute[] = [
     ...oauthRoutes(shared),

@@ -1,4 +1,7 @@
 import test from 'ava';
+import SQLite from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobDefinition } from '../../src/jobs/job-definition.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -134,4 +137,19 @@ test('a run left running by a process that died is run again after a restart', a
   t.teardown(() => second.close());
   const row = await second.app.runner.waitFor('live', queuedId, 5000);
   t.like(row, { status: 'succeeded', attempts: 2 });
+});
+
+test('the backup job writes a consistent copy of the environment database to data/backups', async (t) => {
+  const app = await startTestApp();
+  t.teardown(() => app.close());
+  const res = await run(app, 'backup');
+  t.is(res.status, 200);
+  t.is(res.body.status, 'succeeded');
+  const file = path.join(app.dataDir, 'backups', String(res.body.result.file));
+  t.true(existsSync(file));
+  const copy = new SQLite(file, { readonly: true });
+  t.teardown(() => copy.close());
+  const clients = copy.prepare('select count(*) as n from api_clients').get() as { n: number };
+  t.true(clients.n >= 1, 'the copy holds the bootstrap admin');
+  t.is((copy.pragma('integrity_check', { simple: true }) as string), 'ok');
 });

@@ -1,0 +1,1 @@
+export { backupJob } from './backup.jobs.js';
