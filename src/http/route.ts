@@ -7,7 +7,7 @@ import type { Role, Scope } from './scopes.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-export type MediaType = 'application/json' | 'application/x-www-form-urlencoded';
+export type MediaType = 'application/json' | 'application/x-www-form-urlencoded' | 'multipart/form-data';
 
 type StaticOr<T, Fallback> = T extends TSchema ? Static<T> : Fallback;
 
@@ -26,12 +26,42 @@ interface HandlerInputBase<P, Q, B> {
   ctx: Context;
 }
 
-export interface ProtectedInput<P, Q, B> extends HandlerInputBase<P, Q, B> {
+export interface ProtectedInput<P, Q, B, S = undefined> extends HandlerInputBase<P, Q, B> {
   actor: Actor;
   /** The caller's environment database; inside the route's transaction for writes. */
   db: Executor;
   /** Runs after the transaction commits (cache invalidation and other non-transactional effects). */
   afterCommit(effect: () => void): void;
+  /** What the route's `stage` step produced (undefined for routes without one). */
+  staged: S;
+}
+
+/** Input of a route's `stage` step: the caller is authenticated and authorized, params and query are validated. */
+export interface StageInput<P, Q> {
+  params: StaticOr<P, Record<string, never>>;
+  query: StaticOr<Q, Record<string, never>>;
+  actor: Actor;
+  /** The caller's environment database, outside any transaction (lookups only). */
+  db: Executor;
+  ctx: Context;
+}
+
+/** A request body read and set aside by a route's `stage` step, not yet part of any committed write. */
+export interface Staged<S> {
+  /** Handed to the handler as `staged`. */
+  value: S;
+  /** Stands in for the body in the Idempotency-Key fingerprint (e.g. the content's SHA-256 and the form fields). */
+  fingerprint: unknown;
+  /**
+   * Makes the staged body permanent (e.g. renames a temp file to its final name). Runs inside the
+   * transaction after every write of the request, as the last step before COMMIT.
+   */
+  persist?(): Promise<void>;
+  /**
+   * Removes everything staging and persist left behind. Runs whenever the request does not commit:
+   * an error before or during the transaction, a failed COMMIT, or an answer replayed from the idempotency store.
+   */
+  discard(): Promise<void>;
 }
 
 interface RouteDocs {
@@ -54,8 +84,13 @@ interface RouteShape<P, Q, B, R> {
   response: { status: number; description: string; schema: R; contentType?: string };
 }
 
-export interface ProtectedRoute<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined, R extends TSchema>
-  extends RouteDocs,
+export interface ProtectedRoute<
+  P extends TSchema | undefined,
+  Q extends TSchema | undefined,
+  B extends TSchema | undefined,
+  R extends TSchema,
+  S = undefined,
+> extends RouteDocs,
     RouteShape<P, Q, B, R> {
   access: { scope: Scope; roles?: readonly Role[] };
   /** Writes run in one transaction with their audit row and idempotency record; default: true for non-GET. */
@@ -65,7 +100,15 @@ export interface ProtectedRoute<P extends TSchema | undefined, Q extends TSchema
    * answers without them and names them in `Idempotent-Replayed-Redacted`.
    */
   redactOnReplay?: readonly string[];
-  handler(input: ProtectedInput<P, Q, B>): Promise<Reply<Static<R>>>;
+  /**
+   * Reads the request body itself instead of the gateway's JSON/form parser (streamed uploads).
+   * Runs after authorization and before the idempotency check and the transaction, so no write lock
+   * is held while the body streams; it can refuse early (404 for an invisible parent) before reading
+   * a byte. With a stage step, `body` only documents the form (OpenAPI) and the handler's `body` is
+   * undefined: it gets `staged` instead.
+   */
+  stage?(input: StageInput<P, Q>): Promise<Staged<S>>;
+  handler(input: ProtectedInput<P, Q, [S] extends [undefined] ? B : undefined, S>): Promise<Reply<Static<R>>>;
 }
 
 export interface PublicRoute<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined, R extends TSchema>
@@ -79,7 +122,7 @@ export interface PublicRoute<P extends TSchema | undefined, Q extends TSchema | 
 
 // The registry holds routes of many schema types; their handlers are only called with input validated against their own schemas.
 /* eslint-disable @typescript-eslint/no-explicit-any */
-export type AnyProtectedRoute = ProtectedRoute<any, any, any, any>;
+export type AnyProtectedRoute = ProtectedRoute<any, any, any, any, any>;
 export type AnyPublicRoute = PublicRoute<any, any, any, any>;
 export type AnyRoute = AnyProtectedRoute | AnyPublicRoute;
 /* eslint-enable @typescript-eslint/no-explicit-any */
@@ -90,7 +133,8 @@ export function defineRoute<
   Q extends TSchema | undefined = undefined,
   B extends TSchema | undefined = undefined,
   R extends TSchema = TSchema,
->(route: ProtectedRoute<P, Q, B, R>): AnyRoute {
+  S = undefined,
+>(route: ProtectedRoute<P, Q, B, R, S>): AnyRoute {
   return route as AnyRoute;
 }
 

@@ -1,11 +1,13 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Clock } from '../clock.js';
+import type { Db } from '../db/database.js';
+import type { Actor } from './actor.js';
 import { auditEntry, resourceIdOf, type AuditLog } from './audit.js';
 import { authenticate, authorize, type AuthenticateDeps } from './authenticate.js';
 import { AppError } from './errors.js';
 import { readIdempotencyKey, requestFingerprint, type IdempotencyStore } from './idempotency.js';
-import { isPublic, type AnyProtectedRoute, type AnyRoute, type Reply } from './route.js';
+import { isPublic, type AnyProtectedRoute, type AnyRoute, type Reply, type Staged } from './route.js';
 import { validateBody, validateStrings } from './validation.js';
 import { deprecatedVersions, deprecationMiddleware } from './versioning.js';
 
@@ -37,6 +39,8 @@ async function readInput(route: AnyRoute, ctx: Context, deps: PipelineDeps) {
     if (hasBody(ctx) && !ctx.is(...types)) {
       throw new AppError('unsupported_media_type', `Send the body as ${types.join(' or ')}.`);
     }
+    // A route with a stage step reads its own body (streamed), later in the pipeline.
+    if (!isPublic(route) && route.stage) return { params, query, body: undefined };
     await deps.parseBody(ctx);
     body = validateBody(route.body, ctx.request.body ?? {});
   }
@@ -61,14 +65,15 @@ function respond(ctx: Context, route: AnyRoute, reply: Reply<unknown>, deps: Pip
     }
   }
   ctx.status = reply.status ?? route.response.status;
-  if (reply.headers) ctx.set(reply.headers);
   if (route.response.contentType) ctx.type = route.response.contentType;
+  // The reply's own headers win (a download names its own Content-Type).
+  if (reply.headers) ctx.set(reply.headers);
   ctx.body = reply.body;
 }
 
 /**
  * The pipeline of a protected route, in the order outline uses:
- * auth (+ allowlist + rate limit) → scope/role → validate → idempotency → transaction → handler → respond.
+ * auth (+ allowlist + rate limit) → scope/role → validate → [stage body] → idempotency → transaction → handler → respond.
  */
 async function runProtected(route: AnyProtectedRoute, ctx: Context, deps: PipelineDeps): Promise<void> {
   const actor = await authenticate(ctx, deps);
@@ -76,19 +81,52 @@ async function runProtected(route: AnyProtectedRoute, ctx: Context, deps: Pipeli
   const input = await readInput(route, ctx, deps);
   const store = deps.stores.get(actor.env);
   const transactional = route.transactional ?? route.method !== 'get';
+  const key = transactional ? readIdempotencyKey(ctx.get('Idempotency-Key')) : undefined;
+  if (!route.stage) {
+    await runHandler(route, ctx, deps, { actor, db: store.db, input: { ...input, staged: undefined }, transactional, key, outcome: { kept: false } });
+    return;
+  }
+  // Staging streams the body before the transaction: the write lock is never held while a client uploads.
+  const staged = await route.stage({ params: input.params, query: input.query, actor, db: store.db, ctx });
+  const outcome = { kept: false };
+  try {
+    await runHandler(route, ctx, deps, { actor, db: store.db, input: { ...input, staged: staged.value }, staged, transactional, key, outcome });
+  } finally {
+    // A staged body whose request did not commit (error, failed COMMIT, idempotent replay) is removed;
+    // a failed clean-up must not replace the answer the client is owed.
+    if (!outcome.kept) await staged.discard().catch(() => undefined);
+  }
+}
+
+interface HandlerCall {
+  actor: Actor;
+  db: Db;
+  input: { params: unknown; query: unknown; body: unknown; staged: unknown };
+  staged?: Staged<unknown>;
+  transactional: boolean;
+  key: string | undefined;
+  /** Set once the request's writes (and its staged body) are durable. */
+  outcome: { kept: boolean };
+}
+
+/** Runs the handler: alone for reads, else in one transaction with its idempotency record, audit row and staged body. */
+async function runHandler(route: AnyProtectedRoute, ctx: Context, deps: PipelineDeps, call: HandlerCall): Promise<void> {
+  const { actor, db, input, staged, transactional, key, outcome } = call;
   const effects: Array<() => void> = [];
   const afterCommit = (effect: () => void) => effects.push(effect);
 
   if (!transactional) {
-    respond(ctx, route, await route.handler({ ...input, ctx, actor, db: store.db, afterCommit }), deps);
+    const reply = await route.handler({ ...input, ctx, actor, db, afterCommit });
+    await staged?.persist?.();
+    outcome.kept = true;
+    respond(ctx, route, reply, deps);
     for (const effect of effects) effect();
     return;
   }
 
-  const key = readIdempotencyKey(ctx.get('Idempotency-Key'));
-  const fingerprint = key ? requestFingerprint(ctx.method, ctx.path, input.body) : '';
+  const fingerprint = key ? requestFingerprint(ctx.method, ctx.path, staged ? staged.fingerprint : input.body) : '';
   if (key) {
-    const stored = await deps.idempotency.find(store.db, actor.clientId, key, deps.clock.now());
+    const stored = await deps.idempotency.find(db, actor.clientId, key, deps.clock.now());
     if (stored) {
       if (stored.fingerprint !== fingerprint) {
         throw new AppError('idempotency_key_mismatch', 'This Idempotency-Key was already used with a different request; use a new key.');
@@ -96,7 +134,7 @@ async function runProtected(route: AnyProtectedRoute, ctx: Context, deps: Pipeli
       ctx.set('Idempotent-Replayed', 'true');
       if (route.redactOnReplay) ctx.set('Idempotent-Replayed-Redacted', route.redactOnReplay.join(', '));
       respond(ctx, route, { status: stored.status, body: stored.body }, deps, true);
-      return;
+      return; // the first request's staged body is the one kept: this one is discarded
     }
     if (!deps.idempotency.begin(actor.env, actor.clientId, key)) {
       throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry when it has finished.', {
@@ -105,7 +143,7 @@ async function runProtected(route: AnyProtectedRoute, ctx: Context, deps: Pipeli
     }
   }
   try {
-    const reply = await store.db.transaction().execute(async (trx) => {
+    const reply = await db.transaction().execute(async (trx) => {
       const result = await route.handler({ ...input, ctx, actor, db: trx, afterCommit });
       const status = result.status ?? route.response.status;
       if (key) {
@@ -113,8 +151,10 @@ async function runProtected(route: AnyProtectedRoute, ctx: Context, deps: Pipeli
         await deps.idempotency.save(trx, actor.clientId, key, { fingerprint, status, body }, deps.clock.now());
       }
       await deps.audit.writeWith(trx, auditEntry(ctx, actor, status, resourceIdOf(ctx, status, result.body, result.resourceId), deps.clock.now()));
+      await staged?.persist?.();
       return result;
     });
+    outcome.kept = true;
     ctx.state.auditWritten = true;
     for (const effect of effects) effect();
     respond(ctx, route, reply, deps);

@@ -207,3 +207,116 @@ export async function createFixtures(url: string): Promise<BenchFixtures> {
   await expect(url, 'GET', `/v1/pets/${pet.id}`, 200, undefined, token);
   return { petId: String(pet.id), locationId: String(location.id), ownerId: String(parent.id), token };
 }
+
+/** The scheduling load: one location, 20 providers with working hours, 10,000 booked appointments. */
+export interface SchedulingFixtures {
+  locationId: string;
+  petId: string;
+  providerIds: string[];
+  /** Token of a staff client with `bookings` (rate limit lifted). */
+  token: string;
+  /** The availability query: 14 days from tomorrow (dates in the location's zone). */
+  availabilityPath: string;
+  /** Free slots, in order, for the POST /v1/appointments run: each request books the next one. */
+  freeSlots: Array<{ providerId: string; startsAt: string }>;
+  bookedAppointments: number;
+  /** Slots in one availability answer. */
+  availabilitySlots: number;
+}
+
+const benchZone = 'Europe/London';
+const benchProviders = 20;
+const benchBooked = 10_000;
+const workingDays = [1, 2, 3, 4, 5, 6];
+/** vet_consultation: 30 minutes and 10 after, so 40-minute steps never collide. */
+const visitMinutes = 30;
+const stepMinutes = 40;
+const dayStartMinutes = 8 * 60;
+const dayEndMinutes = 18 * 60;
+
+/**
+ * Providers and schedules through the API; the 10,000 appointments (±45 days around today, about six
+ * a working day per provider on a 60-minute grid) by direct SQLite inserts into the server's file,
+ * which is much faster and which WAL lets happen while the server runs. POST slots start 50 days out,
+ * past every fixture.
+ */
+export async function createSchedulingFixtures(url: string, dataDir: string, slotsWanted = 120_000): Promise<SchedulingFixtures> {
+  const [{ DateTime }, { default: SQLite }, { newId, randomSecret }] = await Promise.all([
+    import('luxon'),
+    import('better-sqlite3'),
+    import('../../src/db/ids.js'),
+  ]);
+  const admin = await accessToken(url, benchAdmin.clientId, benchAdmin.clientSecret);
+  const location = await expect(url, 'POST', '/v1/locations', 201, { name: 'Bench scheduling clinic', timezone: benchZone }, admin);
+  const parent = await expect(url, 'POST', '/v1/pet-parents', 201, { name: 'Bench owner', locationId: location.id }, admin);
+  const pet = await expect(url, 'POST', '/v1/pets', 201, { name: 'Bench dog', breed: 'Beagle', species: 'dog', ownerId: parent.id, locationId: location.id }, admin);
+  const weekly = workingDays.map((weekday) => ({ weekday, start: '08:00', end: '18:00' }));
+  const providerIds: string[] = [];
+  for (let i = 0; i < benchProviders; i++) {
+    const provider = await expect(url, 'POST', '/v1/providers', 201, { name: `Bench vet ${String(i + 1).padStart(2, '0')}`, kind: 'vet', locationIds: [location.id] }, admin);
+    await expect(url, 'PUT', `/v1/appointments/schedules/${provider.id}`, 200, { locationId: location.id, weekly }, admin);
+    providerIds.push(String(provider.id));
+  }
+  const client = await expect(url, 'POST', '/v1/clients', 201, { name: 'bench scheduling', role: 'staff', scopes: ['pets', 'bookings'], rateLimitPerMinute: 100_000_000 }, admin);
+  const token = await accessToken(url, String(client.clientId), String(client.clientSecret));
+
+  const today = DateTime.now().setZone(benchZone).startOf('day');
+  const localSlot = (day: typeof today, minutes: number) => day.plus({ minutes }).toUTC();
+  const db = new SQLite(path.join(dataDir, 'live.sqlite'));
+  let booked = 0;
+  try {
+    db.pragma('busy_timeout = 10000');
+    const tenantId = (db.prepare('select id from tenants limit 1').get() as { id: string }).id;
+    const insert = db.prepare(
+      `insert into appointments (id, tenant_id, location_id, pet_id, provider_id, type, status, starts_at, ends_at, notes, created_at, updated_at, blocked_from, blocked_until, calendar_token, sequence)
+       values (?, ?, ?, ?, ?, 'vet_consultation', ?, ?, ?, null, ?, ?, ?, ?, ?, 0)`,
+    );
+    const hours = Array.from({ length: (dayEndMinutes - dayStartMinutes) / 60 }, (_, i) => dayStartMinutes + i * 60);
+    const nowIso = new Date().toISOString();
+    db.transaction(() => {
+      let round = 0;
+      // Day by day from 45 days back, each provider takes the next hours of its day; until 10,000 are placed.
+      for (let offset = -45; booked < benchBooked && offset < 200; offset++) {
+        const day = today.plus({ days: offset });
+        if (!workingDays.includes(day.weekday)) continue;
+        for (const providerId of providerIds) {
+          // Six or seven of the ten hours, a different pattern per provider and day.
+          const count = 6 + ((round++ * 7) % 2);
+          for (let k = 0; k < count && booked < benchBooked; k++) {
+            const minutes = hours[(k * 3 + round) % hours.length]!;
+            const start = localSlot(day, minutes);
+            const end = start.plus({ minutes: visitMinutes });
+            const startIso = start.toISO()!;
+            const endIso = end.toISO()!;
+            const status = offset < 0 ? (k % 5 === 0 ? 'cancelled' : 'completed') : 'confirmed';
+            insert.run(newId('apt'), tenantId, location.id, pet.id, providerId, status, startIso, endIso, nowIso, nowIso, startIso, end.plus({ minutes: 10 }).toISO()!, `ct_live_${randomSecret(24)}`);
+            booked++;
+          }
+        }
+      }
+    })();
+  } finally {
+    db.close();
+  }
+
+  // Free slots for the POST run: from 50 days out, every working day, 40-minute steps, round-robin over the providers.
+  const freeSlots: Array<{ providerId: string; startsAt: string }> = [];
+  for (let offset = 50; freeSlots.length < slotsWanted && offset < 720; offset++) {
+    const day = today.plus({ days: offset });
+    if (!workingDays.includes(day.weekday)) continue;
+    for (let minutes = dayStartMinutes; minutes + visitMinutes <= dayEndMinutes; minutes += stepMinutes) {
+      const startsAt = localSlot(day, minutes).toISO()!;
+      for (const providerId of providerIds) freeSlots.push({ providerId, startsAt });
+    }
+  }
+
+  const from = today.plus({ days: 1 }).toISODate()!;
+  const to = today.plus({ days: 14 }).toISODate()!;
+  // limit=5000: the whole fortnight in one answer (about 1,600 slots), not the default first 1,000.
+  const availabilityPath = `/v1/appointments/availability?locationId=${location.id}&type=vet_consultation&from=${from}&to=${to}&limit=5000`;
+  // One call of each proves the fixtures before the load starts.
+  const probe = await expect(url, 'GET', availabilityPath, 200, undefined, token);
+  if (!Array.isArray(probe.data) || probe.data.length === 0) throw new Error('availability returned no slots for the bench fixtures');
+  const availabilitySlots = probe.data.length;
+  return { locationId: String(location.id), petId: String(pet.id), providerIds, token, availabilityPath, freeSlots, bookedAppointments: booked, availabilitySlots };
+}

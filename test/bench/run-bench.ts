@@ -3,6 +3,8 @@
  *   (a) a bare node:http hello-world server,
  *   (b) GET /v1/pets/:id through the whole gateway (node dist/src/main.js),
  *   (c) POST /v1/pets with a fresh Idempotency-Key per request,
+ *   (d) GET /v1/appointments/availability: 14 days at a location with 20 providers and 10,000 booked appointments,
+ *   (e) POST /v1/appointments at that location, each request booking the next free slot (fresh Idempotency-Key),
  * with autocannon (50 connections, BENCH_DURATION seconds each, default 10), and checks the ratios
  * against the targets. Results go to bench-results/ (gitignored).
  *
@@ -25,7 +27,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatSummary, summarizeProfile, type CpuProfile } from '../../scripts/cpuprofile-summary.js';
-import { createFixtures, startGateway, startHelloWorld, type BenchFixtures, type BenchServer } from './bench-servers.js';
+import { createFixtures, createSchedulingFixtures, startGateway, startHelloWorld, type BenchFixtures, type BenchServer, type SchedulingFixtures } from './bench-servers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const resultsDir = path.join(root, 'bench-results');
@@ -40,7 +42,7 @@ const warmup = Math.min(seconds('BENCH_WARMUP', 2), duration);
 const connections = Math.round(seconds('BENCH_CONNECTIONS', 50));
 const logLevel = process.env.BENCH_LOG_LEVEL ?? 'warn';
 
-const targets = { getRatio: 0.3, getP99Ms: 10, postRatio: 0.1 } as const;
+const targets = { getRatio: 0.3, getP99Ms: 10, postRatio: 0.1, availabilityOverGet: 0.1 } as const;
 
 /** CPU for the server, or undefined when pinning is off or impossible. */
 function pinPlan(): number | undefined {
@@ -140,6 +142,42 @@ const postOptions = (url: string, fx: BenchFixtures) => (): autocannon.Options =
   ],
 });
 
+const availabilityOptions = (url: string, fx: SchedulingFixtures) => (): autocannon.Options => ({
+  url: `${url}${fx.availabilityPath}`,
+  headers: { authorization: `Bearer ${fx.token}`, accept: 'application/json' },
+});
+
+let slotCounter = 0;
+
+/** Each request books the next free slot (a new provider/time pair), so every 201 is a real booking. */
+const bookingOptions = (url: string, fx: SchedulingFixtures) => (): autocannon.Options => ({
+  url,
+  requests: [
+    {
+      method: 'POST',
+      path: '/v1/appointments',
+      headers: { authorization: `Bearer ${fx.token}`, 'content-type': 'application/json', accept: 'application/json' },
+      setupRequest: (request) => {
+        const slot = fx.freeSlots[slotCounter++ % fx.freeSlots.length]!;
+        return {
+          ...request,
+          headers: { ...request.headers, 'idempotency-key': `bench-apt-${keyRun}-${slotCounter}` },
+          body: JSON.stringify({ petId: fx.petId, providerId: slot.providerId, type: 'vet_consultation', startsAt: slot.startsAt, notes: 'bench' }),
+        };
+      },
+    },
+  ],
+});
+
+function countAppointments(dataDir: string): number {
+  const db = new SQLite(path.join(dataDir, 'live.sqlite'), { readonly: true });
+  try {
+    return (db.prepare('select count(*) as n from appointments').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
 /** Pets and idempotency records on disk prove (c) wrote once per request rather than replaying. */
 function countWrites(dataDir: string): { pets: number; idempotencyKeys: number } {
   const db = new SQLite(path.join(dataDir, 'live.sqlite'), { readonly: true });
@@ -206,9 +244,14 @@ async function runAll(): Promise<boolean> {
   const gateway = await startGateway(root, { logLevel, cpu: serverCpu });
   let b: Measured;
   let c: Measured;
+  let d: Measured;
+  let e: Measured;
   let writes: { pets: number; idempotencyKeys: number };
+  let booked = { fixtures: 0, byRun: 0, slotsPerAvailability: 0 };
   try {
     const fx = await createFixtures(gateway.url);
+    process.stdout.write('seeding 20 providers and 10,000 appointments…\n');
+    const sx = await createSchedulingFixtures(gateway.url, gateway.dataDir);
     process.stdout.write('(b) GET /v1/pets/:id…\n');
     b = await measure('(b) GET /v1/pets/:id', gateway, getOptions(gateway.url, fx));
     let before = countWrites(gateway.dataDir);
@@ -218,6 +261,14 @@ async function runAll(): Promise<boolean> {
     });
     const after = countWrites(gateway.dataDir);
     writes = { pets: after.pets - before.pets, idempotencyKeys: after.idempotencyKeys - before.idempotencyKeys };
+    process.stdout.write('(d) GET /v1/appointments/availability…\n');
+    d = await measure('(d) GET availability (14 days, 20 providers)', gateway, availabilityOptions(gateway.url, sx));
+    let appointmentsBefore = countAppointments(gateway.dataDir);
+    process.stdout.write('(e) POST /v1/appointments…\n');
+    e = await measure('(e) POST /v1/appointments (new slot each)', gateway, bookingOptions(gateway.url, sx), () => {
+      appointmentsBefore = countAppointments(gateway.dataDir);
+    });
+    booked = { fixtures: sx.bookedAppointments, byRun: countAppointments(gateway.dataDir) - appointmentsBefore, slotsPerAvailability: sx.availabilitySlots };
   } finally {
     await gateway.stop();
   }
@@ -228,10 +279,11 @@ async function runAll(): Promise<boolean> {
     getRatio: { value: ratioB, target: `>= ${targets.getRatio}`, pass: ratioB >= targets.getRatio },
     getP99Ms: { value: b.p99Ms, target: `<= ${targets.getP99Ms}`, pass: b.p99Ms <= targets.getP99Ms },
     postRatio: { value: ratioC, target: `>= ${targets.postRatio}`, pass: ratioC >= targets.postRatio },
+    availabilityOverGet: { value: d.reqPerSec / b.reqPerSec, target: `>= ${targets.availabilityOverGet}`, pass: d.reqPerSec / b.reqPerSec >= targets.availabilityOverGet },
   };
   const rows = [
-    ['run', 'req/s', 'p50 ms', 'p99 ms', 'max ms', '2xx', 'non-2xx', 'errors', 'server CPU µs/req', 'server core', 'autocannon core', 'ratio vs (a)'],
-    ...[a, b, c].map((m, i) => [
+    ['run', 'req/s', 'p50 ms', 'p99 ms', 'max ms', '2xx', 'non-2xx', 'errors', 'server CPU µs/req', 'server core', 'autocannon core', 'ratio vs (a)', 'ratio vs (b)'],
+    ...[a, b, c, d, e].map((m, i) => [
       m.name,
       fmt(m.reqPerSec),
       fmt(m.p50Ms),
@@ -244,6 +296,7 @@ async function runAll(): Promise<boolean> {
       m.serverCpuShare === null ? '-' : `${fmt(100 * m.serverCpuShare)}%`,
       `${fmt(100 * m.loadGeneratorCpuShare)}%`,
       i === 0 ? '1.00' : fmt(m.reqPerSec / a.reqPerSec, 3),
+      i < 1 ? '-' : fmt(m.reqPerSec / b.reqPerSec, 3),
     ]),
   ];
   const verdict = (pass: boolean) => (pass ? 'PASS' : 'MISS');
@@ -252,7 +305,19 @@ async function runAll(): Promise<boolean> {
   process.stdout.write(`b p99 = ${b.p99Ms} ms (target ${checks.getP99Ms.target} at ${connections} connections)  ${verdict(checks.getP99Ms.pass)}\n`);
   process.stdout.write(`c/a = ${ratioC.toFixed(3)} (target ${checks.postRatio.target})  ${verdict(checks.postRatio.pass)}\n`);
   process.stdout.write(`(c) wrote ${writes.pets} pets and ${writes.idempotencyKeys} idempotency records for ${c.ok} 2xx responses\n`);
-  const file = writeResults('bench', { at: new Date().toISOString(), environment: environment(), runs: { a, b, c }, ratios: { getOverHello: ratioB, postOverHello: ratioC }, checks, writes });
+  process.stdout.write(`(d) each answer lists ${booked.slotsPerAvailability} free slots of 20 providers over 14 days (10,000 appointments booked around them)\n`);
+  process.stdout.write(`d/b = ${checks.availabilityOverGet.value.toFixed(3)} (target ${checks.availabilityOverGet.target})  ${verdict(checks.availabilityOverGet.pass)}\n`);
+  process.stdout.write(`e/b = ${(e.reqPerSec / b.reqPerSec).toFixed(3)} (no target)\n`);
+  process.stdout.write(`(e) booked ${booked.byRun} appointments for ${e.ok} 2xx responses, on top of ${booked.fixtures} fixture appointments\n`);
+  const file = writeResults('bench', {
+    at: new Date().toISOString(),
+    environment: environment(),
+    runs: { a, b, c, d, e },
+    ratios: { getOverHello: ratioB, postOverHello: ratioC, availabilityOverGet: d.reqPerSec / b.reqPerSec, bookingOverGet: e.reqPerSec / b.reqPerSec },
+    checks,
+    writes,
+    booked,
+  });
   process.stdout.write(`results: ${path.relative(root, file)}\n`);
   return Object.values(checks).every((check) => check.pass);
 }

@@ -1,9 +1,13 @@
-import type { Clock } from '../../clock.js';
-import type { Config } from '../../config.js';
-import type { Stores } from '../../db/stores.js';
 import type { AnyRoute } from '../../http/route.js';
+import { appointmentTypeRoutes } from './appointment-types.routes.js';
+import { appointmentRoutes as bookingRoutes, type AppointmentDeps } from './appointments.routes.js';
+import { scheduleRoutes } from './schedules.routes.js';
 
-/** Scaffold: the module's routes arrive with its implementation. */
-export function appointmentRoutes(_deps: { config: Config; clock: Clock; stores: Stores }): AnyRoute[] {
-  return [];
+/** Appointment types, provider schedules, availability, bookings, calendar links and provider matching. */
+export function appointmentRoutes(deps: AppointmentDeps): AnyRoute[] {
+  // Schedules first: GET /v1/appointments/schedules must win over GET /v1/appointments/:id.
+  return [...appointmentTypeRoutes(deps), ...scheduleRoutes(deps), ...bookingRoutes(deps)];
 }
+
+export { seedDefaultAppointmentTypes, defaultAppointmentTypes } from './appointment-types.repository.js';
+export { findAppointment, type AppointmentRecord } from './appointments.repository.js';

@@ -3,6 +3,7 @@ import type { Config, Environment } from '../../config.js';
 import { newId } from '../../db/ids.js';
 import type { EnvironmentStore, Stores } from '../../db/stores.js';
 import { allScopes } from '../../http/scopes.js';
+import { seedDefaultAppointmentTypes } from '../appointments/index.js';
 import { hashSecret, verifySecret } from './client-secrets.js';
 import { countEnabledAdmins, findClientByPublicId, insertClient, updateClient } from './clients.repository.js';
 import { envTag, newCredentials } from './clients.service.js';
@@ -74,6 +75,8 @@ export async function bootstrapTenantAndAdmin(
   now: number = Date.now(),
 ): Promise<string> {
   const tenantId = await ensureTenant(stores, config.tenantName, now);
+  // The default appointment catalogue (inserts only the types a tenant lacks, so it is safe at every start).
+  for (const store of stores.all()) await seedDefaultAppointmentTypes(store.db, tenantId, now);
   for (const store of stores.all()) {
     if (config.adminClientId && config.adminClientSecret) {
       const creds = credentialsFor(store.env, stores.primary().env, config.adminClientId, config.adminClientSecret);

@@ -1,3 +1,4 @@
+import { publicBaseUrl } from '../../http/public-url.js';
 import type { Config } from '../../config.js';
 import { enforceRateLimit, type SlidingWindowLimiter } from '../../http/rate-limit.js';
 import { definePublicRoute, type AnyRoute } from '../../http/route.js';
@@ -14,7 +15,7 @@ import { exchangeToken, revokeToken, type OAuthDeps } from './oauth.service.js';
 import type { SigningKeys } from './signing-keys.js';
 
 export interface OAuthRouteDeps extends OAuthDeps {
-  config: OAuthDeps['config'] & Pick<Config, 'tokenRateLimitPerMinute' | 'issuer'>;
+  config: OAuthDeps['config'] & Pick<Config, 'tokenRateLimitPerMinute' | 'issuer' | 'publicUrl'>;
   keys: SigningKeys;
   limiter: SlidingWindowLimiter;
 }
@@ -72,8 +73,7 @@ export function oauthRoutes(deps: OAuthRouteDeps): AnyRoute[] {
       tags: ['OAuth'],
       response: { status: 200, description: 'Metadata', schema: AuthorizationServerMetadataSchema },
       handler: async ({ ctx }) => {
-        // Not ctx.origin: since Koa 3 that is the request's Origin header (null for a plain GET).
-        const base = `${ctx.protocol}://${ctx.host}`;
+        const base = publicBaseUrl(deps.config, ctx);
         return {
           body: {
             issuer: deps.config.issuer,

@@ -32,3 +32,17 @@ export async function insertPet(db: Executor, row: PetsTable): Promise<void> {
 export async function updatePet(db: Executor, tenantId: string, id: string, patch: Partial<PetsTable>): Promise<void> {
   await db.updateTable('pets').set(patch).where('id', '=', id).where('tenant_id', '=', tenantId).execute();
 }
+
+/**
+ * Records a completed visit: lastVisit becomes `date` (YYYY-MM-DD) unless the pet already has a
+ * later one (an older appointment completed late never moves it back).
+ */
+export async function recordPetVisit(db: Executor, tenantId: string, id: string, date: string, updatedAt: string): Promise<void> {
+  await db
+    .updateTable('pets')
+    .set({ last_visit: date, updated_at: updatedAt })
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .where((eb) => eb.or([eb('last_visit', 'is', null), eb('last_visit', '<', date)]))
+    .execute();
+}

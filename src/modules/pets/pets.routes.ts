@@ -10,8 +10,11 @@ import { vaccinationStatuses } from './vaccination-status.js';
 
 const tags = ['Pets'];
 
-async function present(db: Executor, row: PetsTable) {
-  const statuses = await vaccinationStatuses(db, [row.id]);
+/** The service clock's date (UTC): vaccinationStatus is computed as of this day. */
+const today = (clock: Clock): string => new Date(clock.now()).toISOString().slice(0, 10);
+
+async function present(db: Executor, row: PetsTable, clock: Clock) {
+  const statuses = await vaccinationStatuses(db, [row.id], today(clock));
   return presentPet(row, statuses.get(row.id) ?? 'No records');
 }
 
@@ -28,7 +31,7 @@ export function petRoutes(deps: { clock: Clock }): AnyRoute[] {
       body: CreatePetSchema,
       response: { status: 201, description: 'The new pet', schema: PetSchema },
       errors: ['resource_missing'],
-      handler: async ({ db, actor, body }) => ({ body: await present(db, await createPet(db, actor, body, deps.clock.now())) }),
+      handler: async ({ db, actor, body }) => ({ body: await present(db, await createPet(db, actor, body, deps.clock.now()), deps.clock) }),
     }),
     defineRoute({
       method: 'get',
@@ -44,7 +47,7 @@ export function petRoutes(deps: { clock: Clock }): AnyRoute[] {
       handler: async ({ db, actor, query }) => {
         const page = pageRequest(query);
         const rows = await listPets(db, actor, page, query);
-        const statuses = await vaccinationStatuses(db, rows.map((r) => r.id));
+        const statuses = await vaccinationStatuses(db, rows.map((r) => r.id), today(deps.clock));
         return { body: toPage(rows, page, (row) => presentPet(row, statuses.get(row.id) ?? 'No records')) };
       },
     }),
@@ -59,7 +62,7 @@ export function petRoutes(deps: { clock: Clock }): AnyRoute[] {
       params: PetParams,
       response: { status: 200, description: 'The pet', schema: PetSchema },
       errors: ['not_found'],
-      handler: async ({ db, actor, params }) => ({ body: await present(db, await getPet(db, actor, params.id)) }),
+      handler: async ({ db, actor, params }) => ({ body: await present(db, await getPet(db, actor, params.id), deps.clock) }),
     }),
     defineRoute({
       method: 'patch',
@@ -73,7 +76,7 @@ export function petRoutes(deps: { clock: Clock }): AnyRoute[] {
       body: UpdatePetSchema,
       response: { status: 200, description: 'The updated pet', schema: PetSchema },
       errors: ['not_found', 'resource_missing'],
-      handler: async ({ db, actor, params, body }) => ({ body: await present(db, await patchPet(db, actor, params.id, body, deps.clock.now())) }),
+      handler: async ({ db, actor, params, body }) => ({ body: await present(db, await patchPet(db, actor, params.id, body, deps.clock.now()), deps.clock) }),
     }),
   ];
 }

@@ -1,11 +1,41 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { VaccinationStatus } from './pets.schema.js';
 
+/** A latest dose due within this many days (today included) makes the pet "Due soon". */
+export const dueSoonDays = 30;
+
+/** YYYY-MM-DD plus whole days. */
+const addDays = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
 /**
- * A pet's vaccinationStatus is derived from its vaccination records, never stored.
- * No vaccination records exist until the vaccinations module lands, so every pet is 'No records';
- * that module replaces this lookup with one over its table.
+ * A pet's vaccinationStatus is derived from its vaccination records, never stored. Per vaccine
+ * (case-insensitive name) only the latest record by administeredOn counts (a later dose replaces
+ * the earlier one's due date); then the earliest of those due dates decides:
+ * none → No records; before today → Overdue; within 30 days → Due soon; else Up to date.
+ * One query for a whole page of pets. `today` is YYYY-MM-DD of the service clock.
  */
-export async function vaccinationStatuses(_db: Executor, petIds: readonly string[]): Promise<Map<string, VaccinationStatus>> {
-  return new Map(petIds.map((id) => [id, 'No records' as const]));
+export async function vaccinationStatuses(db: Executor, petIds: readonly string[], today: string): Promise<Map<string, VaccinationStatus>> {
+  const statuses = new Map<string, VaccinationStatus>(petIds.map((id) => [id, 'No records']));
+  if (petIds.length === 0) return statuses;
+  const latest = db
+    .selectFrom('vaccinations')
+    .select([
+      'pet_id',
+      'due_on',
+      sql<number>`row_number() over (partition by pet_id, vaccine_key order by administered_on desc, id desc)`.as('rank'),
+    ])
+    .where('pet_id', 'in', [...new Set(petIds)]);
+  const rows = await db
+    .selectFrom(latest.as('latest'))
+    .select(['pet_id', (eb) => eb.fn.min<string>('due_on').as('earliest_due')])
+    .where('rank', '=', 1)
+    .groupBy('pet_id')
+    .execute();
+  const soon = addDays(today, dueSoonDays);
+  for (const row of rows) {
+    const due = row.earliest_due;
+    statuses.set(row.pet_id, due < today ? 'Overdue' : due <= soon ? 'Due soon' : 'Up to date');
+  }
+  return statuses;
 }

@@ -1,9 +1,4 @@
-import type { Clock } from '../../clock.js';
-import type { Config } from '../../config.js';
-import type { Stores } from '../../db/stores.js';
-import type { AnyRoute } from '../../http/route.js';
-
-/** Scaffold: the module's routes arrive with its implementation. */
-export function providerRoutes(_deps: { config: Config; clock: Clock; stores: Stores }): AnyRoute[] {
-  return [];
-}
+export { providerRoutes } from './providers.routes.js';
+export { findProvider, providersFor, type ProviderRecord } from './providers.repository.js';
+export { presentProvider, providerServices } from './providers.presenter.js';
+export { ProviderId, TypeCode, typeCode } from './providers.schema.js';

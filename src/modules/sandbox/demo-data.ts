@@ -1,4 +1,7 @@
 import type { Executor } from '../../db/database.js';
+import { seedDefaultAppointmentTypes } from '../appointments/index.js';
+import { eraseMedicalRecords } from '../medical-records/index.js';
+import { deleteTenantVaccinations } from '../vaccinations/index.js';
 
 /**
  * Demo data of the sandbox. Ids are fixed so a sandbox client scoped to a demo location keeps
@@ -23,17 +26,49 @@ export const demoPets = [
   { id: 'pet_demo_daisy', name: 'Daisy', breed: 'Cavalier King Charles Spaniel', species: 'dog', owner_id: 'usr_demo_jo', location_id: 'loc_demo_riverside', birth_date: '2018-11-05', last_visit: '2026-11-01' },
 ] as const;
 
+/** Providers with working hours (in each location's zone), so availability shows slots at once. */
+export const demoProviders = [
+  { id: 'prv_demo_chen', name: 'Dr. Maya Chen', kind: 'vet', services: [], location_ids: ['loc_demo_downtown'] },
+  { id: 'prv_demo_okafor', name: 'Dr. Samuel Okafor', kind: 'vet', services: ['checkup', 'vaccination', 'vet_consultation'], location_ids: ['loc_demo_downtown', 'loc_demo_riverside'] },
+  { id: 'prv_demo_rosa', name: 'Rosa Lindqvist', kind: 'groomer', services: ['grooming'], location_ids: ['loc_demo_riverside'] },
+] as const;
+
+const weekdays = (days: readonly number[], start: string, end: string) => days.map((weekday) => ({ weekday, start, end }));
+
+export const demoSchedules = [
+  { id: 'sch_demo_chen_downtown', provider_id: 'prv_demo_chen', location_id: 'loc_demo_downtown', weekly: [...weekdays([1, 2, 3, 4, 5], '09:00', '12:30'), ...weekdays([1, 2, 3, 4, 5], '13:30', '17:00')] },
+  { id: 'sch_demo_okafor_downtown', provider_id: 'prv_demo_okafor', location_id: 'loc_demo_downtown', weekly: weekdays([1, 3, 5], '10:00', '18:00') },
+  { id: 'sch_demo_okafor_riverside', provider_id: 'prv_demo_okafor', location_id: 'loc_demo_riverside', weekly: [...weekdays([2, 4], '09:00', '17:00'), ...weekdays([6], '09:00', '13:00')] },
+  { id: 'sch_demo_rosa_riverside', provider_id: 'prv_demo_rosa', location_id: 'loc_demo_riverside', weekly: weekdays([2, 3, 4, 5, 6], '08:30', '16:30') },
+] as const;
+
 /** Tables of tenant data a reset empties, children first; clients, tenants and the audit trail stay. */
-const resetTables = ['pets', 'pet_parents', 'events', 'idempotency_keys', 'locations'] as const;
+const resetTables = ['appointments', 'provider_schedules', 'provider_locations', 'providers', 'appointment_types', 'pets', 'pet_parents', 'events', 'idempotency_keys', 'locations'] as const;
 
 export async function insertDemoData(db: Executor, tenantId: string, now: number): Promise<void> {
   const at = new Date(now).toISOString();
   await db.insertInto('locations').values(demoLocations.map((l) => ({ ...l, tenant_id: tenantId, created_at: at, updated_at: at }))).execute();
   await db.insertInto('pet_parents').values(demoParents.map((p) => ({ ...p, tenant_id: tenantId, created_at: at, updated_at: at }))).execute();
   await db.insertInto('pets').values(demoPets.map((p) => ({ ...p, tenant_id: tenantId, created_at: at, updated_at: at }))).execute();
+  await seedDefaultAppointmentTypes(db, tenantId, now);
+  await db
+    .insertInto('providers')
+    .values(demoProviders.map(({ location_ids: _, services, ...p }) => ({ ...p, tenant_id: tenantId, status: 'active', services: JSON.stringify(services), rating: null, rating_count: 0, created_at: at, updated_at: at })))
+    .execute();
+  await db
+    .insertInto('provider_locations')
+    .values(demoProviders.flatMap((p) => p.location_ids.map((location_id) => ({ provider_id: p.id, location_id, tenant_id: tenantId }))))
+    .execute();
+  await db
+    .insertInto('provider_schedules')
+    .values(demoSchedules.map(({ weekly, ...s }) => ({ ...s, tenant_id: tenantId, weekly: JSON.stringify(weekly), time_off: '[]', created_at: at, updated_at: at })))
+    .execute();
 }
 
 export async function clearSandboxData(db: Executor, tenantId: string): Promise<void> {
+  // Clinical records reference pets; medical records are append-only and need the explicit erasure.
+  await deleteTenantVaccinations(db, tenantId);
+  await eraseMedicalRecords(db, tenantId, 'sandbox reset');
   for (const table of resetTables) {
     if (table === 'idempotency_keys') await db.deleteFrom(table).execute();
     else await db.deleteFrom(table).where('tenant_id', '=', tenantId).execute();

@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../clock.js';
+import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../http/errors.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { DocumentFiles } from '../documents/index.js';
 import { clearSandboxData, demoLocations, demoParents, demoPets, insertDemoData } from './demo-data.js';
 
 /** Seeds demo data on a sandbox that has no locations yet (first start). */
@@ -20,7 +22,8 @@ const ResetResultSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export function sandboxRoutes(deps: { clock: Clock }): AnyRoute[] {
+export function sandboxRoutes(deps: { clock: Clock; config: Config }): AnyRoute[] {
+  const documents = new DocumentFiles(deps.config.dataDir);
   return [
     defineRoute({
       method: 'post',
@@ -28,17 +31,18 @@ export function sandboxRoutes(deps: { clock: Clock }): AnyRoute[] {
       operationId: 'resetSandbox',
       summary: 'Reset the sandbox to its demo data',
       description:
-        'Deletes every sandbox location, pet parent, pet, event and idempotency record, then re-seeds the demo data (fixed ids such as ' +
+        'Deletes every sandbox location, pet parent, pet (with its records and document files), appointment, provider, event and idempotency record, then re-seeds the demo data (fixed ids such as ' +
         'loc_demo_downtown and pet_demo_bella). API clients, keys and the audit trail are kept. Sandbox admin clients only; live data is never touched.',
       tags: ['Sandbox'],
       access: { scope: 'admin', roles: ['admin'] },
       response: { status: 200, description: 'The sandbox was reset', schema: ResetResultSchema },
       errors: ['sandbox_only'],
-      handler: async ({ db, actor }) => {
+      handler: async ({ db, actor, afterCommit }) => {
         if (actor.env !== 'sandbox') throw new AppError('sandbox_only', 'Reset is only available with a sandbox (sk_test_) client.');
         const now = deps.clock.now();
         await clearSandboxData(db, actor.tenantId);
         await insertDemoData(db, actor.tenantId, now);
+        afterCommit(() => void documents.removeAllStored('sandbox'));
         return {
           body: {
             environment: 'sandbox' as const,

@@ -5,13 +5,19 @@ export interface VaccinationsTable {
   /** The pet's location when recorded (for location-scoped queries). */
   location_id: string;
   pet_id: string;
+  /** As entered (trimmed), e.g. "Rabies". */
   vaccine: string;
+  /** lower(vaccine): one vaccine regardless of letter case (status, filter). */
+  vaccine_key: string;
   /** YYYY-MM-DD */
   administered_on: string;
   /** YYYY-MM-DD: when the next dose is due. */
   due_on: string;
   lot_number: string | null;
   provider_id: string | null;
+  /** The API client (cli_…) that recorded it, and its role then. */
+  recorded_by_client_id: string;
+  recorded_by_role: string;
   created_at: string;
 }
 

@@ -1,0 +1,62 @@
+import type { Executor } from '../../db/database.js';
+import type { AppointmentTypesTable } from './appointments.table.js';
+
+/**
+ * The catalogue every tenant starts with (durations and buffers in minutes; admins can change
+ * them with PATCH /v1/appointment-types/:code). Buffers keep the provider free for preparation
+ * before and cleaning or notes after the visit.
+ */
+export const defaultAppointmentTypes = [
+  { code: 'vaccination', name: 'Vaccination', duration_minutes: 15, buffer_before_minutes: 0, buffer_after_minutes: 5 },
+  { code: 'vet_consultation', name: 'Vet consultation', duration_minutes: 30, buffer_before_minutes: 0, buffer_after_minutes: 10 },
+  { code: 'checkup', name: 'Check-up', duration_minutes: 30, buffer_before_minutes: 0, buffer_after_minutes: 5 },
+  { code: 'dental', name: 'Dental cleaning', duration_minutes: 60, buffer_before_minutes: 15, buffer_after_minutes: 15 },
+  { code: 'surgery', name: 'Surgery', duration_minutes: 120, buffer_before_minutes: 30, buffer_after_minutes: 30 },
+  { code: 'grooming', name: 'Grooming', duration_minutes: 60, buffer_before_minutes: 0, buffer_after_minutes: 15 },
+] as const;
+
+/** Bounds of the catalogue (also bound the overlap queries: nothing blocks a provider longer than this). */
+export const maxDurationMinutes = 480;
+export const maxBufferMinutes = 120;
+
+/** Inserts the default types a tenant lacks; existing rows (possibly edited) are left alone. */
+export async function seedDefaultAppointmentTypes(db: Executor, tenantId: string, now: number): Promise<void> {
+  const at = new Date(now).toISOString();
+  await db
+    .insertInto('appointment_types')
+    .values(defaultAppointmentTypes.map((t) => ({ ...t, tenant_id: tenantId, active: 1, created_at: at, updated_at: at })))
+    .onConflict((oc) => oc.columns(['tenant_id', 'code']).doNothing())
+    .execute();
+}
+
+export async function listAppointmentTypes(db: Executor, tenantId: string, includeInactive: boolean): Promise<AppointmentTypesTable[]> {
+  let query = db.selectFrom('appointment_types').selectAll().where('tenant_id', '=', tenantId);
+  if (!includeInactive) query = query.where('active', '=', 1);
+  return query.orderBy('code').execute();
+}
+
+export async function findAppointmentType(db: Executor, tenantId: string, code: string): Promise<AppointmentTypesTable | null> {
+  return (await db.selectFrom('appointment_types').selectAll().where('tenant_id', '=', tenantId).where('code', '=', code).executeTakeFirst()) ?? null;
+}
+
+/** Of `codes`, those that are not active types of the tenant. */
+export async function unknownAppointmentTypes(db: Executor, tenantId: string, codes: readonly string[]): Promise<string[]> {
+  if (codes.length === 0) return [];
+  const rows = await db
+    .selectFrom('appointment_types')
+    .select('code')
+    .where('tenant_id', '=', tenantId)
+    .where('code', 'in', [...codes])
+    .where('active', '=', 1)
+    .execute();
+  const known = new Set(rows.map((r) => r.code));
+  return codes.filter((c) => !known.has(c));
+}
+
+export async function insertAppointmentType(db: Executor, row: AppointmentTypesTable): Promise<void> {
+  await db.insertInto('appointment_types').values(row).execute();
+}
+
+export async function updateAppointmentType(db: Executor, tenantId: string, code: string, patch: Partial<AppointmentTypesTable>): Promise<void> {
+  await db.updateTable('appointment_types').set(patch).where('tenant_id', '=', tenantId).where('code', '=', code).execute();
+}

@@ -1,0 +1,170 @@
+import type { Executor, LocationsTable } from '../../db/database.js';
+import type { Actor } from '../../http/actor.js';
+import { missingReference, validationFailed } from '../../http/errors.js';
+import { findLocation } from '../locations/index.js';
+import { findPet } from '../pets/index.js';
+import { findProvider, providersFor, type ProviderRecord } from '../providers/index.js';
+import { freeSlots, workingIntervals, type Interval } from './appointment-slots.js';
+import { maxBufferMinutes, maxDurationMinutes } from './appointment-types.repository.js';
+import { bookableType } from './appointment-types.service.js';
+import { cachedBusyIntervals } from './busy-cache.js';
+import type { AvailabilityInput, MatchProvidersInput, SlotOut } from './appointments.schema.js';
+import type { AppointmentTypesTable } from './appointments.table.js';
+import { dayMs, minuteMs, toIso, zoneClock, type ZoneClock } from './local-time.js';
+import { bookableSchedulesAt, schedulesAt, type BookableSchedule } from './schedules.repository.js';
+import { timeOffIntervals, weeklyOf } from './schedules.service.js';
+
+export const maxWindowDays = 31;
+
+interface Window {
+  from: number;
+  to: number;
+}
+
+/** from/to of a query in the location's zone; defaults now and now + `defaultDays`; at most 31 days. */
+function readWindow(clock: ZoneClock, input: { from?: string | undefined; to?: string | undefined }, now: number, defaultDays: number): Window {
+  const from = input.from === undefined ? now : clock.parseBoundary(input.from);
+  if (from === null) throw validationFailed([{ field: 'from', message: 'must be a date YYYY-MM-DD or a date-time with Z or an offset' }]);
+  const to = input.to === undefined ? from + defaultDays * dayMs : clock.parseBoundary(input.to, true);
+  if (to === null) throw validationFailed([{ field: 'to', message: 'must be a date YYYY-MM-DD or a date-time with Z or an offset' }]);
+  if (to <= from) throw validationFailed([{ field: 'to', message: 'must be after from' }]);
+  if (to - from > maxWindowDays * dayMs) throw validationFailed([{ field: 'to', message: `the window may span at most ${maxWindowDays} days` }]);
+  return { from, to };
+}
+
+interface SlotSearch {
+  location: LocationsTable;
+  type: AppointmentTypesTable;
+  /** Schedules at the location of the candidate providers. */
+  schedules: ReadonlyArray<Pick<BookableSchedule, 'provider_id' | 'weekly' | 'time_off'>>;
+  window: Window;
+  earliest: number;
+  /** Per provider. */
+  limitEach?: number;
+}
+
+/** Free slots per provider at one location: one query for the blocked intervals of all of them (at any location). */
+async function searchSlots(db: Executor, search: SlotSearch): Promise<Map<string, Interval[]>> {
+  const { window, type, schedules } = search;
+  const out = new Map<string, Interval[]>();
+  if (schedules.length === 0) return out;
+  const busy = await cachedBusyIntervals(
+    db,
+    schedules.map((s) => s.provider_id),
+    window.from - maxBufferMinutes * minuteMs,
+    window.to + (maxDurationMinutes + maxBufferMinutes) * minuteMs,
+  );
+  const clock = zoneClock(search.location.timezone);
+  const reach = window.to + type.duration_minutes * minuteMs;
+  for (const schedule of schedules) {
+    out.set(
+      schedule.provider_id,
+      freeSlots({
+        working: workingIntervals(weeklyOf(schedule), clock, window.from, reach),
+        timeOff: timeOffIntervals(schedule, window.from, reach),
+        busy: busy.get(schedule.provider_id) ?? [],
+        durationMs: type.duration_minutes * minuteMs,
+        bufferBeforeMs: type.buffer_before_minutes * minuteMs,
+        bufferAfterMs: type.buffer_after_minutes * minuteMs,
+        from: window.from,
+        to: window.to,
+        earliest: search.earliest,
+        ...(search.limitEach === undefined ? {} : { limit: search.limitEach }),
+      }),
+    );
+  }
+  return out;
+}
+
+/** A provider's JSON services list offers `code` when empty (every type) or when it names it. */
+const offers = (services: string, code: string): boolean => services === '[]' || (JSON.parse(services) as string[]).includes(code);
+
+export interface AvailabilityResult {
+  data: SlotOut[];
+  hasMore: boolean;
+  nextFrom: string | null;
+}
+
+/** Bookable slots at a location for a type: providers working there, active and offering it; earliest first. */
+export async function availability(db: Executor, actor: Actor, input: AvailabilityInput, now: number, noticeMinutes: number): Promise<AvailabilityResult> {
+  const location = await findLocation(db, actor, input.locationId);
+  if (!location) throw missingReference('locationId', 'location', input.locationId);
+  const type = await bookableType(db, actor.tenantId, input.type);
+  if (input.providerId !== undefined && !(await findProvider(db, actor, input.providerId))) throw missingReference('providerId', 'provider', input.providerId);
+  const window = readWindow(zoneClock(location.timezone), input, now, 7);
+  const schedules = (await bookableSchedulesAt(db, actor.tenantId, location.id, input.providerId)).filter((s) => offers(s.services, type.code));
+  const limit = input.limit ?? 1000;
+  const byProvider = await searchSlots(db, { location, type, schedules, window, earliest: now + noticeMinutes * minuteMs, limitEach: limit + 1 });
+
+  const all: Array<{ providerId: string; from: number; to: number }> = [];
+  for (const [providerId, slots] of byProvider) for (const slot of slots) all.push({ providerId, from: slot.from, to: slot.to });
+  all.sort((a, b) => a.from - b.from || (a.providerId < b.providerId ? -1 : a.providerId > b.providerId ? 1 : 0));
+  const hasMore = all.length > limit;
+  const page = hasMore ? all.slice(0, limit) : all;
+  const isoOf = new Map<number, string>();
+  const iso = (ms: number) => {
+    let value = isoOf.get(ms);
+    if (value === undefined) isoOf.set(ms, (value = toIso(ms)));
+    return value;
+  };
+  return {
+    data: page.map((s) => ({ providerId: s.providerId, startsAt: iso(s.from), endsAt: iso(s.to) })),
+    hasMore,
+    nextFrom: hasMore ? iso(all[limit]!.from) : null,
+  };
+}
+
+export interface ProviderMatch {
+  provider: ProviderRecord;
+  slot: Interval | null;
+  reasons: string[];
+}
+
+/**
+ * Providers for a pet's visit, best first: soonest free slot at the location (none → last), then
+ * rating (unrated last), then name. Reasons say why in words a front desk can read out.
+ */
+export async function matchProviders(db: Executor, actor: Actor, input: MatchProvidersInput, now: number, noticeMinutes: number) {
+  const pet = await findPet(db, actor, input.petId);
+  if (!pet) throw missingReference('petId', 'pet', input.petId);
+  const type = await bookableType(db, actor.tenantId, input.type);
+  const locationId = input.locationId ?? pet.location_id;
+  const location = await findLocation(db, actor, locationId);
+  if (!location) throw missingReference('locationId', 'location', locationId);
+  const clock = zoneClock(location.timezone);
+  const window = readWindow(clock, input, now, 14);
+  const providers = await providersFor(db, actor, { locationId: location.id, service: type.code, status: 'active' });
+  const schedules = await schedulesAt(db, actor, location.id, providers.map((p) => p.id));
+  const slots = await searchSlots(db, { location, type, schedules, window, earliest: now + noticeMinutes * minuteMs, limitEach: 1 });
+
+  const matches: ProviderMatch[] = providers.map((provider) => ({ provider, slot: slots.get(provider.id)?.[0] ?? null, reasons: [] }));
+  matches.sort(
+    (a, b) =>
+      (a.slot?.from ?? Number.POSITIVE_INFINITY) - (b.slot?.from ?? Number.POSITIVE_INFINITY) ||
+      (b.provider.rating ?? -1) - (a.provider.rating ?? -1) ||
+      a.provider.name.localeCompare(b.provider.name) ||
+      (a.provider.id < b.provider.id ? -1 : 1),
+  );
+  const local = (ms: number) => {
+    const text = new Date(ms).toLocaleString('en-GB', { timeZone: location.timezone, weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+    return `${text} ${location.timezone}`;
+  };
+  const withSlots = matches.filter((m) => m.slot !== null).length;
+  matches.forEach((match, index) => {
+    const { provider, slot } = match;
+    const services = JSON.parse(provider.services) as string[];
+    match.reasons.push(`works at ${location.name}`);
+    match.reasons.push(services.length === 0 ? `offers every appointment type, including ${type.code}` : `offers ${type.code}`);
+    if (slot) {
+      match.reasons.push(`next free ${type.code} slot ${toIso(slot.from)} (${local(slot.from)})`);
+      const previous = matches[index - 1];
+      if (index === 0) match.reasons.push(withSlots > 1 ? `soonest available of ${withSlots} providers with free slots` : 'the only provider with a free slot in the window');
+      else if (previous?.slot && previous.slot.from === slot.from) match.reasons.push(`free as soon as ${previous.provider.name}; ordered by rating, then name`);
+      else match.reasons.push(`free later than the ${index} provider${index === 1 ? '' : 's'} above`);
+    } else {
+      match.reasons.push(`no free slot between ${toIso(window.from)} and ${toIso(window.to)}`);
+    }
+    match.reasons.push(provider.rating === null ? 'not rated yet' : `rated ${provider.rating.toFixed(1)} from ${provider.rating_count} review${provider.rating_count === 1 ? '' : 's'}`);
+  });
+  return { matches, petId: pet.id, type: type.code, locationId: location.id, window };
+}

@@ -1,0 +1,45 @@
+import type { Executor } from '../../db/database.js';
+import type { Actor } from '../../http/actor.js';
+import { pageQuery, type PageRequest } from '../../http/paging.js';
+import type { ListVaccinationsFilters } from './vaccinations.schema.js';
+import type { VaccinationsTable } from './vaccinations.table.js';
+
+type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
+
+/** A vaccination is visible when its pet is: the record follows the pet, wherever it is kept now. */
+export async function findVaccination(db: Executor, actor: Scope, id: string): Promise<VaccinationsTable | null> {
+  let query = db
+    .selectFrom('vaccinations')
+    .innerJoin('pets', 'pets.id', 'vaccinations.pet_id')
+    .selectAll('vaccinations')
+    .where('vaccinations.id', '=', id)
+    .where('vaccinations.tenant_id', '=', actor.tenantId)
+    .where('pets.tenant_id', '=', actor.tenantId);
+  if (actor.locationIds !== null) query = query.where('pets.location_id', 'in', actor.locationIds.length ? [...actor.locationIds] : ['']);
+  return (await query.executeTakeFirst()) ?? null;
+}
+
+/** The vaccinations of one pet the caller already proved it can see (findPet). */
+export async function listVaccinations(
+  db: Executor,
+  tenantId: string,
+  petId: string,
+  page: PageRequest,
+  filters: ListVaccinationsFilters,
+): Promise<VaccinationsTable[]> {
+  let query = db.selectFrom('vaccinations').selectAll().where('tenant_id', '=', tenantId).where('pet_id', '=', petId);
+  if (filters.vaccine !== undefined) query = query.where('vaccine_key', '=', vaccineKey(filters.vaccine));
+  return pageQuery(query, page).execute();
+}
+
+export async function insertVaccination(db: Executor, row: VaccinationsTable): Promise<void> {
+  await db.insertInto('vaccinations').values(row).execute();
+}
+
+/** One vaccine regardless of letter case and surrounding blanks. */
+export const vaccineKey = (vaccine: string): string => vaccine.trim().toLowerCase();
+
+/** Deletes every vaccination of a tenant (sandbox reset only; vaccinations have no delete route). */
+export async function deleteTenantVaccinations(db: Executor, tenantId: string): Promise<void> {
+  await db.deleteFrom('vaccinations').where('tenant_id', '=', tenantId).execute();
+}
