@@ -32,6 +32,8 @@ import { appointmentRoutes } from './modules/appointments/index.js';
 import { vaccinationRoutes } from './modules/vaccinations/index.js';
 import { medicalRecordRoutes } from './modules/medical-records/index.js';
 import { documentRoutes } from './modules/documents/index.js';
+import { eventRoutes } from './modules/events/index.js';
+import { WebhookDispatcher, webhookJobs, webhookRoutes } from './modules/webhooks/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -65,6 +67,8 @@ export function createApp(deps: AppDeps): PetCareApp {
   const runner = new JobRunner({ stores, config, clock, logger });
   const shared = { config, clock, stores, directory, tokens, limiter, keys, logger, runner };
   runner.register([housekeepingJob({ idempotency }), backupJob()]);
+  const webhooks = new WebhookDispatcher({ config, clock });
+  runner.register(webhookJobs({ config, webhooks }));
 
   const routes: AnyRoute[] = [
     ...oauthRoutes(shared),
@@ -77,6 +81,8 @@ export function createApp(deps: AppDeps): PetCareApp {
     ...vaccinationRoutes(shared),
     ...medicalRecordRoutes(shared),
     ...documentRoutes(shared),
+    ...eventRoutes(),
+    ...webhookRoutes({ ...shared, webhooks }),
     ...auditRoutes({ audit }),
     ...jobRoutes(shared),
     ...sandboxRoutes(shared),

@@ -17,6 +17,7 @@ export const errorCodes = {
   ip_not_allowed: { status: 403, title: 'The request comes from an address outside the client allowlist' },
   sandbox_only: { status: 403, title: 'This operation exists only in the sandbox environment' },
   environment_not_allowed: { status: 403, title: 'This environment may not manage the other one' },
+  tenant_wide_only: { status: 403, title: 'A client confined to locations may not use this tenant-wide resource' },
   not_found: { status: 404, title: 'The resource does not exist' },
   route_not_found: { status: 404, title: 'No route matches this path' },
   method_not_allowed: { status: 405, title: 'The method is not allowed on this path' },

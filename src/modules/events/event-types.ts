@@ -1,3 +1,5 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
 /** Both event lists of seed part 6. Aliases map to their canonical name (DESIGN §6). */
 export const canonicalEventTypes = [
   'pet.registered',
@@ -20,3 +22,236 @@ export const eventTypeAliases = {
   'payment.succeeded': 'payment.completed',
   'vaccination.due': 'pet.vaccination_due',
 } as const satisfies Record<string, EventType>;
+
+export type EventTypeAlias = keyof typeof eventTypeAliases;
+/** A name a client may use for a type: canonical or alias. */
+export type EventTypeName = EventType | EventTypeAlias;
+
+export const eventTypeNames: readonly EventTypeName[] = [...canonicalEventTypes, ...(Object.keys(eventTypeAliases) as EventTypeAlias[])];
+
+/**
+ * Sent only by POST /v1/webhook-endpoints/:id/test, to that endpoint: outside the catalogue,
+ * never stored in the event stream, never subscribable.
+ */
+export const testEventType = 'webhook.test';
+
+const canonicalSet = new Set<string>(canonicalEventTypes);
+
+/** The canonical type a name stands for; null for a name outside the catalogue. */
+export function canonicalOf(name: string): EventType | null {
+  if (canonicalSet.has(name)) return name as EventType;
+  return (eventTypeAliases as Record<string, EventType>)[name] ?? null;
+}
+
+export const aliasesOf = (type: EventType): EventTypeAlias[] =>
+  (Object.entries(eventTypeAliases) as Array<[EventTypeAlias, EventType]>).filter(([, target]) => target === type).map(([alias]) => alias);
+
+// Field builders for the data schemas below (documentation and tests; the emitters own the values).
+const id = (prefix: string, what: string) => Type.String({ pattern: `^${prefix}_`, description: `${what} (${prefix}_…).` });
+const dateTime = (description: string) => Type.String({ format: 'date-time', description });
+const date = (description: string) => Type.String({ format: 'date', description });
+const amount = Type.Integer({ description: 'Integer minor units (cents).' });
+const currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code, e.g. USD.' });
+const data = (properties: Parameters<typeof Type.Object>[0], description: string) =>
+  // Open objects: a later release may add fields to an event's data, never remove or retype one.
+  Type.Object(properties, { description: `${description} More fields may be added; none are removed.` });
+
+export interface EventTypeInfo {
+  description: string;
+  /** The operation that emits it. */
+  emittedBy: string;
+  /** JSON Schema of the envelope's `data`. */
+  data: TSchema;
+}
+
+/** What each type means and carries (GET /v1/event-types; the emitting modules follow these schemas). */
+export const eventCatalogue: Record<EventType, EventTypeInfo> = {
+  'pet.registered': {
+    description: 'A pet was registered.',
+    emittedBy: 'POST /v1/pets',
+    data: data(
+      {
+        petId: id('pet', 'The pet'),
+        ownerId: id('usr', 'Its pet parent'),
+        locationId: id('loc', 'Where it is kept'),
+        name: Type.String(),
+        species: Type.String(),
+      },
+      'The new pet.',
+    ),
+  },
+  'appointment.created': {
+    description: 'An appointment was booked (state confirmed).',
+    emittedBy: 'POST /v1/appointments',
+    data: data(
+      {
+        appointmentId: id('apt', 'The appointment'),
+        petId: id('pet', 'The pet'),
+        providerId: id('prv', 'The provider'),
+        locationId: id('loc', 'The location'),
+        type: Type.String({ description: 'Lower-case appointment type, e.g. vet_consultation.' }),
+        status: Type.String({ description: 'confirmed' }),
+        startsAt: dateTime('Start, ISO 8601 UTC.'),
+        endsAt: dateTime('End (start + the type’s duration), ISO 8601 UTC.'),
+      },
+      'The appointment as booked.',
+    ),
+  },
+  'appointment.completed': {
+    description: 'An appointment moved to completed.',
+    emittedBy: 'PATCH /v1/appointments/:id (status completed)',
+    data: data(
+      {
+        appointmentId: id('apt', 'The appointment'),
+        petId: id('pet', 'The pet'),
+        providerId: id('prv', 'The provider'),
+        locationId: id('loc', 'The location'),
+        type: Type.String({ description: 'Lower-case appointment type.' }),
+        status: Type.String({ description: 'completed' }),
+        startsAt: dateTime('Start, ISO 8601 UTC.'),
+        endsAt: dateTime('End, ISO 8601 UTC.'),
+        completedAt: dateTime('When it was completed.'),
+        visitDate: Type.Optional(date('YYYY-MM-DD of the visit in the location’s time zone (the pet’s lastVisit).')),
+      },
+      'The completed appointment.',
+    ),
+  },
+  'pet.vaccination_due': {
+    description: 'A vaccine falls due for a pet (alias vaccination.due). Sent once per pet, vaccine and due date.',
+    emittedBy: 'the daily vaccination-reminders job',
+    data: data(
+      {
+        petId: id('pet', 'The pet'),
+        vaccine: Type.String({ description: 'The vaccine, as recorded.' }),
+        dueOn: date('YYYY-MM-DD the next dose is due.'),
+        vaccinationId: Type.Optional(id('vac', 'The vaccination record the due date comes from')),
+        ownerId: Type.Optional(id('usr', 'The pet parent')),
+        locationId: Type.Optional(id('loc', 'The location')),
+      },
+      'Seed fields petId, vaccine, dueOn.',
+    ),
+  },
+  'boarding.checked_in': {
+    description: 'A boarded pet was checked in.',
+    emittedBy: 'POST /v1/boarding/check-in',
+    data: data(
+      {
+        bookingId: id('bkg', 'The boarding booking'),
+        petId: id('pet', 'The pet'),
+        roomId: Type.Optional(id('room', 'The room')),
+        locationId: Type.Optional(id('loc', 'The boarding location')),
+        checkedInAt: Type.Optional(dateTime('Check-in time.')),
+      },
+      'The stay.',
+    ),
+  },
+  'boarding.checked_out': {
+    description: 'A boarded pet was checked out.',
+    emittedBy: 'POST /v1/boarding/check-out',
+    data: data(
+      {
+        bookingId: id('bkg', 'The boarding booking'),
+        petId: id('pet', 'The pet'),
+        roomId: Type.Optional(id('room', 'The room')),
+        locationId: Type.Optional(id('loc', 'The boarding location')),
+        checkedOutAt: Type.Optional(dateTime('Check-out time.')),
+      },
+      'The stay.',
+    ),
+  },
+  'payment.completed': {
+    description: 'A payment succeeded (alias payment.succeeded).',
+    emittedBy: 'the payments module when a payment is captured',
+    data: data(
+      {
+        paymentId: id('pay', 'The payment'),
+        invoiceId: Type.Optional(Type.Union([id('inv', 'The invoice paid'), Type.Null()])),
+        amount,
+        currency,
+        locationId: Type.Optional(id('loc', 'The location')),
+      },
+      'The payment.',
+    ),
+  },
+  'provider.onboarded': {
+    description: 'A provider (staff or marketplace) was created.',
+    emittedBy: 'POST /v1/providers',
+    data: data(
+      {
+        providerId: id('prv', 'The provider'),
+        name: Type.String(),
+        kind: Type.String({ description: 'vet | groomer | sitter | walker | trainer' }),
+        status: Type.String(),
+        locationIds: Type.Array(Type.String(), { description: 'Where the provider works.' }),
+        services: Type.Optional(Type.Array(Type.String(), { description: 'Appointment type codes; [] means every type.' })),
+      },
+      'The new provider.',
+    ),
+  },
+  'provider.approved': {
+    description: 'A marketplace provider was approved.',
+    emittedBy: 'the marketplace approval of a provider',
+    data: data(
+      {
+        providerId: id('prv', 'The provider'),
+        name: Type.Optional(Type.String()),
+        approvedAt: Type.Optional(dateTime('Approval time.')),
+      },
+      'The approved provider.',
+    ),
+  },
+  'booking.created': {
+    description: 'A booking was made: boarding, grooming or marketplace.',
+    emittedBy: 'any booking creation',
+    data: data(
+      {
+        bookingId: id('bkg', 'The booking'),
+        petId: id('pet', 'The pet'),
+        service: Type.String({ description: 'e.g. boarding, grooming, or a marketplace service.' }),
+        amount,
+        currency,
+        locationId: Type.Optional(id('loc', 'The location')),
+      },
+      'Seed fields bookingId, petId, service, amount, currency.',
+    ),
+  },
+  'booking.cancelled': {
+    description: 'A booking was cancelled.',
+    emittedBy: 'any booking cancellation',
+    data: data(
+      {
+        bookingId: id('bkg', 'The booking'),
+        petId: id('pet', 'The pet'),
+        service: Type.String(),
+        reason: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+        locationId: Type.Optional(id('loc', 'The location')),
+      },
+      'The cancelled booking.',
+    ),
+  },
+  'marketplace.booking_created': {
+    description: 'A marketplace booking was made (booking.created is sent for it as well).',
+    emittedBy: 'marketplace booking creation',
+    data: data(
+      {
+        bookingId: id('bkg', 'The booking'),
+        providerId: id('prv', 'The marketplace provider'),
+        petId: id('pet', 'The pet'),
+        service: Type.String(),
+        amount,
+        currency,
+        startsAt: Type.Optional(dateTime('Start, ISO 8601 UTC.')),
+      },
+      'The marketplace booking.',
+    ),
+  },
+};
+
+/** The data of the synthetic test event. */
+export const testEventData = data(
+  {
+    endpointId: id('whe', 'The endpoint tested'),
+    message: Type.String(),
+  },
+  'A signed test delivery.',
+);

@@ -1,3 +1,89 @@
 /** Tables of the webhooks module (rows follow the conventions at the top of src/db/database.ts). */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface WebhooksTables {}
+
+/** A subscriber URL (whe_…). Soft-deleted: the row stays as the parent of its delivery history. */
+export interface WebhookEndpointsTable {
+  id: string;
+  tenant_id: string;
+  url: string;
+  description: string | null;
+  /** JSON array of canonical types, aliases and/or "*", as subscribed. */
+  events: string;
+  enabled: number;
+  /** whsec_…, in the clear: it must sign every delivery. */
+  secret: string;
+  /** The secret before the last rotation; it keeps signing until previous_secret_expires_at. */
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  /** Outbox sequence when the endpoint was created or re-enabled: older events are not fanned out to it. */
+  since_seq: number;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+/** Events waiting for fan-out, in commit order (written by a trigger on `events`). */
+export interface WebhookEventQueueTable {
+  seq: number;
+  event_id: string;
+}
+
+export type DeliveryKind = 'event' | 'replay' | 'test';
+export type DeliveryStatus = 'pending' | 'sending' | 'succeeded' | 'failed' | 'cancelled';
+export type AttemptStatus = 'in_flight' | 'succeeded' | 'failed' | 'interrupted';
+
+/** One event (or a replay of it, or a test event) on its way to one endpoint (whd_…). */
+export interface WebhookDeliveriesTable {
+  id: string;
+  tenant_id: string;
+  endpoint_id: string;
+  event_id: string;
+  /** The name delivered: canonical, or the alias the endpoint subscribed by. */
+  event_type: string;
+  kind: DeliveryKind;
+  status: DeliveryStatus;
+  attempts: number;
+  /** Failed attempts so far (an attempt cut by a restart is not counted). */
+  failures: number;
+  /** When the next attempt is due (pending deliveries), ISO UTC. */
+  next_attempt_at: string | null;
+  /** The dispatcher instance that holds a `sending` delivery. */
+  claimed_by: string | null;
+  lease_until: string | null;
+  /** The complete envelope of a synthetic event (webhook.test); null: built from the `events` row. */
+  payload: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+/** One HTTP attempt of a delivery (wha_…); written in_flight before the request leaves. */
+export interface WebhookAttemptsTable {
+  id: string;
+  tenant_id: string;
+  delivery_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  kind: DeliveryKind;
+  attempt: number;
+  status: AttemptStatus;
+  /** The URL the attempt went to (the endpoint's URL may change later). */
+  url: string;
+  started_at: string;
+  finished_at: string | null;
+  latency_ms: number | null;
+  response_status: number | null;
+  /** The first bytes of the response body (at most 64 KiB are read). */
+  response_excerpt: string | null;
+  error: string | null;
+  /** When the delivery's next attempt is due after this failed one; null if none follows. */
+  next_retry_at: string | null;
+}
+
+export interface WebhooksTables {
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_event_queue: WebhookEventQueueTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+}

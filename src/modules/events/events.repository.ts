@@ -1,0 +1,26 @@
+import type { EventsTable, Executor } from '../../db/database.js';
+import { pageQuery, type PageRequest } from '../../http/paging.js';
+
+/** Events are tenant-wide (their data spans locations): the access check is `requireTenantWide`. */
+export async function findEvent(db: Executor, tenantId: string, id: string): Promise<EventsTable | null> {
+  return (await db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
+export async function listEvents(db: Executor, tenantId: string, page: PageRequest, filters: { type?: string; since?: string }): Promise<EventsTable[]> {
+  let query = db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId);
+  if (filters.type !== undefined) query = query.where('type', '=', filters.type);
+  if (filters.since !== undefined) query = query.where('created_at', '>=', filters.since);
+  return pageQuery(query, page).execute();
+}
+
+/** Events created in [from, to), oldest first, at most `limit` (replay of a time range). */
+export async function eventsBetween(db: Executor, tenantId: string, from: string, to: string, types: readonly string[] | null, limit: number): Promise<EventsTable[]> {
+  let query = db
+    .selectFrom('events')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('created_at', '>=', from)
+    .where('created_at', '<', to);
+  if (types !== null) query = query.where('type', 'in', types.length ? [...types] : ['']);
+  return query.orderBy('created_at').orderBy('id').limit(limit).execute();
+}

@@ -1,0 +1,20 @@
+export { emit, type EmittedEvent } from './emit.js';
+export { eventRoutes } from './events.routes.js';
+export { requireTenantWide } from './events-access.js';
+export { envelopeJson, presentEvent } from './events.presenter.js';
+export { eventsBetween, findEvent } from './events.repository.js';
+export { EventEnvelopeSchema, EventTypeNameSchema } from './events.schema.js';
+export {
+  aliasesOf,
+  canonicalEventTypes,
+  canonicalOf,
+  eventCatalogue,
+  eventTypeAliases,
+  eventTypeNames,
+  testEventData,
+  testEventType,
+  type EventType,
+  type EventTypeAlias,
+  type EventTypeInfo,
+  type EventTypeName,
+} from './event-types.js';

@@ -1,0 +1,339 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Clock } from '../../clock.js';
+import type { Config, Environment } from '../../config.js';
+import type { EnvironmentStore } from '../../db/stores.js';
+import type { JobContext, JobResult } from '../../jobs/job-definition.js';
+import { envelopeJson } from '../events/index.js';
+import {
+  cancelDelivery,
+  claimDeliveries,
+  dueDeliveries,
+  liveEndpoints,
+  fanOut,
+  hasWork,
+  pruneFinished,
+  recordAttempts,
+  recoverInterrupted,
+  type AttemptResult,
+  type DueDelivery,
+} from './deliveries.repository.js';
+import { OutboundPolicy } from './outbound-policy.js';
+import { signatureHeader } from './webhook-signature.js';
+import { WebhookSender, type SendOutcome } from './webhook-sender.js';
+
+/**
+ * Limits per environment. Claims are taken in batches (each transaction waits its turn behind the
+ * API's writes, so a batch must carry many deliveries to keep up with a busy write path); claimed
+ * attempts wait in memory for a connection. Per endpoint: 64 requests at once (on a saturated event
+ * loop each answer takes tens of ms to be read) and 256 claimed, so a hanging receiver slows only itself.
+ */
+export const limits = { claimed: 1024, claimedPerEndpoint: 256, sending: 128, sendingPerEndpoint: 64 } as const;
+const fanOutBatch = 500;
+const flushBatch = 200;
+const flushDelayMs = 10;
+const leaseMarginMs = 60_000;
+const retentionMs = 30 * 86_400_000;
+const pruneEveryMs = 3_600_000;
+const recoverEveryMs = 60_000;
+
+export interface WebhookDispatcherDeps {
+  config: Pick<Config, 'webhookAllowHosts' | 'webhookRetrySchedule' | 'webhookTimeoutMs' | 'platformVersion'>;
+  clock: Clock;
+}
+
+interface Claimed {
+  due: DueDelivery;
+  attemptId: string;
+  attempt: number;
+}
+
+type Summary = { fannedOut: number; queued: number; claimed: number; recovered: number; cancelled: number };
+const emptySummary = (): Summary => ({ fannedOut: 0, queued: 0, claimed: 0, recovered: 0, cancelled: 0 });
+
+/**
+ * The delay before retry number `failures` (1-based): the schedule's value with ±10 % jitter so
+ * retries of many deliveries do not land together; null once the schedule is exhausted.
+ */
+export function retryDelayMs(failures: number, schedule: readonly number[], random: () => number = Math.random): number | null {
+  const seconds = schedule[failures - 1];
+  if (seconds === undefined) return null;
+  return Math.round(seconds * 1000 * (0.9 + 0.2 * random()));
+}
+
+/**
+ * Delivers webhooks for every environment. Each run of the `webhook-delivery` job (a poller) does one
+ * cycle for its environment: recover attempts a stopped process left in flight, fan new events out
+ * to subscribed endpoints, and claim due attempts, all in one short transaction; the claimed
+ * attempts are then sent in the background (no network I/O inside a transaction), their results
+ * recorded in batches, and a recorded batch starts the next cycle when few claims are left to send.
+ * Per-endpoint order is not kept: receivers dedupe on the event id and order by createdAt.
+ */
+export class WebhookDispatcher {
+  /** Identifies this process's claims: a claim held by another instance was cut by a restart. */
+  readonly instanceId = `wdi_${randomBytes(8).toString('hex')}`;
+  readonly policy: OutboundPolicy;
+  private readonly sender: WebhookSender;
+  private readonly pumps = new Map<Environment, DeliveryPump>();
+
+  constructor(private readonly deps: WebhookDispatcherDeps) {
+    this.policy = new OutboundPolicy(deps.config.webhookAllowHosts);
+    this.sender = new WebhookSender(this.policy);
+  }
+
+  /** The job's run: one cycle for ctx's environment; sends continue after it returns. */
+  run(ctx: JobContext): Promise<JobResult> {
+    let pump = this.pumps.get(ctx.env);
+    if (!pump || pump.store !== ctx.store) {
+      pump = new DeliveryPump(ctx.store, this.deps, this.sender, this.instanceId, ctx.signal, ctx.logger);
+      this.pumps.set(ctx.env, pump);
+      ctx.signal.addEventListener(
+        'abort',
+        () => {
+          this.sender.abortAll();
+          this.sender.close();
+        },
+        { once: true },
+      );
+    }
+    return pump.cycle();
+  }
+
+  /** Starts a cycle now (after a commit that queued deliveries) instead of at the next poll. */
+  wake(env: Environment): void {
+    this.pumps.get(env)?.wake();
+  }
+}
+
+class DeliveryPump {
+  /** attempt id → claim, for every attempt claimed and not yet recorded. */
+  private readonly claimed = new Map<string, Claimed>();
+  /** Claimed attempts waiting for a free connection slot, per endpoint (oldest first). */
+  private readonly waiting = new Map<string, Claimed[]>();
+  private waitingCount = 0;
+  private readonly sendingByEndpoint = new Map<string, number>();
+  private sending = 0;
+  private readonly results: AttemptResult[] = [];
+  private running: Promise<Summary> | null = null;
+  private rerun = false;
+  private flushScheduled = false;
+  private lastPrune = 0;
+  private lastRecovery = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    readonly store: EnvironmentStore,
+    private readonly deps: WebhookDispatcherDeps,
+    private readonly sender: WebhookSender,
+    private readonly instanceId: string,
+    private readonly signal: AbortSignal,
+    private readonly logger: Logger,
+  ) {
+    signal.addEventListener('abort', () => this.stop(), { once: true });
+  }
+
+  /** Cycles never overlap: a call while one runs asks for one more after it. */
+  cycle(): Promise<Summary> {
+    if (this.running) {
+      this.rerun = true;
+      return this.running;
+    }
+    const run = (async () => {
+      const total = emptySummary();
+      do {
+        this.rerun = false;
+        if (this.signal.aborted) break;
+        const summary = await this.once();
+        for (const key of Object.keys(total) as Array<keyof Summary>) total[key] += summary[key];
+      } while (this.rerun);
+      return total;
+    })();
+    this.running = run.finally(() => {
+      this.running = null;
+      if (this.rerun && !this.signal.aborted) this.wake();
+    });
+    return this.running;
+  }
+
+  wake(): void {
+    if (this.signal.aborted) return;
+    this.cycle().catch((err: unknown) => this.logger.error({ err }, 'webhook delivery cycle failed'));
+  }
+
+  private async once(): Promise<Summary> {
+    const { db } = this.store;
+    const { clock, config } = this.deps;
+    const now = clock.now();
+    if (now - this.lastPrune > pruneEveryMs) {
+      this.lastPrune = now;
+      await db.transaction().execute((trx) => pruneFinished(trx, now, now - retentionMs));
+    }
+    // Claims of another instance exist only from before this one started; a lapsed lease of our own
+    // would mean a lost request (sends always end by their deadline): look for both now and then.
+    const checkStale = now - this.lastRecovery >= recoverEveryMs || now < this.lastRecovery;
+    // Cheap reads first: an idle poll opens no write transaction.
+    if (!(await hasWork(db, now, this.instanceId, checkStale))) {
+      if (checkStale) this.lastRecovery = now;
+      return emptySummary();
+    }
+
+    const mine = new Set(this.claimed.keys());
+    const claimedByEndpoint = new Map<string, number>();
+    for (const claim of this.claimed.values()) claimedByEndpoint.set(claim.due.endpoint_id, (claimedByEndpoint.get(claim.due.endpoint_id) ?? 0) + 1);
+    // Claims may wait in memory behind a slow receiver; the lease must outlast that wait.
+    const leaseMs = config.webhookTimeoutMs * Math.ceil(limits.claimedPerEndpoint / limits.sendingPerEndpoint + 1) + leaseMarginMs;
+    const summary = emptySummary();
+    const claimed = await db.transaction().execute(async (trx) => {
+      if (checkStale) {
+        summary.recovered = await recoverInterrupted(trx, this.instanceId, mine, now);
+        this.lastRecovery = now;
+      }
+      const fan = await fanOut(trx, now, fanOutBatch);
+      summary.fannedOut = fan.events;
+      summary.queued = fan.deliveries;
+      if (fan.events === fanOutBatch) this.rerun = true;
+      let free = limits.claimed - this.claimed.size;
+      const take: DueDelivery[] = [];
+      for (const endpoint of await liveEndpoints(trx)) {
+        const held = claimedByEndpoint.get(endpoint.id) ?? 0;
+        // An endpoint holding half its allowance or more waits: claims come in big batches, not a few at a time.
+        if (free <= 0 || held >= limits.claimedPerEndpoint / 2) continue;
+        for (const due of await dueDeliveries(trx, endpoint.id, now, Math.min(free, limits.claimedPerEndpoint - held))) {
+          if (due.enabled !== 1 && due.kind !== 'test') {
+            await cancelDelivery(trx, due.id, 'endpoint disabled', now);
+            summary.cancelled++;
+          } else if (due.payload === null && due.event_data === null) {
+            await cancelDelivery(trx, due.id, 'the event no longer exists', now);
+            summary.cancelled++;
+          } else {
+            take.push(due);
+            free--;
+          }
+        }
+      }
+      return claimDeliveries(trx, take, this.instanceId, now, leaseMs);
+    });
+    summary.claimed = claimed.length;
+    for (const claim of claimed) {
+      this.claimed.set(claim.attemptId, claim);
+      const queue = this.waiting.get(claim.due.endpoint_id);
+      if (queue) queue.push(claim);
+      else this.waiting.set(claim.due.endpoint_id, [claim]);
+      this.waitingCount++;
+    }
+    this.startSends();
+    return summary;
+  }
+
+  /** Starts waiting attempts while the connection limits allow (no database access). */
+  private startSends(endpointIds: Iterable<string> = this.waiting.keys()): void {
+    if (this.waitingCount === 0 || this.signal.aborted) return;
+    for (const endpointId of [...endpointIds]) {
+      const queue = this.waiting.get(endpointId);
+      while (queue && queue.length > 0 && this.sending < limits.sending && (this.sendingByEndpoint.get(endpointId) ?? 0) < limits.sendingPerEndpoint) {
+        const claim = queue.shift()!;
+        this.waitingCount--;
+        this.sending++;
+        this.sendingByEndpoint.set(endpointId, (this.sendingByEndpoint.get(endpointId) ?? 0) + 1);
+        void this.send(claim).finally(() => {
+          this.sending--;
+          const left = (this.sendingByEndpoint.get(endpointId) ?? 1) - 1;
+          if (left > 0) this.sendingByEndpoint.set(endpointId, left);
+          else this.sendingByEndpoint.delete(endpointId);
+          // Its own queue first; others only if the global limit held them back.
+          this.startSends(this.sending === limits.sending - 1 ? this.waiting.keys() : [endpointId]);
+        });
+      }
+      if (queue && queue.length === 0) this.waiting.delete(endpointId);
+    }
+  }
+
+  /** The runner is stopping (the dispatcher cuts requests in flight): claims never sent are recorded as interrupted. */
+  private stop(): void {
+    const now = this.deps.clock.now();
+    const never = [...this.waiting.values()].flat();
+    this.waiting.clear();
+    this.waitingCount = 0;
+    for (const claim of never) {
+      this.results.push(this.resultOf(claim, { ok: false, status: null, latencyMs: 0, excerpt: null, error: 'interrupted: the service stopped before the attempt was sent', interrupted: true }, now, null));
+    }
+    this.scheduleFlush();
+  }
+
+  private async send(claim: Claimed): Promise<void> {
+    const { due, attempt } = claim;
+    const { clock, config } = this.deps;
+    let outcome: SendOutcome;
+    const startedAt = clock.now();
+    try {
+      const body = due.payload ?? envelopeJson({ id: due.event_id, created_at: due.event_created_at!, data: due.event_data! }, due.event_type);
+      const secrets = [due.secret];
+      if (due.previous_secret && due.previous_secret_expires_at && Date.parse(due.previous_secret_expires_at) > startedAt) secrets.push(due.previous_secret);
+      const signature = signatureHeader(body, secrets, Math.floor(startedAt / 1000));
+      outcome = await this.sender.send({
+        url: due.url,
+        body,
+        timeoutMs: config.webhookTimeoutMs,
+        headers: {
+          'Content-Type': 'application/json',
+          'User-Agent': `PetCare-Webhooks/${config.platformVersion}`,
+          'X-Service-Signature': signature,
+          'Service-Signature': signature,
+          'X-Service-Event-Id': due.event_id,
+          'X-Service-Event-Type': due.event_type,
+          'X-Service-Delivery-Id': due.id,
+          'X-Service-Delivery-Attempt': String(attempt),
+          'X-Service-Delivery-Kind': due.kind,
+        },
+      });
+    } catch (err) {
+      outcome = { ok: false, status: null, latencyMs: 0, excerpt: null, error: `internal error: ${err instanceof Error ? err.message : String(err)}`, interrupted: false };
+    }
+    this.results.push(this.resultOf(claim, outcome, clock.now(), startedAt));
+    this.scheduleFlush();
+  }
+
+  private resultOf({ due, attemptId, attempt }: Claimed, outcome: SendOutcome, now: number, startedAt: number | null): AttemptResult {
+    const base = { attemptId, deliveryId: due.id, attempt, startedAt, latencyMs: outcome.latencyMs, responseStatus: outcome.status, excerpt: outcome.excerpt, error: outcome.error };
+    if (outcome.ok) return { ...base, status: 'succeeded', delivery: { status: 'succeeded', failures: due.failures, nextAttemptAt: null } };
+    // Our own stop cut the attempt: it does not count against the receiver; the next one follows at once.
+    if (outcome.interrupted) return { ...base, status: 'interrupted', delivery: { status: 'pending', failures: due.failures, nextAttemptAt: now } };
+    const failures = due.failures + 1;
+    const delay = due.kind === 'test' ? null : retryDelayMs(failures, this.deps.config.webhookRetrySchedule);
+    return {
+      ...base,
+      status: 'failed',
+      delivery: delay === null ? { status: 'failed', failures, nextAttemptAt: null } : { status: 'pending', failures, nextAttemptAt: now + delay },
+    };
+  }
+
+  /**
+   * Results are written in batches: one transaction per few milliseconds rather than one per
+   * answer, since each commit waits its turn behind the API's writes.
+   */
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.results.length === 0) return;
+    this.flushScheduled = true;
+    if (this.results.length >= flushBatch || this.signal.aborted) setImmediate(() => void this.flush());
+    else setTimeout(() => void this.flush(), flushDelayMs);
+  }
+
+  private async flush(): Promise<void> {
+    this.flushScheduled = false;
+    const batch = this.results.splice(0);
+    if (batch.length === 0) return;
+    try {
+      const now = this.deps.clock.now();
+      await this.store.db.transaction().execute(async (trx) => {
+        await recordAttempts(trx, batch, this.instanceId, now);
+      });
+    } catch (err) {
+      // The attempts stay in_flight; the next start records them as interrupted and tries again.
+      if (!this.signal.aborted) this.logger.error({ err, attempts: batch.map((r) => r.attemptId) }, 'could not record webhook attempts');
+    } finally {
+      for (const result of batch) this.claimed.delete(result.attemptId);
+    }
+    this.scheduleFlush(); // results that arrived during the write
+    // Claim more when the local queue runs low; otherwise the next poll fans out new events.
+    if (this.waitingCount < limits.sendingPerEndpoint) this.wake();
+  }
+}

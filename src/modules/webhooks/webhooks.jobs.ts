@@ -1,0 +1,18 @@
+import type { Config } from '../../config.js';
+import type { JobDefinition } from '../../jobs/job-definition.js';
+import type { WebhookDispatcher } from './webhook-dispatcher.js';
+
+/** `webhook-delivery`: polls every jobPollMs per environment (new events, due retries, restart recovery). */
+export function webhookJobs(deps: { config: Pick<Config, 'jobPollMs'>; webhooks: WebhookDispatcher }): JobDefinition[] {
+  return [
+    {
+      name: 'webhook-delivery',
+      description:
+        'Fans new events out to subscribed webhook endpoints and sends due attempts (signed, retried on the configured schedule); ' +
+        'attempts cut by a restart are recorded as interrupted and tried again.',
+      schedule: { everyMs: deps.config.jobPollMs },
+      maxAttempts: 1,
+      run: (ctx) => deps.webhooks.run(ctx),
+    },
+  ];
+}

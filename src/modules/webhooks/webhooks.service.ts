@@ -1,0 +1,198 @@
+import type { Config } from '../../config.js';
+import type { Executor } from '../../db/database.js';
+import { newId } from '../../db/ids.js';
+import type { Actor } from '../../http/actor.js';
+import { conflict, missingReference, notFound, validationFailed } from '../../http/errors.js';
+import { envelopeJson, eventsBetween, findEvent, requireTenantWide, testEventType } from '../events/index.js';
+import { canonicalTypesFor, deliveredTypeFor } from './subscriptions.js';
+import { newWebhookSecret } from './webhook-signature.js';
+import {
+  cancelPendingDeliveries,
+  countEndpoints,
+  currentQueueSeq,
+  enabledEndpoints,
+  findEndpoint,
+  insertDeliveries,
+  insertEndpoint,
+  updateEndpoint,
+} from './webhooks.repository.js';
+import { maxEndpointsPerEnvironment, maxReplayEvents, type CreateEndpointInput, type UpdateEndpointInput } from './webhooks.schema.js';
+import type { DeliveryKind, WebhookDeliveriesTable, WebhookEndpointsTable } from './webhooks.table.js';
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+export async function getEndpoint(db: Executor, actor: Actor, id: string): Promise<WebhookEndpointsTable> {
+  requireTenantWide(actor);
+  const row = await findEndpoint(db, actor.tenantId, id);
+  if (!row) throw notFound('webhook endpoint', id);
+  return row;
+}
+
+export async function createEndpoint(db: Executor, actor: Actor, input: CreateEndpointInput, now: number): Promise<WebhookEndpointsTable> {
+  requireTenantWide(actor);
+  if ((await countEndpoints(db, actor.tenantId)) >= maxEndpointsPerEnvironment) {
+    throw conflict(`An environment may have at most ${maxEndpointsPerEnvironment} webhook endpoints; delete one first.`);
+  }
+  const at = iso(now);
+  const row: WebhookEndpointsTable = {
+    id: newId('whe', now),
+    tenant_id: actor.tenantId,
+    url: input.url,
+    description: input.description ?? null,
+    events: JSON.stringify(input.events),
+    enabled: 1,
+    secret: newWebhookSecret(),
+    previous_secret: null,
+    previous_secret_expires_at: null,
+    // Events committed before this transaction are not sent to the new endpoint (replay them if wanted).
+    since_seq: await currentQueueSeq(db),
+    created_at: at,
+    updated_at: at,
+    deleted_at: null,
+  };
+  await insertEndpoint(db, row);
+  return row;
+}
+
+export async function patchEndpoint(db: Executor, actor: Actor, id: string, input: UpdateEndpointInput, now: number): Promise<WebhookEndpointsTable> {
+  const existing = await getEndpoint(db, actor, id);
+  const at = iso(now);
+  const patch: Partial<WebhookEndpointsTable> = { updated_at: at };
+  if (input.url !== undefined) patch.url = input.url;
+  if (input.events !== undefined) patch.events = JSON.stringify(input.events);
+  if (input.description !== undefined) patch.description = input.description;
+  if (input.enabled !== undefined && (input.enabled ? 1 : 0) !== existing.enabled) {
+    patch.enabled = input.enabled ? 1 : 0;
+    if (input.enabled) patch.since_seq = await currentQueueSeq(db);
+    else await cancelPendingDeliveries(db, id, 'endpoint disabled', at);
+  }
+  await updateEndpoint(db, actor.tenantId, id, patch);
+  return { ...existing, ...patch };
+}
+
+export async function deleteEndpoint(db: Executor, actor: Actor, id: string, now: number): Promise<void> {
+  await getEndpoint(db, actor, id);
+  const at = iso(now);
+  // The row stays as the parent of its delivery history; its secrets go.
+  await updateEndpoint(db, actor.tenantId, id, { deleted_at: at, enabled: 0, secret: '', previous_secret: null, previous_secret_expires_at: null, updated_at: at });
+  await cancelPendingDeliveries(db, id, 'endpoint deleted', at);
+}
+
+export async function rotateEndpointSecret(
+  db: Executor,
+  actor: Actor,
+  id: string,
+  expiresInHours: number | undefined,
+  config: Pick<Config, 'webhookSecretOverlapHours'>,
+  now: number,
+): Promise<WebhookEndpointsTable> {
+  const existing = await getEndpoint(db, actor, id);
+  const hours = expiresInHours ?? config.webhookSecretOverlapHours;
+  // Only two secrets sign at once: a second rotation within the overlap retires the oldest.
+  const patch: Partial<WebhookEndpointsTable> = {
+    secret: newWebhookSecret(),
+    previous_secret: hours > 0 ? existing.secret : null,
+    previous_secret_expires_at: hours > 0 ? iso(now + hours * 3_600_000) : null,
+    updated_at: iso(now),
+  };
+  await updateEndpoint(db, actor.tenantId, id, patch);
+  return { ...existing, ...patch };
+}
+
+function delivery(endpoint: WebhookEndpointsTable, eventId: string, type: string, kind: DeliveryKind, now: number, payload: string | null = null): WebhookDeliveriesTable {
+  const at = iso(now);
+  return {
+    id: newId('whd', now),
+    tenant_id: endpoint.tenant_id,
+    endpoint_id: endpoint.id,
+    event_id: eventId,
+    event_type: type,
+    kind,
+    status: 'pending',
+    attempts: 0,
+    failures: 0,
+    next_attempt_at: at,
+    claimed_by: null,
+    lease_until: null,
+    payload,
+    last_error: null,
+    created_at: at,
+    updated_at: at,
+    finished_at: null,
+  };
+}
+
+/** A synthetic, signed `webhook.test` event for one endpoint (enabled or not): attempted once, never retried. */
+export async function queueTestEvent(db: Executor, actor: Actor, id: string, now: number) {
+  const endpoint = await getEndpoint(db, actor, id);
+  const eventId = newId('evt', now);
+  const payload = envelopeJson(
+    { id: eventId, created_at: iso(now), data: JSON.stringify({ endpointId: endpoint.id, message: 'A test event from the Pet-Care Platform.' }) },
+    testEventType,
+  );
+  const row = delivery(endpoint, eventId, testEventType, 'test', now, payload);
+  await insertDeliveries(db, [row]);
+  return { deliveryId: row.id, endpointId: endpoint.id, eventId, type: testEventType };
+}
+
+/** Re-sends one event as new `replay` deliveries: to one endpoint, or to every enabled endpoint subscribed to it. */
+export async function replayEvent(db: Executor, actor: Actor, eventId: string, endpointId: string | undefined, now: number) {
+  requireTenantWide(actor);
+  const event = await findEvent(db, actor.tenantId, eventId);
+  if (!event) throw notFound('event', eventId);
+  let targets: WebhookEndpointsTable[];
+  if (endpointId !== undefined) {
+    const endpoint = await findEndpoint(db, actor.tenantId, endpointId);
+    if (!endpoint) throw missingReference('endpointId', 'webhook endpoint', endpointId);
+    if (endpoint.enabled !== 1) throw conflict(`Webhook endpoint '${endpointId}' is disabled; enable it before replaying to it.`);
+    if (deliveredTypeFor(event.type, JSON.parse(endpoint.events) as string[]) === null) {
+      throw conflict(`Webhook endpoint '${endpointId}' is not subscribed to ${event.type}.`);
+    }
+    targets = [endpoint];
+  } else {
+    targets = await enabledEndpoints(db, actor.tenantId);
+  }
+  const rows: WebhookDeliveriesTable[] = [];
+  for (const endpoint of targets) {
+    const type = deliveredTypeFor(event.type, JSON.parse(endpoint.events) as string[]);
+    if (type !== null) rows.push(delivery(endpoint, event.id, type, 'replay', now));
+  }
+  await insertDeliveries(db, rows);
+  return { eventId: event.id, queued: rows.map((r) => ({ deliveryId: r.id, endpointId: r.endpoint_id, type: r.event_type })) };
+}
+
+/** Re-sends the endpoint's events created in [from, to), oldest first, at most maxReplayEvents per call. */
+export async function replayRange(db: Executor, actor: Actor, endpointId: string, fromText: string, toText: string, now: number) {
+  const endpoint = await getEndpoint(db, actor, endpointId);
+  const from = new Date(fromText).toISOString();
+  const to = new Date(toText).toISOString();
+  if (from >= to) throw validationFailed([{ field: 'to', message: 'must be after from' }]);
+  if (endpoint.enabled !== 1) throw conflict(`Webhook endpoint '${endpointId}' is disabled; enable it before replaying to it.`);
+  const subscribed = JSON.parse(endpoint.events) as string[];
+  // Filtering by type in SQL keeps the cap about matching events, not all events.
+  const events = await eventsBetween(db, actor.tenantId, from, to, canonicalTypesFor(subscribed), maxReplayEvents + 1);
+  let batch = events.slice(0, maxReplayEvents);
+  let nextFrom: string | null = null;
+  if (events.length > maxReplayEvents) {
+    nextFrom = events[maxReplayEvents]!.created_at;
+    // Stop before the instant the next call starts from, so no event is queued twice.
+    const before = batch.filter((e) => e.created_at < nextFrom!);
+    if (before.length > 0) batch = before;
+  }
+  const rows: WebhookDeliveriesTable[] = [];
+  for (const event of batch) {
+    const type = deliveredTypeFor(event.type, subscribed);
+    if (type !== null) rows.push(delivery(endpoint, event.id, type, 'replay', now));
+  }
+  await insertDeliveries(db, rows);
+  return {
+    endpointId: endpoint.id,
+    from,
+    to,
+    queued: rows.length,
+    firstEventId: batch[0]?.id ?? null,
+    lastEventId: batch[batch.length - 1]?.id ?? null,
+    hasMore: nextFrom !== null,
+    nextFrom,
+  };
+}

@@ -1,0 +1,347 @@
+/**
+ * `npm run bench:webhooks`: what webhook delivery costs the write path, and whether it keeps up.
+ * Builds, starts the appliance (node dist/src/main.js) and a subscriber on 127.0.0.1 that verifies
+ * every signature (both in child processes), then measures in one run with autocannon:
+ *   (1) POST /v1/pets with no webhook endpoint,
+ *   (2) POST /v1/pets with one active endpoint subscribed to pet.registered,
+ *   (3) POST /v1/pets with the endpoint disabled again (drift check: same server, bigger tables),
+ * reporting req/s, p99, server CPU per request, events emitted and delivered per second, delivery
+ * lag (event createdAt → receipt, p50/p99), the time to drain after the load, and the write-path
+ * cost of the subscriber ((1)+(3))/2 vs (2) (target ≤ 20 %).
+ *
+ * Env: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS (default 50),
+ * BENCH_SKIP_BUILD=1, BENCH_PIN=0 (by default with 2+ CPUs the server gets CPU 1; autocannon and
+ * the subscriber share CPU 0), BENCH_JOB_POLL_MS (the gateway's PETCARE_JOB_POLL_MS, default 250).
+ */
+import autocannon from 'autocannon';
+import SQLite from 'better-sqlite3';
+import { execFileSync, execSync, spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { benchAdmin, createFixtures, freePort, startGateway, type BenchFixtures, type GatewayServer } from './bench-servers.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const resultsDir = path.join(root, 'bench-results');
+
+const number = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+};
+const duration = number('BENCH_DURATION', 10);
+const warmup = Math.min(number('BENCH_WARMUP', 2), duration);
+const connections = Math.round(number('BENCH_CONNECTIONS', 50));
+const jobPollMs = Math.round(number('BENCH_JOB_POLL_MS', 250));
+const target = { maxWritePathCost: 0.2 } as const;
+
+function pinPlan(): number | undefined {
+  if (process.env.BENCH_PIN === '0' || os.cpus().length < 2) return undefined;
+  try {
+    execFileSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
+    return 1;
+  } catch {
+    return undefined;
+  }
+}
+const serverCpu = pinPlan();
+
+/**
+ * The subscriber, in its own process (CommonJS through `node -e`): verifies every delivery
+ * Stripe-style against the secret it is given, counts, and records the lag from the event's
+ * createdAt to receipt. GET /stats answers the counters.
+ */
+const subscriberScript = `
+const http = require('node:http');
+const { createHmac, timingSafeEqual } = require('node:crypto');
+let secret = '';
+let received = 0, verified = 0, bad = 0, duplicates = 0;
+let lags = [];
+const seen = new Set();
+function verify(header, body) {
+  let t; const v1 = [];
+  for (const part of String(header || '').split(',')) {
+    const i = part.indexOf('='); if (i < 0) continue;
+    const k = part.slice(0, i), v = part.slice(i + 1);
+    if (k === 't') t = v; else if (k === 'v1') v1.push(v);
+  }
+  if (!t || v1.length === 0 || Math.abs(Date.now() / 1000 - Number(t)) > 300) return false;
+  const expected = Buffer.from(createHmac('sha256', secret).update(t + '.' + body).digest('hex'));
+  return v1.some((s) => { const b = Buffer.from(s); return b.length === expected.length && timingSafeEqual(b, expected); });
+}
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks).toString('utf8');
+    if (req.url === '/secret') { secret = body; res.end('ok'); return; }
+    if (req.url === '/reset') { received = verified = bad = duplicates = 0; lags = []; res.end('ok'); return; }
+    if (req.url === '/stats') {
+      const sorted = lags.slice().sort((a, b) => a - b);
+      const pct = (p) => sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : null;
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ received, verified, bad, duplicates, lagP50: pct(0.5), lagP99: pct(0.99), lagMax: sorted.length ? sorted[sorted.length - 1] : null, lastAt: Date.now() }));
+      return;
+    }
+    received++;
+    if (verify(req.headers['x-service-signature'], body)) verified++; else bad++;
+    try {
+      const event = JSON.parse(body);
+      if (seen.has(event.id)) duplicates++; else seen.add(event.id);
+      lags.push(Date.now() - Date.parse(event.createdAt));
+    } catch { bad++; }
+    res.writeHead(204); res.end();
+  });
+});
+server.keepAliveTimeout = 65000;
+server.listen(Number(process.env.PORT), '127.0.0.1');
+process.on('SIGTERM', () => { server.close(() => process.exit(0)); server.closeAllConnections(); });
+`;
+
+interface SubscriberStats {
+  received: number;
+  verified: number;
+  bad: number;
+  duplicates: number;
+  lagP50: number | null;
+  lagP99: number | null;
+  lagMax: number | null;
+}
+
+async function startSubscriber() {
+  const port = await freePort();
+  const args = ['-e', subscriberScript];
+  const child = serverCpu === undefined ? spawn(process.execPath, args, { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] })
+    : spawn('taskset', ['-c', '0', process.execPath, ...args], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`${base}/stats`)).ok) break;
+    } catch {
+      await sleep(50);
+    }
+  }
+  return {
+    url: `${base}/hooks`,
+    setSecret: async (secret: string) => void (await fetch(`${base}/secret`, { method: 'POST', body: secret })),
+    reset: async () => void (await fetch(`${base}/reset`, { method: 'POST' })),
+    stats: async () => (await (await fetch(`${base}/stats`)).json()) as SubscriberStats,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+}
+
+async function api(url: string, method: string, pathname: string, body?: unknown, token?: string) {
+  const res = await fetch(url + pathname, {
+    method,
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${pathname} answered ${res.status}: ${text}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+interface Measured {
+  name: string;
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  serverCpuUsPerRequest: number | null;
+  eventsEmitted: number;
+  eventsPerSec: number;
+  delivered: number | null;
+  deliveredPerSec: number | null;
+  lagP50Ms: number | null;
+  lagP99Ms: number | null;
+  lagMaxMs: number | null;
+  backlogAtEnd: number | null;
+  drainMs: number | null;
+}
+
+let keyCounter = 0;
+const keyRun = Date.now().toString(36);
+const postOptions = (url: string, fx: BenchFixtures, seconds: number): autocannon.Options => ({
+  url,
+  connections,
+  duration: seconds,
+  requests: [
+    {
+      method: 'POST',
+      path: '/v1/pets',
+      headers: { authorization: `Bearer ${fx.token}`, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ name: 'Bench pet', breed: 'Beagle', species: 'dog', ownerId: fx.ownerId, locationId: fx.locationId }),
+      setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': `wh-${keyRun}-${++keyCounter}` } }),
+    },
+  ],
+});
+
+const countEvents = (dataDir: string): number => {
+  const db = new SQLite(path.join(dataDir, 'live.sqlite'), { readonly: true });
+  try {
+    return (db.prepare("select count(*) as n from events where type = 'pet.registered'").get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+};
+
+type Subscriber = Awaited<ReturnType<typeof startSubscriber>>;
+
+async function waitForReceived(subscriber: Subscriber, count: number, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  while ((await subscriber.stats()).received < count && Date.now() - started < timeoutMs) await sleep(20);
+  return Date.now() - started;
+}
+
+/** A warm-up, then the measured run; with a subscriber, its deliveries are counted from a reset after the warm-up drained. */
+async function measure(name: string, gateway: GatewayServer, fx: BenchFixtures, subscriber: Subscriber | null): Promise<Measured> {
+  if (subscriber) await subscriber.reset();
+  const beforeWarmup = countEvents(gateway.dataDir);
+  await autocannon(postOptions(gateway.url, fx, warmup));
+  if (subscriber) {
+    // The warm-up's deliveries land before the measured run's count starts.
+    await waitForReceived(subscriber, countEvents(gateway.dataDir) - beforeWarmup, 30_000);
+    await subscriber.reset();
+  }
+  const eventsBefore = countEvents(gateway.dataDir);
+  const cpuBefore = gateway.cpuSeconds();
+  const result = await autocannon(postOptions(gateway.url, fx, duration));
+  const cpuAfter = gateway.cpuSeconds();
+  const eventsEmitted = countEvents(gateway.dataDir) - eventsBefore;
+  let delivered: number | null = null;
+  let drainMs: number | null = null;
+  let stats: SubscriberStats | null = null;
+  if (subscriber) {
+    delivered = (await subscriber.stats()).received;
+    drainMs = await waitForReceived(subscriber, eventsEmitted, 60_000);
+    stats = await subscriber.stats();
+  }
+  const serverCpuUs = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) * 1e6;
+  return {
+    name,
+    reqPerSec: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    ok: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    serverCpuUsPerRequest: serverCpuUs === null || result.requests.total === 0 ? null : serverCpuUs / result.requests.total,
+    eventsEmitted,
+    eventsPerSec: eventsEmitted / duration,
+    delivered,
+    deliveredPerSec: delivered === null ? null : delivered / duration,
+    lagP50Ms: stats?.lagP50 ?? null,
+    lagP99Ms: stats?.lagP99 ?? null,
+    lagMaxMs: stats?.lagMax ?? null,
+    backlogAtEnd: delivered === null ? null : eventsEmitted - delivered,
+    drainMs,
+  };
+}
+
+const fmt = (n: number | null, digits = 0) => (n === null ? '-' : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n');
+}
+
+async function main(): Promise<void> {
+  if (process.env.BENCH_SKIP_BUILD !== '1') {
+    process.stdout.write('building (npm run build)…\n');
+    execSync('npm run build', { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  const pinned = serverCpu === undefined ? 'not pinned' : `server on CPU ${serverCpu}; autocannon and the subscriber on CPU 0`;
+  process.stdout.write(`${connections} connections, ${warmup} s warm-up + ${duration} s per run, job poll ${jobPollMs} ms, ${pinned}\n`);
+  const [load1] = os.loadavg();
+  if (load1 !== undefined && load1 > 0.5) process.stdout.write(`note: load average ${load1.toFixed(2)} before start; other work on this machine skews the numbers\n`);
+
+  const subscriber = await startSubscriber();
+  const gateway = await startGateway(root, {
+    cpu: serverCpu,
+    env: { PETCARE_WEBHOOK_ALLOW_HOSTS: '127.0.0.1', PETCARE_JOB_POLL_MS: String(jobPollMs) },
+  });
+  const runs: Measured[] = [];
+  let verified = { verified: 0, bad: 0, duplicates: 0 };
+  try {
+    const fx = await createFixtures(gateway.url);
+    const admin = String((await api(gateway.url, 'POST', '/oauth/token', { grant_type: 'client_credentials', client_id: benchAdmin.clientId, client_secret: benchAdmin.clientSecret })).access_token);
+
+    // One extra warm-up for the JIT and the page cache, so run (1) is not the cold one.
+    await autocannon(postOptions(gateway.url, fx, warmup));
+    process.stdout.write('(1) POST /v1/pets, no webhook endpoint…\n');
+    runs.push(await measure('(1) no subscriber', gateway, fx, null));
+
+    const endpoint = await api(gateway.url, 'POST', '/v1/webhook-endpoints', { url: subscriber.url, events: ['pet.registered'] }, admin);
+    await subscriber.setSecret(String(endpoint.secret));
+    process.stdout.write('(2) POST /v1/pets, one active subscriber…\n');
+    const withSubscriber = await measure('(2) one active subscriber', gateway, fx, subscriber);
+    runs.push(withSubscriber);
+    const stats = await subscriber.stats();
+    verified = { verified: stats.verified, bad: stats.bad, duplicates: stats.duplicates };
+
+    await api(gateway.url, 'PATCH', `/v1/webhook-endpoints/${String(endpoint.id)}`, { enabled: false }, admin);
+    process.stdout.write('(3) POST /v1/pets, endpoint disabled again…\n');
+    runs.push(await measure('(3) no subscriber (again)', gateway, fx, null));
+  } finally {
+    await gateway.stop();
+    await subscriber.stop();
+  }
+
+  const [none, active, again] = runs as [Measured, Measured, Measured];
+  const baseline = (none.reqPerSec + again.reqPerSec) / 2;
+  const cost = 1 - active.reqPerSec / baseline;
+  const cpuCost = none.serverCpuUsPerRequest && again.serverCpuUsPerRequest && active.serverCpuUsPerRequest
+    ? active.serverCpuUsPerRequest / ((none.serverCpuUsPerRequest + again.serverCpuUsPerRequest) / 2) - 1
+    : null;
+  const keptUp = active.delivered !== null && active.delivered >= active.eventsEmitted * 0.95 && (active.drainMs ?? Infinity) < 2000;
+  const rows = [
+    ['run', 'req/s', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', 'server CPU µs/req', 'events/s', 'delivered/s', 'lag p50 ms', 'lag p99 ms', 'lag max ms', 'backlog at end', 'drain ms'],
+    ...runs.map((m) => [
+      m.name,
+      fmt(m.reqPerSec),
+      fmt(m.p50Ms),
+      fmt(m.p99Ms),
+      fmt(m.ok),
+      fmt(m.non2xx + m.errors),
+      fmt(m.serverCpuUsPerRequest, 1),
+      fmt(m.eventsPerSec),
+      fmt(m.deliveredPerSec),
+      fmt(m.lagP50Ms),
+      fmt(m.lagP99Ms),
+      fmt(m.lagMaxMs),
+      fmt(m.backlogAtEnd),
+      fmt(m.drainMs),
+    ]),
+  ];
+  process.stdout.write(`\n${table(rows)}\n\n`);
+  process.stdout.write(`signatures: ${verified.verified} verified, ${verified.bad} bad, ${verified.duplicates} duplicate deliveries\n`);
+  process.stdout.write(`write-path cost of one active subscriber: ${(100 * cost).toFixed(1)} % req/s` + (cpuCost === null ? '' : `, ${(100 * cpuCost).toFixed(1)} % server CPU per request`) + ` (target ≤ ${100 * target.maxWritePathCost} %)  ${cost <= target.maxWritePathCost ? 'PASS' : 'MISS'}\n`);
+  process.stdout.write(`delivery kept up: ${keptUp ? 'yes' : 'no'} (${fmt(active.delivered)} of ${fmt(active.eventsEmitted)} events delivered during the run, drained ${fmt(active.drainMs)} ms after it)\n`);
+
+  mkdirSync(resultsDir, { recursive: true });
+  const data = {
+    at: new Date().toISOString(),
+    environment: { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '?', loadAverage: os.loadavg(), serverCpu: serverCpu ?? null, connections, duration, warmup, jobPollMs },
+    runs,
+    writePathCost: cost,
+    serverCpuCost: cpuCost,
+    keptUp,
+    signatures: verified,
+  };
+  const file = path.join(resultsDir, `webhooks-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
+  writeFileSync(path.join(resultsDir, 'webhooks-latest.json'), `${JSON.stringify(data, null, 2)}\n`);
+  process.stdout.write(`results: ${path.relative(root, file)}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

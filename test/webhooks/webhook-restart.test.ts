@@ -1,0 +1,142 @@
+import test from 'ava';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createHousehold } from '../helpers/factories.js';
+import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
+import { attemptsOf, createEndpoint, startReceiver, verifyStripeStyle, waitForAttempts, waitUntil, type Receiver } from './webhook-support.js';
+
+/** Delivery state lives in SQLite: a restart continues a retry sequence and closes attempts cut mid-flight. */
+const config = { webhookAllowHosts: ['127.0.0.1'], jobPollMs: 20, webhookRetrySchedule: [1, 1], webhookTimeoutMs: 10_000 };
+const open: TestApp[] = [];
+const receivers: Receiver[] = [];
+
+test.after.always(async () => {
+  for (const app of open) await app.close().catch(() => undefined);
+  for (const r of receivers) await r.close();
+});
+
+async function start(options: Parameters<typeof startTestApp>[0]) {
+  const app = await startTestApp(options);
+  open.push(app);
+  return app;
+}
+
+async function stop(app: TestApp) {
+  open.splice(open.indexOf(app), 1);
+  await app.close({ keepData: true });
+}
+
+test.serial('a restart in the middle of a retry sequence: the next attempt is sent by the new process', async (a) => {
+  const r = await startReceiver((n) => (n === 0 ? { status: 500 } : { status: 200 }));
+  receivers.push(r);
+  const first = await start({ config });
+  const endpoint = await createEndpoint(first, { url: r.url, events: ['pet.registered'] });
+  await createHousehold(first);
+  const [failed] = await waitForAttempts(first, endpoint.id, 1);
+  a.is(failed.status, 'failed');
+  a.truthy(failed.nextRetryAt);
+  const at = first.clock.now();
+  await stop(first);
+
+  const second = await start({ config, dataDir: first.dataDir, clock: new TestClock(at) });
+  await sleep(100);
+  a.is(r.received.length, 1, 'the retry waits for its time after the restart too');
+  second.clock.advance(1200);
+  await r.waitFor(2);
+  const attempts = await waitForAttempts(second, endpoint.id, 2);
+  a.deepEqual(attempts.map((x) => [x.attempt, x.status]), [[1, 'failed'], [2, 'succeeded']]);
+  a.is(r.received[1]!.headers['x-service-delivery-attempt'], '2');
+  a.is(r.received[1]!.body.id, r.received[0]!.body.id);
+  a.true(verifyStripeStyle(String(r.received[1]!.headers['x-service-signature']), r.received[1]!.rawBody, endpoint.secret, Math.floor(second.clock.now() / 1000)));
+  await stop(second);
+});
+
+test.serial('an attempt in flight when the service stops is recorded as interrupted; the next attempt follows at once', async (a) => {
+  const r = await startReceiver((n) => (n === 0 ? 'hang' : { status: 200 }));
+  receivers.push(r);
+  const first = await start({ config });
+  const endpoint = await createEndpoint(first, { url: r.url, events: ['pet.registered'] });
+  await createHousehold(first);
+  await r.waitFor(1);
+  const at = first.clock.now();
+  await stop(first); // the receiver never answered attempt 1
+
+  const second = await start({ config, dataDir: first.dataDir, clock: new TestClock(at) });
+  await r.waitFor(2);
+  const attempts = await waitForAttempts(second, endpoint.id, 2);
+  a.deepEqual(attempts.map((x) => [x.attempt, x.status]), [[1, 'interrupted'], [2, 'succeeded']]);
+  a.regex(attempts[0].error, /interrupted/);
+  a.deepEqual(r.received.map((x) => x.headers['x-service-delivery-attempt']), ['1', '2'], 'each attempt number is sent once');
+  await sleep(100);
+  a.is(r.received.length, 2);
+  await stop(second);
+});
+
+test.serial('an attempt a killed process left in flight is closed as interrupted by the next start and tried again', async (a) => {
+  const r = await startReceiver(() => ({ status: 200 }));
+  receivers.push(r);
+  const first = await start({ config, jobs: false });
+  const endpoint = await createEndpoint(first, { url: r.url, events: ['pet.registered'] });
+  await createHousehold(first);
+  // What a process killed during attempt 1 leaves behind: the claim committed, no result.
+  const db = first.stores.get('live').db;
+  const event = await db.selectFrom('events').select('id').where('type', '=', 'pet.registered').executeTakeFirstOrThrow();
+  const now = new Date(first.clock.now()).toISOString();
+  await db
+    .insertInto('webhook_deliveries')
+    .values({
+      id: 'whd_01killedprocess0000000000',
+      tenant_id: first.tenantId,
+      endpoint_id: endpoint.id,
+      event_id: event.id,
+      event_type: 'pet.registered',
+      kind: 'event',
+      status: 'sending',
+      attempts: 1,
+      failures: 0,
+      next_attempt_at: null,
+      claimed_by: 'wdi_deadprocess',
+      lease_until: new Date(first.clock.now() + 3_600_000).toISOString(),
+      payload: null,
+      last_error: null,
+      created_at: now,
+      updated_at: now,
+      finished_at: null,
+    })
+    .execute();
+  await db
+    .insertInto('webhook_attempts')
+    .values({
+      id: 'wha_01killedprocess0000000000',
+      tenant_id: first.tenantId,
+      delivery_id: 'whd_01killedprocess0000000000',
+      endpoint_id: endpoint.id,
+      event_id: event.id,
+      event_type: 'pet.registered',
+      kind: 'event',
+      attempt: 1,
+      status: 'in_flight',
+      url: r.url,
+      started_at: now,
+      finished_at: null,
+      latency_ms: null,
+      response_status: null,
+      response_excerpt: null,
+      error: null,
+      next_retry_at: null,
+    })
+    .execute();
+  await db.deleteFrom('webhook_event_queue').execute(); // the killed process had fanned the event out already
+  const at = first.clock.now();
+  await stop(first);
+
+  const second = await start({ config, dataDir: first.dataDir, clock: new TestClock(at) });
+  const [got] = await r.waitFor(1);
+  a.is(got!.headers['x-service-delivery-attempt'], '2');
+  a.is(got!.headers['x-service-delivery-id'], 'whd_01killedprocess0000000000');
+  const attempts = await waitUntil(async () => {
+    const all = await attemptsOf(second, endpoint.id);
+    return all.length === 2 && all[1].status === 'succeeded' ? all : undefined;
+  }, 'attempt 2');
+  a.deepEqual(attempts.map((x) => [x.attempt, x.status]), [[1, 'interrupted'], [2, 'succeeded']]);
+  await stop(second);
+});

@@ -1,0 +1,140 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import http, { type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { TestApp } from '../helpers/test-app.js';
+
+/**
+ * A subscriber's verifier written the way Stripe's libraries do it, independently of our signer:
+ * parse `t` and every `v1`, recompute HMAC-SHA256(secret, `${t}.${rawBody}`) in hex, compare in
+ * constant time against each v1, and refuse timestamps outside the tolerance.
+ */
+export function verifyStripeStyle(header: string | undefined, rawBody: string, secret: string, nowSeconds: number, toleranceSeconds = 300): boolean {
+  if (!header) return false;
+  let timestamp: number | undefined;
+  const signatures: string[] = [];
+  for (const part of header.split(',')) {
+    const index = part.indexOf('=');
+    if (index < 0) continue;
+    const key = part.slice(0, index).trim();
+    const value = part.slice(index + 1).trim();
+    if (key === 't') timestamp = Number(value);
+    else if (key === 'v1') signatures.push(value);
+  }
+  if (timestamp === undefined || !Number.isInteger(timestamp) || signatures.length === 0) return false;
+  if (Math.abs(nowSeconds - timestamp) > toleranceSeconds) return false;
+  const expected = Buffer.from(createHmac('sha256', secret).update(`${timestamp}.${rawBody}`, 'utf8').digest('hex'), 'utf8');
+  return signatures.some((s) => {
+    const given = Buffer.from(s, 'utf8');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
+}
+
+export const v1Count = (header: string | undefined): number => (header ?? '').split(',').filter((p) => p.startsWith('v1=')).length;
+
+export interface Received {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  rawBody: string;
+  body: { id: string; type: string; createdAt: string; data: Record<string, unknown> };
+  at: number;
+}
+
+/** What the receiver answers to the nth request (0-based): a status, or hang (never answer). */
+export type Behaviour = (n: number, request: Received) => { status: number; body?: string | Buffer; headers?: Record<string, string> } | 'hang';
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  behaviour: Behaviour;
+  /** Resolves once `count` requests have arrived (fails after timeoutMs). */
+  waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
+  close(): Promise<void>;
+}
+
+/** A real HTTP subscriber on 127.0.0.1 recording every request with its raw body. */
+export async function startReceiver(behaviour: Behaviour = () => ({ status: 200, body: 'ok' })): Promise<Receiver> {
+  const received: Received[] = [];
+  const hanging = new Set<http.ServerResponse>();
+  const receiver: Receiver = {
+    url: '',
+    received,
+    behaviour,
+    async waitFor(count, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      while (received.length < count) {
+        if (Date.now() > deadline) throw new Error(`receiver got ${received.length} requests, expected ${count}`);
+        await sleep(10);
+      }
+      return received.slice(0, count);
+    },
+    async close() {
+      for (const res of hanging) res.destroy();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const rawBody = Buffer.concat(chunks).toString('utf8');
+      let body: Received['body'];
+      try {
+        body = JSON.parse(rawBody) as Received['body'];
+      } catch {
+        body = { id: '', type: '', createdAt: '', data: {} };
+      }
+      const entry: Received = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, rawBody, body, at: Date.now() };
+      const n = received.length;
+      received.push(entry);
+      const answer = receiver.behaviour(n, entry);
+      if (answer === 'hang') {
+        hanging.add(res);
+        return;
+      }
+      res.writeHead(answer.status, answer.headers ?? {});
+      res.end(answer.body ?? '');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  return receiver;
+}
+
+export async function waitUntil<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(15);
+  }
+}
+
+export async function createEndpoint(t: TestApp, body: Record<string, unknown>, token?: string) {
+  const res = await t.request('POST', '/v1/webhook-endpoints', { token: token ?? (await t.adminToken()), body });
+  if (res.status !== 201) throw new Error(`endpoint create failed: ${res.status} ${res.text}`);
+  return res.body as { id: string; secret: string; url: string; events: string[] };
+}
+
+/** Attempts of an endpoint, oldest first. */
+export async function attemptsOf(t: TestApp, endpointId: string, query = ''): Promise<any[]> {
+  const res = await t.request('GET', `/v1/webhook-endpoints/${endpointId}/deliveries?limit=100${query}`, { token: await t.adminToken() });
+  if (res.status !== 200) throw new Error(`deliveries failed: ${res.status} ${res.text}`);
+  return [...res.body.data].reverse();
+}
+
+/** Waits until the endpoint has `count` finished attempts (not in flight). */
+export async function waitForAttempts(t: TestApp, endpointId: string, count: number, timeoutMs = 5000): Promise<any[]> {
+  return waitUntil(async () => {
+    const attempts = await attemptsOf(t, endpointId);
+    const finished = attempts.filter((a) => a.status !== 'in_flight');
+    return finished.length >= count ? attempts : undefined;
+  }, `${count} finished attempts of ${endpointId}`, timeoutMs);
+}
+
+export const nowSeconds = (t: TestApp): number => Math.floor(t.clock.now() / 1000);
