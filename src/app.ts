@@ -32,6 +32,8 @@ import { appointmentRoutes } from './modules/appointments/index.js';
 import { vaccinationRoutes } from './modules/vaccinations/index.js';
 import { medicalRecordRoutes } from './modules/medical-records/index.js';
 import { documentRoutes } from './modules/documents/index.js';
+import { notificationJobs, notificationRoutes } from './modules/notifications/index.js';
+import { reminderJobs } from './modules/reminders/index.js';
 import { eventRoutes } from './modules/events/index.js';
 import { WebhookDispatcher, webhookJobs, webhookRoutes } from './modules/webhooks/index.js';
 
@@ -67,6 +69,7 @@ export function createApp(deps: AppDeps): PetCareApp {
   const runner = new JobRunner({ stores, config, clock, logger });
   const shared = { config, clock, stores, directory, tokens, limiter, keys, logger, runner };
   runner.register([housekeepingJob({ idempotency }), backupJob()]);
+  runner.register([...notificationJobs(shared), ...reminderJobs(shared)]);
   const webhooks = new WebhookDispatcher({ config, clock });
   runner.register(webhookJobs({ config, webhooks }));
 
@@ -81,6 +84,7 @@ export function createApp(deps: AppDeps): PetCareApp {
     ...vaccinationRoutes(shared),
     ...medicalRecordRoutes(shared),
     ...documentRoutes(shared),
+    ...notificationRoutes(shared),
     ...eventRoutes(),
     ...webhookRoutes({ ...shared, webhooks }),
     ...auditRoutes({ audit }),

@@ -31,6 +31,7 @@ export const errorCodes = {
   payload_too_large: { status: 413, title: 'The request body is too large' },
   unsupported_media_type: { status: 415, title: 'The request body media type is not supported' },
   idempotency_key_mismatch: { status: 422, title: 'The Idempotency-Key was used with a different request' },
+  recipient_unreachable: { status: 422, title: 'The recipient has no address for this channel' },
   rate_limited: { status: 429, title: 'Too many requests' },
   internal_error: { status: 500, title: 'Internal server error' },
   service_unavailable: { status: 503, title: 'The service is not ready' },

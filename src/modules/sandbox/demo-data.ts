@@ -43,7 +43,7 @@ export const demoSchedules = [
 ] as const;
 
 /** Tables of tenant data a reset empties, children first; clients, tenants and the audit trail stay. */
-const resetTables = ['appointments', 'provider_schedules', 'provider_locations', 'providers', 'appointment_types', 'pets', 'pet_parents', 'events', 'idempotency_keys', 'locations'] as const;
+const resetTables = ['notifications', 'reminder_ledger', 'appointments', 'provider_schedules', 'provider_locations', 'providers', 'appointment_types', 'pets', 'pet_parents', 'events', 'idempotency_keys', 'locations'] as const;
 
 export async function insertDemoData(db: Executor, tenantId: string, now: number): Promise<void> {
   const at = new Date(now).toISOString();

@@ -1,0 +1,13 @@
+import type { JobDefinition } from '../../jobs/job-definition.js';
+import { appointmentRemindersJob, vaccinationRemindersJob } from './reminder-jobs.js';
+
+export { appointmentRemindersJob, vaccinationRemindersJob } from './reminder-jobs.js';
+
+/**
+ * The reminder jobs (cron, UTC): `vaccination-reminders` daily at 06:00, `appointment-reminders`
+ * hourly. Lead times come from config (PETCARE_VACCINATION_REMINDER_DAYS, PETCARE_APPOINTMENT_REMINDER_HOURS).
+ */
+// deps is accepted for symmetry with other modules' jobs; the jobs read config from their context.
+export function reminderJobs(_deps?: unknown): JobDefinition[] {
+  return [vaccinationRemindersJob(), appointmentRemindersJob()];
+}

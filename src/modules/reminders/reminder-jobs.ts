@@ -1,0 +1,206 @@
+import type { Executor } from '../../db/database.js';
+import type { JobDefinition } from '../../jobs/job-definition.js';
+import { emit } from '../events/emit.js';
+import { queueNotification } from '../notifications/index.js';
+import type { NotificationKind } from '../notifications/notifications.schema.js';
+import { appointmentReminderText, humanType, vaccinationReminderText, type MailText } from './reminder-messages.js';
+import {
+  appointmentReminderKey,
+  findAudience,
+  findDueVaccinations,
+  findUpcomingAppointments,
+  insertLedgerEntry,
+  isReminded,
+  vaccinationReminderKey,
+  type ReminderAudience,
+  type ReminderKind,
+} from './reminders.repository.js';
+
+type Outcome = 'notified' | 'no_consent' | 'no_email' | 'skipped';
+
+const isoDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+const addDays = (date: string, days: number): string => isoDate(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000);
+
+/**
+ * The consent rule of automatic reminders: only to a parent who consented
+ * (pet_parents.reminder_consent) and has an email address. The outcome is recorded either way.
+ */
+async function notifyParent(
+  trx: Executor,
+  audience: ReminderAudience | null,
+  reminder: { tenantId: string; kind: NotificationKind; relatedId: string; text: (a: ReminderAudience) => MailText },
+  now: number,
+): Promise<{ outcome: Exclude<Outcome, 'skipped'>; notificationId: string | null }> {
+  const parent = audience?.parent;
+  if (!audience || !parent) return { outcome: 'no_email', notificationId: null };
+  if (parent.reminder_consent !== 1) return { outcome: 'no_consent', notificationId: null };
+  if (!parent.email) return { outcome: 'no_email', notificationId: null };
+  const text = reminder.text(audience);
+  const row = await queueNotification(
+    trx,
+    {
+      tenantId: reminder.tenantId,
+      locationId: parent.location_id,
+      parentId: parent.id,
+      petId: audience.pet.id,
+      channel: 'email',
+      kind: reminder.kind,
+      relatedId: reminder.relatedId,
+      to: parent.email,
+      subject: text.subject,
+      body: text.body,
+      createdByClientId: null,
+    },
+    now,
+  );
+  return { outcome: 'notified', notificationId: row.id };
+}
+
+const placeOf = (audience: ReminderAudience) => ({
+  name: audience.location?.name ?? 'your clinic',
+  timezone: audience.location?.timezone ?? 'UTC',
+});
+
+function tally(outcomes: Outcome[]) {
+  const count = (o: Outcome) => outcomes.filter((x) => x === o).length;
+  return { notified: count('notified'), noConsent: count('no_consent'), noEmail: count('no_email'), alreadyReminded: count('skipped') };
+}
+
+/**
+ * Daily: each pet's latest dose per vaccine due within the next N days (PETCARE_VACCINATION_REMINDER_DAYS,
+ * default 30) — or overdue by at most N days and never reminded (recorded late, appliance down) —
+ * emits `pet.vaccination_due` and emails the parent, once per pet + vaccine + due date.
+ */
+export function vaccinationRemindersJob(): JobDefinition {
+  const kind: ReminderKind = 'vaccination';
+  return {
+    name: 'vaccination-reminders',
+    description:
+      'Daily 06:00 UTC. For the latest dose per pet and vaccine due within PETCARE_VACCINATION_REMINDER_DAYS (or overdue by at most as many days): ' +
+      'emits pet.vaccination_due and emails the parent if they consented, once per pet, vaccine and due date however often it runs.',
+    schedule: { cron: '0 6 * * *' },
+    maxAttempts: 3,
+    async run(ctx) {
+      const { db } = ctx.store;
+      const now = ctx.clock.now();
+      const today = isoDate(now);
+      const days = ctx.config.vaccinationReminderDays;
+      const due = await findDueVaccinations(db, addDays(today, -days), addDays(today, days));
+      const outcomes: Outcome[] = [];
+      for (const vaccination of due) {
+        if (ctx.signal.aborted) break;
+        const key = vaccinationReminderKey(vaccination);
+        // One transaction per reminder: ledger row, event and notification exist together or not at all.
+        const outcome = await db.transaction().execute(async (trx): Promise<Outcome> => {
+          if (await isReminded(trx, vaccination.tenant_id, kind, key)) return 'skipped';
+          const event = await emit(
+            trx,
+            'pet.vaccination_due',
+            { petId: vaccination.pet_id, vaccine: vaccination.vaccine, dueOn: vaccination.due_on, vaccinationId: vaccination.id },
+            vaccination.tenant_id,
+            now,
+          );
+          const audience = await findAudience(trx, vaccination.tenant_id, vaccination.pet_id);
+          const sent = await notifyParent(
+            trx,
+            audience,
+            {
+              tenantId: vaccination.tenant_id,
+              kind: 'vaccination_reminder',
+              relatedId: vaccination.id,
+              text: (a) =>
+                vaccinationReminderText({
+                  parentName: a.parent?.name ?? 'pet parent',
+                  petName: a.pet.name,
+                  vaccine: vaccination.vaccine,
+                  dueOn: vaccination.due_on,
+                  today,
+                  place: placeOf(a),
+                }),
+            },
+            now,
+          );
+          await insertLedgerEntry(trx, {
+            tenant_id: vaccination.tenant_id,
+            kind,
+            reminder_key: key,
+            related_id: vaccination.id,
+            pet_id: vaccination.pet_id,
+            event_id: event.id,
+            notification_id: sent.notificationId,
+            outcome: sent.outcome,
+            created_at: new Date(now).toISOString(),
+          });
+          return sent.outcome;
+        });
+        outcomes.push(outcome);
+      }
+      const counts = tally(outcomes);
+      return { due: due.length, eventsEmitted: outcomes.length - counts.alreadyReminded, ...counts };
+    },
+  };
+}
+
+/**
+ * Hourly: confirmed appointments starting within the next N hours (PETCARE_APPOINTMENT_REMINDER_HOURS,
+ * default 24) and not started yet get one email to a consenting parent. Keyed on appointment id and
+ * start time, so a rescheduled visit is reminded again for its new time.
+ */
+export function appointmentRemindersJob(): JobDefinition {
+  const kind: ReminderKind = 'appointment';
+  return {
+    name: 'appointment-reminders',
+    description:
+      'Hourly. Emails the parent (if they consented) about each confirmed appointment starting within PETCARE_APPOINTMENT_REMINDER_HOURS, ' +
+      'once per appointment and start time (a rescheduled visit is reminded again).',
+    schedule: { cron: '0 * * * *' },
+    maxAttempts: 3,
+    async run(ctx) {
+      const { db } = ctx.store;
+      const now = ctx.clock.now();
+      const until = now + ctx.config.appointmentReminderHours * 3_600_000;
+      const upcoming = await findUpcomingAppointments(db, new Date(now).toISOString(), new Date(until).toISOString());
+      const outcomes: Outcome[] = [];
+      for (const appointment of upcoming) {
+        if (ctx.signal.aborted) break;
+        const key = appointmentReminderKey(appointment);
+        const outcome = await db.transaction().execute(async (trx): Promise<Outcome> => {
+          if (await isReminded(trx, appointment.tenant_id, kind, key)) return 'skipped';
+          const audience = await findAudience(trx, appointment.tenant_id, appointment.pet_id, appointment.location_id);
+          const sent = await notifyParent(
+            trx,
+            audience,
+            {
+              tenantId: appointment.tenant_id,
+              kind: 'appointment_reminder',
+              relatedId: appointment.id,
+              text: (a) =>
+                appointmentReminderText({
+                  parentName: a.parent?.name ?? 'pet parent',
+                  petName: a.pet.name,
+                  type: appointment.type_name ?? humanType(appointment.type),
+                  startsAt: appointment.starts_at,
+                  place: placeOf(a),
+                }),
+            },
+            now,
+          );
+          await insertLedgerEntry(trx, {
+            tenant_id: appointment.tenant_id,
+            kind,
+            reminder_key: key,
+            related_id: appointment.id,
+            pet_id: appointment.pet_id,
+            event_id: null,
+            notification_id: sent.notificationId,
+            outcome: sent.outcome,
+            created_at: new Date(now).toISOString(),
+          });
+          return sent.outcome;
+        });
+        outcomes.push(outcome);
+      }
+      return { upcoming: upcoming.length, ...tally(outcomes) };
+    },
+  };
+}
