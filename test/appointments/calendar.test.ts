@@ -1,4 +1,5 @@
 import test from 'ava';
+import ICAL from 'ical.js';
 import { foldLine } from '../../src/modules/appointments/calendar-ics.js';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
 import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
@@ -57,6 +58,22 @@ test('the calendarUrl answers text/calendar without a token: a VCALENDAR with on
   a.is(fields.get('STATUS'), 'CONFIRMED');
   a.is(fields.get('SEQUENCE'), '0');
   a.false(fields.has('DESCRIPTION'));
+});
+
+test('a calendar library (ical.js, as used by Thunderbird-style clients) reads the entry back exactly', async (a) => {
+  const apt = await appointment('Bring the vaccination card; fasting since 8:00, please');
+  const ics = await (await fetch(apt.calendarUrl)).text();
+  const calendar = new ICAL.Component(ICAL.parse(ics));
+  const events = calendar.getAllSubcomponents('vevent');
+  a.is(events.length, 1);
+  const event = new ICAL.Event(events[0]!);
+  a.is(event.uid, `${apt.id}@petcare`);
+  a.is(event.startDate.toJSDate().toISOString(), '2026-11-24T09:30:00.000Z');
+  a.is(event.endDate.toJSDate().toISOString(), '2026-11-24T10:00:00.000Z');
+  a.is(event.summary, 'Vet consultation for Bella with Dr. Chen');
+  a.is(event.location, 'Downtown, Clinic; "North"');
+  a.is(event.description, 'Bring the vaccination card; fasting since 8:00, please');
+  a.is(events[0]!.getFirstPropertyValue('status'), 'CONFIRMED');
 });
 
 test('long and non-ASCII text is escaped and folded at 75 octets', async (a) => {
