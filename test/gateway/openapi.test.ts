@@ -115,6 +115,12 @@ test('every mounted route is documented with its method, parameters, body, respo
   }
 });
 
+test('every tag in use has a description of its own', (a) => {
+  const tags = doc.tags as Array<{ name: string; description: string }>;
+  a.true(tags.length >= 10);
+  for (const tag of tags) a.not(tag.description, tag.name, `tag ${tag.name} has no description in src/http/openapi.ts`);
+});
+
 test('the document lists nothing that is not mounted, and hides the docs assets', (a) => {
   const mounted = new Set<string>();
   for (const route of t.app.routes.filter(documented)) {

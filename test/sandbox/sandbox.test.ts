@@ -45,7 +45,7 @@ test.serial('an sk_test_ client sees the demo locations, parents and pets', asyn
     name: 'Bella',
     breed: 'Labrador Retriever',
     ownerId: 'usr_demo_alex',
-    vaccinationStatus: 'No records',
+    vaccinationStatus: 'Due soon',
     lastVisit: '2026-10-02',
     species: 'dog',
     birthDate: '2020-03-14',
@@ -162,7 +162,7 @@ test.serial('POST /v1/sandbox/reset restores the demo data and removes sandbox-c
   a.deepEqual(res.body, {
     environment: 'sandbox',
     resetAt: new Date(t.clock.now()).toISOString(),
-    seeded: { locations: 2, petParents: 3, pets: 5 },
+    seeded: { locations: 2, petParents: 3, pets: 5, providers: 3, vaccinations: 5 },
   });
 
   // Sandbox-created rows are gone.
@@ -171,7 +171,12 @@ test.serial('POST /v1/sandbox/reset restores the demo data and removes sandbox-c
   a.is((await t.request('GET', `/v1/locations/${loc.body.id}`, { token: sandboxAdmin })).status, 404);
   // Demo rows are back as seeded.
   const bella = await t.request('GET', '/v1/pets/pet_demo_bella', { token: sandboxStaff.accessToken });
-  a.like(bella.body, { name: 'Bella', breed: 'Labrador Retriever', locationId: 'loc_demo_downtown' });
+  a.like(bella.body, { name: 'Bella', breed: 'Labrador Retriever', locationId: 'loc_demo_downtown', vaccinationStatus: 'Due soon' });
+  // The demo shows every vaccinationStatus, dated from the day of the reset.
+  const statuses = Object.fromEntries(
+    (await t.request('GET', '/v1/pets?limit=100', { token: sandboxStaff.accessToken })).body.data.map((p: { id: string; vaccinationStatus: string }) => [p.id, p.vaccinationStatus]),
+  );
+  a.deepEqual(statuses, { pet_demo_bella: 'Due soon', pet_demo_milo: 'Up to date', pet_demo_luna: 'Overdue', pet_demo_oscar: 'No records', pet_demo_daisy: 'Up to date' });
   const luna = await t.request('GET', '/v1/pets/pet_demo_luna', { token: sandboxStaff.accessToken });
   a.is(luna.body.locationId, 'loc_demo_downtown');
   const pets = await t.request('GET', '/v1/pets?limit=100', { token: sandboxStaff.accessToken });

@@ -42,6 +42,32 @@ export const demoSchedules = [
   { id: 'sch_demo_rosa_riverside', provider_id: 'prv_demo_rosa', location_id: 'loc_demo_riverside', weekly: weekdays([2, 3, 4, 5, 6], '08:30', '16:30') },
 ] as const;
 
+const day = 86_400_000;
+const dateAt = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * Vaccinations relative to the day of seeding, so the demo shows every vaccinationStatus:
+ * Bella is due soon, Milo up to date, Luna overdue, Oscar has no records, Daisy is up to date.
+ */
+export function demoVaccinations(now: number) {
+  const rows = [
+    { id: 'vac_demo_bella_rabies', pet_id: 'pet_demo_bella', location_id: 'loc_demo_downtown', vaccine: 'Rabies', given: -345, due: 20, provider_id: 'prv_demo_chen' },
+    { id: 'vac_demo_bella_dhpp', pet_id: 'pet_demo_bella', location_id: 'loc_demo_downtown', vaccine: 'DHPP', given: -100, due: 265, provider_id: 'prv_demo_chen' },
+    { id: 'vac_demo_milo_fvrcp', pet_id: 'pet_demo_milo', location_id: 'loc_demo_downtown', vaccine: 'FVRCP', given: -60, due: 305, provider_id: 'prv_demo_okafor' },
+    { id: 'vac_demo_luna_dhpp', pet_id: 'pet_demo_luna', location_id: 'loc_demo_downtown', vaccine: 'DHPP', given: -375, due: -10, provider_id: null },
+    { id: 'vac_demo_daisy_rabies', pet_id: 'pet_demo_daisy', location_id: 'loc_demo_riverside', vaccine: 'Rabies', given: -30, due: 700, provider_id: 'prv_demo_okafor' },
+  ];
+  return rows.map(({ given, due, ...row }) => ({
+    ...row,
+    vaccine_key: row.vaccine.toLowerCase(),
+    administered_on: dateAt(now + given * day),
+    due_on: dateAt(now + due * day),
+    lot_number: `DEMO-${row.vaccine.toUpperCase()}-1`,
+    recorded_by_client_id: 'demo-data',
+    recorded_by_role: 'admin',
+  }));
+}
+
 /** Tables of tenant data a reset empties, children first; clients, tenants and the audit trail stay. */
 const resetTables = ['notifications', 'reminder_ledger', 'appointments', 'provider_schedules', 'provider_locations', 'providers', 'appointment_types', 'pets', 'pet_parents', 'events', 'idempotency_keys', 'locations'] as const;
 
@@ -62,6 +88,10 @@ export async function insertDemoData(db: Executor, tenantId: string, now: number
   await db
     .insertInto('provider_schedules')
     .values(demoSchedules.map(({ weekly, ...s }) => ({ ...s, tenant_id: tenantId, weekly: JSON.stringify(weekly), time_off: '[]', created_at: at, updated_at: at })))
+    .execute();
+  await db
+    .insertInto('vaccinations')
+    .values(demoVaccinations(now).map((v) => ({ ...v, tenant_id: tenantId, created_at: at })))
     .execute();
 }
 

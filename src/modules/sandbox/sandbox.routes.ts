@@ -5,7 +5,7 @@ import type { Db } from '../../db/database.js';
 import { AppError } from '../../http/errors.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { DocumentFiles } from '../documents/index.js';
-import { clearSandboxData, demoLocations, demoParents, demoPets, insertDemoData } from './demo-data.js';
+import { clearSandboxData, demoLocations, demoParents, demoPets, demoProviders, demoVaccinations, insertDemoData } from './demo-data.js';
 
 /** Seeds demo data on a sandbox that has no locations yet (first start). */
 export async function seedSandboxIfEmpty(db: Db, tenantId: string, now: number): Promise<void> {
@@ -17,7 +17,10 @@ const ResetResultSchema = Type.Object(
   {
     environment: Type.Literal('sandbox'),
     resetAt: Type.String({ format: 'date-time' }),
-    seeded: Type.Object({ locations: Type.Integer(), petParents: Type.Integer(), pets: Type.Integer() }, { additionalProperties: false }),
+    seeded: Type.Object(
+      { locations: Type.Integer(), petParents: Type.Integer(), pets: Type.Integer(), providers: Type.Integer(), vaccinations: Type.Integer() },
+      { additionalProperties: false },
+    ),
   },
   { additionalProperties: false },
 );
@@ -32,7 +35,7 @@ export function sandboxRoutes(deps: { clock: Clock; config: Config }): AnyRoute[
       summary: 'Reset the sandbox to its demo data',
       description:
         'Deletes every sandbox location, pet parent, pet (with its records and document files), appointment, provider, event and idempotency record, then re-seeds the demo data (fixed ids such as ' +
-        'loc_demo_downtown and pet_demo_bella). API clients, keys and the audit trail are kept. Sandbox admin clients only; live data is never touched.',
+        'loc_demo_downtown, pet_demo_bella and prv_demo_chen; providers with working hours and vaccinations dated from the day of the reset). API clients, keys and the audit trail are kept. Sandbox admin clients only; live data is never touched.',
       tags: ['Sandbox'],
       access: { scope: 'admin', roles: ['admin'] },
       response: { status: 200, description: 'The sandbox was reset', schema: ResetResultSchema },
@@ -47,7 +50,13 @@ export function sandboxRoutes(deps: { clock: Clock; config: Config }): AnyRoute[
           body: {
             environment: 'sandbox' as const,
             resetAt: new Date(now).toISOString(),
-            seeded: { locations: demoLocations.length, petParents: demoParents.length, pets: demoPets.length },
+            seeded: {
+              locations: demoLocations.length,
+              petParents: demoParents.length,
+              pets: demoPets.length,
+              providers: demoProviders.length,
+              vaccinations: demoVaccinations(now).length,
+            },
           },
         };
       },
