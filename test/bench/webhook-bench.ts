@@ -10,17 +10,24 @@
  * cost of the subscriber ((1)+(3))/2 vs (2) (target ≤ 20 %).
  *
  * Env: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS (default 50),
- * BENCH_SKIP_BUILD=1, BENCH_PIN=0 (by default with 2+ CPUs the server gets CPU 1; autocannon and
+ * BENCH_SKIP_BUILD=1, BENCH_OUT_DIR (build into and run from this directory instead of dist/, which other
+ * work in the same tree may rebuild during a run), BENCH_PIN=0 (by default with 2+ CPUs the server gets CPU 1; autocannon and
  * the subscriber share CPU 0), BENCH_JOB_POLL_MS (the gateway's PETCARE_JOB_POLL_MS, default 250).
+ *
+ * `npm run bench:webhooks -- --profile`: the same runs with the gateway under `node --cpu-prof`; the
+ * profile is cut to runs (1) and (2) and the difference per request (what a delivery costs) is printed
+ * by function, owner and stage (bench-results/profiles/).
  */
 import autocannon from 'autocannon';
 import SQLite from 'better-sqlite3';
 import { execFileSync, execSync, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { summarizeProfile, type CpuProfile, type Summary } from '../../scripts/cpuprofile-summary.js';
 import { benchAdmin, createFixtures, freePort, startGateway, type BenchFixtures, type GatewayServer } from './bench-servers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -164,7 +171,12 @@ interface Measured {
   lagMaxMs: number | null;
   backlogAtEnd: number | null;
   drainMs: number | null;
+  requests: number;
+  /** CLOCK_MONOTONIC µs at the start and end of the measured run (to cut a --cpu-prof profile). */
+  windowUs: [number, number];
 }
+
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 let keyCounter = 0;
 const keyRun = Date.now().toString(36);
@@ -212,7 +224,9 @@ async function measure(name: string, gateway: GatewayServer, fx: BenchFixtures, 
   }
   const eventsBefore = countEvents(gateway.dataDir);
   const cpuBefore = gateway.cpuSeconds();
+  const started = monotonicUs();
   const result = await autocannon(postOptions(gateway.url, fx, duration));
+  const ended = monotonicUs();
   const cpuAfter = gateway.cpuSeconds();
   const eventsEmitted = countEvents(gateway.dataDir) - eventsBefore;
   let delivered: number | null = null;
@@ -242,6 +256,8 @@ async function measure(name: string, gateway: GatewayServer, fx: BenchFixtures, 
     lagMaxMs: stats?.lagMax ?? null,
     backlogAtEnd: delivered === null ? null : eventsEmitted - delivered,
     drainMs,
+    requests: result.requests.total,
+    windowUs: [started, ended],
   };
 }
 
@@ -252,10 +268,46 @@ function table(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n');
 }
 
+/** Per-request µs of (2) minus (1), by key: where the subscriber's extra CPU goes. */
+function profileDiff(base: Summary, withSub: Summary, pick: (s: Summary) => Array<{ key: string; us: number }>, top: number): string {
+  const per = new Map<string, number>();
+  for (const { key, us } of pick(withSub)) per.set(key, (per.get(key) ?? 0) + us / (withSub.requests ?? 1));
+  for (const { key, us } of pick(base)) per.set(key, (per.get(key) ?? 0) - us / (base.requests ?? 1));
+  return [...per.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([key, us]) => `  ${us.toFixed(1).padStart(8)} µs/req  ${key}`)
+    .join('\n');
+}
+
+function reportProfile(file: string, none: Measured, active: Measured): void {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const base = summarizeProfile(profile, { requests: none.requests, from: none.windowUs[0], to: none.windowUs[1] });
+  const withSub = summarizeProfile(profile, { requests: active.requests, from: active.windowUs[0], to: active.windowUs[1] });
+  const busy = (s: Summary) => (s.activeUs / (s.requests ?? 1)).toFixed(1);
+  process.stdout.write(`\nprofile: ${path.relative(root, file)}\nbusy CPU per request: ${busy(base)} µs without, ${busy(withSub)} µs with the subscriber\n`);
+  process.stdout.write(`\nextra per request by stage:\n${profileDiff(base, withSub, (s) => s.byStage, 25)}\n`);
+  process.stdout.write(`\nextra per request by owner:\n${profileDiff(base, withSub, (s) => s.byOwner, 25)}\n`);
+  process.stdout.write(`\nextra per request by function (self time):\n${profileDiff(base, withSub, (s) => s.byFunction, 40)}\n`);
+}
+
 async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { profile: { type: 'boolean', default: false } } });
+  const profileDir = path.join(resultsDir, 'profiles');
+  const profileName = `gateway-webhooks-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`;
+  if (values.profile) mkdirSync(profileDir, { recursive: true });
+  const outDir = process.env.BENCH_OUT_DIR ? path.resolve(process.env.BENCH_OUT_DIR) : null;
+  // A private root: its own dist/, this tree's package.json and node_modules.
+  const gatewayRoot = outDir ?? root;
+  if (outDir) {
+    mkdirSync(outDir, { recursive: true });
+    copyFileSync(path.join(root, 'package.json'), path.join(outDir, 'package.json'));
+    if (!existsSync(path.join(outDir, 'node_modules'))) symlinkSync(path.join(root, 'node_modules'), path.join(outDir, 'node_modules'));
+  }
   if (process.env.BENCH_SKIP_BUILD !== '1') {
-    process.stdout.write('building (npm run build)…\n');
-    execSync('npm run build', { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    process.stdout.write(`building (${outDir ? `tsc into ${outDir}/dist` : 'npm run build'})…\n`);
+    if (outDir) execSync(`npx tsc -p tsconfig.build.json --outDir ${JSON.stringify(path.join(outDir, 'dist'))}`, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    else execSync('npm run build', { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   }
   const pinned = serverCpu === undefined ? 'not pinned' : `server on CPU ${serverCpu}; autocannon and the subscriber on CPU 0`;
   process.stdout.write(`${connections} connections, ${warmup} s warm-up + ${duration} s per run, job poll ${jobPollMs} ms, ${pinned}\n`);
@@ -263,9 +315,10 @@ async function main(): Promise<void> {
   if (load1 !== undefined && load1 > 0.5) process.stdout.write(`note: load average ${load1.toFixed(2)} before start; other work on this machine skews the numbers\n`);
 
   const subscriber = await startSubscriber();
-  const gateway = await startGateway(root, {
+  const gateway = await startGateway(gatewayRoot, {
     cpu: serverCpu,
     env: { PETCARE_WEBHOOK_ALLOW_HOSTS: '127.0.0.1', PETCARE_JOB_POLL_MS: String(jobPollMs) },
+    ...(values.profile ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}`] } : {}),
   });
   const runs: Measured[] = [];
   let verified = { verified: 0, bad: 0, duplicates: 0 };
@@ -324,6 +377,11 @@ async function main(): Promise<void> {
   process.stdout.write(`signatures: ${verified.verified} verified, ${verified.bad} bad, ${verified.duplicates} duplicate deliveries\n`);
   process.stdout.write(`write-path cost of one active subscriber: ${(100 * cost).toFixed(1)} % req/s` + (cpuCost === null ? '' : `, ${(100 * cpuCost).toFixed(1)} % server CPU per request`) + ` (target ≤ ${100 * target.maxWritePathCost} %)  ${cost <= target.maxWritePathCost ? 'PASS' : 'MISS'}\n`);
   process.stdout.write(`delivery kept up: ${keptUp ? 'yes' : 'no'} (${fmt(active.delivered)} of ${fmt(active.eventsEmitted)} events delivered during the run, drained ${fmt(active.drainMs)} ms after it)\n`);
+
+  if (values.profile) {
+    if (!readdirSync(profileDir).includes(profileName)) throw new Error(`no profile written at ${path.join(profileDir, profileName)}`);
+    reportProfile(path.join(profileDir, profileName), none, active);
+  }
 
   mkdirSync(resultsDir, { recursive: true });
   const data = {

@@ -7,15 +7,12 @@ import type { JobContext, JobResult } from '../../jobs/job-definition.js';
 import { envelopeJson } from '../events/index.js';
 import {
   cancelDelivery,
-  claimDeliveries,
-  dueDeliveries,
-  liveEndpoints,
-  fanOut,
+  DeliveryStatements,
   hasWork,
   pruneFinished,
-  recordAttempts,
   recoverInterrupted,
   type AttemptResult,
+  type Claim,
   type DueDelivery,
 } from './deliveries.repository.js';
 import { OutboundPolicy } from './outbound-policy.js';
@@ -42,12 +39,6 @@ export interface WebhookDispatcherDeps {
   clock: Clock;
 }
 
-interface Claimed {
-  due: DueDelivery;
-  attemptId: string;
-  attempt: number;
-}
-
 type Summary = { fannedOut: number; queued: number; claimed: number; recovered: number; cancelled: number };
 const emptySummary = (): Summary => ({ fannedOut: 0, queued: 0, claimed: 0, recovered: 0, cancelled: 0 });
 
@@ -63,10 +54,12 @@ export function retryDelayMs(failures: number, schedule: readonly number[], rand
 
 /**
  * Delivers webhooks for every environment. Each run of the `webhook-delivery` job (a poller) does one
- * cycle for its environment: recover attempts a stopped process left in flight, fan new events out
- * to subscribed endpoints, and claim due attempts, all in one short transaction; the claimed
- * attempts are then sent in the background (no network I/O inside a transaction), their results
- * recorded in batches, and a recorded batch starts the next cycle when few claims are left to send.
+ * cycle for its environment: record the results of finished attempts, recover attempts a stopped
+ * process left in flight, claim due attempts, and fan new events out to subscribed endpoints
+ * (claiming the new deliveries at once where there is room), all in one short transaction; the
+ * claimed attempts are then sent in the background (no network I/O inside a transaction). Finished
+ * attempts start the next cycle a few milliseconds later, which records them in one batch and
+ * claims what came in meanwhile.
  * Per-endpoint order is not kept: receivers dedupe on the event id and order by createdAt.
  */
 export class WebhookDispatcher {
@@ -107,9 +100,9 @@ export class WebhookDispatcher {
 
 class DeliveryPump {
   /** attempt id → claim, for every attempt claimed and not yet recorded. */
-  private readonly claimed = new Map<string, Claimed>();
+  private readonly claimed = new Map<string, Claim>();
   /** Claimed attempts waiting for a free connection slot, per endpoint (oldest first). */
-  private readonly waiting = new Map<string, Claimed[]>();
+  private readonly waiting = new Map<string, Claim[]>();
   private waitingCount = 0;
   private readonly sendingByEndpoint = new Map<string, number>();
   private sending = 0;
@@ -119,6 +112,8 @@ class DeliveryPump {
   private flushScheduled = false;
   private lastPrune = 0;
   private lastRecovery = Number.NEGATIVE_INFINITY;
+  private readonly statements: DeliveryStatements;
+  private readonly userAgent: string;
 
   constructor(
     readonly store: EnvironmentStore,
@@ -128,6 +123,8 @@ class DeliveryPump {
     private readonly signal: AbortSignal,
     private readonly logger: Logger,
   ) {
+    this.statements = new DeliveryStatements(store.sqlite);
+    this.userAgent = `PetCare-Webhooks/${deps.config.platformVersion}`;
     signal.addEventListener('abort', () => this.stop(), { once: true });
   }
 
@@ -167,11 +164,14 @@ class DeliveryPump {
       this.lastPrune = now;
       await db.transaction().execute((trx) => pruneFinished(trx, now, now - retentionMs));
     }
+    // Results waiting to be recorded go in this cycle's transaction. Their claims end either way
+    // (recorded, or left in_flight for the recovery if the write fails), so they no longer count.
+    const results = this.takeResults();
     // Claims of another instance exist only from before this one started; a lapsed lease of our own
     // would mean a lost request (sends always end by their deadline): look for both now and then.
     const checkStale = now - this.lastRecovery >= recoverEveryMs || now < this.lastRecovery;
     // Cheap reads first: an idle poll opens no write transaction.
-    if (!(await hasWork(db, now, this.instanceId, checkStale))) {
+    if (results.length === 0 && !(await hasWork(db, now, this.instanceId, checkStale))) {
       if (checkStale) this.lastRecovery = now;
       return emptySummary();
     }
@@ -182,36 +182,63 @@ class DeliveryPump {
     // Claims may wait in memory behind a slow receiver; the lease must outlast that wait.
     const leaseMs = config.webhookTimeoutMs * Math.ceil(limits.claimedPerEndpoint / limits.sendingPerEndpoint + 1) + leaseMarginMs;
     const summary = emptySummary();
-    const claimed = await db.transaction().execute(async (trx) => {
-      if (checkStale) {
-        summary.recovered = await recoverInterrupted(trx, this.instanceId, mine, now);
-        this.lastRecovery = now;
-      }
-      const fan = await fanOut(trx, now, fanOutBatch);
-      summary.fannedOut = fan.events;
-      summary.queued = fan.deliveries;
-      if (fan.events === fanOutBatch) this.rerun = true;
-      let free = limits.claimed - this.claimed.size;
-      const take: DueDelivery[] = [];
-      for (const endpoint of await liveEndpoints(trx)) {
-        const held = claimedByEndpoint.get(endpoint.id) ?? 0;
-        // An endpoint holding half its allowance or more waits: claims come in big batches, not a few at a time.
-        if (free <= 0 || held >= limits.claimedPerEndpoint / 2) continue;
-        for (const due of await dueDeliveries(trx, endpoint.id, now, Math.min(free, limits.claimedPerEndpoint - held))) {
-          if (due.enabled !== 1 && due.kind !== 'test') {
-            await cancelDelivery(trx, due.id, 'endpoint disabled', now);
-            summary.cancelled++;
-          } else if (due.payload === null && due.event_data === null) {
-            await cancelDelivery(trx, due.id, 'the event no longer exists', now);
-            summary.cancelled++;
-          } else {
-            take.push(due);
-            free--;
+    let claimed: Claim[];
+    try {
+      claimed = await db.transaction().execute(async (trx) => {
+        this.statements.record(results, this.instanceId, now);
+        if (checkStale) {
+          summary.recovered = await recoverInterrupted(trx, this.instanceId, mine, now);
+          this.lastRecovery = now;
+        }
+        let free = limits.claimed - this.claimed.size;
+        const take: DueDelivery[] = [];
+        // Endpoints whose due backlog was claimed to the end: their new deliveries may be claimed as they are written.
+        const drained = new Set<string>();
+        for (const endpoint of this.statements.liveEndpoints()) {
+          const held = claimedByEndpoint.get(endpoint.id) ?? 0;
+          // An endpoint holding half its allowance or more waits: claims come in big batches, not a few at a time.
+          if (free <= 0 || held >= limits.claimedPerEndpoint / 2) continue;
+          const room = Math.min(free, limits.claimedPerEndpoint - held);
+          const due = this.statements.dueDeliveries(endpoint.id, now, room);
+          if (due.length < room) drained.add(endpoint.id);
+          for (const delivery of due) {
+            if (delivery.enabled !== 1 && delivery.kind !== 'test') {
+              await cancelDelivery(trx, delivery.id, 'endpoint disabled', now);
+              summary.cancelled++;
+            } else if (delivery.payload === null && delivery.event_data === null) {
+              await cancelDelivery(trx, delivery.id, 'the event no longer exists', now);
+              summary.cancelled++;
+            } else {
+              take.push(delivery);
+              claimedByEndpoint.set(endpoint.id, (claimedByEndpoint.get(endpoint.id) ?? 0) + 1);
+              free--;
+            }
           }
         }
-      }
-      return claimDeliveries(trx, take, this.instanceId, now, leaseMs);
-    });
+        const out = this.statements.claim(take, this.instanceId, now, leaseMs);
+        const fan = this.statements.fanOut(
+          now,
+          fanOutBatch,
+          (endpointId) => {
+            const held = claimedByEndpoint.get(endpointId) ?? 0;
+            if (free <= 0 || !drained.has(endpointId) || held >= limits.claimedPerEndpoint) return false;
+            claimedByEndpoint.set(endpointId, held + 1);
+            free--;
+            return true;
+          },
+          { instanceId: this.instanceId, leaseMs },
+        );
+        summary.fannedOut = fan.events;
+        summary.queued = fan.deliveries;
+        if (fan.events === fanOutBatch) this.rerun = true;
+        for (const claim of fan.claimed) out.push(claim);
+        return out;
+      });
+    } catch (err) {
+      // The results must not wait for a claim that failed: record them on their own.
+      if (results.length > 0) await this.record(results);
+      throw err;
+    }
     summary.claimed = claimed.length;
     for (const claim of claimed) {
       this.claimed.set(claim.attemptId, claim);
@@ -222,6 +249,13 @@ class DeliveryPump {
     }
     this.startSends();
     return summary;
+  }
+
+  /** The results to record now; their attempts stop counting as claimed. */
+  private takeResults(): AttemptResult[] {
+    const batch = this.results.splice(0);
+    for (const result of batch) this.claimed.delete(result.attemptId);
+    return batch;
   }
 
   /** Starts waiting attempts while the connection limits allow (no database access). */
@@ -259,7 +293,7 @@ class DeliveryPump {
     this.scheduleFlush();
   }
 
-  private async send(claim: Claimed): Promise<void> {
+  private async send(claim: Claim): Promise<void> {
     const { due, attempt } = claim;
     const { clock, config } = this.deps;
     let outcome: SendOutcome;
@@ -273,17 +307,17 @@ class DeliveryPump {
         url: due.url,
         body,
         timeoutMs: config.webhookTimeoutMs,
-        headers: {
-          'Content-Type': 'application/json',
-          'User-Agent': `PetCare-Webhooks/${config.platformVersion}`,
-          'X-Service-Signature': signature,
-          'Service-Signature': signature,
-          'X-Service-Event-Id': due.event_id,
-          'X-Service-Event-Type': due.event_type,
-          'X-Service-Delivery-Id': due.id,
-          'X-Service-Delivery-Attempt': String(attempt),
-          'X-Service-Delivery-Kind': due.kind,
-        },
+        headers: [
+          'Content-Type', 'application/json',
+          'User-Agent', this.userAgent,
+          'X-Service-Signature', signature,
+          'Service-Signature', signature,
+          'X-Service-Event-Id', due.event_id,
+          'X-Service-Event-Type', due.event_type,
+          'X-Service-Delivery-Id', due.id,
+          'X-Service-Delivery-Attempt', String(attempt),
+          'X-Service-Delivery-Kind', due.kind,
+        ],
       });
     } catch (err) {
       outcome = { ok: false, status: null, latencyMs: 0, excerpt: null, error: `internal error: ${err instanceof Error ? err.message : String(err)}`, interrupted: false };
@@ -292,7 +326,7 @@ class DeliveryPump {
     this.scheduleFlush();
   }
 
-  private resultOf({ due, attemptId, attempt }: Claimed, outcome: SendOutcome, now: number, startedAt: number | null): AttemptResult {
+  private resultOf({ due, attemptId, attempt }: Claim, outcome: SendOutcome, now: number, startedAt: number | null): AttemptResult {
     const base = { attemptId, deliveryId: due.id, attempt, startedAt, latencyMs: outcome.latencyMs, responseStatus: outcome.status, excerpt: outcome.excerpt, error: outcome.error };
     if (outcome.ok) return { ...base, status: 'succeeded', delivery: { status: 'succeeded', failures: due.failures, nextAttemptAt: null } };
     // Our own stop cut the attempt: it does not count against the receiver; the next one follows at once.
@@ -307,33 +341,32 @@ class DeliveryPump {
   }
 
   /**
-   * Results are written in batches: one transaction per few milliseconds rather than one per
-   * answer, since each commit waits its turn behind the API's writes.
+   * Results are written in batches: the next cycle, a few milliseconds on, records every answer
+   * that came in meanwhile in its one transaction (each commit waits its turn behind the API's
+   * writes). Once stopping, results are recorded on their own.
    */
   private scheduleFlush(): void {
     if (this.flushScheduled || this.results.length === 0) return;
     this.flushScheduled = true;
-    if (this.results.length >= flushBatch || this.signal.aborted) setImmediate(() => void this.flush());
-    else setTimeout(() => void this.flush(), flushDelayMs);
+    const run = () => {
+      this.flushScheduled = false;
+      if (this.signal.aborted) void this.record(this.takeResults());
+      else this.wake();
+    };
+    if (this.results.length >= flushBatch || this.signal.aborted) setImmediate(run);
+    else setTimeout(run, flushDelayMs);
   }
 
-  private async flush(): Promise<void> {
-    this.flushScheduled = false;
-    const batch = this.results.splice(0);
+  /** Records results in a transaction of their own (stopping, or the cycle's transaction failed). */
+  private async record(batch: AttemptResult[]): Promise<void> {
     if (batch.length === 0) return;
     try {
       const now = this.deps.clock.now();
-      await this.store.db.transaction().execute(async (trx) => {
-        await recordAttempts(trx, batch, this.instanceId, now);
-      });
+      await this.store.db.transaction().execute(async () => this.statements.record(batch, this.instanceId, now));
     } catch (err) {
       // The attempts stay in_flight; the next start records them as interrupted and tries again.
       if (!this.signal.aborted) this.logger.error({ err, attempts: batch.map((r) => r.attemptId) }, 'could not record webhook attempts');
-    } finally {
-      for (const result of batch) this.claimed.delete(result.attemptId);
     }
     this.scheduleFlush(); // results that arrived during the write
-    // Claim more when the local queue runs low; otherwise the next poll fans out new events.
-    if (this.waitingCount < limits.sendingPerEndpoint) this.wake();
   }
 }

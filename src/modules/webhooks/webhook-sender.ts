@@ -12,7 +12,8 @@ const excerptBytes = 1024;
 export interface OutgoingWebhook {
   url: string;
   body: string;
-  headers: Record<string, string>;
+  /** Flat [name, value, name, value, …] (written as given: Host and Content-Length are added here). */
+  headers: string[];
   timeoutMs: number;
 }
 
@@ -34,6 +35,14 @@ interface Target {
   hostname: string;
   port: number;
   path: string;
+  /** The Host header, as http.request would write it. */
+  host: string;
+}
+
+/** A request's deadline; `expire` cuts the request, null once it settled. */
+interface Deadline {
+  at: number;
+  expire: (() => void) | null;
 }
 
 interface Exchange {
@@ -54,6 +63,15 @@ export class WebhookSender {
   private readonly targets = new Map<string, Target | string>();
   /** Requests in flight, so a stop can cut them all. */
   private readonly active = new Set<http.ClientRequest>();
+  /**
+   * Deadlines of requests in flight, oldest first, served by one timer (armed for the first one that
+   * has not settled) rather than a timer per request: every request has the same timeout, so a new
+   * deadline goes at the end, and settled ones are dropped from the front as the queue is served.
+   */
+  private deadlines: Deadline[] = [];
+  private deadlineHead = 0;
+  private deadlineTimer: NodeJS.Timeout | null = null;
+  private deadlineTimerAt = Infinity;
 
   constructor(
     private readonly policy: OutboundPolicy,
@@ -74,9 +92,10 @@ export class WebhookSender {
       const hostname = stripBrackets(url.hostname);
       // An IP literal is connected without a lookup: check it here.
       const refused = isIP(hostname) !== 0 ? this.policy.check(hostname, hostname) : null;
+      const port = Number(url.port || (secure ? 443 : 80));
       target = refused
         ? `refused by the outbound policy: ${refused}`
-        : { secure, hostname, port: Number(url.port || (secure ? 443 : 80)), path: `${url.pathname}${url.search}` };
+        : { secure, hostname, port, path: `${url.pathname}${url.search}`, host: url.host };
     } catch {
       target = 'invalid URL';
     }
@@ -126,37 +145,47 @@ export class WebhookSender {
         method: 'POST',
         agent: target.secure ? this.httpsAgent : this.httpAgent,
         lookup: this.policy.lookup as unknown as http.RequestOptions['lookup'],
-        headers: { ...webhook.headers, 'Content-Length': String(Buffer.byteLength(webhook.body, 'utf8')) },
+        // A flat header list is written as it is (no per-header bookkeeping); Host must then be given.
+        headers: ['Host', target.host, ...webhook.headers, 'Content-Length', String(Buffer.byteLength(webhook.body, 'utf8'))],
       });
       this.active.add(request);
+      const timer: Deadline = {
+        at: deadline,
+        expire: () => {
+          const err = new TimeoutError('timeout');
+          request.destroy(err);
+          finish(err);
+        },
+      };
+      this.addDeadline(timer);
       let settled = false;
       const finish = (err: Error | null, value?: Exchange) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        timer.expire = null;
         this.active.delete(request);
         if (err) {
           (err as { reusedSocket?: boolean }).reusedSocket = request.reusedSocket;
           reject(err);
         } else resolve(value!);
       };
-      const timer = setTimeout(() => {
-        const err = new TimeoutError('timeout');
-        request.destroy(err);
-        finish(err);
-      }, Math.max(0, deadline - performance.now()));
-
       request.on('error', (err) => finish(err));
       request.on('response', (response) => {
         const status = response.statusCode ?? 0;
-        const chunks: Buffer[] = [];
+        const location = response.headers.location;
+        let first: Buffer | null = null;
+        let more: Buffer[] | null = null;
         let received = 0;
         const done = () => {
-          const text = chunks.length === 0 ? '' : Buffer.concat(chunks).subarray(0, excerptBytes).toString('utf8');
-          finish(null, { status, location: response.headers.location, excerpt: text.replace(/\uFFFD+$/, '') });
+          let text = '';
+          if (first) text = (more ? Buffer.concat([first, ...more]) : first).subarray(0, excerptBytes).toString('utf8').replace(/\uFFFD+$/, '');
+          finish(null, { status, location, excerpt: text });
         };
         response.on('data', (chunk: Buffer) => {
-          if (received < excerptBytes) chunks.push(chunk);
+          if (received < excerptBytes) {
+            if (first === null) first = chunk;
+            else (more ??= []).push(chunk);
+          }
           received += chunk.length;
           if (received > maxResponseBytes) {
             // Enough: the rest is not read, and the socket is not reused.
@@ -165,12 +194,61 @@ export class WebhookSender {
           }
         });
         response.on('end', done);
-        response.on('error', () => done());
-        response.on('aborted', () => done());
+        response.on('error', done);
+        response.on('aborted', done);
       });
       // A string body goes out in one write with the headers.
       request.end(webhook.body, 'utf8');
     });
+  }
+
+  private addDeadline(deadline: Deadline): void {
+    const queue = this.deadlines;
+    // Deadlines arrive in order unless the timeout changed: keep the queue sorted either way.
+    let i = queue.length;
+    while (i > this.deadlineHead && queue[i - 1]!.at > deadline.at) i--;
+    if (i === queue.length) queue.push(deadline);
+    else queue.splice(i, 0, deadline);
+    this.armDeadlines();
+  }
+
+  /** Drops settled deadlines from the front, cuts the expired ones, and arms the timer for the next. */
+  private serveDeadlines(): void {
+    const queue = this.deadlines;
+    const now = performance.now();
+    while (this.deadlineHead < queue.length) {
+      const next = queue[this.deadlineHead]!;
+      if (next.expire !== null && next.at > now) break;
+      this.deadlineHead++;
+      next.expire?.();
+    }
+    if (this.deadlineHead === queue.length) {
+      this.deadlines = [];
+      this.deadlineHead = 0;
+    } else if (this.deadlineHead > 1024 && this.deadlineHead * 2 > queue.length) {
+      this.deadlines = queue.slice(this.deadlineHead);
+      this.deadlineHead = 0;
+    }
+    this.armDeadlines();
+  }
+
+  private armDeadlines(): void {
+    const next = this.deadlines[this.deadlineHead];
+    if (next === undefined) {
+      if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+      this.deadlineTimer = null;
+      this.deadlineTimerAt = Infinity;
+      return;
+    }
+    // A timer already set for this deadline or an earlier one serves it (an early wake-up just re-arms).
+    if (this.deadlineTimer && this.deadlineTimerAt <= next.at) return;
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.deadlineTimerAt = next.at;
+    this.deadlineTimer = setTimeout(() => {
+      this.deadlineTimer = null;
+      this.deadlineTimerAt = Infinity;
+      this.serveDeadlines();
+    }, Math.max(0, Math.ceil(next.at - performance.now())));
   }
 
   /** Cuts every request in flight (the service is stopping); their outcomes say interrupted. */
@@ -179,6 +257,9 @@ export class WebhookSender {
   }
 
   close(): void {
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = null;
+    this.deadlineTimerAt = Infinity;
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
   }
