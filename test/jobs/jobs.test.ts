@@ -29,6 +29,21 @@ test('GET /v1/jobs lists each job with its schedule, last and next run', async (
   t.is(housekeeping.lastRun, null);
   t.regex(housekeeping.nextRunAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d0:00\.000Z$/);
   t.is(housekeeping.openRuns, 0);
+  t.deepEqual(
+    res.body.data.map((j: { name: string }) => j.name),
+    ['appointment-reminders', 'backup', 'housekeeping', 'notification-delivery', 'vaccination-reminders', 'webhook-delivery'],
+  );
+  const delivery = res.body.data.find((j: { name: string }) => j.name === 'webhook-delivery');
+  t.deepEqual(delivery.schedule, { type: 'interval', everyMs: app.config.jobPollMs });
+  t.is(delivery.nextRunAt, null);
+});
+
+test('a poller can be run on demand too (the admin does not wait for its next pass)', async (t) => {
+  const app = await startTestApp();
+  t.teardown(() => app.close());
+  const res = await run(app, 'webhook-delivery');
+  t.is(res.status, 200);
+  t.like(res.body, { name: 'webhook-delivery', status: 'succeeded' });
 });
 
 test('POST /v1/jobs/:name/run with wait answers the finished run, which GET /v1/jobs then shows', async (t) => {
