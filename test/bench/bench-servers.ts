@@ -1,9 +1,31 @@
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+
+/** A positive number from the environment (BENCH_DURATION, BENCH_CONNECTIONS, …), else the fallback. */
+export function benchSetting(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+}
+
+/**
+ * Pins this process (the load generator) to CPU 0 and returns the CPU for the server (1), or
+ * undefined when pinning is off (BENCH_PIN=0) or impossible: with 2+ CPUs and taskset, server
+ * and load never take turns on one core, so a profile shows the server's own costs.
+ */
+export function pinLoadGenerator(): number | undefined {
+  if (process.env.BENCH_PIN === '0' || os.cpus().length < 2) return undefined;
+  try {
+    execFileSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
+    return 1;
+  } catch {
+    return undefined;
+  }
+}
 
 /** A server the benchmark started in a child process, so it has a core of its own and no tsx loader. */
 export interface BenchServer {

@@ -20,23 +20,19 @@
  */
 import autocannon from 'autocannon';
 import SQLite from 'better-sqlite3';
-import { execFileSync, execSync } from 'node:child_process';
+import { execSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatSummary, summarizeProfile, type CpuProfile } from '../../scripts/cpuprofile-summary.js';
-import { createFixtures, createSchedulingFixtures, startGateway, startHelloWorld, type BenchFixtures, type BenchServer, type SchedulingFixtures } from './bench-servers.js';
+import { benchSetting, createFixtures, createSchedulingFixtures, startGateway, startHelloWorld, type BenchFixtures, type BenchServer, type SchedulingFixtures, pinLoadGenerator } from './bench-servers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const resultsDir = path.join(root, 'bench-results');
 
-const seconds = (name: string, fallback: number) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number of seconds`);
-  return value;
-};
+const seconds = benchSetting;
 const duration = seconds('BENCH_DURATION', 10);
 const warmup = Math.min(seconds('BENCH_WARMUP', 2), duration);
 const connections = Math.round(seconds('BENCH_CONNECTIONS', 50));
@@ -44,17 +40,7 @@ const logLevel = process.env.BENCH_LOG_LEVEL ?? 'warn';
 
 const targets = { getRatio: 0.3, getP99Ms: 10, postRatio: 0.1, availabilityOverGet: 0.1 } as const;
 
-/** CPU for the server, or undefined when pinning is off or impossible. */
-function pinPlan(): number | undefined {
-  if (process.env.BENCH_PIN === '0' || os.cpus().length < 2) return undefined;
-  try {
-    execFileSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
-    return 1;
-  } catch {
-    return undefined;
-  }
-}
-const serverCpu = pinPlan();
+const serverCpu = pinLoadGenerator();
 
 interface Measured {
   name: string;

@@ -20,7 +20,7 @@
  */
 import autocannon from 'autocannon';
 import SQLite from 'better-sqlite3';
-import { execFileSync, execSync, spawn } from 'node:child_process';
+import { execSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,32 +28,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { summarizeProfile, type CpuProfile, type Summary } from '../../scripts/cpuprofile-summary.js';
-import { benchAdmin, createFixtures, freePort, startGateway, type BenchFixtures, type GatewayServer } from './bench-servers.js';
+import { benchAdmin, benchSetting, createFixtures, freePort, startGateway, type BenchFixtures, type GatewayServer, pinLoadGenerator } from './bench-servers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const resultsDir = path.join(root, 'bench-results');
 
-const number = (name: string, fallback: number) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
-  return value;
-};
+const number = benchSetting;
 const duration = number('BENCH_DURATION', 10);
 const warmup = Math.min(number('BENCH_WARMUP', 2), duration);
 const connections = Math.round(number('BENCH_CONNECTIONS', 50));
 const jobPollMs = Math.round(number('BENCH_JOB_POLL_MS', 250));
 const target = { maxWritePathCost: 0.2 } as const;
 
-function pinPlan(): number | undefined {
-  if (process.env.BENCH_PIN === '0' || os.cpus().length < 2) return undefined;
-  try {
-    execFileSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
-    return 1;
-  } catch {
-    return undefined;
-  }
-}
-const serverCpu = pinPlan();
+const serverCpu = pinLoadGenerator();
 
 /**
  * The subscriber, in its own process (CommonJS through `node -e`): verifies every delivery
