@@ -21,7 +21,7 @@ import { extractPdfText, type PdfTextLimits } from './pdf-text.js';
 /** Text kept per document for the search index, and the guards of PDF extraction. */
 export const textLimits = {
   maxChars: 1_000_000,
-  pdf: { maxPages: 500, maxChars: 1_000_000, timeoutMs: 20_000, maxHeapMb: 512 } satisfies PdfTextLimits,
+  pdf: { maxPages: 500, maxChars: 1_000_000, timeoutMs: 20_000, maxHeapMb: 256 } satisfies PdfTextLimits,
 } as const;
 
 /** An upload read, checked and written to a temp file, waiting for its row to commit. */

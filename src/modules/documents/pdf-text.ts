@@ -106,10 +106,19 @@ function runWorker(file: string, limits: PdfTextLimits): Promise<PdfTextResult> 
     // pdf.js may still print; nobody reads it.
     worker.stdout.resume();
     worker.stderr.resume();
+    // The heap cap does not cover pdf.js's decoded streams (typed arrays live outside the heap):
+    // a small PDF whose stream inflates to gigabytes would grow the whole process. Watch the
+    // process's resident memory instead and stop the worker when it grows by more than the cap.
+    const baseline = process.memoryUsage.rss();
+    const memoryCap = limits.maxHeapMb * 1024 * 1024;
+    const watchdog = setInterval(() => {
+      if (process.memoryUsage.rss() - baseline > memoryCap) finish({ ok: false, reason: `stopped: memory grew past ${limits.maxHeapMb} MB` });
+    }, 25);
     const finish = (result: PdfTextResult) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearInterval(watchdog);
       void worker.terminate();
       resolve(result);
     };
