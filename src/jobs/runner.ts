@@ -180,6 +180,8 @@ export class JobRunner {
   private async startCron(definition: JobDefinition, expression: string): Promise<void> {
     const task = createTask(expression, () => this.fire(definition), { timezone: 'UTC', name: definition.name, noOverlap: true });
     this.cronTasks.set(definition.name, task);
+    // node-cron answers getNextRun() only for a started task (null before).
+    await task.start();
     const now = this.deps.clock.now();
     const next = task.getNextRun()?.toISOString() ?? null;
     for (const store of this.deps.stores.all()) {
@@ -190,7 +192,6 @@ export class JobRunner {
       }
       await recordNextRun(store.db, definition.name, next, now);
     }
-    await task.start();
   }
 
   private async fire(definition: JobDefinition): Promise<void> {
@@ -245,7 +246,9 @@ export class JobRunner {
 
   private track(work: Promise<void>): void {
     this.inFlight.add(work);
-    void work.finally(() => this.inFlight.delete(work));
+    work
+      .catch((err: unknown) => this.deps.logger.error({ err }, 'job bookkeeping failed'))
+      .finally(() => this.inFlight.delete(work));
   }
 
   private async tick(): Promise<void> {
@@ -258,10 +261,12 @@ export class JobRunner {
         if (!row) break;
         const key = `${store.env}:${row.name}`;
         this.busy.add(key);
-        const work = this.execute(store, row).finally(() => {
-          this.busy.delete(key);
-          this.kick();
-        });
+        const work = this.execute(store, row)
+          .catch((err: unknown) => this.deps.logger.error({ err, job: row.name, run: row.id }, 'could not record the outcome of a job run'))
+          .finally(() => {
+            this.busy.delete(key);
+            this.kick();
+          });
         this.track(work);
       }
     }
@@ -273,17 +278,17 @@ export class JobRunner {
     const heartbeat = setInterval(() => void extendLease(store.db, row.id, clock.now(), leaseMs).catch(() => undefined), leaseMs / 3);
     heartbeat.unref();
     let final = true;
+    let result: JobResult | undefined;
     try {
       if (!definition) throw new Error(`no job named ${row.name} is registered`);
       const payload = JSON.parse(row.payload) as Record<string, unknown>;
-      const result = await definition.run(this.context(definition, store, payload, row.attempts));
-      await finishJob(store.db, row, { status: 'succeeded', result }, clock.now());
+      result = await definition.run(this.context(definition, store, payload, row.attempts));
     } catch (err) {
       const error = errorText(err);
       logger.error({ err, job: row.name, env: store.env, run: row.id, attempt: row.attempts }, 'job failed');
       if (definition && row.attempts < row.max_attempts) {
         final = false;
-        // Exponential backoff with full jitter keeps retries of many runs from landing together.
+        // Exponential backoff with jitter (half to all of the delay) keeps retries of many runs apart.
         const delay = retryBaseMs * 2 ** (row.attempts - 1);
         await retryJob(store.db, row, error, clock.now() + delay / 2 + Math.random() * (delay / 2), clock.now());
       } else {
@@ -291,9 +296,15 @@ export class JobRunner {
       }
     } finally {
       clearInterval(heartbeat);
-      if (final) {
-        for (const wake of this.waiters.get(row.id) ?? []) wake();
-        this.waiters.delete(row.id);
+      // Recorded outside the try: a run that succeeded is never retried because its bookkeeping failed
+      // (if this write fails, the lease lapses and the run is taken again, as after a crash).
+      try {
+        if (result !== undefined) await finishJob(store.db, row, { status: 'succeeded', result }, clock.now());
+      } finally {
+        if (final) {
+          for (const wake of this.waiters.get(row.id) ?? []) wake();
+          this.waiters.delete(row.id);
+        }
       }
     }
   }

@@ -168,3 +168,23 @@ test('the backup job writes a consistent copy of the environment database to dat
   t.true(clients.n >= 1, 'the copy holds the bootstrap admin');
   t.is((copy.pragma('integrity_check', { simple: true }) as string), 'ok');
 });
+
+test('a cron fire missed while the appliance was off runs once at the next start, and the next fire is recorded', async (t) => {
+  const first = await startTestApp();
+  const token = await first.adminToken();
+  const listed = await first.request('GET', '/v1/jobs/backup', { token });
+  t.regex(listed.body.nextRunAt, /T02:30:00\.000Z$/, 'the next fire is known from the first start on');
+  // The appliance was off when that fire came: its recorded next run is now in the past.
+  await first.stores.get('live').db.updateTable('job_schedules').set({ next_run_at: '2026-01-01T02:30:00.000Z' }).where('name', '=', 'backup').execute();
+  await first.close({ keepData: true });
+
+  const second = await startTestApp({ dataDir: first.dataDir });
+  t.teardown(() => second.close());
+  const run = await until(async () => {
+    const runs = await second.stores.get('live').db.selectFrom('jobs').selectAll().where('name', '=', 'backup').execute();
+    return runs.length === 1 && runs[0]!.status === 'succeeded' ? runs[0] : undefined;
+  }, 'the catch-up run');
+  t.is(run.trigger, 'schedule');
+  const state = await second.stores.get('live').db.selectFrom('job_schedules').selectAll().where('name', '=', 'backup').executeTakeFirstOrThrow();
+  t.true(Date.parse(state.next_run_at!) > Date.now(), 'the next fire replaces the missed one');
+});

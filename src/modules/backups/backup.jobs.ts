@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { JobDefinition } from '../../jobs/job-definition.js';
 
@@ -20,7 +20,17 @@ export function backupJob(): JobDefinition {
       mkdirSync(dir, { recursive: true });
       const stamp = new Date(clock.now()).toISOString().replace(/[:.]/g, '-');
       const file = path.join(dir, `${store.env}-${stamp}.sqlite`);
-      const progress = await store.sqlite.backup(file);
+      // Written under a temporary name and renamed when complete: a backup cut short (disk full)
+      // never passes for one, nor counts among the copies kept.
+      const partial = `${file}.partial`;
+      let progress: { totalPages: number };
+      try {
+        progress = await store.sqlite.backup(partial);
+        renameSync(partial, file);
+      } catch (err) {
+        rmSync(partial, { force: true });
+        throw err;
+      }
       const mine = readdirSync(dir)
         .filter((name) => name.startsWith(`${store.env}-`) && name.endsWith('.sqlite'))
         .sort();
