@@ -33,6 +33,7 @@ const refused = [
   'http://[fe80::1]/',
   'http://[fd00:ec2::254]/latest',
   'http://[64:ff9b::7f00:1]/', // NAT64 form of 127.0.0.1
+  'http://[64:ff9b:1::7f00:1]/', // the same under the local-use NAT64 prefix (RFC 8215)
   'http://224.0.0.1/',
   'http://localhost:8080/hooks', // a name resolving to loopback
   'http://metadata.google.internal/computeMetadata/v1/',
@@ -55,6 +56,12 @@ test('private LAN addresses are allowed', async (a) => {
   for (const url of ['http://10.0.0.5/hook', 'http://192.168.1.10:8080/x', 'http://172.16.0.1/', 'https://[fd12:3456::1]/hooks']) {
     const res = await t.request('POST', '/v1/webhook-endpoints', { token: await t.adminToken(), body: { url, events: ['pet.registered'] } });
     a.is(res.status, 201, `${url}: ${res.text}`);
+  }
+});
+
+test('a malformed allow-list entry stops the start instead of being half-read', (a) => {
+  for (const entry of ['10.0.0.0/8/9', '10.0.0.0/33', 'exa mple.com', '::1/129']) {
+    a.throws(() => new OutboundPolicy([entry]), { message: /PETCARE_WEBHOOK_ALLOW_HOSTS/ }, entry);
   }
 });
 

@@ -53,7 +53,12 @@ const refusedRules: Rule[] = [
 /** Host names refused whatever they resolve to (metadata services reachable by name). */
 const refusedNames = new Set(['metadata.google.internal', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
 
-const nat64 = rule('', [['64:ff9b::', 96, 'ipv6']]).list;
+// The well-known NAT64 prefix and the local-use one (RFC 6052, RFC 8215), used as /96 prefixes:
+// the IPv4 address in their last 32 bits is checked too.
+const nat64 = rule('', [
+  ['64:ff9b::', 96, 'ipv6'],
+  ['64:ff9b:1::', 48, 'ipv6'],
+]).list;
 
 /** Expands an IPv6 text to its 16 bytes (for the IPv4 embedded in a NAT64 address). */
 function ipv6Bytes(address: string): number[] {
@@ -84,7 +89,8 @@ export class OutboundPolicy {
   constructor(allowHosts: readonly string[]) {
     for (const raw of allowHosts) {
       const entry = stripBrackets(raw.trim());
-      const [address, prefix] = entry.split('/');
+      const [address, prefix, ...extra] = entry.split('/');
+      if (extra.length) throw new Error(`PETCARE_WEBHOOK_ALLOW_HOSTS: "${raw}" is not a valid address or CIDR`);
       const family = isIP(address ?? '');
       if (family !== 0) {
         const bits = prefix === undefined ? (family === 4 ? 32 : 128) : Number(prefix);

@@ -111,17 +111,10 @@ export class WebhookSender {
     if (typeof target === 'string') return { ok: false, status: null, latencyMs: latency(), excerpt: null, error: target, interrupted: false };
     const deadline = started + webhook.timeoutMs;
     try {
-      let exchange: Exchange;
-      try {
-        exchange = await this.exchange(target, webhook, deadline);
-      } catch (err) {
-        // A pooled keep-alive socket the server had just closed: the request never reached it; try once on a fresh one.
-        if ((err as { reusedSocket?: boolean }).reusedSocket && (err as NodeJS.ErrnoException).code === 'ECONNRESET') {
-          exchange = await this.exchange(target, webhook, deadline);
-        } else {
-          throw err;
-        }
-      }
+      // No second try inside an attempt, even on a reset keep-alive socket: the receiver may have
+      // read the request before the reset, and one attempt must never reach it twice. The next
+      // attempt follows the retry schedule (idle sockets are dropped after 4 s to make resets rare).
+      const exchange = await this.exchange(target, webhook, deadline);
       const { status } = exchange;
       const excerpt = exchange.excerpt === '' ? null : exchange.excerpt;
       if (status >= 200 && status < 300) return { ok: true, status, latencyMs: latency(), excerpt, error: null, interrupted: false };
