@@ -70,8 +70,9 @@ export function appointmentRoutes(deps: AppointmentDeps): AnyRoute[] {
         'both forms of the seed object (providerId and provider {id, name}, createdAt, calendarUrl); times are UTC. Rules: the pet, provider and ' +
         'location must be visible to the caller (else 400 `resource_missing`); the type must exist and be offered by the provider (400 ' +
         '`validation_failed` on `type`); a start in the past is 400 on `startsAt`; a start sooner than the minimum notice of ' +
-        `${notice}, outside the provider's working hours, in time off, or overlapping another of the provider's appointments (buffers included), ` +
-        'is 409 `slot_unavailable`. Concurrent bookings of one slot: exactly one wins. Emits `appointment.created`.',
+        `${notice}, outside the provider's working hours or in their time off (when the provider has a schedule at that location; a provider ` +
+        "without one there is bookable at any time, though availability offers only scheduled hours), or overlapping another of the provider's " +
+        'appointments at any location (buffers included), is 409 `slot_unavailable`. Concurrent bookings of one slot: exactly one wins. Emits `appointment.created`.',
       tags,
       access: { scope: 'bookings' },
       body: CreateAppointmentSchema,

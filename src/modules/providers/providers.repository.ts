@@ -70,6 +70,8 @@ function filtered(db: Executor, actor: Scope, filters: ProviderFilters) {
   let query = visible(db, actor);
   if (filters.locationId !== undefined) {
     const locationId = filters.locationId;
+    // A location outside the caller's scope matches nothing: who works there is not theirs to learn.
+    if (actor.locationIds !== null && !actor.locationIds.includes(locationId)) return query.where(sql<boolean>`0`);
     query = query.where((eb) =>
       eb.exists(
         eb

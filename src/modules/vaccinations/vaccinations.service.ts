@@ -43,6 +43,10 @@ export async function createVaccination(db: Executor, actor: Actor, petId: strin
     const today = await localToday(db, actor, pet, now);
     if (input.administeredOn > today) errors.push({ field: 'administeredOn', message: `cannot be in the future (today is ${today} at the pet's location)` });
     if (input.dueOn <= input.administeredOn) errors.push({ field: 'dueOn', message: 'must be after administeredOn' });
+    // A typo such as 0202 for 2026 would otherwise pass as history; no record of a pet predates its birth.
+    const earliest = pet.birth_date ?? '1900-01-01';
+    if (input.administeredOn < earliest) errors.push({ field: 'administeredOn', message: `cannot be before ${pet.birth_date ? "the pet's birthDate" : '1900'} (${earliest})` });
+    if (input.dueOn > '2199-12-31') errors.push({ field: 'dueOn', message: 'must be before 2200' });
   }
   if (errors.length > 0) throw validationFailed(errors);
   // Any provider the caller can see (also an inactive one or one from another clinic: records are history).
