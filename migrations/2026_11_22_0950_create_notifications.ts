@@ -20,7 +20,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('to_address', 'text', (c) => c.notNull())
     .addColumn('subject', 'text', (c) => c.notNull())
     .addColumn('body', 'text', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('queued', 'sent', 'failed')`))
+    .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('queued', 'sent', 'failed', 'cancelled')`))
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('last_error', 'text')
     .addColumn('next_attempt_at', 'text', (c) => c.notNull())

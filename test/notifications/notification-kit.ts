@@ -11,7 +11,7 @@ export interface NotificationBody {
   to: string;
   subject: string;
   body: string;
-  status: 'queued' | 'sent' | 'failed';
+  status: 'queued' | 'sent' | 'failed' | 'cancelled';
   attempts: number;
   lastError: string | null;
   nextAttemptAt: string | null;

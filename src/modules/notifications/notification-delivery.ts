@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { JobDefinition, JobResult } from '../../jobs/job-definition.js';
 import { classifySendError, smtpSender, type MailSender } from './mail-sender.js';
-import { claimNotification, hasQueued, findDueNotifications, markFailed, markRetry, markSent } from './notifications.repository.js';
+import { claimNotification, hasQueued, findDueNotifications, markCancelled, markFailed, markRetry, markSent, staleReminderReason } from './notifications.repository.js';
 
 /** Attempts per message before it is `failed` (a 5xx rejection fails it at once). */
 export const notificationMaxAttempts = 5;
@@ -41,11 +41,12 @@ export function notificationDeliveryJob(deps: DeliveryDeps): JobDefinition {
       const { db } = ctx.store;
       const smtpUrl = ctx.config.smtpUrl;
       // Counts stay 0: the runner records every poll that reports a count above 0, which a waiting outbox would do every few hundred ms.
-      if (!smtpUrl) return { smtp: false, sent: 0, retrying: 0, failed: 0, outboxWaiting: await hasQueued(db) };
+      if (!smtpUrl) return { smtp: false, sent: 0, retrying: 0, failed: 0, cancelled: 0, outboxWaiting: await hasQueued(db) };
       const mailer = senderFor(smtpUrl, ctx.config.mailFrom);
       let sent = 0;
       let retrying = 0;
       let failed = 0;
+      let cancelled = 0;
       let seen = 0;
       while (seen < maxPerRun && !ctx.signal.aborted) {
         const due = await findDueNotifications(db, ctx.clock.now(), batchSize);
@@ -56,6 +57,11 @@ export function notificationDeliveryJob(deps: DeliveryDeps): JobDefinition {
           const token = randomUUID();
           const row = await claimNotification(db, candidate.id, token, ctx.clock.now(), deliveryLeaseMs);
           if (!row) continue; // another deliverer took it
+          const stale = await staleReminderReason(db, row, ctx.clock.now());
+          if (stale) {
+            if (await markCancelled(db, row.id, token, stale, ctx.clock.now())) cancelled++;
+            continue;
+          }
           try {
             const info = await mailer.send({ id: row.id, to: row.to_address, subject: row.subject, text: row.body });
             if (await markSent(db, row.id, token, info.messageId, ctx.clock.now())) sent++;
@@ -73,7 +79,7 @@ export function notificationDeliveryJob(deps: DeliveryDeps): JobDefinition {
         }
         if (due.length < batchSize) break;
       }
-      return { smtp: true, sent, retrying, failed };
+      return { smtp: true, sent, retrying, failed, cancelled };
     },
   };
 }

@@ -86,6 +86,29 @@ export const markRetry = (db: Executor, id: string, token: string, error: string
 export const markFailed = (db: Executor, id: string, token: string, error: string, now: number) =>
   settle(db, id, token, { status: 'failed', last_error: error, updated_at: iso(now) });
 
+export const markCancelled = (db: Executor, id: string, token: string, reason: string, now: number) =>
+  settle(db, id, token, { status: 'cancelled', last_error: reason, updated_at: iso(now) });
+
+/**
+ * Why a queued reminder should no longer go out, or null: consent is checked again at sending
+ * (a long outbox wait or SMTP outage may outlast it), and an appointment reminder only goes out
+ * while the visit is still confirmed, at the time reminded of, and ahead.
+ */
+export async function staleReminderReason(db: Executor, row: NotificationsTable, now: number): Promise<string | null> {
+  if (row.kind === 'manual') return null;
+  const parent = await db.selectFrom('pet_parents').select(['reminder_consent', 'email']).where('id', '=', row.parent_id).executeTakeFirst();
+  if (!parent || parent.reminder_consent !== 1) return 'cancelled: the parent no longer consents to reminders';
+  if (row.kind === 'appointment_reminder' && row.related_id) {
+    const appointment = await db.selectFrom('appointments').select(['status', 'starts_at']).where('id', '=', row.related_id).executeTakeFirst();
+    if (!appointment || appointment.status !== 'confirmed') return 'cancelled: the appointment is no longer confirmed';
+    if (appointment.starts_at <= iso(now)) return 'cancelled: the appointment has already started';
+    // The ledger keys an appointment reminder on id|starts_at: another time means the visit moved.
+    const ledger = await db.selectFrom('reminder_ledger').select('reminder_key').where('notification_id', '=', row.id).executeTakeFirst();
+    if (ledger && !ledger.reminder_key.endsWith(`|${appointment.starts_at}`)) return 'cancelled: the appointment was moved (a reminder for the new time follows)';
+  }
+  return null;
+}
+
 /** Whether any message waits in the outbox (all tenants of this environment). */
 export async function hasQueued(db: Executor): Promise<boolean> {
   const row = await db.selectFrom('notifications').select('id').where('status', '=', 'queued').limit(1).executeTakeFirst();

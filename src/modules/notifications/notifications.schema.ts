@@ -3,7 +3,7 @@ import { pageQueryFields } from '../../http/paging.js';
 
 export const channels = ['email'] as const;
 export const notificationKinds = ['manual', 'vaccination_reminder', 'appointment_reminder'] as const;
-export const notificationStatuses = ['queued', 'sent', 'failed'] as const;
+export const notificationStatuses = ['queued', 'sent', 'failed', 'cancelled'] as const;
 
 export type Channel = (typeof channels)[number];
 export type NotificationKind = (typeof notificationKinds)[number];
@@ -14,7 +14,7 @@ const literals = <T extends string>(values: readonly T[], description: string) =
 
 const ChannelField = literals(channels, 'Delivery channel. Only `email` today; the enum will grow (sms) without a new version.');
 const KindField = literals(notificationKinds, '`manual` (POST /v1/notifications) or a reminder queued by a job.');
-const StatusField = literals(notificationStatuses, '`queued` (in the outbox, or between retries) → `sent` | `failed`.');
+const StatusField = literals(notificationStatuses, '`queued` (in the outbox, or between retries) → `sent` | `failed`; a reminder no longer wanted when its turn comes (consent withdrawn, visit cancelled, moved or past) → `cancelled`.');
 
 export const NotificationSchema = Type.Object(
   {
