@@ -99,6 +99,7 @@ test.serial('the pet is checked before the body is read: an oversized upload to 
   a.is(res.status, 404);
   const missing = await upload(t, 'pet_00000000000000000000000000', { token: admin, file: { bytes: Buffer.alloc(256 * 1024, 0x61), name: 'big.txt' } });
   a.is(missing.status, 404);
+  a.is(missing.headers.get('connection'), 'close', 'the unread body is not drained on a keep-alive connection');
   a.deepEqual(storedFiles(t), [`${docB}.png`]);
 });
 
