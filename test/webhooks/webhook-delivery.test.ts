@@ -405,6 +405,27 @@ test.serial('a range replay queues at most 1000 events per call and says where t
   await retire(endpoint.id);
 });
 
+test.serial('a range replay whose first 1001 events share one instant takes that whole instant and moves on', async (a) => {
+  const r = await receiver();
+  const endpoint = await createEndpoint(t, { url: r.url, events: ['booking.created'] }, await admin());
+  t.clock.advance(1000);
+  const from = new Date(t.clock.now()).toISOString();
+  const ids: string[] = [];
+  for (let i = 0; i < 1001; i++) ids.push((await emit(liveDb(), 'booking.created', samples['booking.created'], t.tenantId, t.clock.now())).id);
+  t.clock.advance(5);
+  const later = (await emit(liveDb(), 'booking.created', samples['booking.created'], t.tenantId, t.clock.now())).id;
+  t.clock.advance(1);
+  const to = new Date(t.clock.now()).toISOString();
+  await r.waitFor(1002, 20_000);
+  const first = await t.request('POST', `/v1/webhook-endpoints/${endpoint.id}/replay`, { token: await admin(), body: { from, to } });
+  a.is(first.status, 202, first.text);
+  a.like(first.body, { queued: 1001, hasMore: true, nextFrom: new Date(Date.parse(from) + 1).toISOString() });
+  const rest = await t.request('POST', `/v1/webhook-endpoints/${endpoint.id}/replay`, { token: await admin(), body: { from: first.body.nextFrom, to } });
+  a.like(rest.body, { queued: 1, hasMore: false, nextFrom: null, firstEventId: later });
+  await r.waitFor(2004, 20_000);
+  await retire(endpoint.id);
+});
+
 test.serial('the webhook-delivery job is listed and can be run on demand', async (a) => {
   const r = await receiver();
   const endpoint = await createEndpoint(t, { url: r.url, events: ['provider.approved'] }, await admin());

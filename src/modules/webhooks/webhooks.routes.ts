@@ -242,7 +242,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
       summary: 'Replay a time range of events to an endpoint',
       description:
         `Re-sends the events created in [from, to) that the endpoint subscribes to, oldest first, at most ${maxReplayEvents} per call ` +
-        '(then `hasMore` and `nextFrom` say where to continue). Each is a NEW delivery (kind `replay`) with fresh signatures and the usual retries. ' +
+        '(then `hasMore` and `nextFrom` say where to continue; a call never splits one millisecond, so when more events share the first instant they all come at once). Each is a NEW delivery (kind `replay`) with fresh signatures and the usual retries. ' +
         'The endpoint must be enabled (409).',
       tags,
       access: { scope: 'webhooks' },

@@ -178,6 +178,14 @@ export async function replayRange(db: Executor, actor: Actor, endpointId: string
     // Stop before the instant the next call starts from, so no event is queued twice.
     const before = batch.filter((e) => e.created_at < nextFrom!);
     if (before.length > 0) batch = before;
+    else {
+      // More than a page of events share one instant: take that whole instant (however many), and
+      // continue after it, so following nextFrom always moves on.
+      const instant = nextFrom;
+      const after = new Date(Date.parse(instant) + 1).toISOString();
+      batch = await eventsBetween(db, actor.tenantId, instant, after, canonicalTypesFor(subscribed), Number.MAX_SAFE_INTEGER);
+      nextFrom = after < to ? after : null;
+    }
   }
   const rows: WebhookDeliveriesTable[] = [];
   for (const event of batch) {
