@@ -2,28 +2,20 @@ import { FormatRegistry, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 import { validationFailed, type FieldError } from './errors.js';
+import { isCalendarDate } from '../calendar-dates.js';
 
 // TypeBox checks only the formats it is told about; these are the ones our schemas use.
-/** A real calendar day: Date.parse alone rolls 2026-02-30 over to 2 March. */
-function isCalendarDate(year: number, month: number, day: number): boolean {
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day && year >= 1;
-}
-
-const dateTimePattern = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/i;
+const dateTimePattern = /^\d{4}-\d{2}-\d{2}T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/i;
 
 // TypeBox checks only the formats it is told about; these are the ones our schemas use. Fields are
 // checked for range (no 24:00, no 2026-02-30, offsets within ±23:59), never silently rolled over.
 FormatRegistry.Set('date-time', (value) => {
   const m = dateTimePattern.exec(value);
   if (!m) return false;
-  const [, y, mo, d, h, mi, sec = '0', oh = '0', om = '0'] = m;
-  return isCalendarDate(Number(y), Number(mo), Number(d)) && Number(h) < 24 && Number(mi) < 60 && Number(sec) < 60 && Number(oh) < 24 && Number(om) < 60;
+  const [, h, mi, sec = '0', oh = '0', om = '0'] = m;
+  return isCalendarDate(value.slice(0, 10)) && Number(h) < 24 && Number(mi) < 60 && Number(sec) < 60 && Number(oh) < 24 && Number(om) < 60;
 });
-FormatRegistry.Set('date', (value) => {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  return m !== null && isCalendarDate(Number(m[1]), Number(m[2]), Number(m[3]));
-});
+FormatRegistry.Set('date', isCalendarDate);
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 

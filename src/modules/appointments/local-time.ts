@@ -1,7 +1,8 @@
 import { DateTime } from 'luxon';
+import { addDays, isCalendarDate } from '../../calendar-dates.js';
 
 export const minuteMs = 60_000;
-export const dayMs = 86_400_000;
+export { dayMs } from '../../calendar-dates.js';
 
 const clockPattern = /^(?:([01]\d|2[0-3]):([0-5]\d)|24:00)$/;
 const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -17,15 +18,7 @@ export function parseClock(value: string): number | null {
 export const formatClock = (minutes: number): string =>
   `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 
-/** A real calendar date in YYYY-MM-DD form. */
-export function isCalendarDate(value: string): boolean {
-  const match = datePattern.exec(value);
-  if (!match) return false;
-  const date = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
-}
-
-const nextDate = (date: string): string => new Date(Date.parse(`${date}T00:00:00Z`) + dayMs).toISOString().slice(0, 10);
+const nextDate = (date: string): string => addDays(date, 1);
 
 export const toIso = (ms: number): string => new Date(ms).toISOString();
 

@@ -7,11 +7,12 @@ import { listPets } from './pets.repository.js';
 import { CreatePetSchema, ListPetsQuery, PetParams, PetSchema, UpdatePetSchema } from './pets.schema.js';
 import { createPet, getPet, patchPet } from './pets.service.js';
 import { vaccinationStatuses } from './vaccination-status.js';
+import { utcDate } from '../../calendar-dates.js';
 
 const tags = ['Pets'];
 
 /** The service clock's date (UTC): vaccinationStatus is computed as of this day. */
-const today = (clock: Clock): string => new Date(clock.now()).toISOString().slice(0, 10);
+const today = (clock: Clock): string => utcDate(clock.now());
 
 async function present(db: Executor, row: PetsTable, clock: Clock) {
   const statuses = await vaccinationStatuses(db, [row.id], today(clock));

@@ -7,15 +7,15 @@ import { findLocation } from '../locations/index.js';
 import { findPetParent } from '../pet-parents/index.js';
 import { findPet, insertPet, updatePet } from './pets.repository.js';
 import type { CreatePetInput, UpdatePetInput } from './pets.schema.js';
+import { isCalendarDate, utcDate } from '../../calendar-dates.js';
 
 /** A real calendar date, not in the future. */
 function checkBirthDate(value: string | null | undefined, now: number): void {
   if (value === undefined || value === null) return;
-  const parsed = new Date(`${value}T00:00:00Z`);
-  if (Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== value) {
+  if (!isCalendarDate(value)) {
     throw validationFailed([{ field: 'birthDate', message: `'${value}' is not a calendar date` }]);
   }
-  if (value > new Date(now).toISOString().slice(0, 10)) {
+  if (value > utcDate(now)) {
     throw validationFailed([{ field: 'birthDate', message: 'cannot be in the future' }]);
   }
 }

@@ -1,12 +1,11 @@
 import { CompiledQuery } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { VaccinationStatus } from './pets.schema.js';
+import { addDays } from '../../calendar-dates.js';
 
 /** A latest dose due within this many days (today included) makes the pet "Due soon". */
 export const dueSoonDays = 30;
 
-/** YYYY-MM-DD plus whole days. */
-const addDays = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 /**
  * A pet's vaccinationStatus is derived from its vaccination records, never stored. Per vaccine

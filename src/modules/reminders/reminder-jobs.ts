@@ -1,3 +1,4 @@
+import { addDays, utcDate as isoDate } from '../../calendar-dates.js';
 import type { Executor } from '../../db/database.js';
 import type { JobDefinition } from '../../jobs/job-definition.js';
 import { emit } from '../events/emit.js';
@@ -18,8 +19,6 @@ import {
 
 type Outcome = 'notified' | 'no_consent' | 'no_email' | 'skipped';
 
-const isoDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
-const addDays = (date: string, days: number): string => isoDate(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000);
 
 /**
  * The consent rule of automatic reminders: only to a parent who consented

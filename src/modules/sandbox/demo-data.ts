@@ -2,6 +2,7 @@ import type { Executor } from '../../db/database.js';
 import { seedDefaultAppointmentTypes } from '../appointments/index.js';
 import { eraseMedicalRecords } from '../medical-records/index.js';
 import { deleteTenantVaccinations } from '../vaccinations/index.js';
+import { dayMs, utcDate } from '../../calendar-dates.js';
 
 /**
  * Demo data of the sandbox. Ids are fixed so a sandbox client scoped to a demo location keeps
@@ -42,8 +43,6 @@ export const demoSchedules = [
   { id: 'sch_demo_rosa_riverside', provider_id: 'prv_demo_rosa', location_id: 'loc_demo_riverside', weekly: weekdays([2, 3, 4, 5, 6], '08:30', '16:30') },
 ] as const;
 
-const day = 86_400_000;
-const dateAt = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 /**
  * Vaccinations relative to the day of seeding, so the demo shows every vaccinationStatus:
@@ -60,8 +59,8 @@ export function demoVaccinations(now: number) {
   return rows.map(({ given, due, ...row }) => ({
     ...row,
     vaccine_key: row.vaccine.toLowerCase(),
-    administered_on: dateAt(now + given * day),
-    due_on: dateAt(now + due * day),
+    administered_on: utcDate(now + given * dayMs),
+    due_on: utcDate(now + due * dayMs),
     lot_number: `DEMO-${row.vaccine.toUpperCase()}-1`,
     recorded_by_client_id: 'demo-data',
     recorded_by_role: 'admin',

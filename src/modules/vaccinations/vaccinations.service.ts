@@ -10,12 +10,8 @@ import type { PetsTable } from '../../db/database.js';
 import { findVaccination, insertVaccination, vaccineKey } from './vaccinations.repository.js';
 import type { CreateVaccinationInput } from './vaccinations.schema.js';
 import type { VaccinationsTable } from './vaccinations.table.js';
+import { isCalendarDate, utcDate } from '../../calendar-dates.js';
 
-/** True for a real calendar day written YYYY-MM-DD (2026-02-30 is not one). */
-export function isCalendarDate(value: string): boolean {
-  const parsed = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === value;
-}
 
 /**
  * Today at the pet's location: a dose given this morning in Sydney is still "yesterday" in UTC,
@@ -24,7 +20,7 @@ export function isCalendarDate(value: string): boolean {
 async function localToday(db: Executor, actor: Actor, pet: PetsTable, now: number): Promise<string> {
   const location = await findLocation(db, actor, pet.location_id);
   const local = location ? DateTime.fromMillis(now, { zone: location.timezone }).toISODate() : null;
-  return local ?? new Date(now).toISOString().slice(0, 10);
+  return local ?? utcDate(now);
 }
 
 export async function requireVisiblePet(db: Executor, actor: Actor, petId: string): Promise<PetsTable> {
