@@ -7,6 +7,7 @@ import { maxBufferMinutes, maxDurationMinutes } from './appointment-types.reposi
 import type { AppointmentsTable } from './appointments.table.js';
 import { holdingStatuses } from './appointments.schema.js';
 import { isoMsAt, minuteMs, toIso } from './local-time.js';
+import { inList } from '../../db/in-list.js';
 
 type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
 
@@ -23,7 +24,7 @@ function visible(db: Executor, actor: Scope) {
     .selectAll('a')
     .select('p.name as provider_name')
     .where('a.tenant_id', '=', actor.tenantId);
-  if (actor.locationIds !== null) query = query.where('a.location_id', 'in', actor.locationIds.length ? [...actor.locationIds] : ['']);
+  if (actor.locationIds !== null) query = query.where('a.location_id', 'in', inList(actor.locationIds));
   return query;
 }
 

@@ -2,6 +2,7 @@ import type { Executor, LocationsTable } from '../../db/database.js';
 import type { Actor } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ProviderSchedulesTable } from './appointments.table.js';
+import { inList } from '../../db/in-list.js';
 
 type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
 
@@ -22,7 +23,7 @@ function visible(db: Executor, actor: Scope) {
     .selectAll('s')
     .select('l.timezone')
     .where('s.tenant_id', '=', actor.tenantId);
-  if (actor.locationIds !== null) query = query.where('s.location_id', 'in', actor.locationIds.length ? [...actor.locationIds] : ['']);
+  if (actor.locationIds !== null) query = query.where('s.location_id', 'in', inList(actor.locationIds));
   return query;
 }
 

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { ApiClientsTable, Executor } from '../../db/database.js';
 import type { Role, Scope } from '../../http/scopes.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
+import { inList } from '../../db/in-list.js';
 
 export interface ApiClient {
   id: string;
@@ -106,7 +107,7 @@ export async function listClients(
     query = query
       .where('location_ids', 'is not', null)
       .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom(sql<{ value: string }>`json_each(api_clients.location_ids)`.as('l')).select('l.value').where('l.value', 'not in', locationIds.length ? [...locationIds] : ['']))),
+        not(exists(selectFrom(sql<{ value: string }>`json_each(api_clients.location_ids)`.as('l')).select('l.value').where('l.value', 'not in', inList(locationIds)))),
       );
   }
   if (filters.role !== undefined) query = query.where('role', '=', filters.role);

@@ -3,6 +3,7 @@ import type { Actor } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { DocumentsTable } from './documents.table.js';
 import type { ListDocumentsFilters } from './documents.schema.js';
+import { inList } from '../../db/in-list.js';
 
 type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
 
@@ -40,7 +41,7 @@ export async function findDocument(db: Executor, actor: Scope, id: string): Prom
     .where('documents.id', '=', id)
     .where('documents.tenant_id', '=', actor.tenantId)
     .where('pets.tenant_id', '=', actor.tenantId);
-  if (actor.locationIds !== null) query = query.where('pets.location_id', 'in', actor.locationIds.length ? [...actor.locationIds] : ['']);
+  if (actor.locationIds !== null) query = query.where('pets.location_id', 'in', inList(actor.locationIds));
   return (await query.executeTakeFirst()) ?? null;
 }
 

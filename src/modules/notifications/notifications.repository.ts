@@ -3,6 +3,7 @@ import type { Actor } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { NotificationsTable } from './notifications.table.js';
 import type { ListNotificationsFilters } from './notifications.schema.js';
+import { inList } from '../../db/in-list.js';
 
 type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
 
@@ -11,7 +12,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 /** The access policy lives here: tenant always, the parent's location when the caller is location-scoped. */
 function visible(db: Executor, actor: Scope) {
   let query = db.selectFrom('notifications').selectAll().where('tenant_id', '=', actor.tenantId);
-  if (actor.locationIds !== null) query = query.where('location_id', 'in', actor.locationIds.length ? [...actor.locationIds] : ['']);
+  if (actor.locationIds !== null) query = query.where('location_id', 'in', inList(actor.locationIds));
   return query;
 }
 

@@ -3,13 +3,14 @@ import type { Executor, PetsTable } from '../../db/database.js';
 import type { Actor } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ListPetsFilters } from './pets.schema.js';
+import { inList } from '../../db/in-list.js';
 
 type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
 
 /** The access policy lives here: tenant always, locations when the caller is location-scoped. */
 function visible(db: Executor, actor: Scope) {
   let query = db.selectFrom('pets').selectAll().where('tenant_id', '=', actor.tenantId);
-  if (actor.locationIds !== null) query = query.where('location_id', 'in', actor.locationIds.length ? [...actor.locationIds] : ['']);
+  if (actor.locationIds !== null) query = query.where('location_id', 'in', inList(actor.locationIds));
   return query;
 }
 

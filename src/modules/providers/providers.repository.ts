@@ -3,6 +3,7 @@ import type { Executor } from '../../db/database.js';
 import type { Actor } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ProvidersTable } from './providers.table.js';
+import { inList } from '../../db/in-list.js';
 
 type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
 
@@ -18,7 +19,7 @@ export interface ProviderRecord extends ProvidersTable {
 function visible(db: Executor, actor: Scope) {
   let query = db.selectFrom('providers').selectAll('providers').where('providers.tenant_id', '=', actor.tenantId);
   if (actor.locationIds !== null) {
-    const ids = actor.locationIds.length ? [...actor.locationIds] : [''];
+    const ids = inList(actor.locationIds);
     query = query.where((eb) =>
       eb.exists(
         eb
@@ -37,7 +38,7 @@ async function locationsOf(db: Executor, actor: Scope, providerIds: readonly str
   const out = new Map<string, string[]>(providerIds.map((id) => [id, []]));
   if (providerIds.length === 0) return out;
   let query = db.selectFrom('provider_locations').select(['provider_id', 'location_id']).where('provider_id', 'in', [...providerIds]);
-  if (actor.locationIds !== null) query = query.where('location_id', 'in', actor.locationIds.length ? [...actor.locationIds] : ['']);
+  if (actor.locationIds !== null) query = query.where('location_id', 'in', inList(actor.locationIds));
   for (const row of await query.orderBy('location_id').execute()) out.get(row.provider_id)?.push(row.location_id);
   return out;
 }

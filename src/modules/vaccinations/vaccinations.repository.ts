@@ -3,6 +3,7 @@ import type { Actor } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ListVaccinationsFilters } from './vaccinations.schema.js';
 import type { VaccinationsTable } from './vaccinations.table.js';
+import { inList } from '../../db/in-list.js';
 
 type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
 
@@ -15,7 +16,7 @@ export async function findVaccination(db: Executor, actor: Scope, id: string): P
     .where('vaccinations.id', '=', id)
     .where('vaccinations.tenant_id', '=', actor.tenantId)
     .where('pets.tenant_id', '=', actor.tenantId);
-  if (actor.locationIds !== null) query = query.where('pets.location_id', 'in', actor.locationIds.length ? [...actor.locationIds] : ['']);
+  if (actor.locationIds !== null) query = query.where('pets.location_id', 'in', inList(actor.locationIds));
   return (await query.executeTakeFirst()) ?? null;
 }
 
