@@ -3,7 +3,7 @@ import type { Actor } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { DocumentsTable } from './documents.table.js';
 import type { ListDocumentsFilters } from './documents.schema.js';
-import { inList } from '../../db/in-list.js';
+import { visiblePetIds } from '../pets/index.js';
 
 type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
 
@@ -34,14 +34,12 @@ const columns = [
  * current location when the caller is location-scoped), so documents follow a pet that moves.
  */
 export async function findDocument(db: Executor, actor: Scope, id: string): Promise<DocumentRow | null> {
-  let query = db
+  const query = db
     .selectFrom('documents')
-    .innerJoin('pets', 'pets.id', 'documents.pet_id')
-    .select(columns.map((c) => `documents.${c}` as const))
-    .where('documents.id', '=', id)
-    .where('documents.tenant_id', '=', actor.tenantId)
-    .where('pets.tenant_id', '=', actor.tenantId);
-  if (actor.locationIds !== null) query = query.where('pets.location_id', 'in', inList(actor.locationIds));
+    .select(columns)
+    .where('id', '=', id)
+    .where('tenant_id', '=', actor.tenantId)
+    .where('pet_id', 'in', visiblePetIds(db, actor));
   return (await query.executeTakeFirst()) ?? null;
 }
 

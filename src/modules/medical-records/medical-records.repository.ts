@@ -3,20 +3,18 @@ import type { Actor } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ListMedicalRecordsFilters } from './medical-records.schema.js';
 import type { MedicalRecordsTable } from './medical-records.table.js';
-import { inList } from '../../db/in-list.js';
+import { visiblePetIds } from '../pets/index.js';
 
 type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
 
 /** A record is visible when its pet is: the record follows the pet, wherever it is kept now. */
 export async function findMedicalRecord(db: Executor, actor: Scope, id: string): Promise<MedicalRecordsTable | null> {
-  let query = db
+  const query = db
     .selectFrom('medical_records')
-    .innerJoin('pets', 'pets.id', 'medical_records.pet_id')
-    .selectAll('medical_records')
-    .where('medical_records.id', '=', id)
-    .where('medical_records.tenant_id', '=', actor.tenantId)
-    .where('pets.tenant_id', '=', actor.tenantId);
-  if (actor.locationIds !== null) query = query.where('pets.location_id', 'in', inList(actor.locationIds));
+    .selectAll()
+    .where('id', '=', id)
+    .where('tenant_id', '=', actor.tenantId)
+    .where('pet_id', 'in', visiblePetIds(db, actor));
   return (await query.executeTakeFirst()) ?? null;
 }
 

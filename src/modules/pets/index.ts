@@ -1,2 +1,2 @@
 export { petRoutes } from './pets.routes.js';
-export { findPet, recordPetVisit } from './pets.repository.js';
+export { findPet, recordPetVisit, visiblePetIds } from './pets.repository.js';

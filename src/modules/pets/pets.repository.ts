@@ -8,11 +8,20 @@ import { inList } from '../../db/in-list.js';
 type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
 
 /** The access policy lives here: tenant always, locations when the caller is location-scoped. */
-function visible(db: Executor, actor: Scope) {
-  let query = db.selectFrom('pets').selectAll().where('tenant_id', '=', actor.tenantId);
+function scoped(db: Executor, actor: Scope) {
+  let query = db.selectFrom('pets').where('tenant_id', '=', actor.tenantId);
   if (actor.locationIds !== null) query = query.where('location_id', 'in', inList(actor.locationIds));
   return query;
 }
+
+const visible = (db: Executor, actor: Scope) => scoped(db, actor).selectAll();
+
+/**
+ * The ids of the pets the caller may see, as a subquery: records that belong to a pet
+ * (vaccinations, medical records, documents) are visible exactly when their pet is, and follow it
+ * when it moves, by filtering `pet_id in visiblePetIds(…)` — one policy, not a copy per module.
+ */
+export const visiblePetIds = (db: Executor, actor: Scope) => scoped(db, actor).select('id');
 
 export async function findPet(db: Executor, actor: Scope, id: string): Promise<PetsTable | null> {
   return (await visible(db, actor).where('id', '=', id).executeTakeFirst()) ?? null;

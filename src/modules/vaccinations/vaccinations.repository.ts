@@ -3,20 +3,18 @@ import type { Actor } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ListVaccinationsFilters } from './vaccinations.schema.js';
 import type { VaccinationsTable } from './vaccinations.table.js';
-import { inList } from '../../db/in-list.js';
+import { visiblePetIds } from '../pets/index.js';
 
 type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
 
 /** A vaccination is visible when its pet is: the record follows the pet, wherever it is kept now. */
 export async function findVaccination(db: Executor, actor: Scope, id: string): Promise<VaccinationsTable | null> {
-  let query = db
+  const query = db
     .selectFrom('vaccinations')
-    .innerJoin('pets', 'pets.id', 'vaccinations.pet_id')
-    .selectAll('vaccinations')
-    .where('vaccinations.id', '=', id)
-    .where('vaccinations.tenant_id', '=', actor.tenantId)
-    .where('pets.tenant_id', '=', actor.tenantId);
-  if (actor.locationIds !== null) query = query.where('pets.location_id', 'in', inList(actor.locationIds));
+    .selectAll()
+    .where('id', '=', id)
+    .where('tenant_id', '=', actor.tenantId)
+    .where('pet_id', 'in', visiblePetIds(db, actor));
   return (await query.executeTakeFirst()) ?? null;
 }
 
