@@ -5,4 +5,7 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
-export const isoNow = (clock: Clock): string => new Date(clock.now()).toISOString();
+/** An instant as the API writes it: ISO 8601 UTC with milliseconds. */
+export const isoAt = (ms: number): string => new Date(ms).toISOString();
+
+export const isoNow = (clock: Clock): string => isoAt(clock.now());

@@ -3,8 +3,7 @@ import type { Executor } from '../db/database.js';
 import { newId } from '../db/ids.js';
 import type { JobResult, EnqueueOptions } from './job-definition.js';
 import type { JobSchedulesTable, JobsTable } from './jobs.table.js';
-
-const iso = (ms: number): string => new Date(ms).toISOString();
+import { isoAt as iso } from '../clock.js';
 
 /**
  * Queues a run. Call it inside the transaction of the write that needs the work, so the job

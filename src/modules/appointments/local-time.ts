@@ -20,7 +20,7 @@ export const formatClock = (minutes: number): string =>
 
 const nextDate = (date: string): string => addDays(date, 1);
 
-export const toIso = (ms: number): string => new Date(ms).toISOString();
+export { isoAt as toIso } from '../../clock.js';
 
 const digit = (text: string, at: number): number => text.charCodeAt(at) - 48;
 

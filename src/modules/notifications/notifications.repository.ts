@@ -4,10 +4,9 @@ import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { NotificationsTable } from './notifications.table.js';
 import type { ListNotificationsFilters } from './notifications.schema.js';
 import { inList } from '../../db/in-list.js';
+import { isoAt as iso } from '../../clock.js';
 
 type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
-
-const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** The access policy lives here: tenant always, the parent's location when the caller is location-scoped. */
 function visible(db: Executor, actor: Scope) {

@@ -4,10 +4,9 @@ import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import { deliveredTypeFor } from './subscriptions.js';
 import type { AttemptStatus, DeliveryKind } from './webhooks.table.js';
+import { isoAt as iso } from '../../clock.js';
 
 /** Queries of the delivery dispatcher (no access policy: it works for the whole environment). */
-
-const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** True when the dispatcher has something to do: events to fan out, due attempts, or (checkStale) claims to recover. */
 export async function hasWork(db: Executor, now: number, instanceId: string, checkStale: boolean): Promise<boolean> {

@@ -18,8 +18,7 @@ import {
 } from './webhooks.repository.js';
 import { maxEndpointsPerEnvironment, maxReplayEvents, type CreateEndpointInput, type UpdateEndpointInput } from './webhooks.schema.js';
 import type { DeliveryKind, WebhookDeliveriesTable, WebhookEndpointsTable } from './webhooks.table.js';
-
-const iso = (ms: number): string => new Date(ms).toISOString();
+import { isoAt as iso } from '../../clock.js';
 
 export async function getEndpoint(db: Executor, actor: Actor, id: string): Promise<WebhookEndpointsTable> {
   requireTenantWide(actor);
