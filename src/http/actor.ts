@@ -21,3 +21,9 @@ export interface Actor {
 /** True when the actor may see rows of this location. */
 export const canSeeLocation = (actor: Actor, locationId: string): boolean =>
   actor.locationIds === null || actor.locationIds.includes(locationId);
+
+/**
+ * The access filter every repository applies: the tenant, and the locations the caller covers
+ * (null = the whole tenant). Repositories take this, not a whole Actor, so jobs can pass one too.
+ */
+export type AccessFilter = Pick<Actor, 'tenantId' | 'locationIds'>;

@@ -71,6 +71,12 @@ export class AppError extends Error {
 export const notFound = (kind: string, id: string): AppError =>
   new AppError('not_found', `No ${kind} with id '${id}' exists.`);
 
+/** The row a repository found through the caller's access filter, else 404 (never reveals a row elsewhere). */
+export function foundOr404<T>(row: T | null | undefined, kind: string, id: string): T {
+  if (row === null || row === undefined) throw notFound(kind, id);
+  return row;
+}
+
 export const validationFailed = (errors: FieldError[], detail = 'One or more fields are invalid.'): AppError =>
   new AppError('validation_failed', detail, { errors });
 
