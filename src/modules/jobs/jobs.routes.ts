@@ -3,10 +3,13 @@ import { notFound } from '../../http/errors.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import type { JobRunner } from '../../jobs/runner.js';
 import { countOpenRuns, findSchedules, listJobRuns } from '../../jobs/jobs.repository.js';
+import { requireTenantWide } from '../events/index.js';
 import { presentJob, presentJobRun } from './jobs.presenter.js';
 import { JobDetailSchema, JobParams, JobRunSchema, JobSchema, RunJobBody } from './jobs.schema.js';
 
 const tags = ['Jobs'];
+const jobsSpanTenant = 'Jobs act on every location of the tenant (a reminder run mails all parents, a backup copies everything)';
+const tenantWide = ' Tenant-wide clients only (403 `tenant_wide_only` for a client confined to locations).';
 
 export function jobRoutes(deps: { runner: JobRunner }): AnyRoute[] {
   const { runner } = deps;
@@ -23,11 +26,14 @@ export function jobRoutes(deps: { runner: JobRunner }): AnyRoute[] {
       operationId: 'listJobs',
       summary: 'List background jobs',
       description:
-        "Every job the runner knows, for the caller's environment: its schedule (cron in UTC, a poller interval, or on demand), last run, next run and runs open now.",
+        "Every job the runner knows, for the caller's environment: its schedule (cron in UTC, a poller interval, or on demand), last run, next run and runs open now." +
+        tenantWide,
       tags,
       access: { scope: 'admin.read', roles: ['admin'] },
       response: { status: 200, description: 'The jobs', schema: Type.Object({ data: Type.Array(JobSchema) }, { additionalProperties: false }) },
-      handler: async ({ db }) => {
+      errors: ['tenant_wide_only'],
+      handler: async ({ db, actor }) => {
+        requireTenantWide(actor, jobsSpanTenant);
         const [states, open] = await Promise.all([findSchedules(db), countOpenRuns(db)]);
         const data = runner.definitions().map((d) => presentJob(d, states.get(d.name), runner.nextRunAt(d.name), open.get(d.name) ?? 0));
         return { body: { data } };
@@ -38,13 +44,14 @@ export function jobRoutes(deps: { runner: JobRunner }): AnyRoute[] {
       path: '/v1/jobs/:name',
       operationId: 'getJob',
       summary: 'Get a background job with its recent runs',
-      description: 'The job as listed, plus its 20 most recent queued runs (newest first). Finished runs are kept 7 days.',
+      description: 'The job as listed, plus its 20 most recent queued runs (newest first). Finished runs are kept 7 days.' + tenantWide,
       tags,
       access: { scope: 'admin.read', roles: ['admin'] },
       params: JobParams,
       response: { status: 200, description: 'The job', schema: JobDetailSchema },
-      errors: ['not_found'],
-      handler: async ({ db, params }) => {
+      errors: ['not_found', 'tenant_wide_only'],
+      handler: async ({ db, actor, params }) => {
+        requireTenantWide(actor, jobsSpanTenant);
         const definition = definitionOf(params.name);
         const [states, open, runs] = await Promise.all([findSchedules(db), countOpenRuns(db), listJobRuns(db, definition.name, 20)]);
         return {
@@ -60,15 +67,17 @@ export function jobRoutes(deps: { runner: JobRunner }): AnyRoute[] {
       summary: 'Run a background job now',
       description:
         "Queues a run in the caller's environment and answers 202 with it; with `wait: true` answers 200 once it has finished (or 202 if it is still going after `waitSeconds`). " +
-        'Jobs are safe to run again (reminders are sent once however often their job runs), so this call does not take an Idempotency-Key: each call queues a run.',
+        'Jobs are safe to run again (reminders are sent once however often their job runs), so this call does not take an Idempotency-Key: each call queues a run.' +
+        tenantWide,
       tags,
       access: { scope: 'admin', roles: ['admin'] },
       params: JobParams,
       body: RunJobBody,
       transactional: false,
       response: { status: 202, description: 'The queued run (200 with the finished run when waited for)', schema: JobRunSchema },
-      errors: ['not_found'],
+      errors: ['not_found', 'tenant_wide_only'],
       handler: async ({ actor, params, body }) => {
+        requireTenantWide(actor, jobsSpanTenant);
         const definition = definitionOf(params.name);
         const id = await runner.enqueueNow(actor.env, definition.name);
         const run = await runner.waitFor(actor.env, id, body?.wait ? (body.waitSeconds ?? 30) * 1000 : 0);
