@@ -12,8 +12,8 @@ import { SlidingWindowLimiter } from './http/rate-limit.js';
 import { requestContext } from './http/request-context.js';
 import type { AnyRoute } from './http/route.js';
 import { buildRouter } from './http/router.js';
+import type { HousekeepingTask } from './jobs/housekeeping.js';
 import { JobRunner } from './jobs/runner.js';
-import { housekeepingJob } from './jobs/schedule.js';
 import { jobRoutes } from './modules/jobs/index.js';
 import { backupJob } from './modules/backups/index.js';
 import { auditRoutes } from './modules/audit/index.js';
@@ -21,9 +21,7 @@ import { ClientDirectory, clientRoutes } from './modules/clients/index.js';
 import { docsRoutes } from './modules/docs/docs.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { locationRoutes } from './modules/locations/index.js';
-import { AccessTokens } from './modules/oauth/access-tokens.js';
-import { oauthRoutes } from './modules/oauth/oauth.routes.js';
-import type { SigningKeys } from './modules/oauth/signing-keys.js';
+import { AccessTokens, oauthHousekeeping, oauthRoutes, type SigningKeys } from './modules/oauth/index.js';
 import { petParentRoutes } from './modules/pet-parents/index.js';
 import { petRoutes } from './modules/pets/index.js';
 import { sandboxRoutes } from './modules/sandbox/index.js';
@@ -31,7 +29,7 @@ import { providerRoutes } from './modules/providers/index.js';
 import { appointmentRoutes } from './modules/appointments/index.js';
 import { vaccinationRoutes } from './modules/vaccinations/index.js';
 import { medicalRecordRoutes } from './modules/medical-records/index.js';
-import { documentRoutes } from './modules/documents/index.js';
+import { documentHousekeeping, documentRoutes } from './modules/documents/index.js';
 import { notificationJobs, notificationRoutes } from './modules/notifications/index.js';
 import { reminderJobs } from './modules/reminders/index.js';
 import { eventRoutes } from './modules/events/index.js';
@@ -68,10 +66,17 @@ export function createApp(deps: AppDeps): PetCareApp {
   const tokens = new AccessTokens(keys, config, clock);
   const runner = new JobRunner({ stores, config, clock, logger });
   const shared = { config, clock, stores, directory, tokens, limiter, keys, logger, runner };
-  runner.register([housekeepingJob({ idempotency }), backupJob()]);
+  runner.register([backupJob()]);
   runner.register([...notificationJobs(shared), ...reminderJobs(shared)]);
   const webhooks = new WebhookDispatcher({ config, clock });
   runner.register(webhookJobs({ config, webhooks }));
+  // The idempotency store belongs to the gateway, which has no module to register its clean-up from.
+  const idempotencySweep: HousekeepingTask = {
+    name: 'http.idempotency',
+    drops: 'expired idempotency records',
+    run: async (ctx) => ({ expiredIdempotencyRecords: await idempotency.sweep(ctx.store.db, ctx.clock.now()) }),
+  };
+  runner.addHousekeeping([idempotencySweep, ...oauthHousekeeping(), ...documentHousekeeping(shared)]);
 
   const routes: AnyRoute[] = [
     ...oauthRoutes(shared),

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config, Environment } from '../config.js';
 import type { EnvironmentStore, Stores } from '../db/stores.js';
+import { housekeepingJob, jobHistoryHousekeeping, type HousekeepingTask } from './housekeeping.js';
 import type { JobContext, JobDefinition, JobResult } from './job-definition.js';
 import {
   claimDueJob,
@@ -54,14 +55,25 @@ export class JobRunner {
   private ticking = false;
   private tickAgain = false;
   private started = false;
+  private readonly housekeeping: HousekeepingTask[] = [jobHistoryHousekeeping];
 
-  constructor(private readonly deps: JobRunnerDeps) {}
+  constructor(private readonly deps: JobRunnerDeps) {
+    this.register([housekeepingJob(this.housekeeping)]);
+  }
 
   /** Registers definitions; names are unique. */
   register(definitions: readonly JobDefinition[]): void {
     for (const definition of definitions) {
       if (this.byName.has(definition.name)) throw new Error(`job ${definition.name} is registered twice`);
       this.byName.set(definition.name, definition);
+    }
+  }
+
+  /** Adds a module's clean-up to the `housekeeping` job (every 10 minutes per environment); names are unique. */
+  addHousekeeping(tasks: readonly HousekeepingTask[]): void {
+    for (const task of tasks) {
+      if (this.housekeeping.some((known) => known.name === task.name)) throw new Error(`housekeeping task ${task.name} is registered twice`);
+      this.housekeeping.push(task);
     }
   }
 

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobDefinition } from '../../src/jobs/job-definition.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { adminCredentials, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 5000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -59,6 +59,26 @@ test('POST /v1/jobs/:name/run with wait answers the finished run, which GET /v1/
   t.is(listed.status, 200);
   t.like(listed.body.lastRun, { id: res.body.id, status: 'succeeded' });
   t.is(listed.body.recentRuns[0].id, res.body.id);
+});
+
+test('housekeeping runs the clean-up each module registered and reports every count', async (t) => {
+  const app = await startTestApp();
+  t.teardown(() => app.close());
+  const swept: string[] = [];
+  app.app.runner.addHousekeeping([{ name: 'test.sweep', drops: 'test leftovers', run: async ({ env }) => (swept.push(env), { testLeftovers: 2 }) }]);
+  t.throws(() => app.app.runner.addHousekeeping([{ name: 'test.sweep', drops: 'twice', run: async () => ({}) }]), { message: /registered twice/ });
+  await app.token(adminCredentials.live.clientId, adminCredentials.live.clientSecret); // a refresh token to expire
+  app.clock.advance((app.config.refreshTokenTtlSeconds + 60) * 1000);
+
+  const res = await run(app, 'housekeeping');
+  t.is(res.status, 200);
+  t.deepEqual(res.body.result, { prunedRuns: 0, expiredIdempotencyRecords: 0, expiredTokens: 1, staleUploads: 0, testLeftovers: 2 });
+  t.deepEqual(swept, ['live']);
+  const job = await app.request('GET', '/v1/jobs/housekeeping', { token: await app.adminToken() });
+  t.is(
+    job.body.description,
+    'Drops job runs older than 7 days, expired idempotency records, spent or expired tokens, document uploads a crash left unfinished and test leftovers.',
+  );
 });
 
 test('without wait the run is queued (202) and runs in the background', async (t) => {

@@ -38,8 +38,9 @@ export async function revokeAccessToken(db: Executor, jti: string, expiresAt: st
   await db.insertInto('revoked_access_tokens').values({ jti, expires_at: expiresAt }).onConflict((oc) => oc.column('jti').doNothing()).execute();
 }
 
-/** Drops refresh tokens and revocations nobody can present any more. */
-export async function sweepExpiredTokens(db: Executor, now: string): Promise<void> {
-  await db.deleteFrom('refresh_tokens').where('expires_at', '<=', now).execute();
-  await db.deleteFrom('revoked_access_tokens').where('expires_at', '<=', now).execute();
+/** Drops refresh tokens and revocations nobody can present any more; returns how many rows went. */
+export async function sweepExpiredTokens(db: Executor, now: string): Promise<number> {
+  const tokens = await db.deleteFrom('refresh_tokens').where('expires_at', '<=', now).executeTakeFirst();
+  const revocations = await db.deleteFrom('revoked_access_tokens').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(tokens.numDeletedRows) + Number(revocations.numDeletedRows);
 }
