@@ -38,6 +38,8 @@ export interface Config {
   readonly webhookRetrySchedule: readonly number[];
   /** Hosts or CIDRs webhooks may reach even though they are loopback / link-local. */
   readonly webhookAllowHosts: readonly string[];
+  /** Webhook receivers on RFC 1918 / unique-local addresses (on-premises receivers); false refuses them too. */
+  readonly webhookAllowPrivate: boolean;
   readonly webhookTimeoutMs: number;
   readonly webhookSecretOverlapHours: number;
   readonly smtpUrl: string | undefined;
@@ -146,6 +148,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     jobPollMs: int(env, 'PETCARE_JOB_POLL_MS', 250, 10, 60_000),
     webhookRetrySchedule: seconds(env, 'PETCARE_WEBHOOK_RETRY_SCHEDULE', defaultWebhookRetrySchedule),
     webhookAllowHosts: list(env, 'PETCARE_WEBHOOK_ALLOW_HOSTS', []),
+    webhookAllowPrivate: bool(env, 'PETCARE_WEBHOOK_ALLOW_PRIVATE', true),
     webhookTimeoutMs: int(env, 'PETCARE_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookSecretOverlapHours: int(env, 'PETCARE_WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 24 * 30),
     smtpUrl: url(env, 'PETCARE_SMTP_URL'),

@@ -1,81 +1,82 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
- * Where webhooks may go (SSRF guard). Refused by default: loopback, unspecified, link-local,
- * cloud metadata, multicast and reserved addresses, in any spelling (IPv4-mapped and NAT64
- * IPv6 forms included). Private LAN ranges are allowed: an appliance's receivers live there.
- * `webhookAllowHosts` (host names, addresses or CIDRs) opens refused ones on purpose.
- * The same policy is applied when an endpoint is registered and on every connection, to the
- * address actually connected (a custom DNS lookup), so a name cannot be re-pointed in between.
+ * Where webhooks may go (SSRF guard), by the IANA special-purpose address registries as
+ * ipaddr.js classifies them: only global unicast addresses, plus the private LAN ranges an
+ * appliance's receivers live in (RFC 1918 and IPv6 unique-local; `allowPrivate: false` refuses
+ * them too). Everything else is refused — loopback, unspecified, link-local, carrier-grade NAT,
+ * benchmarking (198.18/15), IETF protocol assignments (192.0.0/24), documentation, multicast,
+ * reserved — and IPv6 forms that carry an IPv4 address (IPv4-mapped, SIIT, NAT64, 6to4, Teredo)
+ * are judged by the address they carry. Cloud metadata addresses and names are refused even in
+ * private ranges. `webhookAllowHosts` (host names, addresses or CIDRs) opens refused ones on
+ * purpose. The same policy applies when an endpoint is registered and on every connection, to
+ * the address actually connected (a custom DNS lookup), so a name cannot be re-pointed between.
  */
 
-interface Rule {
-  reason: string;
-  list: BlockList;
+/** A DNS resolution of every address of a name (injectable so tests control what a name resolves to). */
+export type Resolve = (hostname: string, family: 0 | 4 | 6) => Promise<LookupAddress[]>;
+
+const systemResolve: Resolve = (hostname, family) =>
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { all: true, family }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
+  );
+
+export interface OutboundPolicyOptions {
+  /** RFC 1918 and unique-local receivers (PETCARE_WEBHOOK_ALLOW_PRIVATE, default true). */
+  allowPrivate?: boolean;
+  resolve?: Resolve;
 }
 
-function rule(reason: string, entries: Array<[string, number, 'ipv4' | 'ipv6']>): Rule {
-  const list = new BlockList();
-  for (const [address, prefix, family] of entries) list.addSubnet(address, prefix, family);
-  return { reason, list };
-}
-
-// Order matters only for the reason named: the first match wins. BlockList matches the
-// IPv4-mapped IPv6 form (::ffff:127.0.0.1) against IPv4 rules by itself.
-const refusedRules: Rule[] = [
-  rule('cloud metadata address', [
-    ['169.254.169.254', 32, 'ipv4'],
-    ['100.100.100.200', 32, 'ipv4'],
-    ['fd00:ec2::254', 128, 'ipv6'],
-  ]),
-  rule('loopback address', [
-    ['127.0.0.0', 8, 'ipv4'],
-    ['::1', 128, 'ipv6'],
-  ]),
-  rule('unspecified address', [
-    ['0.0.0.0', 8, 'ipv4'],
-    ['::', 128, 'ipv6'],
-  ]),
-  rule('link-local address', [
-    ['169.254.0.0', 16, 'ipv4'],
-    ['fe80::', 10, 'ipv6'],
-  ]),
-  rule('multicast address', [
-    ['224.0.0.0', 4, 'ipv4'],
-    ['ff00::', 8, 'ipv6'],
-  ]),
-  rule('reserved address', [['240.0.0.0', 4, 'ipv4']]),
-  // Deprecated IPv4-compatible IPv6 (::a.b.c.d): no legitimate receiver uses it.
-  rule('IPv4-compatible IPv6 address', [['::', 96, 'ipv6']]),
-];
+/** Metadata services, refused whatever range they sit in (fd00:ec2::254 is unique-local). */
+const metadataAddresses = new Set(['169.254.169.254', '100.100.100.200', 'fd00:ec2::254']);
 
 /** Host names refused whatever they resolve to (metadata services reachable by name). */
 const refusedNames = new Set(['metadata.google.internal', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
 
-// The well-known NAT64 prefix and the local-use one (RFC 6052, RFC 8215), used as /96 prefixes:
-// the IPv4 address in their last 32 bits is checked too.
-const nat64 = rule('', [
-  ['64:ff9b::', 96, 'ipv6'],
-  ['64:ff9b:1::', 48, 'ipv6'],
-]).list;
+const rangeNames: Record<string, string> = {
+  unspecified: 'unspecified address',
+  broadcast: 'broadcast address',
+  multicast: 'multicast address',
+  linkLocal: 'link-local address',
+  loopback: 'loopback address',
+  carrierGradeNat: 'carrier-grade NAT (shared) address',
+  reserved: 'reserved address',
+  as112: 'AS112 anycast address',
+  as112v6: 'AS112 anycast address',
+  amt: 'AMT relay anycast address',
+  benchmarking: 'benchmarking address',
+  discard: 'discard-only address',
+  deprecatedSiteLocal: 'deprecated site-local address',
+  deprecatedOrchid: 'ORCHID address',
+  orchid2: 'ORCHID address',
+  droneRemoteIdProtocolEntityTags: 'DRIP entity tag address',
+  private: 'private address',
+  uniqueLocal: 'unique-local address',
+};
 
-/** Expands an IPv6 text to its 16 bytes (for the IPv4 embedded in a NAT64 address). */
-function ipv6Bytes(address: string): number[] {
-  let text = address.split('%')[0]!.toLowerCase();
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted[1]!.split('.').map(Number) as [number, number, number, number];
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+const ipv4Of = (high: number, low: number): ipaddr.IPv4 => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+
+/** The IPv4 addresses an IPv6 address carries, by its transition form, with the form's name. */
+function embeddedIpv4(address: ipaddr.IPv6, range: string): { form: string; inner: ipaddr.IPv4[] } | null {
+  const p = address.parts;
+  switch (range) {
+    case 'ipv4Mapped':
+      // ::ffff:a.b.c.d is how a dual-stack socket writes an IPv4 peer: named as the IPv4 address it is.
+      return { form: '', inner: [ipv4Of(p[6]!, p[7]!)] };
+    case 'rfc6145':
+      return { form: 'SIIT form', inner: [ipv4Of(p[6]!, p[7]!)] };
+    case 'rfc6052':
+      return { form: 'NAT64 form', inner: [ipv4Of(p[6]!, p[7]!)] };
+    case '6to4':
+      return { form: '6to4 form', inner: [ipv4Of(p[1]!, p[2]!)] };
+    case 'teredo':
+      // RFC 4380 §4: the server's address in bits 32–63, the client's obfuscated (inverted) in the last 32.
+      return { form: 'Teredo form', inner: [ipv4Of(p[2]!, p[3]!), ipv4Of(~p[6]! & 0xffff, ~p[7]! & 0xffff)] };
+    default:
+      return null;
   }
-  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const groups = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
-  return groups.flatMap((g) => {
-    const value = parseInt(g || '0', 16);
-    return [value >> 8, value & 0xff];
-  });
 }
 
 export const stripBrackets = (host: string): string => (host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host);
@@ -84,9 +85,13 @@ const normalizeName = (host: string): string => stripBrackets(host).toLowerCase(
 export class OutboundPolicy {
   private readonly allowedNames = new Set<string>();
   private readonly allowedAddresses = new BlockList();
+  private readonly allowPrivate: boolean;
+  private readonly resolve: Resolve;
 
   /** `allowHosts`: host names, IP addresses or CIDRs (config webhookAllowHosts). Throws on a malformed entry. */
-  constructor(allowHosts: readonly string[]) {
+  constructor(allowHosts: readonly string[], options: OutboundPolicyOptions = {}) {
+    this.allowPrivate = options.allowPrivate ?? true;
+    this.resolve = options.resolve ?? systemResolve;
     for (const raw of allowHosts) {
       const entry = stripBrackets(raw.trim());
       const [address, prefix, ...extra] = entry.split('/');
@@ -106,19 +111,32 @@ export class OutboundPolicy {
     }
   }
 
-  /** Why an address is refused by default, or null if it is an ordinary unicast address. */
+  /** Why an address is refused by default, or null if a receiver may live there. */
   refusedReason(address: string): string | null {
-    const family = isIP(address);
-    if (family === 0) return 'not an IP address';
-    const type = family === 4 ? 'ipv4' : 'ipv6';
-    for (const { reason, list } of refusedRules) if (list.check(address, type)) return reason;
-    if (family === 6 && nat64.check(address, 'ipv6')) {
-      const bytes = ipv6Bytes(address);
-      const embedded = bytes.slice(12).join('.');
-      const inner = this.refusedReason(embedded);
-      if (inner) return `NAT64 form of a ${inner}`;
+    if (isIP(address) === 0) return 'not an IP address';
+    return this.classify(ipaddr.parse(stripBrackets(address).split('%')[0]!));
+  }
+
+  private classify(parsed: ipaddr.IPv4 | ipaddr.IPv6): string | null {
+    if (metadataAddresses.has(parsed.toString())) return 'cloud metadata address';
+    const range = parsed.range();
+    if (parsed.kind() === 'ipv6') {
+      const carried = embeddedIpv4(parsed as ipaddr.IPv6, range);
+      if (carried) {
+        for (const inner of carried.inner) {
+          const reason = this.classify(inner);
+          if (reason) return carried.form ? `${carried.form} of a ${reason}` : reason;
+        }
+        return null;
+      }
+      // Deprecated IPv4-compatible IPv6 (::a.b.c.d): no legitimate receiver uses it.
+      if (range === 'unicast' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return 'IPv4-compatible IPv6 address';
     }
-    return null;
+    if (range === 'unicast') return null;
+    if (range === 'private' || range === 'uniqueLocal') {
+      return this.allowPrivate ? null : `${rangeNames[range]} (PETCARE_WEBHOOK_ALLOW_PRIVATE=false)`;
+    }
+    return rangeNames[range] ?? `special-purpose address (${range})`;
   }
 
   private allowedByList(host: string, address: string | null): boolean {
@@ -158,16 +176,18 @@ export class OutboundPolicy {
       return;
     }
     const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : Number(options.family ?? 0);
-    dnsLookup(hostname, { all: true, family: family === 4 || family === 6 ? family : 0 }, (err, addresses) => {
-      if (err) return callback(err, '', 0);
-      if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
-      for (const { address } of addresses) {
-        const refused = this.check(hostname, address);
-        if (refused) return callback(ssrfError(`${hostname} resolves to ${refused}`), '', 0);
-      }
-      if (options.all) callback(null, addresses);
-      else callback(null, addresses[0]!.address, addresses[0]!.family);
-    });
+    this.resolve(hostname, family === 4 || family === 6 ? family : 0).then(
+      (addresses) => {
+        if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
+        for (const { address } of addresses) {
+          const refused = this.check(hostname, address);
+          if (refused) return callback(ssrfError(`${hostname} resolves to ${refused}`), '', 0);
+        }
+        if (options.all) callback(null, addresses);
+        else callback(null, addresses[0]!.address, addresses[0]!.family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err, '', 0),
+    );
   };
 
   /**
@@ -192,9 +212,7 @@ export class OutboundPolicy {
     }
     const byName = this.refusedName(host);
     if (byName) return `is refused: ${byName}`;
-    const addresses = await new Promise<LookupAddress[] | Error>((resolve) =>
-      dnsLookup(host, { all: true }, (err, found) => resolve(err ?? found)),
-    );
+    const addresses = await this.resolve(host, 0).catch((err: Error) => err);
     if (addresses instanceof Error) return `host ${host} could not be resolved (${(addresses as NodeJS.ErrnoException).code ?? addresses.message})`;
     for (const { address } of addresses) {
       const refused = this.check(host, address);

@@ -35,7 +35,7 @@ const pruneEveryMs = 3_600_000;
 const recoverEveryMs = 60_000;
 
 export interface WebhookDispatcherDeps {
-  config: Pick<Config, 'webhookAllowHosts' | 'webhookRetrySchedule' | 'webhookTimeoutMs' | 'platformVersion'>;
+  config: Pick<Config, 'webhookAllowHosts' | 'webhookAllowPrivate' | 'webhookRetrySchedule' | 'webhookTimeoutMs' | 'platformVersion'>;
   clock: Clock;
 }
 
@@ -70,7 +70,7 @@ export class WebhookDispatcher {
   private readonly pumps = new Map<Environment, DeliveryPump>();
 
   constructor(private readonly deps: WebhookDispatcherDeps) {
-    this.policy = new OutboundPolicy(deps.config.webhookAllowHosts);
+    this.policy = new OutboundPolicy(deps.config.webhookAllowHosts, { allowPrivate: deps.config.webhookAllowPrivate });
     this.sender = new WebhookSender(this.policy);
   }
 
