@@ -12,16 +12,15 @@ test('the suite runs on Node 22 or newer (the image ships 24)', (t) => {
 });
 
 test('200,000 prepared statements collected under forced GC do not abort the process', (t) => {
+  // The form that aborted 3 times of 3 on Node 24.21 with better-sqlite3 12.11.1 (exit 134).
   const script = `
     const Database = require('better-sqlite3');
     const db = new Database(':memory:');
-    db.exec('create table t (id integer primary key, v text)');
     for (let i = 0; i < 200000; i++) {
-      db.prepare('select v from t where id = ' + (i % 997)).get();
-      if (i % 20000 === 0) globalThis.gc();
+      db.prepare('select ' + (i % 997));
+      if (i % 50000 === 0) globalThis.gc();
     }
     db.close();
-    globalThis.gc();
     console.log('ok');
   `;
   const child = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8', timeout: 50_000 });
