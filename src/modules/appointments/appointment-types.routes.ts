@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../clock.js';
-import { notFound } from '../../http/errors.js';
+import { foundOr404 } from '../../http/errors.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { presentAppointmentType } from './appointment-types.presenter.js';
 import { findAppointmentType, listAppointmentTypes } from './appointment-types.repository.js';
@@ -51,8 +51,7 @@ export function appointmentTypeRoutes(deps: { clock: Clock }): AnyRoute[] {
       response: { status: 200, description: 'The type', schema: AppointmentTypeSchema },
       errors: ['not_found'],
       handler: async ({ db, actor, params }) => {
-        const row = await findAppointmentType(db, actor.tenantId, params.code.toLowerCase());
-        if (!row) throw notFound('appointment type', params.code);
+        const row = foundOr404(await findAppointmentType(db, actor.tenantId, params.code.toLowerCase()), 'appointment type', params.code);
         return { body: presentAppointmentType(row) };
       },
     }),

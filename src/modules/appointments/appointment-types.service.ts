@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import type { Actor } from '../../http/actor.js';
-import { AppError, conflict, notFound, validationFailed } from '../../http/errors.js';
+import { AppError, conflict, foundOr404, validationFailed } from '../../http/errors.js';
 import { findAppointmentType, insertAppointmentType, updateAppointmentType } from './appointment-types.repository.js';
 import type { CreateAppointmentTypeInput, UpdateAppointmentTypeInput } from './appointment-types.schema.js';
 import type { AppointmentTypesTable } from './appointments.table.js';
@@ -42,8 +42,7 @@ export async function createAppointmentType(db: Executor, actor: Actor, input: C
 /** Changes apply to new bookings; booked appointments keep the times and buffers they were booked with. */
 export async function patchAppointmentType(db: Executor, actor: Actor, code: string, input: UpdateAppointmentTypeInput, now: number): Promise<AppointmentTypesTable> {
   checkTenantWide(actor);
-  const existing = await findAppointmentType(db, actor.tenantId, code.toLowerCase());
-  if (!existing) throw notFound('appointment type', code);
+  const existing = foundOr404(await findAppointmentType(db, actor.tenantId, code.toLowerCase()), 'appointment type', code);
   const patch: Partial<AppointmentTypesTable> = { updated_at: new Date(now).toISOString() };
   if (input.name !== undefined) patch.name = input.name;
   if (input.durationMinutes !== undefined) patch.duration_minutes = input.durationMinutes;

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { Actor } from '../../http/actor.js';
+import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { Interval } from './appointment-slots.js';
 import { maxBufferMinutes, maxDurationMinutes } from './appointment-types.repository.js';
@@ -9,15 +9,13 @@ import { holdingStatuses } from './appointments.schema.js';
 import { isoMsAt, minuteMs, toIso } from './local-time.js';
 import { inList } from '../../db/in-list.js';
 
-type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
-
 /** An appointment with its provider's name (both forms of the seed's object need it). */
 export interface AppointmentRecord extends AppointmentsTable {
   provider_name: string;
 }
 
 /** The access policy lives here: tenant always, the appointment's location when the caller is location-scoped. */
-function visible(db: Executor, actor: Scope) {
+function visible(db: Executor, actor: AccessFilter) {
   let query = db
     .selectFrom('appointments as a')
     .innerJoin('providers as p', 'p.id', 'a.provider_id')
@@ -28,7 +26,7 @@ function visible(db: Executor, actor: Scope) {
   return query;
 }
 
-export async function findAppointment(db: Executor, actor: Scope, id: string): Promise<AppointmentRecord | null> {
+export async function findAppointment(db: Executor, actor: AccessFilter, id: string): Promise<AppointmentRecord | null> {
   return (await visible(db, actor).where('a.id', '=', id).executeTakeFirst()) ?? null;
 }
 
@@ -41,7 +39,7 @@ export interface AppointmentFilters {
   status?: string | undefined;
 }
 
-export async function listAppointments(db: Executor, actor: Scope, page: PageRequest, filters: AppointmentFilters): Promise<AppointmentRecord[]> {
+export async function listAppointments(db: Executor, actor: AccessFilter, page: PageRequest, filters: AppointmentFilters): Promise<AppointmentRecord[]> {
   let query = visible(db, actor);
   if (filters.from !== undefined) query = query.where('a.starts_at', '>=', filters.from);
   if (filters.to !== undefined) query = query.where('a.starts_at', '<', filters.to);

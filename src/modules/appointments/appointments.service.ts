@@ -2,7 +2,7 @@ import type { Config, Environment } from '../../config.js';
 import type { Executor, LocationsTable } from '../../db/database.js';
 import { newId, randomSecret } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
-import { AppError, missingReference, notFound, validationFailed } from '../../http/errors.js';
+import { AppError, foundOr404, missingReference, notFound, validationFailed } from '../../http/errors.js';
 import { emit } from '../events/emit.js';
 import { findLocation } from '../locations/index.js';
 import { findPet, recordPetVisit } from '../pets/index.js';
@@ -182,9 +182,7 @@ const eventData = (row: AppointmentsTable): Record<string, unknown> => ({
 });
 
 export async function getAppointment(db: Executor, actor: Actor, id: string): Promise<AppointmentRecord> {
-  const row = await findAppointment(db, actor, id);
-  if (!row) throw notFound('appointment', id);
-  return row;
+  return foundOr404(await findAppointment(db, actor, id), 'appointment', id);
 }
 
 /**

@@ -1,10 +1,8 @@
 import type { Executor, LocationsTable } from '../../db/database.js';
-import type { Actor } from '../../http/actor.js';
+import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ProviderSchedulesTable } from './appointments.table.js';
 import { inList } from '../../db/in-list.js';
-
-type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
 
 /** A schedule with its location's zone. */
 export interface ScheduleRecord extends ProviderSchedulesTable {
@@ -15,7 +13,7 @@ export interface ScheduleRecord extends ProviderSchedulesTable {
  * Tenant, and the caller's locations when it is location-scoped. Only schedules of locations the
  * provider still works at count (a provider moved off a location keeps no hours there).
  */
-function visible(db: Executor, actor: Scope) {
+function visible(db: Executor, actor: AccessFilter) {
   let query = db
     .selectFrom('provider_schedules as s')
     .innerJoin('locations as l', 'l.id', 's.location_id')
@@ -27,25 +25,25 @@ function visible(db: Executor, actor: Scope) {
   return query;
 }
 
-export async function listSchedules(db: Executor, actor: Scope, page: PageRequest, filters: { providerId?: string | undefined; locationId?: string | undefined }): Promise<ScheduleRecord[]> {
+export async function listSchedules(db: Executor, actor: AccessFilter, page: PageRequest, filters: { providerId?: string | undefined; locationId?: string | undefined }): Promise<ScheduleRecord[]> {
   let query = visible(db, actor);
   if (filters.providerId !== undefined) query = query.where('s.provider_id', '=', filters.providerId);
   if (filters.locationId !== undefined) query = query.where('s.location_id', '=', filters.locationId);
   return pageQuery(query, page, 's.id').execute();
 }
 
-export async function findSchedule(db: Executor, actor: Scope, providerId: string, locationId: string): Promise<ScheduleRecord | null> {
+export async function findSchedule(db: Executor, actor: AccessFilter, providerId: string, locationId: string): Promise<ScheduleRecord | null> {
   return (await visible(db, actor).where('s.provider_id', '=', providerId).where('s.location_id', '=', locationId).executeTakeFirst()) ?? null;
 }
 
 /** The schedules at one location of the given providers (availability, matching). */
-export async function schedulesAt(db: Executor, actor: Scope, locationId: string, providerIds: readonly string[]): Promise<ScheduleRecord[]> {
+export async function schedulesAt(db: Executor, actor: AccessFilter, locationId: string, providerIds: readonly string[]): Promise<ScheduleRecord[]> {
   if (providerIds.length === 0) return [];
   return visible(db, actor).where('s.location_id', '=', locationId).where('s.provider_id', 'in', [...providerIds]).execute();
 }
 
 /** Every schedule of one provider the caller can see (to find the location a booking falls in). */
-export async function schedulesOf(db: Executor, actor: Scope, providerId: string): Promise<ScheduleRecord[]> {
+export async function schedulesOf(db: Executor, actor: AccessFilter, providerId: string): Promise<ScheduleRecord[]> {
   return visible(db, actor).where('s.provider_id', '=', providerId).orderBy('s.id').execute();
 }
 

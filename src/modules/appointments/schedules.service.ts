@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
-import { missingReference, notFound, validationFailed, type FieldError } from '../../http/errors.js';
+import { type FieldError, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
 import { findLocation } from '../locations/index.js';
 import { findProvider } from '../providers/index.js';
 import type { Interval, WeeklyWindow } from './appointment-slots.js';
@@ -89,8 +89,7 @@ function checkTimeOff(timeOff: NonNullable<PutScheduleInput['timeOff']>, clock: 
 
 /** Replaces the provider's working hours and time off at one location. */
 export async function putSchedule(db: Executor, actor: Actor, providerId: string, input: PutScheduleInput, now: number): Promise<ScheduleRecord> {
-  const provider = await findProvider(db, actor, providerId);
-  if (!provider) throw notFound('provider', providerId);
+  const provider = foundOr404(await findProvider(db, actor, providerId), 'provider', providerId);
   const location = await findLocation(db, actor, input.locationId);
   if (!location) throw missingReference('locationId', 'location', input.locationId);
   if (!provider.locationIds.includes(location.id)) {

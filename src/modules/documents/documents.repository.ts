@@ -1,11 +1,9 @@
 import type { Executor } from '../../db/database.js';
-import type { Actor } from '../../http/actor.js';
+import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { DocumentsTable } from './documents.table.js';
 import type { ListDocumentsFilters } from './documents.schema.js';
 import { visiblePetIds } from '../pets/index.js';
-
-type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
 
 /** A document row without its (possibly large) extracted text. */
 export type DocumentRow = Omit<DocumentsTable, 'extracted_text'>;
@@ -33,7 +31,7 @@ const columns = [
  * The access policy: a document is visible exactly when its pet is (tenant always, the pet's
  * current location when the caller is location-scoped), so documents follow a pet that moves.
  */
-export async function findDocument(db: Executor, actor: Scope, id: string): Promise<DocumentRow | null> {
+export async function findDocument(db: Executor, actor: AccessFilter, id: string): Promise<DocumentRow | null> {
   const query = db
     .selectFrom('documents')
     .select(columns)

@@ -5,7 +5,7 @@ import type { Environment } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
-import { notFound } from '../../http/errors.js';
+import { foundOr404 } from '../../http/errors.js';
 import type { PageRequest } from '../../http/paging.js';
 import type { Staged } from '../../http/route.js';
 import { validateBody } from '../../http/validation.js';
@@ -80,8 +80,7 @@ async function extractText(file: ReceivedFile, tempPath: string): Promise<Pick<S
  * result's persist() renames it to `<id>.<ext>`; discard() removes whichever of the two exists.
  */
 export async function stageUpload(files: DocumentFiles, input: StageUploadInput): Promise<Staged<StagedDocument>> {
-  const pet = await findPet(input.db, input.actor, input.petId);
-  if (!pet) throw notFound('pet', input.petId);
+  const pet = foundOr404(await findPet(input.db, input.actor, input.petId), 'pet', input.petId);
 
   const id = newId('doc', input.now);
   await files.ensureDirectory(input.env);
@@ -138,8 +137,7 @@ export async function stageUpload(files: DocumentFiles, input: StageUploadInput)
 
 /** Writes the row of a staged upload (inside the route's transaction); the pet is checked again under the lock. */
 export async function createDocument(db: Executor, actor: Actor, staged: StagedDocument, now: number): Promise<DocumentRow> {
-  const pet = await findPet(db, actor, staged.petId);
-  if (!pet) throw notFound('pet', staged.petId);
+  const pet = foundOr404(await findPet(db, actor, staged.petId), 'pet', staged.petId);
   const row: DocumentsTable = {
     id: staged.id,
     tenant_id: actor.tenantId,
@@ -165,14 +163,11 @@ export async function createDocument(db: Executor, actor: Actor, staged: StagedD
 }
 
 export async function getDocument(db: Executor, actor: Actor, id: string): Promise<DocumentRow> {
-  const row = await findDocument(db, actor, id);
-  if (!row) throw notFound('document', id);
-  return row;
+  return foundOr404(await findDocument(db, actor, id), 'document', id);
 }
 
 export async function listDocuments(db: Executor, actor: Actor, petId: string, page: PageRequest, filters: ListDocumentsFilters): Promise<DocumentRow[]> {
-  const pet = await findPet(db, actor, petId);
-  if (!pet) throw notFound('pet', petId);
+  const pet = foundOr404(await findPet(db, actor, petId), 'pet', petId);
   return listPetDocuments(db, actor.tenantId, pet.id, page, filters);
 }
 

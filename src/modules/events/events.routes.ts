@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { notFound } from '../../http/errors.js';
+import { foundOr404 } from '../../http/errors.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { aliasesOf, canonicalEventTypes, canonicalOf, eventCatalogue, eventTypeAliases, testEventData, testEventType } from './event-types.js';
@@ -82,8 +82,7 @@ export function eventRoutes(): AnyRoute[] {
       errors: ['not_found', 'tenant_wide_only'],
       handler: async ({ db, actor, params }) => {
         requireTenantWide(actor);
-        const row = await findEvent(db, actor.tenantId, params.id);
-        if (!row) throw notFound('event', params.id);
+        const row = foundOr404(await findEvent(db, actor.tenantId, params.id), 'event', params.id);
         return { body: presentEvent(row) };
       },
     }),

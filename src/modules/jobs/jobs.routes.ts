@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { notFound } from '../../http/errors.js';
+import { foundOr404 } from '../../http/errors.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import type { JobRunner } from '../../jobs/runner.js';
 import { countOpenRuns, findSchedules, listJobRuns } from '../../jobs/jobs.repository.js';
@@ -13,11 +13,7 @@ const tenantWide = ' Tenant-wide clients only (403 `tenant_wide_only` for a clie
 
 export function jobRoutes(deps: { runner: JobRunner }): AnyRoute[] {
   const { runner } = deps;
-  const definitionOf = (name: string) => {
-    const definition = runner.find(name);
-    if (!definition) throw notFound('job', name);
-    return definition;
-  };
+  const definitionOf = (name: string) => foundOr404(runner.find(name), 'job', name);
 
   return [
     defineRoute({
@@ -80,8 +76,7 @@ export function jobRoutes(deps: { runner: JobRunner }): AnyRoute[] {
         requireTenantWide(actor, jobsSpanTenant);
         const definition = definitionOf(params.name);
         const id = await runner.enqueueNow(actor.env, definition.name);
-        const run = await runner.waitFor(actor.env, id, body?.wait ? (body.waitSeconds ?? 30) * 1000 : 0);
-        if (!run) throw notFound('job run', id);
+        const run = foundOr404(await runner.waitFor(actor.env, id, body?.wait ? (body.waitSeconds ?? 30) * 1000 : 0), 'job run', id);
         const finished = run.status === 'succeeded' || run.status === 'failed';
         return { status: body?.wait && finished ? 200 : 202, body: presentJobRun(run), resourceId: id };
       },

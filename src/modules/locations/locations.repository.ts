@@ -1,24 +1,24 @@
 import type { Executor, LocationsTable } from '../../db/database.js';
-import type { Actor } from '../../http/actor.js';
+import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 
 /** Locations the actor may see: its tenant, and only its own locations when it is location-scoped. */
-function visible(db: Executor, actor: Pick<Actor, 'tenantId' | 'locationIds'>) {
+function visible(db: Executor, actor: AccessFilter) {
   let query = db.selectFrom('locations').selectAll().where('tenant_id', '=', actor.tenantId);
   if (actor.locationIds !== null) query = query.where('id', 'in', actor.locationIds.length ? actor.locationIds : ['']);
   return query;
 }
 
-export async function findLocation(db: Executor, actor: Pick<Actor, 'tenantId' | 'locationIds'>, id: string): Promise<LocationsTable | null> {
+export async function findLocation(db: Executor, actor: AccessFilter, id: string): Promise<LocationsTable | null> {
   return (await visible(db, actor).where('id', '=', id).executeTakeFirst()) ?? null;
 }
 
-export async function listLocations(db: Executor, actor: Actor, page: PageRequest): Promise<LocationsTable[]> {
+export async function listLocations(db: Executor, actor: AccessFilter, page: PageRequest): Promise<LocationsTable[]> {
   return pageQuery(visible(db, actor), page).execute();
 }
 
 /** Of `ids`, those that do not exist in the actor's view. */
-export async function missingLocations(db: Executor, actor: Pick<Actor, 'tenantId' | 'locationIds'>, ids: readonly string[]): Promise<string[]> {
+export async function missingLocations(db: Executor, actor: AccessFilter, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const found = await visible(db, actor).where('id', 'in', [...ids]).select('id').execute();
   const known = new Set(found.map((r) => r.id));

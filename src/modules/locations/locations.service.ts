@@ -1,7 +1,7 @@
 import type { Executor, LocationsTable } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
-import { AppError, notFound, validationFailed } from '../../http/errors.js';
+import { AppError, foundOr404, validationFailed } from '../../http/errors.js';
 import { findLocation, insertLocation, updateLocation } from './locations.repository.js';
 import type { CreateLocationInput, UpdateLocationInput } from './locations.schema.js';
 
@@ -48,9 +48,7 @@ export async function createLocation(db: Executor, actor: Actor, input: CreateLo
 }
 
 export async function getLocation(db: Executor, actor: Actor, id: string): Promise<LocationsTable> {
-  const row = await findLocation(db, actor, id);
-  if (!row) throw notFound('location', id);
-  return row;
+  return foundOr404(await findLocation(db, actor, id), 'location', id);
 }
 
 export async function patchLocation(db: Executor, actor: Actor, id: string, input: UpdateLocationInput, now: number): Promise<LocationsTable> {

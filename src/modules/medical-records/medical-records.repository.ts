@@ -1,14 +1,12 @@
 import type { Executor } from '../../db/database.js';
-import type { Actor } from '../../http/actor.js';
+import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ListMedicalRecordsFilters } from './medical-records.schema.js';
 import type { MedicalRecordsTable } from './medical-records.table.js';
 import { visiblePetIds } from '../pets/index.js';
 
-type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
-
 /** A record is visible when its pet is: the record follows the pet, wherever it is kept now. */
-export async function findMedicalRecord(db: Executor, actor: Scope, id: string): Promise<MedicalRecordsTable | null> {
+export async function findMedicalRecord(db: Executor, actor: AccessFilter, id: string): Promise<MedicalRecordsTable | null> {
   const query = db
     .selectFrom('medical_records')
     .selectAll()

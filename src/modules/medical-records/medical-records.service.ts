@@ -1,7 +1,7 @@
 import type { Executor, PetsTable } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
-import { conflict, notFound } from '../../http/errors.js';
+import { conflict, foundOr404, notFound } from '../../http/errors.js';
 import { validateBody } from '../../http/validation.js';
 import { findPet } from '../pets/index.js';
 import { amendmentsOf, findMedicalRecord, insertMedicalRecord } from './medical-records.repository.js';
@@ -15,9 +15,7 @@ import {
 import type { MedicalRecordsTable } from './medical-records.table.js';
 
 export async function requireVisiblePet(db: Executor, actor: Actor, petId: string): Promise<PetsTable> {
-  const pet = await findPet(db, actor, petId);
-  if (!pet) throw notFound('pet', petId);
-  return pet;
+  return foundOr404(await findPet(db, actor, petId), 'pet', petId);
 }
 
 /** 400 naming the field unless the content is exactly what `kind` takes (required fields, no foreign ones). */
@@ -84,7 +82,5 @@ export async function amendMedicalRecord(
 }
 
 export async function getMedicalRecord(db: Executor, actor: Actor, id: string): Promise<MedicalRecordsTable> {
-  const row = await findMedicalRecord(db, actor, id);
-  if (!row) throw notFound('medical record', id);
-  return row;
+  return foundOr404(await findMedicalRecord(db, actor, id), 'medical record', id);
 }

@@ -1,25 +1,23 @@
 import type { Executor } from '../../db/database.js';
-import type { Actor } from '../../http/actor.js';
+import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { NotificationsTable } from './notifications.table.js';
 import type { ListNotificationsFilters } from './notifications.schema.js';
 import { inList } from '../../db/in-list.js';
 import { isoAt as iso } from '../../clock.js';
 
-type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
-
 /** The access policy lives here: tenant always, the parent's location when the caller is location-scoped. */
-function visible(db: Executor, actor: Scope) {
+function visible(db: Executor, actor: AccessFilter) {
   let query = db.selectFrom('notifications').selectAll().where('tenant_id', '=', actor.tenantId);
   if (actor.locationIds !== null) query = query.where('location_id', 'in', inList(actor.locationIds));
   return query;
 }
 
-export async function findNotification(db: Executor, actor: Scope, id: string): Promise<NotificationsTable | null> {
+export async function findNotification(db: Executor, actor: AccessFilter, id: string): Promise<NotificationsTable | null> {
   return (await visible(db, actor).where('id', '=', id).executeTakeFirst()) ?? null;
 }
 
-export async function listNotifications(db: Executor, actor: Scope, page: PageRequest, filters: ListNotificationsFilters): Promise<NotificationsTable[]> {
+export async function listNotifications(db: Executor, actor: AccessFilter, page: PageRequest, filters: ListNotificationsFilters): Promise<NotificationsTable[]> {
   let query = visible(db, actor);
   if (filters.parentId !== undefined) query = query.where('parent_id', '=', filters.parentId);
   if (filters.petId !== undefined) query = query.where('pet_id', '=', filters.petId);

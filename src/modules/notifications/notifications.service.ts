@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
-import { AppError, missingReference, notFound, validationFailed } from '../../http/errors.js';
+import { AppError, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
 import { findPetParent } from '../pet-parents/index.js';
 import { findPet } from '../pets/index.js';
 import { findNotification, insertNotification } from './notifications.repository.js';
@@ -95,7 +95,5 @@ export async function createNotification(db: Executor, actor: Actor, input: Crea
 }
 
 export async function getNotification(db: Executor, actor: Actor, id: string): Promise<NotificationsTable> {
-  const row = await findNotification(db, actor, id);
-  if (!row) throw notFound('notification', id);
-  return row;
+  return foundOr404(await findNotification(db, actor, id), 'notification', id);
 }

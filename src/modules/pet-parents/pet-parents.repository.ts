@@ -1,24 +1,22 @@
 import { sql } from 'kysely';
 import type { Executor, PetParentsTable } from '../../db/database.js';
-import type { Actor } from '../../http/actor.js';
+import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ListPetParentsFilters } from './pet-parents.schema.js';
 import { inList } from '../../db/in-list.js';
 
-type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
-
 /** The access policy lives here: tenant always, locations when the caller is location-scoped. */
-function visible(db: Executor, actor: Scope) {
+function visible(db: Executor, actor: AccessFilter) {
   let query = db.selectFrom('pet_parents').selectAll().where('tenant_id', '=', actor.tenantId);
   if (actor.locationIds !== null) query = query.where('location_id', 'in', inList(actor.locationIds));
   return query;
 }
 
-export async function findPetParent(db: Executor, actor: Scope, id: string): Promise<PetParentsTable | null> {
+export async function findPetParent(db: Executor, actor: AccessFilter, id: string): Promise<PetParentsTable | null> {
   return (await visible(db, actor).where('id', '=', id).executeTakeFirst()) ?? null;
 }
 
-export async function listPetParents(db: Executor, actor: Scope, page: PageRequest, filters: ListPetParentsFilters): Promise<PetParentsTable[]> {
+export async function listPetParents(db: Executor, actor: AccessFilter, page: PageRequest, filters: ListPetParentsFilters): Promise<PetParentsTable[]> {
   let query = visible(db, actor);
   if (filters.locationId !== undefined) query = query.where('location_id', '=', filters.locationId);
   if (filters.email !== undefined) query = query.where(sql`lower(email)`, '=', filters.email.toLowerCase());

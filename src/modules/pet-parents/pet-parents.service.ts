@@ -1,7 +1,7 @@
 import type { Executor, PetParentsTable } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
-import { missingReference, notFound } from '../../http/errors.js';
+import { foundOr404, missingReference } from '../../http/errors.js';
 import { findLocation } from '../locations/index.js';
 import { findPetParent, insertPetParent, updatePetParent } from './pet-parents.repository.js';
 import type { CreatePetParentInput, UpdatePetParentInput } from './pet-parents.schema.js';
@@ -29,9 +29,7 @@ export async function createPetParent(db: Executor, actor: Actor, input: CreateP
 }
 
 export async function getPetParent(db: Executor, actor: Actor, id: string): Promise<PetParentsTable> {
-  const row = await findPetParent(db, actor, id);
-  if (!row) throw notFound('pet parent', id);
-  return row;
+  return foundOr404(await findPetParent(db, actor, id), 'pet parent', id);
 }
 
 export async function patchPetParent(db: Executor, actor: Actor, id: string, input: UpdatePetParentInput, now: number): Promise<PetParentsTable> {

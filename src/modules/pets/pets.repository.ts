@@ -1,33 +1,31 @@
 import { sql } from 'kysely';
 import type { Executor, PetsTable } from '../../db/database.js';
-import type { Actor } from '../../http/actor.js';
+import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ListPetsFilters } from './pets.schema.js';
 import { inList } from '../../db/in-list.js';
 
-type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
-
 /** The access policy lives here: tenant always, locations when the caller is location-scoped. */
-function scoped(db: Executor, actor: Scope) {
+function scoped(db: Executor, actor: AccessFilter) {
   let query = db.selectFrom('pets').where('tenant_id', '=', actor.tenantId);
   if (actor.locationIds !== null) query = query.where('location_id', 'in', inList(actor.locationIds));
   return query;
 }
 
-const visible = (db: Executor, actor: Scope) => scoped(db, actor).selectAll();
+const visible = (db: Executor, actor: AccessFilter) => scoped(db, actor).selectAll();
 
 /**
  * The ids of the pets the caller may see, as a subquery: records that belong to a pet
  * (vaccinations, medical records, documents) are visible exactly when their pet is, and follow it
  * when it moves, by filtering `pet_id in visiblePetIds(…)` — one policy, not a copy per module.
  */
-export const visiblePetIds = (db: Executor, actor: Scope) => scoped(db, actor).select('id');
+export const visiblePetIds = (db: Executor, actor: AccessFilter) => scoped(db, actor).select('id');
 
-export async function findPet(db: Executor, actor: Scope, id: string): Promise<PetsTable | null> {
+export async function findPet(db: Executor, actor: AccessFilter, id: string): Promise<PetsTable | null> {
   return (await visible(db, actor).where('id', '=', id).executeTakeFirst()) ?? null;
 }
 
-export async function listPets(db: Executor, actor: Scope, page: PageRequest, filters: ListPetsFilters): Promise<PetsTable[]> {
+export async function listPets(db: Executor, actor: AccessFilter, page: PageRequest, filters: ListPetsFilters): Promise<PetsTable[]> {
   let query = visible(db, actor);
   if (filters.ownerId !== undefined) query = query.where('owner_id', '=', filters.ownerId);
   if (filters.locationId !== undefined) query = query.where('location_id', '=', filters.locationId);

@@ -1,7 +1,7 @@
 import type { Executor, PetsTable } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
-import { missingReference, notFound, validationFailed } from '../../http/errors.js';
+import { foundOr404, missingReference, validationFailed } from '../../http/errors.js';
 import { emit } from '../events/emit.js';
 import { findLocation } from '../locations/index.js';
 import { findPetParent } from '../pet-parents/index.js';
@@ -48,9 +48,7 @@ export async function createPet(db: Executor, actor: Actor, input: CreatePetInpu
 }
 
 export async function getPet(db: Executor, actor: Actor, id: string): Promise<PetsTable> {
-  const row = await findPet(db, actor, id);
-  if (!row) throw notFound('pet', id);
-  return row;
+  return foundOr404(await findPet(db, actor, id), 'pet', id);
 }
 
 export async function patchPet(db: Executor, actor: Actor, id: string, input: UpdatePetInput, now: number): Promise<PetsTable> {

@@ -1,11 +1,9 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { Actor } from '../../http/actor.js';
+import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ProvidersTable } from './providers.table.js';
 import { inList } from '../../db/in-list.js';
-
-type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
 
 /** A provider row with the locations it works at (only those the caller may see). */
 export interface ProviderRecord extends ProvidersTable {
@@ -16,7 +14,7 @@ export interface ProviderRecord extends ProvidersTable {
  * The access policy lives here: tenant always; a location-scoped caller sees a provider
  * when it works at one of the caller's locations.
  */
-function visible(db: Executor, actor: Scope) {
+function visible(db: Executor, actor: AccessFilter) {
   let query = db.selectFrom('providers').selectAll('providers').where('providers.tenant_id', '=', actor.tenantId);
   if (actor.locationIds !== null) {
     const ids = inList(actor.locationIds);
@@ -34,7 +32,7 @@ function visible(db: Executor, actor: Scope) {
 }
 
 /** Location ids per provider, narrowed to the caller's view. */
-async function locationsOf(db: Executor, actor: Scope, providerIds: readonly string[]): Promise<Map<string, string[]>> {
+async function locationsOf(db: Executor, actor: AccessFilter, providerIds: readonly string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>(providerIds.map((id) => [id, []]));
   if (providerIds.length === 0) return out;
   let query = db.selectFrom('provider_locations').select(['provider_id', 'location_id']).where('provider_id', 'in', [...providerIds]);
@@ -43,12 +41,12 @@ async function locationsOf(db: Executor, actor: Scope, providerIds: readonly str
   return out;
 }
 
-async function withLocations(db: Executor, actor: Scope, rows: ProvidersTable[]): Promise<ProviderRecord[]> {
+async function withLocations(db: Executor, actor: AccessFilter, rows: ProvidersTable[]): Promise<ProviderRecord[]> {
   const byProvider = await locationsOf(db, actor, rows.map((r) => r.id));
   return rows.map((row) => ({ ...row, locationIds: byProvider.get(row.id) ?? [] }));
 }
 
-export async function findProvider(db: Executor, actor: Scope, id: string): Promise<ProviderRecord | null> {
+export async function findProvider(db: Executor, actor: AccessFilter, id: string): Promise<ProviderRecord | null> {
   const row = await visible(db, actor).where('providers.id', '=', id).executeTakeFirst();
   return row ? ((await withLocations(db, actor, [row]))[0] ?? null) : null;
 }
@@ -67,7 +65,7 @@ export interface ProviderFilters {
   status?: string | undefined;
 }
 
-function filtered(db: Executor, actor: Scope, filters: ProviderFilters) {
+function filtered(db: Executor, actor: AccessFilter, filters: ProviderFilters) {
   let query = visible(db, actor);
   if (filters.locationId !== undefined) {
     const locationId = filters.locationId;
@@ -97,12 +95,12 @@ function filtered(db: Executor, actor: Scope, filters: ProviderFilters) {
   return query;
 }
 
-export async function listProviders(db: Executor, actor: Scope, page: PageRequest, filters: ProviderFilters): Promise<ProviderRecord[]> {
+export async function listProviders(db: Executor, actor: AccessFilter, page: PageRequest, filters: ProviderFilters): Promise<ProviderRecord[]> {
   return withLocations(db, actor, await pageQuery(filtered(db, actor, filters), page, 'providers.id').execute());
 }
 
 /** Every matching provider, unpaged (availability and matching; a location has tens of providers). */
-export async function providersFor(db: Executor, actor: Scope, filters: ProviderFilters & { ids?: readonly string[] }): Promise<ProviderRecord[]> {
+export async function providersFor(db: Executor, actor: AccessFilter, filters: ProviderFilters & { ids?: readonly string[] }): Promise<ProviderRecord[]> {
   let query = filtered(db, actor, filters);
   if (filters.ids !== undefined) query = query.where('providers.id', 'in', filters.ids.length ? [...filters.ids] : ['']);
   return withLocations(db, actor, await query.orderBy('providers.id').limit(1000).execute());

@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
-import { missingReference, notFound, validationFailed } from '../../http/errors.js';
+import { foundOr404, missingReference, validationFailed } from '../../http/errors.js';
 import { emit } from '../events/emit.js';
 import { missingLocations } from '../locations/index.js';
 // A file, not the appointments index: that module builds on this one, and the catalogue query needs nothing else.
@@ -57,9 +57,7 @@ export async function createProvider(db: Executor, actor: Actor, input: CreatePr
 }
 
 export async function getProvider(db: Executor, actor: Actor, id: string): Promise<ProviderRecord> {
-  const row = await findProvider(db, actor, id);
-  if (!row) throw notFound('provider', id);
-  return row;
+  return foundOr404(await findProvider(db, actor, id), 'provider', id);
 }
 
 export async function patchProvider(db: Executor, actor: Actor, id: string, input: UpdateProviderInput, now: number): Promise<ProviderRecord> {

@@ -1,14 +1,12 @@
 import type { Executor } from '../../db/database.js';
-import type { Actor } from '../../http/actor.js';
+import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ListVaccinationsFilters } from './vaccinations.schema.js';
 import type { VaccinationsTable } from './vaccinations.table.js';
 import { visiblePetIds } from '../pets/index.js';
 
-type Scope = Pick<Actor, 'tenantId' | 'locationIds'>;
-
 /** A vaccination is visible when its pet is: the record follows the pet, wherever it is kept now. */
-export async function findVaccination(db: Executor, actor: Scope, id: string): Promise<VaccinationsTable | null> {
+export async function findVaccination(db: Executor, actor: AccessFilter, id: string): Promise<VaccinationsTable | null> {
   const query = db
     .selectFrom('vaccinations')
     .selectAll()

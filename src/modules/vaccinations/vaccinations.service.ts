@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
-import { missingReference, notFound, validationFailed, type FieldError } from '../../http/errors.js';
+import { type FieldError, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
 import { findLocation } from '../locations/index.js';
 import { findPet } from '../pets/index.js';
 import { findProvider } from '../providers/index.js';
@@ -24,9 +24,7 @@ async function localToday(db: Executor, actor: Actor, pet: PetsTable, now: numbe
 }
 
 export async function requireVisiblePet(db: Executor, actor: Actor, petId: string): Promise<PetsTable> {
-  const pet = await findPet(db, actor, petId);
-  if (!pet) throw notFound('pet', petId);
-  return pet;
+  return foundOr404(await findPet(db, actor, petId), 'pet', petId);
 }
 
 export async function createVaccination(db: Executor, actor: Actor, petId: string, input: CreateVaccinationInput, now: number): Promise<VaccinationsTable> {
@@ -69,7 +67,5 @@ export async function createVaccination(db: Executor, actor: Actor, petId: strin
 }
 
 export async function getVaccination(db: Executor, actor: Actor, id: string): Promise<VaccinationsTable> {
-  const row = await findVaccination(db, actor, id);
-  if (!row) throw notFound('vaccination', id);
-  return row;
+  return foundOr404(await findVaccination(db, actor, id), 'vaccination', id);
 }

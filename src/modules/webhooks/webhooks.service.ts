@@ -2,7 +2,7 @@ import type { Config } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
-import { conflict, missingReference, notFound, validationFailed } from '../../http/errors.js';
+import { conflict, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
 import { envelopeJson, eventsBetween, findEvent, requireTenantWide, testEventType } from '../events/index.js';
 import { canonicalTypesFor, deliveredTypeFor } from './subscriptions.js';
 import { newWebhookSecret } from './webhook-signature.js';
@@ -22,9 +22,7 @@ import { isoAt as iso } from '../../clock.js';
 
 export async function getEndpoint(db: Executor, actor: Actor, id: string): Promise<WebhookEndpointsTable> {
   requireTenantWide(actor);
-  const row = await findEndpoint(db, actor.tenantId, id);
-  if (!row) throw notFound('webhook endpoint', id);
-  return row;
+  return foundOr404(await findEndpoint(db, actor.tenantId, id), 'webhook endpoint', id);
 }
 
 export async function createEndpoint(db: Executor, actor: Actor, input: CreateEndpointInput, now: number): Promise<WebhookEndpointsTable> {
@@ -137,8 +135,7 @@ export async function queueTestEvent(db: Executor, actor: Actor, id: string, now
 /** Re-sends one event as new `replay` deliveries: to one endpoint, or to every enabled endpoint subscribed to it. */
 export async function replayEvent(db: Executor, actor: Actor, eventId: string, endpointId: string | undefined, now: number) {
   requireTenantWide(actor);
-  const event = await findEvent(db, actor.tenantId, eventId);
-  if (!event) throw notFound('event', eventId);
+  const event = foundOr404(await findEvent(db, actor.tenantId, eventId), 'event', eventId);
   let targets: WebhookEndpointsTable[];
   if (endpointId !== undefined) {
     const endpoint = await findEndpoint(db, actor.tenantId, endpointId);
