@@ -104,8 +104,8 @@ export class DocumentFiles {
     return path.join(this.directory(env), `.upload-${id}.tmp`);
   }
 
-  /** Opens a stored file for streaming, with its size; null when the file is missing. */
-  async open(env: Environment, storageKey: string): Promise<{ stream: ReadStream; size: number } | null> {
+  /** Opens a stored file for streaming, with its size; null when the file is missing. `range` streams those bytes only. */
+  async open(env: Environment, storageKey: string, range?: { start: number; end: number }): Promise<{ stream: ReadStream; size: number } | null> {
     const file = this.pathOf(env, storageKey);
     let handle: FileHandle;
     try {
@@ -117,7 +117,7 @@ export class DocumentFiles {
     try {
       const { size } = await handle.stat();
       // One handle for the size and the bytes: they describe the same file.
-      return { stream: handle.createReadStream({ autoClose: true }), size };
+      return { stream: handle.createReadStream({ autoClose: true, ...range }), size };
     } catch (err) {
       await handle.close();
       throw err;

@@ -3,7 +3,9 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { AppError } from '../../http/errors.js';
 import type { DocumentContentType } from './content-sniffing.js';
+import { parseByteRange } from './byte-range.js';
 import { contentDisposition, DocumentFiles, downloadName } from './document-files.js';
 import { presentDocument } from './documents.presenter.js';
 import {
@@ -101,12 +103,14 @@ export function documentRoutes(deps: { config: Config; clock: Clock }): AnyRoute
         'Streams the stored bytes, byte-identical to the upload, with Content-Type set to the sniffed type (application/pdf, image/png, image/jpeg, ' +
         'image/webp, text/plain or text/markdown; charset=utf-8), Content-Length, `ETag: "<sha256>"` (If-None-Match answers 304), ' +
         "`Content-Disposition: attachment` with the sanitized file name (RFC 6266, ASCII `filename` and UTF-8 `filename*`; its extension always " +
-        'matches the content), `X-Content-Type-Options: nosniff` and a sandboxing Content-Security-Policy, so a browser never runs an uploaded file.',
+        'matches the content), `X-Content-Type-Options: nosniff` and a sandboxing Content-Security-Policy, so a browser never runs an uploaded file. ' +
+        'Resumable: `Accept-Ranges: bytes`; one `Range: bytes=a-b` (or `a-`, or `-n`) answers 206 with `Content-Range`, a range starting past the end ' +
+        'answers 416 with `Content-Range: bytes */<size>`; `If-Range` with a stale ETag, several ranges or another unit answer the whole file (200).',
       tags,
       access: { scope: 'pets.read' },
       params: DocumentParams,
       response: { status: 200, description: 'The document bytes', schema: DocumentContentSchema, contentType: 'application/octet-stream' },
-      errors: ['not_found'],
+      errors: ['not_found', 'range_not_satisfiable'],
       handler: async ({ db, actor, params, ctx }) => {
         const row = await getDocument(db, actor, params.id);
         const type = row.content_type as DocumentContentType;
@@ -116,21 +120,34 @@ export function documentRoutes(deps: { config: Config; clock: Clock }): AnyRoute
           'Cache-Control': 'private, no-cache',
           'X-Content-Type-Options': 'nosniff',
           'Content-Security-Policy': "default-src 'none'; sandbox",
+          'Accept-Ranges': 'bytes',
         };
         const ifNoneMatch = ctx.get('If-None-Match');
         if (ifNoneMatch && etagMatches(ifNoneMatch, etag)) return { status: 304, body: null, headers };
-        const opened = await files.open(actor.env, row.storage_key);
+        // The stored bytes never change (the ETag is their sha256), so the row's size is the file's.
+        const ifRange = ctx.get('If-Range');
+        const range = ctx.get('Range') && (!ifRange || ifRange === etag) ? parseByteRange(ctx.get('Range'), row.size_bytes) : null;
+        if (range === 'unsatisfiable') {
+          throw new AppError('range_not_satisfiable', `The document has ${row.size_bytes} bytes; ask for a range that starts inside it.`, {
+            headers: { 'Content-Range': `bytes */${row.size_bytes}`, 'Accept-Ranges': 'bytes' },
+          });
+        }
+        const opened = await files.open(actor.env, row.storage_key, range ?? undefined);
         // The row exists, so a missing file is our fault (a lost volume), not the caller's: a logged 500.
         if (!opened) throw new Error(`document file missing: ${row.storage_key}`);
-        return {
-          body: opened.stream,
-          headers: {
-            ...headers,
-            'Content-Type': type.startsWith('text/') ? `${type}; charset=utf-8` : type,
-            'Content-Length': String(opened.size),
-            'Content-Disposition': contentDisposition(downloadName(row.filename, row.id, type)),
-          },
+        const common = {
+          ...headers,
+          'Content-Type': type.startsWith('text/') ? `${type}; charset=utf-8` : type,
+          'Content-Disposition': contentDisposition(downloadName(row.filename, row.id, type)),
         };
+        if (range) {
+          return {
+            status: 206,
+            body: opened.stream,
+            headers: { ...common, 'Content-Range': `bytes ${range.start}-${range.end}/${opened.size}`, 'Content-Length': String(range.end - range.start + 1) },
+          };
+        }
+        return { body: opened.stream, headers: { ...common, 'Content-Length': String(opened.size) } };
       },
     }),
     defineRoute({
