@@ -29,6 +29,8 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Public base URL used in links handed to other programs (calendarUrl); default: the request's own origin. */
   readonly publicUrl: string | undefined;
+  /** Host headers (host or host:port) links may be built from when publicUrl is unset; others get the listener's address. */
+  readonly allowedHosts: readonly string[];
   readonly documentMaxBytes: number;
   /** Slots closer than this to now are not offered nor bookable. */
   readonly bookingMinNoticeMinutes: number;
@@ -143,6 +145,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     auditFlushMs: int(env, 'PETCARE_AUDIT_FLUSH_MS', 100, 1, 60_000),
     shutdownTimeoutMs: int(env, 'PETCARE_SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
     publicUrl: url(env, 'PETCARE_PUBLIC_URL'),
+    allowedHosts: list(env, 'PETCARE_ALLOWED_HOSTS', []).map((host) => host.toLowerCase()),
     documentMaxBytes: int(env, 'PETCARE_DOCUMENT_MAX_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     bookingMinNoticeMinutes: int(env, 'PETCARE_BOOKING_MIN_NOTICE_MINUTES', 60, 0, 30 * 24 * 60),
     jobPollMs: int(env, 'PETCARE_JOB_POLL_MS', 250, 10, 60_000),

@@ -15,7 +15,7 @@ import { exchangeToken, revokeToken, type OAuthDeps } from './oauth.service.js';
 import type { SigningKeys } from './signing-keys.js';
 
 export interface OAuthRouteDeps extends OAuthDeps {
-  config: OAuthDeps['config'] & Pick<Config, 'tokenRateLimitPerMinute' | 'issuer' | 'publicUrl'>;
+  config: OAuthDeps['config'] & Pick<Config, 'tokenRateLimitPerMinute' | 'issuer' | 'publicUrl' | 'allowedHosts'>;
   keys: SigningKeys;
   limiter: SlidingWindowLimiter;
 }
