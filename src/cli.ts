@@ -8,14 +8,14 @@
  *   node dist/src/cli.js help      (compiled)
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { environmentsOf, loadConfig, type Config, type Environment } from './config.js';
+import { loadConfig, type Config, type Environment } from './config.js';
+import { openSigningKeys, openStores } from './data-dir.js';
 import type { Executor } from './db/database.js';
-import { Stores } from './db/stores.js';
+import type { Stores } from './db/stores.js';
 import type { Actor } from './http/actor.js';
 import { AuditLog } from './http/audit.js';
 import { AppError, validationFailed, type FieldError } from './http/errors.js';
@@ -28,7 +28,6 @@ import { listLocations } from './modules/locations/locations.repository.js';
 import { presentLocation } from './modules/locations/locations.presenter.js';
 import { CreateLocationSchema, type CreateLocationInput } from './modules/locations/locations.schema.js';
 import { createLocation } from './modules/locations/locations.service.js';
-import { SigningKeys } from './modules/oauth/signing-keys.js';
 
 const usage = `Pet-Care Platform operator CLI: works offline on PETCARE_DATA_DIR (default ./data).
 
@@ -351,22 +350,14 @@ async function locationsCreate(session: Session, values: Values): Promise<void> 
 }
 
 function keysRotate(config: Config, json: boolean, out: (text: string) => void): void {
-  if (!existsSync(path.join(config.dataDir, 'keys', 'signing-keys.json'))) {
-    throw new AppError('service_unavailable', `No signing keys in ${config.dataDir}; set PETCARE_DATA_DIR, or start the appliance once to create them.`);
-  }
-  const kid = new SigningKeys(config.dataDir).rotate();
+  const kid = openSigningKeys(config, { existingOnly: true }).rotate();
   if (json) return out(JSON.stringify({ kid }, null, 2));
   out(`added signing key ${kid}; the appliance signs with it after its next restart (older keys keep verifying until they are rotated out)`);
 }
 
 /** Opens the environments whose database already exists: the CLI never creates a data dir by mistake. */
 async function openSession(config: Config, json: boolean, out: (text: string) => void): Promise<Session> {
-  const enabled = environmentsOf(config);
-  const present = enabled.filter((env) => existsSync(path.join(config.dataDir, `${env}.sqlite`)));
-  if (present.length === 0) {
-    throw new AppError('service_unavailable', `No appliance database in ${config.dataDir}; set PETCARE_DATA_DIR, or start the appliance once to create it.`);
-  }
-  const stores = await Stores.open(config.dataDir, present);
+  const stores = await openStores(config, { existingOnly: true });
   const tenant = await stores.all()[0]?.db.selectFrom('tenants').select('id').orderBy('created_at').executeTakeFirst();
   if (!tenant) {
     await stores.close();

@@ -1,24 +1,14 @@
 import type { Server } from 'node:http';
-import { createApp } from './app.js';
-import { systemClock } from './clock.js';
+import { openAppliance } from './appliance.js';
 import { environmentsOf, loadConfig } from './config.js';
-import { Stores } from './db/stores.js';
 import { createLogger } from './logger.js';
-import { bootstrapTenantAndAdmin } from './modules/clients/index.js';
-import { SigningKeys } from './modules/oauth/signing-keys.js';
-import { seedSandboxIfEmpty } from './modules/sandbox/index.js';
 
-
-/** config → database → migrations → app → jobs → listen; SIGTERM drains and closes in reverse. */
+/** The appliance (src/appliance.ts), then jobs → listen; SIGTERM drains and closes in reverse. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const stores = await Stores.open(config.dataDir, environmentsOf(config));
-  const keys = new SigningKeys(config.dataDir);
-  const tenantId = await bootstrapTenantAndAdmin(stores, config, logger, (text) => process.stdout.write(text));
-  if (stores.has('sandbox')) await seedSandboxIfEmpty(stores.get('sandbox').db, tenantId, Date.now());
-
-  const app = createApp({ config, clock: systemClock, logger, stores, keys });
+  const appliance = await openAppliance({ config, logger, print: (text) => process.stdout.write(text) });
+  const { app } = appliance;
   const server: Server = app.koa.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -41,9 +31,7 @@ async function main(): Promise<void> {
       server.close(() => resolve());
       server.closeIdleConnections();
     });
-    await app.runner.stop(config.shutdownTimeoutMs);
-    await app.audit.flush();
-    await stores.close();
+    await appliance.close(config.shutdownTimeoutMs);
     logger.info('stopped');
     process.exit(0);
   };

@@ -8,6 +8,9 @@ export interface EnvironmentStore extends DatabaseHandle {
   readonly env: Environment;
 }
 
+/** Where an environment's SQLite file lives in the data dir. */
+export const databaseFile = (dataDir: string, env: Environment): string => path.join(dataDir, `${env}.sqlite`);
+
 /** One SQLite file per environment: live and sandbox never share a row. */
 export class Stores {
   private readonly byEnv = new Map<Environment, EnvironmentStore>();
@@ -20,7 +23,7 @@ export class Stores {
     mkdirSync(dataDir, { recursive: true });
     const stores: EnvironmentStore[] = [];
     for (const env of environments) {
-      const handle = openDatabase(path.join(dataDir, `${env}.sqlite`));
+      const handle = openDatabase(databaseFile(dataDir, env));
       await migrateToLatest(handle.db);
       stores.push({ ...handle, env });
     }

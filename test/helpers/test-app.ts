@@ -4,13 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import pino from 'pino';
-import { createApp, type PetCareApp } from '../../src/app.js';
+import type { PetCareApp } from '../../src/app.js';
+import { openAppliance } from '../../src/appliance.js';
 import type { Clock } from '../../src/clock.js';
-import { environmentsOf, loadConfig, type Config, type Environment } from '../../src/config.js';
-import { Stores } from '../../src/db/stores.js';
-import { bootstrapTenantAndAdmin } from '../../src/modules/clients/index.js';
-import { SigningKeys } from '../../src/modules/oauth/signing-keys.js';
-import { seedSandboxIfEmpty } from '../../src/modules/sandbox/index.js';
+import { loadConfig, type Config, type Environment } from '../../src/config.js';
+import type { Stores } from '../../src/db/stores.js';
 
 /** A clock tests move by hand: token expiry, rate windows and sunsets without sleeping. */
 export class TestClock implements Clock {
@@ -111,13 +109,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       ...options.config,
     },
   );
-  const logger = pino({ level: 'silent' });
-  const environments = environmentsOf(config);
-  const stores = await Stores.open(dataDir, environments);
-  const keys = new SigningKeys(dataDir);
-  const tenantId = await bootstrapTenantAndAdmin(stores, config, logger, () => undefined, clock.now());
-  if (stores.has('sandbox')) await seedSandboxIfEmpty(stores.get('sandbox').db, tenantId, clock.now());
-  const app = createApp({ config, clock, logger, stores, keys, validateResponses: true });
+  const appliance = await openAppliance({ config, clock, logger: pino({ level: 'silent' }), validateResponses: true });
+  const { app, stores, tenantId } = appliance;
   const server: Server = await new Promise((resolve) => {
     const s = app.koa.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -195,9 +188,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await app.runner.stop();
-      await app.audit.flush();
-      await stores.close();
+      await appliance.close();
       if (!closeOptions.keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -35,6 +35,8 @@ function makeKey(now: Date): StoredKey {
   return { kid, privateKeyPem, createdAt: now.toISOString() };
 }
 
+const keysFile = (dataDir: string): string => path.join(dataDir, 'keys', 'signing-keys.json');
+
 /**
  * RS256 signing keys kept in `<dataDir>/keys/signing-keys.json` (mode 0600). The newest key signs;
  * every kept key verifies and is published at /.well-known/jwks.json. Rotation adds a key.
@@ -44,10 +46,14 @@ export class SigningKeys {
   private readonly byKid = new Map<string, SigningKey>();
   private readonly file: string;
 
+  /** True once a first start (or a rotation) has written the keys of this data dir. */
+  static existIn(dataDir: string): boolean {
+    return existsSync(keysFile(dataDir));
+  }
+
   constructor(dataDir: string) {
-    const dir = path.join(dataDir, 'keys');
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    this.file = path.join(dir, 'signing-keys.json');
+    mkdirSync(path.dirname(keysFile(dataDir)), { recursive: true, mode: 0o700 });
+    this.file = keysFile(dataDir);
     if (!existsSync(this.file)) this.write([makeKey(new Date())]);
     this.load();
   }

@@ -1,0 +1,61 @@
+/**
+ * The composition root: config → databases (migrated) → signing keys → tenant and admin → sandbox
+ * demo data → app and job runner. main.ts adds listening and signals, the test harness port 0 and a
+ * temp dir; the CLI opens only the data dir (src/data-dir.ts) for its offline commands.
+ */
+import type { Logger } from 'pino';
+import { createApp, type PetCareApp } from './app.js';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
+import { openSigningKeys, openStores } from './data-dir.js';
+import type { Stores } from './db/stores.js';
+import { bootstrapTenantAndAdmin } from './modules/clients/index.js';
+import type { SigningKeys } from './modules/oauth/index.js';
+import { seedSandboxIfEmpty } from './modules/sandbox/index.js';
+
+export interface ApplianceOptions {
+  config: Config;
+  logger: Logger;
+  clock?: Clock;
+  /** Where a generated admin secret is printed, once (main: stdout). */
+  print?: (text: string) => void;
+  /** Validate every response against its schema (on in tests). */
+  validateResponses?: boolean;
+}
+
+export interface Appliance {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly stores: Stores;
+  readonly keys: SigningKeys;
+  readonly tenantId: string;
+  readonly app: PetCareApp;
+  /** After the server stopped taking requests: stops the jobs, flushes the audit buffer, closes the databases. */
+  close(jobsTimeoutMs?: number): Promise<void>;
+}
+
+/** Opens everything the appliance serves with; the caller starts `app.runner` and listens. */
+export async function openAppliance(options: ApplianceOptions): Promise<Appliance> {
+  const { config, logger } = options;
+  const clock = options.clock ?? systemClock;
+  const stores = await openStores(config);
+  const keys = openSigningKeys(config);
+  const tenantId = await bootstrapTenantAndAdmin(stores, config, logger, options.print ?? (() => undefined), clock.now());
+  if (stores.has('sandbox')) await seedSandboxIfEmpty(stores.get('sandbox').db, tenantId, clock.now());
+  const app = createApp({ config, clock, logger, stores, keys, validateResponses: options.validateResponses ?? false });
+  return {
+    config,
+    clock,
+    logger,
+    stores,
+    keys,
+    tenantId,
+    app,
+    async close(jobsTimeoutMs) {
+      await app.runner.stop(jobsTimeoutMs);
+      await app.audit.flush();
+      await stores.close();
+    },
+  };
+}
