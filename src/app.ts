@@ -33,6 +33,7 @@ import { documentHousekeeping, documentRoutes } from './modules/documents/index.
 import { notificationJobs, notificationRoutes } from './modules/notifications/index.js';
 import { reminderJobs } from './modules/reminders/index.js';
 import { eventRoutes } from './modules/events/index.js';
+import { paymentRoutes } from './modules/payments/index.js';
 import { WebhookDispatcher, webhookJobs, webhookRoutes } from './modules/webhooks/index.js';
 
 export interface AppDeps {
@@ -90,6 +91,7 @@ export function createApp(deps: AppDeps): PetCareApp {
     ...medicalRecordRoutes(shared),
     ...documentRoutes(shared),
     ...notificationRoutes(shared),
+    ...paymentRoutes(shared),
     ...eventRoutes(),
     ...webhookRoutes({ ...shared, webhooks }),
     ...auditRoutes({ audit }),

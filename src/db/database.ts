@@ -16,7 +16,9 @@ import type { AppointmentsTables } from '../modules/appointments/appointments.ta
 import type { DocumentsTables } from '../modules/documents/documents.table.js';
 import type { MedicalRecordsTables } from '../modules/medical-records/medical-records.table.js';
 import type { NotificationsTables } from '../modules/notifications/notifications.table.js';
+import type { PaymentsTables } from '../modules/payments/payments.table.js';
 import type { ProvidersTables } from '../modules/providers/providers.table.js';
+import type { SandboxClockTables } from '../modules/sandbox/sandbox-clock.table.js';
 import type { VaccinationsTables } from '../modules/vaccinations/vaccinations.table.js';
 import type { WebhooksTables } from '../modules/webhooks/webhooks.table.js';
 
@@ -32,6 +34,10 @@ export interface LocationsTable {
   tenant_id: string;
   name: string;
   timezone: string;
+  /** ISO 4217 code its invoices default to (payments module). */
+  currency: string;
+  /** Tax rate in basis points (825 = 8.25 %) for invoice lines that do not set their own. */
+  tax_rate_bps: number;
   created_at: string;
   updated_at: string;
 }
@@ -139,7 +145,9 @@ export interface Database
     DocumentsTables,
     JobsTables,
     WebhooksTables,
-    NotificationsTables {
+    NotificationsTables,
+    PaymentsTables,
+    SandboxClockTables {
   tenants: TenantsTable;
   locations: LocationsTable;
   api_clients: ApiClientsTable;

@@ -171,7 +171,7 @@ test('rows of another tenant are invisible, even to the unscoped admin', async (
   // One appliance serves one tenant, but every query still filters by tenant: plant a foreign row.
   const at = new Date(t.clock.now()).toISOString();
   await db().insertInto('tenants').values({ id: 'ten_foreign', name: 'Other group', created_at: at }).execute();
-  await db().insertInto('locations').values({ id: 'loc_foreign', tenant_id: 'ten_foreign', name: 'Foreign', timezone: 'UTC', created_at: at, updated_at: at }).execute();
+  await db().insertInto('locations').values({ id: 'loc_foreign', tenant_id: 'ten_foreign', name: 'Foreign', timezone: 'UTC', currency: 'USD', tax_rate_bps: 0, created_at: at, updated_at: at }).execute();
   await db()
     .insertInto('pet_parents')
     .values({ id: 'usr_foreign', tenant_id: 'ten_foreign', location_id: 'loc_foreign', name: 'F', email: null, phone: null, reminder_consent: 0, created_at: at, updated_at: at })

@@ -196,6 +196,12 @@ const samples: Record<EventType, Record<string, unknown>> = {
   'booking.created': { bookingId: 'bkg_x', petId: 'pet_x', service: 'boarding', amount: 9000, currency: 'USD' },
   'booking.cancelled': { bookingId: 'bkg_x', petId: 'pet_x', service: 'boarding' },
   'marketplace.booking_created': { bookingId: 'bkg_x', providerId: 'prv_x', petId: 'pet_x', service: 'walking', amount: 2000, currency: 'USD' },
+  'invoice.finalized': { invoiceId: 'inv_x', number: 'DT-000001', parentId: 'usr_x', locationId: 'loc_x', total: 1000, amountDue: 1000, currency: 'USD' },
+  'invoice.paid': { invoiceId: 'inv_x', number: 'DT-000001', parentId: 'usr_x', locationId: 'loc_x', total: 1000, amountDue: 0, currency: 'USD' },
+  'refund.created': { refundId: 'ref_x', paymentId: 'pay_x', invoiceId: null, amount: 500, currency: 'USD' },
+  'subscription.created': { subscriptionId: 'sub_x', parentId: 'usr_x', status: 'active', latestInvoiceId: null },
+  'subscription.past_due': { subscriptionId: 'sub_x', parentId: 'usr_x', status: 'past_due', latestInvoiceId: 'inv_x' },
+  'subscription.canceled': { subscriptionId: 'sub_x', parentId: 'usr_x', status: 'canceled', latestInvoiceId: 'inv_x' },
 };
 
 test.serial('every catalogue type delivers; an alias subscription receives the alias name, "*" the canonical one, both: once, canonical', async (a) => {

@@ -6,6 +6,8 @@ export const presentLocation = (row: LocationsTable): Static<typeof LocationSche
   id: row.id,
   name: row.name,
   timezone: row.timezone,
+  currency: row.currency,
+  taxRateBps: row.tax_rate_bps,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });

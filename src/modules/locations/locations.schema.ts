@@ -5,21 +5,29 @@ import { NonBlankText } from '../../http/schema-fields.js';
 export const LocationId = Type.String({ pattern: '^loc_[a-z0-9_]{1,60}$', description: 'Location id (loc_…).' });
 const Timezone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone, e.g. Europe/London.', examples: ['America/New_York'] });
 const Name = NonBlankText(200);
+// Money settings of the location (payments module); defined here so locations import nothing from payments.
+const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code its invoices default to, e.g. USD (default USD).', examples: ['USD'] });
+const TaxRateBps = Type.Integer({ minimum: 0, maximum: 10_000, description: 'Tax rate in basis points for invoice lines that set none: 825 = 8.25 % (default 0).' });
 
 export const LocationSchema = Type.Object(
   {
     id: LocationId,
     name: Type.String(),
     timezone: Type.String(),
+    currency: Type.String({ description: 'ISO 4217 code its invoices default to.' }),
+    taxRateBps: Type.Integer({ description: 'Tax rate in basis points (825 = 8.25 %).' }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
   },
   { additionalProperties: false, $id: 'Location' },
 );
 
-export const CreateLocationSchema = Type.Object({ name: Name, timezone: Timezone }, { additionalProperties: false });
+export const CreateLocationSchema = Type.Object(
+  { name: Name, timezone: Timezone, currency: Type.Optional(Currency), taxRateBps: Type.Optional(TaxRateBps) },
+  { additionalProperties: false },
+);
 export const UpdateLocationSchema = Type.Object(
-  { name: Type.Optional(Name), timezone: Type.Optional(Timezone) },
+  { name: Type.Optional(Name), timezone: Type.Optional(Timezone), currency: Type.Optional(Currency), taxRateBps: Type.Optional(TaxRateBps) },
   { additionalProperties: false, minProperties: 1 },
 );
 export const LocationParams = Type.Object({ id: Type.String({ maxLength: 100 }) });

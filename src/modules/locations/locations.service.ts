@@ -28,6 +28,17 @@ function canonicalTimeZone(zone: string): string {
   return resolved !== null && resolved.toLowerCase() === zone.toLowerCase() ? resolved : zone;
 }
 
+/** The tenant's default invoicing currency for a location that names none (DESIGN §7). */
+export const defaultLocationCurrency = 'USD';
+
+const knownCurrencies = new Set<string>(Intl.supportedValuesOf('currency'));
+
+/** An ISO 4217 code ICU knows, or a 400 on the currency field (XYZ matches the pattern but is no currency). */
+function checkCurrency(code: string): string {
+  if (!knownCurrencies.has(code)) throw validationFailed([{ field: 'currency', message: `'${code}' is not an ISO 4217 currency code` }]);
+  return code;
+}
+
 /** The zone to store, or a 400 on the timezone field. */
 function checkTimeZone(zone: string): string {
   if (!isTimeZone(zone)) {
@@ -41,8 +52,18 @@ export async function createLocation(db: Executor, actor: Actor, input: CreateLo
     throw new AppError('forbidden_role', 'A location-scoped client cannot create locations; use an unscoped admin client.');
   }
   const timezone = checkTimeZone(input.timezone);
+  const currency = checkCurrency(input.currency ?? defaultLocationCurrency);
   const at = new Date(now).toISOString();
-  const row: LocationsTable = { id: newId('loc', now), tenant_id: actor.tenantId, name: input.name, timezone, created_at: at, updated_at: at };
+  const row: LocationsTable = {
+    id: newId('loc', now),
+    tenant_id: actor.tenantId,
+    name: input.name,
+    timezone,
+    currency,
+    tax_rate_bps: input.taxRateBps ?? 0,
+    created_at: at,
+    updated_at: at,
+  };
   await insertLocation(db, row);
   return row;
 }
@@ -57,6 +78,9 @@ export async function patchLocation(db: Executor, actor: Actor, id: string, inpu
   const patch: Partial<LocationsTable> = { updated_at: new Date(now).toISOString() };
   if (input.name !== undefined) patch.name = input.name;
   if (timezone !== undefined) patch.timezone = timezone;
+  // Existing invoices keep the currency and rates they were written with; only new ones change.
+  if (input.currency !== undefined) patch.currency = checkCurrency(input.currency);
+  if (input.taxRateBps !== undefined) patch.tax_rate_bps = input.taxRateBps;
   await updateLocation(db, actor.tenantId, id, patch);
   return { ...existing, ...patch };
 }

@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/database.js';
 import { seedDefaultAppointmentTypes } from '../appointments/index.js';
 import { eraseMedicalRecords } from '../medical-records/index.js';
+import { eraseMoneyRecords } from '../payments/index.js';
 import { deleteTenantVaccinations } from '../vaccinations/index.js';
 import { dayMs, utcDate } from '../../calendar-dates.js';
 
@@ -9,8 +10,8 @@ import { dayMs, utcDate } from '../../calendar-dates.js';
  * working across resets, and so docs and tutorials can name them.
  */
 export const demoLocations = [
-  { id: 'loc_demo_downtown', name: 'Downtown Veterinary Clinic', timezone: 'America/New_York' },
-  { id: 'loc_demo_riverside', name: 'Riverside Grooming & Boarding', timezone: 'Europe/London' },
+  { id: 'loc_demo_downtown', name: 'Downtown Veterinary Clinic', timezone: 'America/New_York', currency: 'USD', tax_rate_bps: 825 },
+  { id: 'loc_demo_riverside', name: 'Riverside Grooming & Boarding', timezone: 'Europe/London', currency: 'GBP', tax_rate_bps: 2000 },
 ] as const;
 
 export const demoParents = [
@@ -95,6 +96,8 @@ export async function insertDemoData(db: Executor, tenantId: string, now: number
 }
 
 export async function clearSandboxData(db: Executor, tenantId: string): Promise<void> {
+  // Money records reference parents, pets and locations; the journal is append-only and needs the explicit erasure.
+  await eraseMoneyRecords(db, tenantId, 'sandbox reset');
   // Clinical records reference pets; medical records are append-only and need the explicit erasure.
   await deleteTenantVaccinations(db, tenantId);
   await eraseMedicalRecords(db, tenantId, 'sandbox reset');

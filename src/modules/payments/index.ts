@@ -1,0 +1,17 @@
+import type { Clock } from '../../clock.js';
+import type { AnyRoute } from '../../http/route.js';
+import { invoiceRoutes } from './invoices.routes.js';
+import { ledgerRoutes } from './ledger.routes.js';
+
+/** Every route of the money ledger (DESIGN §9). */
+export function paymentRoutes(deps: { clock: Clock }): AnyRoute[] {
+  return [...ledgerRoutes(), ...invoiceRoutes(deps)];
+}
+
+// The service API other modules bill through, inside their own transaction.
+export { createInvoice, finalizeInvoice, getInvoice, markInvoiceUncollectible, voidInvoice } from './invoices.service.js';
+export { postJournal, type JournalLine, type JournalPosting } from './ledger.service.js';
+export { accounts } from './ledger-accounts.js';
+export { taxOf, isCurrency, maxAmount } from './money.js';
+export type { InvoiceWithLines } from './invoices.repository.js';
+export { eraseMoneyRecords } from './money-erasure.repository.js';

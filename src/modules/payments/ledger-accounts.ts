@@ -1,0 +1,18 @@
+import type { PaymentMethod } from './payments.table.js';
+
+/**
+ * The chart of accounts (DESIGN §9). Amounts are signed: positive = debit, negative = credit.
+ * receivable and cash are assets (debit balances); revenue, tax_payable and wallet are credit
+ * balances (a wallet is money the clinic holds for the parent).
+ */
+export const accounts = {
+  receivable: (parentId: string) => `receivable:${parentId}`,
+  cash: (method: Exclude<PaymentMethod, 'wallet'>) => `cash:${method}`,
+  revenue: (locationId: string) => `revenue:${locationId}`,
+  taxPayable: (locationId: string) => `tax_payable:${locationId}`,
+  wallet: (walletId: string) => `wallet:${walletId}`,
+  /** Invoices written off as uncollectible. */
+  badDebt: (locationId: string) => `bad_debt:${locationId}`,
+  /** The other side of an admin's wallet adjustment (goodwill credit, correction). */
+  walletAdjustments: (locationId: string) => `wallet_adjustments:${locationId}`,
+} as const;

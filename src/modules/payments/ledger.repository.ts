@@ -1,0 +1,60 @@
+import type { Executor } from '../../db/database.js';
+import { inList } from '../../db/in-list.js';
+import type { AccessFilter } from '../../http/actor.js';
+import { pageQuery, type PageRequest } from '../../http/paging.js';
+import type { LedgerEntriesTable, LedgerLinesTable } from './payments.table.js';
+import type { TimeRange } from './time-range.js';
+
+export interface LedgerEntryWithLines extends LedgerEntriesTable {
+  lines: LedgerLinesTable[];
+}
+
+export interface LedgerFilters {
+  account?: string | undefined;
+  sourceId?: string | undefined;
+  range: TimeRange;
+}
+
+/** Entries of the caller's tenant; a location-scoped caller sees those of its locations only. */
+export async function listLedgerEntries(db: Executor, access: AccessFilter, page: PageRequest, filters: LedgerFilters): Promise<LedgerEntryWithLines[]> {
+  let query = db.selectFrom('ledger_entries').selectAll().where('tenant_id', '=', access.tenantId);
+  if (access.locationIds !== null) query = query.where('location_id', 'in', inList(access.locationIds));
+  if (filters.sourceId !== undefined) query = query.where('source_id', '=', filters.sourceId);
+  if (filters.account !== undefined) {
+    const account = filters.account;
+    query = query.where('id', 'in', (eb) => eb.selectFrom('ledger_lines').select('entry_id').where('account', '=', account).where('tenant_id', '=', access.tenantId));
+  }
+  if (filters.range.from !== undefined) query = query.where('created_at', '>=', filters.range.from);
+  if (filters.range.to !== undefined) query = query.where('created_at', '<', filters.range.to);
+  const entries = await pageQuery(query, page).execute();
+  return attachLines(db, entries);
+}
+
+export async function attachLines(db: Executor, entries: LedgerEntriesTable[]): Promise<LedgerEntryWithLines[]> {
+  if (entries.length === 0) return [];
+  const lines = await db
+    .selectFrom('ledger_lines')
+    .selectAll()
+    .where('entry_id', 'in', entries.map((e) => e.id))
+    .orderBy('entry_id')
+    .orderBy('position')
+    .execute();
+  const byEntry = new Map<string, LedgerLinesTable[]>();
+  for (const line of lines) {
+    const list = byEntry.get(line.entry_id) ?? [];
+    list.push(line);
+    byEntry.set(line.entry_id, list);
+  }
+  return entries.map((entry) => ({ ...entry, lines: byEntry.get(entry.id) ?? [] }));
+}
+
+/** The balance of one account (sum of its signed lines), e.g. a wallet's −balance. */
+export async function accountBalance(db: Executor, tenantId: string, account: string): Promise<number> {
+  const row = await db
+    .selectFrom('ledger_lines')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('total'))
+    .where('tenant_id', '=', tenantId)
+    .where('account', '=', account)
+    .executeTakeFirstOrThrow();
+  return Number(row.total);
+}

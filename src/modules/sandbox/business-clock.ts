@@ -1,0 +1,33 @@
+import type { Clock } from '../../clock.js';
+import type { Environment } from '../../config.js';
+import type { Executor } from '../../db/database.js';
+
+/**
+ * The business clock (Stripe's test clocks): what billing, settlements and reminders take as "now".
+ * Live runs on real time; the sandbox on real time plus an offset an evaluator moves forward with
+ * POST /v1/sandbox/clock. Tokens, rate limits, idempotency and the audit trail keep real time.
+ */
+export async function businessNow(db: Executor, env: Environment, clock: Clock): Promise<number> {
+  const real = clock.now();
+  if (env !== 'sandbox') return real;
+  return real + (await clockOffset(db));
+}
+
+/** Milliseconds the sandbox clock runs ahead of real time (0 when never moved). */
+export async function clockOffset(db: Executor): Promise<number> {
+  const row = await db.selectFrom('sandbox_clock').select('offset_ms').where('id', '=', 1).executeTakeFirst();
+  return row?.offset_ms ?? 0;
+}
+
+export async function setClockOffset(db: Executor, offsetMs: number, updatedAt: string): Promise<void> {
+  await db
+    .insertInto('sandbox_clock')
+    .values({ id: 1, offset_ms: offsetMs, updated_at: updatedAt })
+    .onConflict((oc) => oc.column('id').doUpdateSet({ offset_ms: offsetMs, updated_at: updatedAt }))
+    .execute();
+}
+
+/** Back to real time (sandbox reset). */
+export async function resetClock(db: Executor): Promise<void> {
+  await db.deleteFrom('sandbox_clock').execute();
+}
