@@ -29,6 +29,10 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Public base URL used in links handed to other programs (calendarUrl); default: the request's own origin. */
   readonly publicUrl: string | undefined;
+  /** Where whole-appliance backup archives go (default <dataDir>/backups: mount a second disk or share there). */
+  readonly backupDir: string;
+  /** Backup archives kept; older ones are deleted after a new one is complete. */
+  readonly backupsKept: number;
   /** Host headers (host or host:port) links may be built from when publicUrl is unset; others get the listener's address. */
   readonly allowedHosts: readonly string[];
   readonly documentMaxBytes: number;
@@ -172,6 +176,8 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     auditFlushMs: int(env, 'PETCARE_AUDIT_FLUSH_MS', 100, 1, 60_000),
     shutdownTimeoutMs: int(env, 'PETCARE_SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
     publicUrl: url(env, 'PETCARE_PUBLIC_URL'),
+    backupDir: env.PETCARE_BACKUP_DIR ? path.resolve(env.PETCARE_BACKUP_DIR) : '',
+    backupsKept: int(env, 'PETCARE_BACKUPS_KEPT', 7, 1, 1000),
     allowedHosts: list(env, 'PETCARE_ALLOWED_HOSTS', []).map((host) => host.toLowerCase()),
     documentMaxBytes: int(env, 'PETCARE_DOCUMENT_MAX_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     bookingMinNoticeMinutes: int(env, 'PETCARE_BOOKING_MIN_NOTICE_MINUTES', 60, 0, 30 * 24 * 60),
@@ -187,5 +193,6 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     appointmentReminderHours: int(env, 'PETCARE_APPOINTMENT_REMINDER_HOURS', 24, 0, 24 * 30),
     ...overrides,
   };
-  return Object.freeze(config);
+  // The default backup folder follows the data dir, also one given as an override (tests, CLI).
+  return Object.freeze(config.backupDir ? config : { ...config, backupDir: path.join(config.dataDir, 'backups') });
 }

@@ -1,9 +1,9 @@
 import test from 'ava';
-import SQLite from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobDefinition } from '../../src/jobs/job-definition.js';
+import { verifyArchive } from '../../src/modules/backups/index.js';
 import { adminCredentials, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 5000): Promise<T> {
@@ -174,19 +174,21 @@ test('a run left running by a process that died is run again after a restart', a
   t.like(row, { status: 'succeeded', attempts: 2 });
 });
 
-test('the backup job writes a consistent copy of the environment database to data/backups', async (t) => {
+test('the backup job writes one verified archive of the appliance to data/backups', async (t) => {
   const app = await startTestApp();
   t.teardown(() => app.close());
   const res = await run(app, 'backup');
   t.is(res.status, 200);
   t.is(res.body.status, 'succeeded');
-  const file = path.join(app.dataDir, 'backups', String(res.body.result.file));
+  const file = String(res.body.result.file);
+  t.is(path.dirname(file), path.join(app.dataDir, 'backups'));
   t.true(existsSync(file));
-  const copy = new SQLite(file, { readonly: true });
-  t.teardown(() => copy.close());
-  const clients = copy.prepare('select count(*) as n from api_clients').get() as { n: number };
-  t.true(clients.n >= 1, 'the copy holds the bootstrap admin');
-  t.is((copy.pragma('integrity_check', { simple: true }) as string), 'ok');
+  const manifest = await verifyArchive(file);
+  t.deepEqual(manifest.environments, ['live', 'sandbox']);
+  t.true(manifest.files.some((f) => f.path === 'keys/signing-keys.json'));
+  // The archive covers both environments: the sandbox's own run does not write a second one.
+  const sandboxRun = await app.request('POST', '/v1/jobs/backup/run', { token: await app.adminToken('sandbox'), body: { wait: true } });
+  t.like(sandboxRun.body, { status: 'succeeded', result: { skipped: true } });
 });
 
 test('a cron fire missed while the appliance was off runs once at the next start, and the next fire is recorded', async (t) => {

@@ -1,42 +1,31 @@
-import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import path from 'node:path';
-import type { JobDefinition } from '../../jobs/job-definition.js';
-
-/** Daily copies kept per environment; older ones are deleted after a new copy succeeds. */
-export const backupsKept = 7;
+import type { JobDefinition, JobResult } from '../../jobs/job-definition.js';
+import { environmentsOf } from '../../config.js';
+import { createArchive } from './appliance-archive.js';
 
 /**
- * `backup`: an online copy of the environment's SQLite file into `<dataDir>/backups/` through
- * SQLite's backup API (consistent while the service keeps writing), named by environment and time.
+ * `backup`: one archive of the whole appliance (both databases through SQLite's online backup,
+ * documents, signing keys, a manifest of sha256s) into PETCARE_BACKUP_DIR, keeping the newest
+ * PETCARE_BACKUPS_KEPT. The archive covers every environment, so only the primary one's run
+ * writes it (live, or the sandbox of a sandbox-only appliance); another environment's run says so.
  */
 export function backupJob(): JobDefinition {
   return {
     name: 'backup',
-    description: `Copies each environment's SQLite file to <PETCARE_DATA_DIR>/backups/<env>-<time>.sqlite (SQLite online backup) and keeps the newest ${backupsKept}.`,
+    description:
+      'Writes one archive of the whole appliance (each environment database via SQLite online backup, documents/, keys/ and a manifest with the sha256 of every file) ' +
+      'to PETCARE_BACKUP_DIR (default <data>/backups) with mode 0600, and keeps the newest PETCARE_BACKUPS_KEPT (7). Restore with the CLI: `petcare restore <archive>`.',
     schedule: { cron: '30 2 * * *' },
     maxAttempts: 2,
-    async run({ store, config, clock }) {
-      const dir = path.join(config.dataDir, 'backups');
-      mkdirSync(dir, { recursive: true });
-      const stamp = new Date(clock.now()).toISOString().replace(/[:.]/g, '-');
-      const file = path.join(dir, `${store.env}-${stamp}.sqlite`);
-      // Written under a temporary name and renamed when complete: a backup cut short (disk full)
-      // never passes for one, nor counts among the copies kept.
-      const partial = `${file}.partial`;
-      let progress: { totalPages: number };
-      try {
-        progress = await store.sqlite.backup(partial);
-        renameSync(partial, file);
-      } catch (err) {
-        rmSync(partial, { force: true });
-        throw err;
-      }
-      const mine = readdirSync(dir)
-        .filter((name) => name.startsWith(`${store.env}-`) && name.endsWith('.sqlite'))
-        .sort();
-      const stale = mine.slice(0, Math.max(0, mine.length - backupsKept));
-      for (const name of stale) rmSync(path.join(dir, name), { force: true });
-      return { file: path.basename(file), pages: progress.totalPages, deleted: stale.length };
+    async run({ env, config, clock }): Promise<JobResult> {
+      if (env !== environmentsOf(config)[0]) return { skipped: true, reason: 'the archive of the primary environment covers this one' };
+      const { file, manifest, deleted } = await createArchive({
+        dataDir: config.dataDir,
+        backupDir: config.backupDir,
+        now: clock.now(),
+        platformVersion: config.platformVersion,
+        keep: config.backupsKept,
+      });
+      return { file, files: manifest.files.length, schemaVersion: manifest.schemaVersion, deleted };
     },
   };
 }

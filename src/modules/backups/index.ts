@@ -1,1 +1,3 @@
 export { backupJob } from './backup.jobs.js';
+export { ArchiveError, createArchive, verifyArchive, type Manifest } from './appliance-archive.js';
+export { restoreArchive } from './restore.js';
