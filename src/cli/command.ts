@@ -1,0 +1,53 @@
+import type { Config } from '../config.js';
+import type { Session } from './session.js';
+
+/** A usage mistake: printed with a pointer to `help`, exit code 2. */
+export class UsageError extends Error {}
+
+/** Every option of every command, for node:util parseArgs (strict: an unknown flag is a usage error). */
+export const cliOptions = {
+  env: { type: 'string' },
+  name: { type: 'string' },
+  role: { type: 'string' },
+  scopes: { type: 'string' },
+  locations: { type: 'string' },
+  'ip-allowlist': { type: 'string' },
+  'rate-limit': { type: 'string' },
+  timezone: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+export interface Values {
+  env?: string;
+  name?: string;
+  role?: string;
+  scopes?: string;
+  locations?: string;
+  'ip-allowlist'?: string;
+  'rate-limit'?: string;
+  timezone?: string;
+  json: boolean;
+  help: boolean;
+}
+
+/** What a command gets: the parsed line, and the data dir, opened only when the command asks for it. */
+export interface CommandContext {
+  readonly config: Config;
+  readonly values: Values;
+  /** The positional argument of a command that takes a client id. */
+  readonly id: string;
+  readonly out: (text: string) => void;
+  session(): Promise<Session>;
+}
+
+export interface CliCommand {
+  /** Options it takes; anything else is a usage error rather than silently ignored. */
+  readonly options: readonly (keyof Values)[];
+  /** Takes one client id (cli_…) after the command words. */
+  readonly takesId?: boolean;
+  run(ctx: CommandContext): Promise<void>;
+}
+
+/** A comma- or space-separated option value as a list. */
+export const list = (raw: string | undefined): string[] | undefined => (raw === undefined ? undefined : raw.split(/[\s,]+/).filter(Boolean));
