@@ -4,32 +4,15 @@ import type { Clock } from '../../clock.js';
 import type { Config, Environment } from '../../config.js';
 import type { EnvironmentStore } from '../../db/stores.js';
 import type { JobContext, JobResult } from '../../jobs/job-definition.js';
-import { envelopeJson } from '../events/index.js';
-import {
-  cancelDelivery,
-  DeliveryStatements,
-  hasWork,
-  pruneFinished,
-  recoverInterrupted,
-  type AttemptResult,
-  type Claim,
-  type DueDelivery,
-} from './deliveries.repository.js';
+import { hasWork, pruneFinished, recoverInterrupted } from './deliveries.repository.js';
+import { attemptResult, sendAttempt } from './delivery-attempt.js';
+import { claimDue, claimLeaseMs, limits } from './delivery-claims.js';
+import { DeliveryStatements, type AttemptResult, type Claim } from './delivery-statements.js';
 import { OutboundPolicy } from './outbound-policy.js';
-import { signatureHeader } from './webhook-signature.js';
-import { WebhookSender, type SendOutcome } from './webhook-sender.js';
+import { WebhookSender } from './webhook-sender.js';
 
-/**
- * Limits per environment. Claims are taken in batches (each transaction waits its turn behind the
- * API's writes, so a batch must carry many deliveries to keep up with a busy write path); claimed
- * attempts wait in memory for a connection. Per endpoint: 64 requests at once (on a saturated event
- * loop each answer takes tens of ms to be read) and 256 claimed, so a hanging receiver slows only itself.
- */
-export const limits = { claimed: 1024, claimedPerEndpoint: 256, sending: 128, sendingPerEndpoint: 64 } as const;
-const fanOutBatch = 500;
 const flushBatch = 200;
 const flushDelayMs = 10;
-const leaseMarginMs = 60_000;
 const retentionMs = 30 * 86_400_000;
 const pruneEveryMs = 3_600_000;
 const recoverEveryMs = 60_000;
@@ -41,16 +24,6 @@ export interface WebhookDispatcherDeps {
 
 type Summary = { fannedOut: number; queued: number; claimed: number; recovered: number; cancelled: number };
 const emptySummary = (): Summary => ({ fannedOut: 0, queued: 0, claimed: 0, recovered: 0, cancelled: 0 });
-
-/**
- * The delay before retry number `failures` (1-based): the schedule's value with ±10 % jitter so
- * retries of many deliveries do not land together; null once the schedule is exhausted.
- */
-export function retryDelayMs(failures: number, schedule: readonly number[], random: () => number = Math.random): number | null {
-  const seconds = schedule[failures - 1];
-  if (seconds === undefined) return null;
-  return Math.round(seconds * 1000 * (0.9 + 0.2 * random()));
-}
 
 /**
  * Delivers webhooks for every environment. Each run of the `webhook-delivery` job (a poller) does one
@@ -179,8 +152,6 @@ class DeliveryPump {
     const mine = new Set(this.claimed.keys());
     const claimedByEndpoint = new Map<string, number>();
     for (const claim of this.claimed.values()) claimedByEndpoint.set(claim.due.endpoint_id, (claimedByEndpoint.get(claim.due.endpoint_id) ?? 0) + 1);
-    // Claims may wait in memory behind a slow receiver; the lease must outlast that wait.
-    const leaseMs = config.webhookTimeoutMs * Math.ceil(limits.claimedPerEndpoint / limits.sendingPerEndpoint + 1) + leaseMarginMs;
     const summary = emptySummary();
     let claimed: Claim[];
     try {
@@ -190,49 +161,18 @@ class DeliveryPump {
           summary.recovered = await recoverInterrupted(trx, this.instanceId, mine, now);
           this.lastRecovery = now;
         }
-        let free = limits.claimed - this.claimed.size;
-        const take: DueDelivery[] = [];
-        // Endpoints whose due backlog was claimed to the end: their new deliveries may be claimed as they are written.
-        const drained = new Set<string>();
-        for (const endpoint of this.statements.liveEndpoints()) {
-          const held = claimedByEndpoint.get(endpoint.id) ?? 0;
-          // An endpoint holding half its allowance or more waits: claims come in big batches, not a few at a time.
-          if (free <= 0 || held >= limits.claimedPerEndpoint / 2) continue;
-          const room = Math.min(free, limits.claimedPerEndpoint - held);
-          const due = this.statements.dueDeliveries(endpoint.id, now, room);
-          if (due.length < room) drained.add(endpoint.id);
-          for (const delivery of due) {
-            if (delivery.enabled !== 1 && delivery.kind !== 'test') {
-              await cancelDelivery(trx, delivery.id, 'endpoint disabled', now);
-              summary.cancelled++;
-            } else if (delivery.payload === null && delivery.event_data === null) {
-              await cancelDelivery(trx, delivery.id, 'the event no longer exists', now);
-              summary.cancelled++;
-            } else {
-              take.push(delivery);
-              claimedByEndpoint.set(endpoint.id, (claimedByEndpoint.get(endpoint.id) ?? 0) + 1);
-              free--;
-            }
-          }
-        }
-        const out = this.statements.claim(take, this.instanceId, now, leaseMs);
-        const fan = this.statements.fanOut(
+        const round = await claimDue(trx, this.statements, {
+          instanceId: this.instanceId,
           now,
-          fanOutBatch,
-          (endpointId) => {
-            const held = claimedByEndpoint.get(endpointId) ?? 0;
-            if (free <= 0 || !drained.has(endpointId) || held >= limits.claimedPerEndpoint) return false;
-            claimedByEndpoint.set(endpointId, held + 1);
-            free--;
-            return true;
-          },
-          { instanceId: this.instanceId, leaseMs },
-        );
-        summary.fannedOut = fan.events;
-        summary.queued = fan.deliveries;
-        if (fan.events === fanOutBatch) this.rerun = true;
-        for (const claim of fan.claimed) out.push(claim);
-        return out;
+          leaseMs: claimLeaseMs(config.webhookTimeoutMs),
+          held: claimedByEndpoint,
+          free: limits.claimed - this.claimed.size,
+        });
+        summary.cancelled = round.cancelled;
+        summary.fannedOut = round.fannedOut;
+        summary.queued = round.queued;
+        if (round.moreQueued) this.rerun = true;
+        return round.claimed;
       });
     } catch (err) {
       // The results must not wait for a claim that failed: record them on their own.
@@ -288,56 +228,18 @@ class DeliveryPump {
     this.waiting.clear();
     this.waitingCount = 0;
     for (const claim of never) {
-      this.results.push(this.resultOf(claim, { ok: false, status: null, latencyMs: 0, excerpt: null, error: 'interrupted: the service stopped before the attempt was sent', interrupted: true }, now, null));
+      const interrupted = { ok: false, status: null, latencyMs: 0, excerpt: null, error: 'interrupted: the service stopped before the attempt was sent', interrupted: true };
+      this.results.push(attemptResult(claim, interrupted, now, null, this.deps.config.webhookRetrySchedule));
     }
     this.scheduleFlush();
   }
 
   private async send(claim: Claim): Promise<void> {
-    const { due, attempt } = claim;
     const { clock, config } = this.deps;
-    let outcome: SendOutcome;
     const startedAt = clock.now();
-    try {
-      const body = due.payload ?? envelopeJson({ id: due.event_id, created_at: due.event_created_at!, data: due.event_data! }, due.event_type);
-      const secrets = [due.secret];
-      if (due.previous_secret && due.previous_secret_expires_at && Date.parse(due.previous_secret_expires_at) > startedAt) secrets.push(due.previous_secret);
-      const signature = signatureHeader(body, secrets, Math.floor(startedAt / 1000));
-      outcome = await this.sender.send({
-        url: due.url,
-        body,
-        timeoutMs: config.webhookTimeoutMs,
-        headers: [
-          'Content-Type', 'application/json',
-          'User-Agent', this.userAgent,
-          'X-Service-Signature', signature,
-          'Service-Signature', signature,
-          'X-Service-Event-Id', due.event_id,
-          'X-Service-Event-Type', due.event_type,
-          'X-Service-Delivery-Id', due.id,
-          'X-Service-Delivery-Attempt', String(attempt),
-          'X-Service-Delivery-Kind', due.kind,
-        ],
-      });
-    } catch (err) {
-      outcome = { ok: false, status: null, latencyMs: 0, excerpt: null, error: `internal error: ${err instanceof Error ? err.message : String(err)}`, interrupted: false };
-    }
-    this.results.push(this.resultOf(claim, outcome, clock.now(), startedAt));
+    const outcome = await sendAttempt(this.sender, claim, { timeoutMs: config.webhookTimeoutMs, userAgent: this.userAgent }, startedAt);
+    this.results.push(attemptResult(claim, outcome, clock.now(), startedAt, config.webhookRetrySchedule));
     this.scheduleFlush();
-  }
-
-  private resultOf({ due, attemptId, attempt }: Claim, outcome: SendOutcome, now: number, startedAt: number | null): AttemptResult {
-    const base = { attemptId, deliveryId: due.id, attempt, startedAt, latencyMs: outcome.latencyMs, responseStatus: outcome.status, excerpt: outcome.excerpt, error: outcome.error };
-    if (outcome.ok) return { ...base, status: 'succeeded', delivery: { status: 'succeeded', failures: due.failures, nextAttemptAt: null } };
-    // Our own stop cut the attempt: it does not count against the receiver; the next one follows at once.
-    if (outcome.interrupted) return { ...base, status: 'interrupted', delivery: { status: 'pending', failures: due.failures, nextAttemptAt: now } };
-    const failures = due.failures + 1;
-    const delay = due.kind === 'test' ? null : retryDelayMs(failures, this.deps.config.webhookRetrySchedule);
-    return {
-      ...base,
-      status: 'failed',
-      delivery: delay === null ? { status: 'failed', failures, nextAttemptAt: null } : { status: 'pending', failures, nextAttemptAt: now + delay },
-    };
   }
 
   /**

@@ -1,0 +1,238 @@
+import type SQLite from 'better-sqlite3';
+import { isoAt as iso } from '../../clock.js';
+import { newId } from '../../db/ids.js';
+import { deliveredTypeFor } from './subscriptions.js';
+import type { AttemptStatus, DeliveryKind } from './webhooks.table.js';
+
+/** A delivery due for an attempt, with what sending it needs (endpoint URL and secrets, the event). */
+export interface DueDelivery {
+  id: string;
+  tenant_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  kind: DeliveryKind;
+  attempts: number;
+  failures: number;
+  payload: string | null;
+  url: string;
+  enabled: number;
+  deleted_at: string | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  event_data: string | null;
+  event_created_at: string | null;
+}
+
+export interface Claim {
+  due: DueDelivery;
+  attemptId: string;
+  attempt: number;
+}
+
+export interface AttemptResult {
+  attemptId: string;
+  deliveryId: string;
+  attempt: number;
+  status: Exclude<AttemptStatus, 'in_flight'>;
+  /** When the request left (null if it never did). */
+  startedAt: number | null;
+  latencyMs: number;
+  responseStatus: number | null;
+  excerpt: string | null;
+  error: string | null;
+  /** The delivery afterwards. */
+  delivery: { status: 'succeeded' | 'failed' | 'pending'; failures: number; nextAttemptAt: number | null };
+}
+
+interface QueuedEvent {
+  seq: number;
+  event_id: string;
+  type: string | null;
+  tenant_id: string | null;
+  data: string | null;
+  created_at: string | null;
+}
+
+interface Subscriber {
+  id: string;
+  tenant_id: string;
+  url: string;
+  events: string;
+  since_seq: number;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+}
+
+const dueColumns = `d.id, d.tenant_id, d.endpoint_id, d.event_id, d.event_type, d.kind, d.attempts, d.failures, d.payload,
+  w.url, w.enabled, w.deleted_at, w.secret, w.previous_secret, w.previous_secret_expires_at,
+  e.data AS event_data, e.created_at AS event_created_at`;
+
+/**
+ * The dispatcher's hot statements, prepared once per database as plain better-sqlite3 statements:
+ * one delivery costs a few rows written, and building and compiling those through the query
+ * builder cost more CPU than SQLite spends writing them. Every method is synchronous and must run
+ * inside a transaction the caller holds on the same database (`db.transaction().execute(...)`,
+ * which also owns the connection), so nothing else interleaves with it.
+ */
+export class DeliveryStatements {
+  private readonly queued: SQLite.Statement<[number], QueuedEvent>;
+  private readonly subscribers: SQLite.Statement<[], Subscriber>;
+  private readonly insertDelivery: SQLite.Statement<unknown[]>;
+  private readonly dequeue: SQLite.Statement<[number]>;
+  private readonly live: SQLite.Statement<[], { id: string; enabled: number }>;
+  private readonly due: SQLite.Statement<[string, string, number], DueDelivery>;
+  private readonly claimOne: SQLite.Statement<unknown[]>;
+  private readonly insertAttempt: SQLite.Statement<unknown[]>;
+  private readonly finishAttempt: SQLite.Statement<unknown[]>;
+  private readonly finishDelivery: SQLite.Statement<unknown[]>;
+
+  constructor(sqlite: SQLite.Database) {
+    this.queued = sqlite.prepare(`
+      SELECT q.seq, q.event_id, e.type, e.tenant_id, e.data, e.created_at
+        FROM webhook_event_queue q LEFT JOIN events e ON e.id = q.event_id
+       ORDER BY q.seq LIMIT ?`);
+    this.subscribers = sqlite.prepare(`
+      SELECT id, tenant_id, url, events, since_seq, secret, previous_secret, previous_secret_expires_at
+        FROM webhook_endpoints WHERE enabled = 1 AND deleted_at IS NULL`);
+    this.insertDelivery = sqlite.prepare(`
+      INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_type, kind, status, attempts, failures,
+                                      next_attempt_at, claimed_by, lease_until, payload, last_error, created_at, updated_at, finished_at)
+      VALUES (?, ?, ?, ?, ?, 'event', ?, ?, 0, ?, ?, ?, NULL, NULL, ?, ?, NULL)`);
+    this.dequeue = sqlite.prepare('DELETE FROM webhook_event_queue WHERE seq <= ?');
+    this.live = sqlite.prepare('SELECT id, enabled FROM webhook_endpoints WHERE deleted_at IS NULL');
+    // One endpoint's due deliveries, oldest first: a seek in webhook_deliveries_due_idx.
+    this.due = sqlite.prepare(`
+      SELECT ${dueColumns}
+        FROM webhook_deliveries d
+        JOIN webhook_endpoints w ON w.id = d.endpoint_id
+        LEFT JOIN events e ON e.id = d.event_id
+       WHERE d.endpoint_id = ? AND d.status = 'pending' AND d.next_attempt_at <= ?
+       ORDER BY d.next_attempt_at, d.id
+       LIMIT ?`);
+    this.claimOne = sqlite.prepare(`
+      UPDATE webhook_deliveries SET status = 'sending', attempts = attempts + 1, claimed_by = ?, lease_until = ?, updated_at = ?
+       WHERE id = ? AND status = 'pending'`);
+    this.insertAttempt = sqlite.prepare(`
+      INSERT INTO webhook_attempts (id, tenant_id, delivery_id, endpoint_id, event_id, event_type, kind, attempt, status, url, started_at,
+                                    finished_at, latency_ms, response_status, response_excerpt, error, next_retry_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'in_flight', ?, ?, NULL, NULL, NULL, NULL, NULL, NULL)`);
+    // An attempt a restart already recorded as interrupted is left alone, and so is its delivery (it
+    // is no longer `sending` under this instance with that attempt number).
+    this.finishAttempt = sqlite.prepare(`
+      UPDATE webhook_attempts
+         SET status = ?, started_at = COALESCE(?, started_at), finished_at = ?, latency_ms = ?, response_status = ?,
+             response_excerpt = ?, error = ?, next_retry_at = ?
+       WHERE id = ? AND status = 'in_flight'`);
+    this.finishDelivery = sqlite.prepare(`
+      UPDATE webhook_deliveries
+         SET status = ?, failures = ?, next_attempt_at = ?, claimed_by = NULL, lease_until = NULL, last_error = ?, finished_at = ?, updated_at = ?
+       WHERE id = ? AND status = 'sending' AND claimed_by = ? AND attempts = ?`);
+  }
+
+  /** Endpoints that may have deliveries to claim (disabled ones only for test events). */
+  liveEndpoints(): Array<{ id: string; enabled: number }> {
+    return this.live.all();
+  }
+
+  /** One endpoint's pending deliveries due now, oldest first. */
+  dueDeliveries(endpointId: string, now: number, limit: number): DueDelivery[] {
+    return this.due.all(endpointId, iso(now), limit);
+  }
+
+  /**
+   * The claim, committed before any byte is sent: each delivery becomes `sending` under this
+   * instance with a lease and gets its attempt row, in_flight, with the next number (unique per
+   * delivery). Runs in the transaction that just read them with `dueDeliveries`, so they are unchanged.
+   */
+  claim(due: readonly DueDelivery[], instanceId: string, now: number, leaseMs: number): Claim[] {
+    const at = iso(now);
+    const lease = iso(now + leaseMs);
+    const out: Claim[] = [];
+    for (const d of due) {
+      if (this.claimOne.run(instanceId, lease, at, d.id).changes !== 1) throw new Error('webhook deliveries changed under their claim');
+      out.push(this.attemptRow(d, d.attempts + 1, at, now));
+    }
+    return out;
+  }
+
+  private attemptRow(d: DueDelivery, attempt: number, at: string, now: number): Claim {
+    const attemptId = newId('wha', now);
+    this.insertAttempt.run(attemptId, d.tenant_id, d.id, d.endpoint_id, d.event_id, d.event_type, d.kind, attempt, d.url, at);
+    return { due: d, attemptId, attempt };
+  }
+
+  /**
+   * Moves queued events to deliveries, one per (event, subscribed endpoint), in commit order; the
+   * queue rows go in the same transaction. A new delivery whose endpoint `take` grants a place is
+   * claimed as it is written (`sending` with its in_flight attempt, as `claim` would leave it) and
+   * returned; the others wait as `pending`.
+   */
+  fanOut(
+    now: number,
+    limit: number,
+    take: (endpointId: string) => boolean,
+    claimant: { instanceId: string; leaseMs: number },
+  ): { events: number; deliveries: number; claimed: Claim[] } {
+    const queued = this.queued.all(limit);
+    if (queued.length === 0) return { events: 0, deliveries: 0, claimed: [] };
+    const subscribers = this.subscribers.all().map((e) => ({ ...e, subscribed: JSON.parse(e.events) as string[] }));
+    const at = iso(now);
+    const lease = iso(now + claimant.leaseMs);
+    const claimed: Claim[] = [];
+    let deliveries = 0;
+    for (const q of queued) {
+      if (q.type === null || q.tenant_id === null) continue; // the event is gone (sandbox reset)
+      for (const endpoint of subscribers) {
+        if (endpoint.tenant_id !== q.tenant_id || q.seq <= endpoint.since_seq) continue;
+        const type = deliveredTypeFor(q.type, endpoint.subscribed);
+        if (type === null) continue;
+        const id = newId('whd', now);
+        deliveries++;
+        if (!take(endpoint.id)) {
+          this.insertDelivery.run(id, q.tenant_id, endpoint.id, q.event_id, type, 'pending', 0, at, null, null, at, at);
+          continue;
+        }
+        this.insertDelivery.run(id, q.tenant_id, endpoint.id, q.event_id, type, 'sending', 1, at, claimant.instanceId, lease, at, at);
+        const due: DueDelivery = {
+          id,
+          tenant_id: q.tenant_id,
+          endpoint_id: endpoint.id,
+          event_id: q.event_id,
+          event_type: type,
+          kind: 'event',
+          attempts: 0,
+          failures: 0,
+          payload: null,
+          url: endpoint.url,
+          enabled: 1,
+          deleted_at: null,
+          secret: endpoint.secret,
+          previous_secret: endpoint.previous_secret,
+          previous_secret_expires_at: endpoint.previous_secret_expires_at,
+          event_data: q.data,
+          event_created_at: q.created_at,
+        };
+        claimed.push(this.attemptRow(due, 1, at, now));
+      }
+    }
+    this.dequeue.run(queued[queued.length - 1]!.seq);
+    return { events: queued.length, deliveries, claimed };
+  }
+
+  /** Records finished attempts and their deliveries (two single-row updates each, prepared). */
+  record(results: readonly AttemptResult[], instanceId: string, now: number): void {
+    const at = iso(now);
+    for (const r of results) {
+      const pending = r.delivery.status === 'pending' && r.delivery.nextAttemptAt !== null;
+      const retryAt = pending ? iso(r.delivery.nextAttemptAt!) : null;
+      // The claim's time is when the row was written; the request may have waited for a free connection.
+      const startedAt = r.startedAt === null ? null : iso(r.startedAt);
+      this.finishAttempt.run(r.status, startedAt, at, r.latencyMs, r.responseStatus, r.excerpt, r.error, retryAt, r.attemptId);
+      const finished = r.delivery.status !== 'pending';
+      this.finishDelivery.run(r.delivery.status, r.delivery.failures, retryAt, r.error, finished ? at : null, at, r.deliveryId, instanceId, r.attempt);
+    }
+  }
+}
