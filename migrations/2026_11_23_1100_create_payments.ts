@@ -115,9 +115,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     END`);
   await run(sql`
     CREATE TRIGGER invoices_final_status BEFORE UPDATE OF status ON invoices
-    WHEN OLD.status IN ('paid', 'void', 'uncollectible') AND NEW.status <> OLD.status
+    WHEN NEW.status <> OLD.status AND (OLD.status IN ('paid', 'void') OR (OLD.status = 'uncollectible' AND NEW.status <> 'paid'))
     BEGIN
-      SELECT RAISE(ABORT, 'paid, void and uncollectible are final invoice states');
+      SELECT RAISE(ABORT, 'paid and void are final invoice states; an uncollectible one can only become paid');
     END`);
   await run(sql`
     CREATE TRIGGER invoices_no_delete BEFORE DELETE ON invoices

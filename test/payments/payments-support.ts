@@ -65,7 +65,7 @@ export async function assertBooksBalance(a: ExecutionContext, t: TestApp, env: '
     const tx = await db.selectFrom('wallet_transactions').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('sum')).where('wallet_id', '=', w.id).executeTakeFirstOrThrow();
     a.is(Number(tx.sum), w.balance, `wallet ${w.id} balance equals its transactions`);
     const journal = await db.selectFrom('ledger_lines').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('sum')).where('account', '=', `wallet:${w.id}`).executeTakeFirstOrThrow();
-    a.is(-Number(journal.sum), w.balance, `wallet ${w.id} balance equals its journal account`);
+    a.is(0 - Number(journal.sum) + 0, w.balance, `wallet ${w.id} balance equals its journal account`);
     a.true(w.balance >= 0);
   }
 }

@@ -1,0 +1,72 @@
+import type { Executor } from '../../db/database.js';
+import { inList } from '../../db/in-list.js';
+import type { AccessFilter } from '../../http/actor.js';
+import { pageQuery, type PageRequest } from '../../http/paging.js';
+import type { PaymentMethod, PaymentsTable, RefundsTable } from './payments.table.js';
+import type { TimeRange } from './time-range.js';
+
+/** Payments and refunds belong to a location (their invoice's, or the one given): the caller's filter applies to it. */
+function visiblePayments(db: Executor, access: AccessFilter) {
+  let query = db.selectFrom('payments').selectAll().where('tenant_id', '=', access.tenantId);
+  if (access.locationIds !== null) query = query.where('location_id', 'in', inList(access.locationIds));
+  return query;
+}
+
+function visibleRefunds(db: Executor, access: AccessFilter) {
+  let query = db.selectFrom('refunds').selectAll().where('tenant_id', '=', access.tenantId);
+  if (access.locationIds !== null) query = query.where('location_id', 'in', inList(access.locationIds));
+  return query;
+}
+
+export async function findPayment(db: Executor, access: AccessFilter, id: string): Promise<PaymentsTable | null> {
+  return (await visiblePayments(db, access).where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
+export async function findRefund(db: Executor, access: AccessFilter, id: string): Promise<RefundsTable | null> {
+  return (await visibleRefunds(db, access).where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
+export interface PaymentListFilters {
+  parentId?: string | undefined;
+  invoiceId?: string | undefined;
+  method?: PaymentMethod | undefined;
+  range: TimeRange;
+}
+
+export async function listPayments(db: Executor, access: AccessFilter, page: PageRequest, filters: PaymentListFilters): Promise<PaymentsTable[]> {
+  let query = visiblePayments(db, access);
+  if (filters.parentId !== undefined) query = query.where('parent_id', '=', filters.parentId);
+  if (filters.invoiceId !== undefined) query = query.where('invoice_id', '=', filters.invoiceId);
+  if (filters.method !== undefined) query = query.where('method', '=', filters.method);
+  if (filters.range.from !== undefined) query = query.where('created_at', '>=', filters.range.from);
+  if (filters.range.to !== undefined) query = query.where('created_at', '<', filters.range.to);
+  return pageQuery(query, page).execute();
+}
+
+export interface RefundListFilters {
+  paymentId?: string | undefined;
+  invoiceId?: string | undefined;
+  range: TimeRange;
+}
+
+export async function listRefunds(db: Executor, access: AccessFilter, page: PageRequest, filters: RefundListFilters): Promise<RefundsTable[]> {
+  let query = visibleRefunds(db, access);
+  if (filters.paymentId !== undefined) query = query.where('payment_id', '=', filters.paymentId);
+  if (filters.invoiceId !== undefined) query = query.where('invoice_id', '=', filters.invoiceId);
+  if (filters.range.from !== undefined) query = query.where('created_at', '>=', filters.range.from);
+  if (filters.range.to !== undefined) query = query.where('created_at', '<', filters.range.to);
+  return pageQuery(query, page).execute();
+}
+
+export async function insertPayment(db: Executor, row: PaymentsTable): Promise<void> {
+  await db.insertInto('payments').values(row).execute();
+}
+
+export async function insertRefund(db: Executor, row: RefundsTable): Promise<void> {
+  await db.insertInto('refunds').values(row).execute();
+}
+
+/** Adds to a payment's refunded total; the CHECK amount_refunded <= amount refuses an overshoot. */
+export async function addRefunded(db: Executor, paymentId: string, amount: number): Promise<void> {
+  await db.updateTable('payments').set((eb) => ({ amount_refunded: eb('amount_refunded', '+', amount) })).where('id', '=', paymentId).execute();
+}
