@@ -29,6 +29,8 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Public base URL used in links handed to other programs (calendarUrl); default: the request's own origin. */
   readonly publicUrl: string | undefined;
+  /** Open connections one client address may hold (0 = no cap; the default is off behind a trusted proxy, where every client is the proxy). */
+  readonly maxConnectionsPerIp: number;
   /** Where whole-appliance backup archives go (default <dataDir>/backups: mount a second disk or share there). */
   readonly backupDir: string;
   /** Backup archives kept; older ones are deleted after a new one is complete. */
@@ -176,6 +178,7 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     auditFlushMs: int(env, 'PETCARE_AUDIT_FLUSH_MS', 100, 1, 60_000),
     shutdownTimeoutMs: int(env, 'PETCARE_SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
     publicUrl: url(env, 'PETCARE_PUBLIC_URL'),
+    maxConnectionsPerIp: int(env, 'PETCARE_MAX_CONNECTIONS_PER_IP', bool(env, 'PETCARE_TRUST_PROXY', false) ? 0 : 100, 0, 100_000),
     backupDir: env.PETCARE_BACKUP_DIR ? path.resolve(env.PETCARE_BACKUP_DIR) : '',
     backupsKept: int(env, 'PETCARE_BACKUPS_KEPT', 7, 1, 1000),
     allowedHosts: list(env, 'PETCARE_ALLOWED_HOSTS', []).map((host) => host.toLowerCase()),

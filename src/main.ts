@@ -1,20 +1,36 @@
-import type { Server } from 'node:http';
 import { openAppliance } from './appliance.js';
 import { environmentsOf, loadConfig } from './config.js';
+import { DataDirError, exitDataDirUnusable, prepareDataDir } from './data-dir-access.js';
+import { acquireDataDirLock } from './db/data-dir-lock.js';
+import { linkOriginWarning } from './http/public-url.js';
+import { createHttpServer, defaultServerLimits } from './http/server.js';
 import { createLogger } from './logger.js';
 
 /** The appliance (src/appliance.ts), then jobs → listen; SIGTERM drains and closes in reverse. */
 async function main(): Promise<void> {
+  // Everything the appliance creates (databases, documents, keys, backups) is its own: files 0600, folders 0700.
+  process.umask(0o077);
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  prepareDataDir(config.dataDir);
+  // An offline restore must never swap the files under a running server.
+  let releaseLock: () => void;
+  try {
+    releaseLock = acquireDataDirLock(config.dataDir);
+  } catch (err) {
+    throw new DataDirError((err as Error).message);
+  }
+  process.on('exit', releaseLock);
+  const warning = linkOriginWarning(config);
+  if (warning) logger.warn(warning);
   const appliance = await openAppliance({ config, logger, print: (text) => process.stdout.write(text) });
   const { app } = appliance;
-  const server: Server = app.koa.listen(config.port, config.host, () => {
+  const server = createHttpServer(app.koa.callback(), { ...defaultServerLimits, maxConnectionsPerIp: config.maxConnectionsPerIp });
+  server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     logger.info({ port, host: config.host, dataDir: config.dataDir, environments: environmentsOf(config), version: config.platformVersion }, 'listening');
   });
-  server.keepAliveTimeout = 65_000;
   await app.runner.start();
 
   let stopping = false;
@@ -40,6 +56,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  if (err instanceof DataDirError) {
+    process.stderr.write(`petcare: ${err.message}\n`);
+    process.exit(exitDataDirUnusable);
+  }
   process.stderr.write(`fatal: ${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });

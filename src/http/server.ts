@@ -1,0 +1,64 @@
+import http, { type RequestListener, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+
+/**
+ * Socket limits against slow clients (Node's defaults let 50 trickling sockets live past 100 s).
+ * Node checks the header and request timeouts only on its connections-checking timer (30 s by
+ * default), so that interval is short too.
+ */
+export interface ServerLimits {
+  /** Whole request head within this (a stalled head is closed within this + the checking interval). */
+  headersTimeoutMs: number;
+  /** Whole request, body included (a 25 MB upload at ≥ 210 KB/s fits in the default). */
+  requestTimeoutMs: number;
+  /** A socket with no bytes either way for this long is closed: an upload keeps going while bytes flow. */
+  idleTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  connectionsCheckingIntervalMs: number;
+  /** Open connections one client address may hold; 0 = no cap (behind a reverse proxy every client is the proxy). */
+  maxConnectionsPerIp: number;
+}
+
+export const defaultServerLimits: ServerLimits = {
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 120_000,
+  idleTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  connectionsCheckingIntervalMs: 5_000,
+  maxConnectionsPerIp: 100,
+};
+
+/** An HTTP server for the app's handler with the limits above. */
+export function createHttpServer(handler: RequestListener, limits: ServerLimits = defaultServerLimits): Server {
+  const server = http.createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      connectionsCheckingInterval: limits.connectionsCheckingIntervalMs,
+    },
+    handler,
+  );
+  server.timeout = limits.idleTimeoutMs;
+  if (limits.maxConnectionsPerIp > 0) capConnectionsPerIp(server, limits.maxConnectionsPerIp);
+  return server;
+}
+
+/** Closes a new connection at once when its address already holds `max` open ones. */
+function capConnectionsPerIp(server: Server, max: number): void {
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const count = open.get(address) ?? 0;
+    if (count >= max) {
+      socket.destroy();
+      return;
+    }
+    open.set(address, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left <= 0) open.delete(address);
+      else open.set(address, left);
+    });
+  });
+}
