@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Stores } from './db/stores.js';
+import { apiVersionMiddleware } from './http/api-versions.js';
 import { AuditLog, auditMiddleware } from './http/audit.js';
 import { errorHandler } from './http/error-handler.js';
 import { IdempotencyStore } from './http/idempotency.js';
@@ -131,6 +132,7 @@ export function createApp(deps: AppDeps): PetCareApp {
   koa.use(requestContext({ logger, clock, platformVersion: config.platformVersion, metrics }));
   koa.use(auditMiddleware({ audit, stores, clock }));
   koa.use(errorHandler(logger));
+  koa.use(apiVersionMiddleware());
   koa.use(router.routes());
   koa.use(router.allowedMethods());
   return { koa, routes, audit, idempotency, directory, runner };

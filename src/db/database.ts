@@ -54,6 +54,8 @@ export interface ApiClientsTable {
   ip_allowlist: string | null;
   rate_limit_per_minute: number | null;
   disabled: number;
+  /** Petcare-Version answered when a request sends none (a dated API version). */
+  api_version: string;
   created_at: string;
   updated_at: string;
 }

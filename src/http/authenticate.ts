@@ -74,6 +74,7 @@ export async function authenticate(ctx: Context, deps: AuthenticateDeps): Promis
     tokenId: claims.jti,
   };
   ctx.state.actor = actor;
+  ctx.state.pinnedApiVersion = client.apiVersion; // the answer's version when no Petcare-Version header is sent
 
   if (known.ipAllowed && !known.ipAllowed(ctx.ip)) {
     throw new AppError('ip_not_allowed', `Requests from ${normalizeIp(ctx.ip)} are not in this client's IP allowlist.`);

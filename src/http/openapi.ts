@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { apiVersionChangelog, apiVersionHeader, apiVersions, currentApiVersion, type VersionChange } from './api-versions.js';
 import { isOAuthPath, oauthErrorValues } from './error-handler.js';
 import { errorCodes, type ErrorCode } from './errors.js';
 import { routeKey } from './router.js';
@@ -40,7 +41,11 @@ function parameters(route: AnyRoute): Json[] {
 const headerRef = (name: string): Json => ({ $ref: `#/components/headers/${name}` });
 
 /** Headers the gateway puts on every response. */
-const commonHeaders = (): Json => ({ 'X-Request-Id': headerRef('X-Request-Id'), 'X-Platform-Version': headerRef('X-Platform-Version') });
+const commonHeaders = (): Json => ({
+  'X-Request-Id': headerRef('X-Request-Id'),
+  'X-Platform-Version': headerRef('X-Platform-Version'),
+  [apiVersionHeader]: headerRef(apiVersionHeader),
+});
 const rateLimitHeaders = (): Json => ({ RateLimit: headerRef('RateLimit'), 'RateLimit-Policy': headerRef('RateLimit-Policy') });
 const deprecationHeaders = (): Json => ({ Deprecation: headerRef('Deprecation'), Sunset: headerRef('Sunset'), Link: headerRef('Link') });
 
@@ -56,7 +61,7 @@ function problemResponse(route: AnyRoute, status: number, codes: ErrorCode[], ex
 }
 
 function errorResponses(route: AnyRoute, extraCodes: ErrorCode[], extraHeaders: Json): Record<string, Json> {
-  const codes: ErrorCode[] = [...(route.errors ?? []), ...extraCodes];
+  const codes: ErrorCode[] = [...(route.errors ?? []), ...extraCodes, 'unsupported_api_version'];
   if (route.params || route.query || route.body) codes.push('validation_failed');
   if (route.body) codes.push('malformed_json', 'payload_too_large', 'unsupported_media_type');
   if (!isPublic(route)) {
@@ -101,7 +106,7 @@ function operation(route: AnyRoute, variant: OperationVariant = {}): Json {
       [String(route.response.status)]: {
         description: route.response.description,
         headers: successHeaders,
-        content: { [contentType]: { schema: clean(route.response.schema) } },
+        content: { [contentType]: { schema: successSchema(route) } },
       },
       ...errorResponses(route, variant.extraCodes ?? [], extraHeaders),
     },
@@ -122,9 +127,35 @@ function operation(route: AnyRoute, variant: OperationVariant = {}): Json {
       content: Object.fromEntries((route.bodyTypes ?? ['application/json']).map((t) => [t, { schema }])),
     };
   }
+  if (route.versions) {
+    const older = versionChanges(route);
+    op['x-api-versions'] = Object.fromEntries(older.map(([version, change]) => [version, { description: change.description }]));
+    const lines = [`- \`${currentApiVersion}\` (current): ${route.response.description}.`, ...older.map(([version, change]) => `- \`${version}\`: ${change.description}`)];
+    op.description = `${String(op.description ?? '')}\n\nThe answer by API version (\`${apiVersionHeader}\`; one shape each in the response's \`oneOf\`):\n${lines.join('\n')}`;
+  }
+  (op.parameters as Json[]).push({ $ref: `#/components/parameters/${apiVersionHeader}` });
   if (variant.description) op.description = op.description ? `${variant.description}\n\n${String(op.description)}` : variant.description;
   if (variant.deprecated) op.deprecated = true;
   return op;
+}
+
+/** Older versions' answers of a route, oldest first. */
+const versionChanges = (route: AnyRoute): Array<[string, VersionChange<unknown>]> =>
+  apiVersions.flatMap((version) => {
+    const change = (route.versions as Record<string, VersionChange<unknown> | undefined> | undefined)?.[version];
+    return change ? [[version, change] as [string, VersionChange<unknown>]] : [];
+  });
+
+/** The success schema; a route whose answer changed between versions documents each shape (oneOf, titled by version). */
+function successSchema(route: AnyRoute): Json {
+  const current = clean(route.response.schema);
+  if (!route.versions) return current;
+  return {
+    oneOf: [
+      { ...current, title: `${currentApiVersion} (current)` },
+      ...versionChanges(route).map(([version, change]) => ({ ...clean(change.schema), title: version, description: change.description })),
+    ],
+  };
 }
 
 const header = (description: string, schema: Json = { type: 'string' }): Json => ({ description, schema });
@@ -140,6 +171,11 @@ const componentHeaders: Record<string, Json> = {
   Deprecation: header('RFC 9745: `@<unix seconds>` when this version was deprecated.'),
   Sunset: header('RFC 8594: the HTTP date from which this version answers 410.'),
   Link: header('The successor version of this resource: `<path>; rel="successor-version"`.'),
+  [apiVersionHeader]: header(
+    'The dated API version this answer follows: the request\'s Petcare-Version, else the client\'s pinned `apiVersion`, else the current one. ' +
+      'Absent only on the 400 `unsupported_api_version`.',
+    { type: 'string', enum: [...apiVersions] },
+  ),
 };
 
 const tagDescriptions: Record<string, string> = {
@@ -164,6 +200,20 @@ const tagDescriptions: Record<string, string> = {
   Operations: 'Health, readiness, metrics and version; no token needed.',
   Docs: 'This document.',
 };
+
+/** The info description's part on dated versions: the rule and the changelog as a table. */
+function versionsDescription(): string {
+  const rows = apiVersionChangelog.map(({ version, changes }) => `| \`${version}\`${version === currentApiVersion ? ' (current)' : ''} | ${changes.join(' ')} |`);
+  return [
+    `**Versions within v1.** Send \`${apiVersionHeader}: YYYY-MM-DD\` to choose the answers of a dated version; without it a call gets its client's pinned ` +
+      `\`apiVersion\`. Every answer echoes \`${apiVersionHeader}\`; an unknown version is 400 \`unsupported_api_version\`. An idempotent replay answers ` +
+      'in the version of the replaying request. Operations whose answer changed list each version\'s shape (`oneOf`, titled by version, and `x-api-versions`).',
+    '',
+    '| Version | Changes |',
+    '|---|---|',
+    ...rows,
+  ].join('\n');
+}
 
 /** OpenAPI 3.1, generated from the same route declarations that validate requests. */
 export function buildOpenApi(routes: readonly AnyRoute[], platformVersion: string): Json {
@@ -199,9 +249,11 @@ export function buildOpenApi(routes: readonly AnyRoute[], platformVersion: strin
       description:
         'Self-hosted API for clinic groups. Authenticate with OAuth 2.0 client credentials at /oauth/token and send `Authorization: Bearer <token>`. ' +
         'Errors are RFC 9457 problem+json with a stable `code`. Lists use cursor paging (`limit` 1–100, `cursor`) and return `{data, nextCursor, hasMore}`, newest first. ' +
-        'Writes accept an `Idempotency-Key`. Each client may make 600 requests per rolling minute unless configured otherwise (RateLimit headers on every response).',
+        'Writes accept an `Idempotency-Key`. Each client may make 600 requests per rolling minute unless configured otherwise (RateLimit headers on every response).\n\n' +
+        versionsDescription(),
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
+    'x-api-versions': { header: apiVersionHeader, current: currentApiVersion, versions: apiVersionChangelog },
     servers: [{ url: '/', description: 'This appliance' }],
     tags: usedTags.map((name) => ({ name, description: tagDescriptions[name] ?? name })),
     paths,
@@ -221,6 +273,15 @@ export function buildOpenApi(routes: readonly AnyRoute[], platformVersion: strin
       },
       headers: componentHeaders,
       parameters: {
+        [apiVersionHeader]: {
+          name: apiVersionHeader,
+          in: 'header',
+          required: false,
+          description:
+            "Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, " +
+            'changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used.',
+          schema: { type: 'string', enum: [...apiVersions] },
+        },
         'Idempotency-Key': {
           name: 'Idempotency-Key',
           in: 'header',

@@ -2,6 +2,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { Context } from 'koa';
 import type { Executor } from '../db/database.js';
 import type { Actor } from './actor.js';
+import type { VersionChanges } from './api-versions.js';
 import type { ErrorCode } from './errors.js';
 import type { Role, Scope } from './scopes.js';
 
@@ -82,6 +83,11 @@ interface RouteShape<P, Q, B, R> {
   /** Accepted body media types; JSON unless stated. */
   bodyTypes?: MediaType[];
   response: { status: number; description: string; schema: R; contentType?: string };
+  /**
+   * Older dated versions' answers (DESIGN §16), each a transform of the current answer; the router
+   * applies the request's version when it responds (replays too), so the handler stays current-only.
+   */
+  versions?: VersionChanges<StaticOr<R, unknown>>;
 }
 
 export interface ProtectedRoute<

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import type { Actor } from './actor.js';
+import { versionedBody } from './api-versions.js';
 import { auditEntry, resourceIdOf, type AuditLog } from './audit.js';
 import { authenticate, authorize, type AuthenticateDeps } from './authenticate.js';
 import { AppError } from './errors.js';
@@ -68,7 +69,7 @@ function respond(ctx: Context, route: AnyRoute, reply: Reply<unknown>, deps: Pip
   if (route.response.contentType) ctx.type = route.response.contentType;
   // The reply's own headers win (a download names its own Content-Type).
   if (reply.headers) ctx.set(reply.headers);
-  ctx.body = reply.body;
+  ctx.body = versionedBody(ctx, route.versions, reply.body, deps.validateResponses && !replayed);
 }
 
 /**

@@ -2,7 +2,7 @@ import test from 'ava';
 import { createLocation } from '../helpers/factories.js';
 import { startTestApp, type TestApp, type TokenSet } from '../helpers/test-app.js';
 
-const clientKeys = ['id', 'clientId', 'name', 'role', 'scopes', 'environment', 'locationIds', 'ipAllowlist', 'rateLimitPerMinute', 'disabled', 'createdAt', 'updatedAt'].sort();
+const clientKeys = ['id', 'clientId', 'name', 'role', 'scopes', 'environment', 'locationIds', 'ipAllowlist', 'rateLimitPerMinute', 'disabled', 'apiVersion', 'createdAt', 'updatedAt'].sort();
 const withSecretKeys = [...clientKeys, 'clientSecret'].sort();
 
 // Tests that compare table-wide counts or move the clock run serially (AVA runs them before concurrent ones).

@@ -1,5 +1,5 @@
 import type { AppointmentRecord } from './appointments.repository.js';
-import type { AppointmentOut, AppointmentStatus } from './appointments.schema.js';
+import type { AppointmentOut, AppointmentOut20250601, AppointmentStatus, MatchResultOut, ProviderRankingOut20250601 } from './appointments.schema.js';
 
 /** The calendar link of an appointment: `<base>/v1/calendar/<id>.ics?token=<ct_live_…|ct_test_…>`. */
 export const calendarUrl = (base: string, row: Pick<AppointmentRecord, 'id' | 'calendar_token'>): string =>
@@ -21,3 +21,23 @@ export const presentAppointment = (row: AppointmentRecord, base: string): Appoin
   updatedAt: row.updated_at,
   calendarUrl: calendarUrl(base, row),
 });
+
+/** API version 2025-06-01's appointment (PATCH answer), from the current one: no `provider`, upper-case status and type. */
+export const presentAppointment20250601 = (current: AppointmentOut): AppointmentOut20250601 => ({
+  id: current.id,
+  status: current.status.toUpperCase() as AppointmentOut20250601['status'],
+  petId: current.petId,
+  providerId: current.providerId,
+  type: current.type.toUpperCase(),
+  startsAt: current.startsAt,
+  endsAt: current.endsAt,
+  locationId: current.locationId,
+  notes: current.notes,
+  createdAt: current.createdAt,
+  updatedAt: current.updatedAt,
+  calendarUrl: current.calendarUrl,
+});
+
+/** API version 2025-06-01's provider match: the ranked providers as a bare array, best first. */
+export const presentProviderRanking20250601 = (current: MatchResultOut): ProviderRankingOut20250601 =>
+  current.data.map((match) => ({ id: match.provider.id, name: match.provider.name, kind: match.provider.kind, rating: match.rating }));

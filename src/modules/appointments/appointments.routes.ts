@@ -7,17 +7,19 @@ import { validationFailed } from '../../http/errors.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { definePublicRoute, defineRoute, type AnyRoute } from '../../http/route.js';
 import { appointmentStatuses } from './appointments.schema.js';
-import { presentAppointment } from './appointments.presenter.js';
+import { presentAppointment, presentAppointment20250601, presentProviderRanking20250601 } from './appointments.presenter.js';
 import { listAppointments } from './appointments.repository.js';
 import {
   AppointmentParams,
   AppointmentSchema,
+  AppointmentSchema20250601,
   AvailabilityQuery,
   AvailabilitySchema,
   CreateAppointmentSchema,
   ListAppointmentsQuery,
   MatchProvidersSchema,
   MatchResultSchema,
+  ProviderRankingSchema20250601,
   UpdateAppointmentSchema,
 } from './appointments.schema.js';
 import { createAppointment, getAppointment, parseStatus, patchAppointment } from './appointments.service.js';
@@ -158,6 +160,13 @@ export function appointmentRoutes(deps: AppointmentDeps): AnyRoute[] {
       params: AppointmentParams,
       body: UpdateAppointmentSchema,
       response: { status: 200, description: 'The updated appointment', schema: AppointmentSchema },
+      versions: {
+        '2025-06-01': {
+          description: 'The appointment with `providerId` only (no `provider` object) and upper-case `status` and `type`.',
+          schema: AppointmentSchema20250601,
+          response: presentAppointment20250601,
+        },
+      },
       errors: ['not_found', 'resource_missing', 'slot_unavailable', 'invalid_state_transition'],
       handler: async ({ db, actor, params, body, ctx }) => ({
         body: presentAppointment(await patchAppointment(db, actor, params.id, body, clock.now(), settings), baseUrl(config, ctx)),
@@ -178,6 +187,13 @@ export function appointmentRoutes(deps: AppointmentDeps): AnyRoute[] {
       transactional: false,
       body: MatchProvidersSchema,
       response: { status: 200, description: 'Providers, best first', schema: MatchResultSchema },
+      versions: {
+        '2025-06-01': {
+          description: 'A bare array of the ranked providers `[{id, name, kind, rating}]`, best first (no rank, slot or reasons).',
+          schema: ProviderRankingSchema20250601,
+          response: presentProviderRanking20250601,
+        },
+      },
       errors: ['resource_missing'],
       handler: async ({ db, actor, body }) => {
         const result = await matchProviders(db, actor, body, clock.now(), config.bookingMinNoticeMinutes);

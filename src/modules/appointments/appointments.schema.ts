@@ -147,7 +147,39 @@ export const MatchResultSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const { provider: _provider, status: _status, type: _type, ...appointmentFields20250601 } = AppointmentSchema.properties;
+
+/** API version 2025-06-01's answer of PATCH /v1/appointments/{id}: providerId only, upper-case status and type. */
+export const AppointmentSchema20250601 = Type.Object(
+  {
+    ...appointmentFields20250601,
+    status: Type.Union(
+      appointmentStatuses.map((s) => Type.Literal(s.toUpperCase())),
+      { description: 'Upper-case state (CONFIRMED, CHECKED_IN, …).' },
+    ),
+    type: Type.String({ description: 'Upper-case appointment type code (VET_CONSULTATION).' }),
+  },
+  { additionalProperties: false, title: 'Appointment (2025-06-01)' },
+);
+
+/** API version 2025-06-01's answer of POST /v1/providers/match: a bare array of providers, best first. */
+export const ProviderRankingSchema20250601 = Type.Array(
+  Type.Object(
+    {
+      id: Type.String({ description: 'Provider id (prv_…).' }),
+      name: Type.String(),
+      kind: Type.String(),
+      rating: Type.Union([Type.Number(), Type.Null()]),
+    },
+    { additionalProperties: false },
+  ),
+  { title: 'Providers in rank order (2025-06-01)' },
+);
+
 export type AppointmentOut = Static<typeof AppointmentSchema>;
+export type AppointmentOut20250601 = Static<typeof AppointmentSchema20250601>;
+export type MatchResultOut = Static<typeof MatchResultSchema>;
+export type ProviderRankingOut20250601 = Static<typeof ProviderRankingSchema20250601>;
 export type CreateAppointmentInput = Static<typeof CreateAppointmentSchema>;
 export type UpdateAppointmentInput = Static<typeof UpdateAppointmentSchema>;
 export type ListAppointmentsFilters = Static<typeof ListAppointmentsQuery>;

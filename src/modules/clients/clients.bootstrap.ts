@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config, Environment } from '../../config.js';
 import { newId } from '../../db/ids.js';
 import type { EnvironmentStore, Stores } from '../../db/stores.js';
+import { currentApiVersion } from '../../http/api-versions.js';
 import { allScopes } from '../../http/scopes.js';
 import { seedDefaultAppointmentTypes } from '../appointments/index.js';
 import { hashSecret, verifySecret } from './client-secrets.js';
@@ -57,6 +58,7 @@ async function upsertAdmin(store: EnvironmentStore, tenantId: string, id: string
     ipAllowlist: null,
     rateLimitPerMinute: null,
     disabled: false,
+    apiVersion: currentApiVersion,
     createdAt: at,
     updatedAt: at,
   });

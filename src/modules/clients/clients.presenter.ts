@@ -14,6 +14,7 @@ export const presentClient = (client: ApiClient, environment: Environment): Stat
   ipAllowlist: client.ipAllowlist,
   rateLimitPerMinute: client.rateLimitPerMinute,
   disabled: client.disabled,
+  apiVersion: client.apiVersion,
   createdAt: client.createdAt,
   updatedAt: client.updatedAt,
 });

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { ApiClientsTable, Executor } from '../../db/database.js';
+import type { ApiVersion } from '../../http/api-versions.js';
 import type { Role, Scope } from '../../http/scopes.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import { inList } from '../../db/in-list.js';
@@ -16,6 +17,8 @@ export interface ApiClient {
   ipAllowlist: string[] | null;
   rateLimitPerMinute: number | null;
   disabled: boolean;
+  /** Pinned Petcare-Version: the answers it gets when a request sends no header. */
+  apiVersion: ApiVersion;
   createdAt: string;
   updatedAt: string;
 }
@@ -33,12 +36,13 @@ export function toApiClient(row: ApiClientsTable): ApiClient {
     ipAllowlist: row.ip_allowlist === null ? null : (JSON.parse(row.ip_allowlist) as string[]),
     rateLimitPerMinute: row.rate_limit_per_minute,
     disabled: row.disabled === 1,
+    apiVersion: row.api_version as ApiVersion,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
 }
 
-export type ApiClientPatch = Partial<Pick<ApiClient, 'name' | 'role' | 'scopes' | 'locationIds' | 'ipAllowlist' | 'rateLimitPerMinute' | 'disabled' | 'secretHash'>>;
+export type ApiClientPatch = Partial<Pick<ApiClient, 'name' | 'role' | 'scopes' | 'locationIds' | 'ipAllowlist' | 'rateLimitPerMinute' | 'disabled' | 'apiVersion' | 'secretHash'>>;
 
 function toRowPatch(patch: ApiClientPatch, updatedAt: string): Partial<ApiClientsTable> {
   const row: Partial<ApiClientsTable> = { updated_at: updatedAt };
@@ -49,6 +53,7 @@ function toRowPatch(patch: ApiClientPatch, updatedAt: string): Partial<ApiClient
   if (patch.ipAllowlist !== undefined) row.ip_allowlist = patch.ipAllowlist === null ? null : JSON.stringify(patch.ipAllowlist);
   if (patch.rateLimitPerMinute !== undefined) row.rate_limit_per_minute = patch.rateLimitPerMinute;
   if (patch.disabled !== undefined) row.disabled = patch.disabled ? 1 : 0;
+  if (patch.apiVersion !== undefined) row.api_version = patch.apiVersion;
   if (patch.secretHash !== undefined) row.secret_hash = patch.secretHash;
   return row;
 }
@@ -84,6 +89,7 @@ export async function insertClient(db: Executor, client: ApiClient): Promise<voi
       ip_allowlist: client.ipAllowlist === null ? null : JSON.stringify(client.ipAllowlist),
       rate_limit_per_minute: client.rateLimitPerMinute,
       disabled: client.disabled ? 1 : 0,
+      api_version: client.apiVersion,
       created_at: client.createdAt,
       updated_at: client.updatedAt,
     })

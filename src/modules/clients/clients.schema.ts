@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { apiVersions, currentApiVersion } from '../../http/api-versions.js';
 import { pageQueryFields } from '../../http/paging.js';
 import { allScopes, roles } from '../../http/scopes.js';
 import { LocationId } from '../locations/index.js';
@@ -16,6 +17,9 @@ const RateLimit = Type.Union([Type.Integer({ minimum: 1, maximum: 100_000_000 })
   description: 'Requests per rolling minute; null = the appliance default (600).',
 });
 const Environment = Type.Union([Type.Literal('live'), Type.Literal('sandbox')]);
+const ApiVersionField = Type.Union(apiVersions.map((v) => Type.Literal(v)), {
+  description: `Pinned Petcare-Version: the dated API version answered when a request sends no Petcare-Version header. Default on create: the current one (${currentApiVersion}).`,
+});
 
 export const ClientSchema = Type.Object(
   {
@@ -29,6 +33,7 @@ export const ClientSchema = Type.Object(
     ipAllowlist: Type.Union([Type.Array(Type.String()), Type.Null()]),
     rateLimitPerMinute: Type.Union([Type.Integer(), Type.Null()]),
     disabled: Type.Boolean(),
+    apiVersion: ApiVersionField,
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
   },
@@ -52,6 +57,7 @@ export const CreateClientSchema = Type.Object(
     locationIds: Type.Optional(LocationIds),
     ipAllowlist: Type.Optional(IpAllowlist),
     rateLimitPerMinute: Type.Optional(RateLimit),
+    apiVersion: Type.Optional(ApiVersionField),
   },
   { additionalProperties: false },
 );
@@ -64,6 +70,7 @@ export const UpdateClientSchema = Type.Object(
     locationIds: Type.Optional(LocationIds),
     ipAllowlist: Type.Optional(IpAllowlist),
     rateLimitPerMinute: Type.Optional(RateLimit),
+    apiVersion: Type.Optional(ApiVersionField),
     disabled: Type.Optional(Type.Boolean({ description: 'true stops the client and every token it holds at once.' })),
   },
   { additionalProperties: false, minProperties: 1 },

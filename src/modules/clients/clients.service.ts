@@ -3,6 +3,7 @@ import type { Executor } from '../../db/database.js';
 import { newId, randomSecret } from '../../db/ids.js';
 import type { Stores } from '../../db/stores.js';
 import type { Actor } from '../../http/actor.js';
+import { currentApiVersion } from '../../http/api-versions.js';
 import { AppError, notFound, validationFailed, type FieldError } from '../../http/errors.js';
 import { parseCidr } from '../../http/ip-allowlist.js';
 import { expandScopes, roleCeiling, type Role, type Scope } from '../../http/scopes.js';
@@ -105,6 +106,7 @@ export async function createClient(
     ipAllowlist: input.ipAllowlist ?? null,
     rateLimitPerMinute: input.rateLimitPerMinute ?? null,
     disabled: false,
+    apiVersion: input.apiVersion ?? currentApiVersion,
     createdAt: at,
     updatedAt: at,
   };

@@ -1,0 +1,107 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { Context, Next } from 'koa';
+import { AppError } from './errors.js';
+import { validateBody } from './validation.js';
+
+/**
+ * Dated versions within v1 (DESIGN §16, Stripe-style), oldest first; the last one is current.
+ * A release that changes an answer adds its date here, a changelog entry, and a transform on each
+ * route it changes (the route's `versions`), so the current code path never branches on versions.
+ */
+export const apiVersions = ['2025-06-01', '2026-11-01'] as const;
+export type ApiVersion = (typeof apiVersions)[number];
+export const currentApiVersion = '2026-11-01' satisfies ApiVersion;
+
+export const apiVersionHeader = 'Petcare-Version';
+
+/** What each version changed, newest first (OpenAPI `x-api-versions` and description, README). */
+export const apiVersionChangelog: ReadonlyArray<{ version: ApiVersion; changes: readonly string[] }> = [
+  {
+    version: '2026-11-01',
+    changes: [
+      '`PATCH /v1/appointments/{id}` answers the full appointment: `providerId` and `provider {id, name}`, lower-case `status` and `type`.',
+      '`POST /v1/providers/match` answers the ranking `{data: [{rank, providerId, provider, nextSlot, rating, reasons}], petId, type, locationId, from, to}`.',
+    ],
+  },
+  {
+    version: '2025-06-01',
+    changes: [
+      'The first v1. `PATCH /v1/appointments/{id}` answers the appointment with `providerId` only and upper-case `status`/`type`; ' +
+        '`POST /v1/providers/match` answers a bare array of providers `[{id, name, kind, rating}]` in rank order.',
+    ],
+  },
+];
+
+const known: ReadonlySet<string> = new Set(apiVersions);
+export const isApiVersion = (value: string): value is ApiVersion => known.has(value);
+
+/** An older version's answer of one route: the current answer turned into that version's shape. */
+export interface VersionChange<Body> {
+  /** What this version answers, for OpenAPI (one line). */
+  description: string;
+  /** The older answer's schema (OpenAPI; checked against in tests). */
+  schema: TSchema;
+  response(body: Body): unknown;
+}
+
+/** Older versions whose answer differs from the current one; a version not listed gets the current answer. */
+export type VersionChanges<Body> = Partial<Record<Exclude<ApiVersion, typeof currentApiVersion>, VersionChange<Body>>>;
+
+interface VersionState {
+  /** From the Petcare-Version header, once checked. */
+  requestedApiVersion?: ApiVersion;
+  /** The calling client's pinned default, set by authentication. */
+  pinnedApiVersion?: ApiVersion;
+}
+
+/** The version a request is answered in: its header, else its client's pinned default, else the current one. */
+export function apiVersionOf(ctx: Context): ApiVersion {
+  const state = ctx.state as VersionState;
+  return state.requestedApiVersion ?? state.pinnedApiVersion ?? currentApiVersion;
+}
+
+/**
+ * Checks the Petcare-Version header (unknown → 400, before authentication) and echoes the version
+ * used on every answer, errors included; it is set last, once authentication knows the client's pin.
+ */
+export function apiVersionMiddleware() {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const requested = ctx.get(apiVersionHeader);
+    if (requested !== '') {
+      if (!isApiVersion(requested)) {
+        throw new AppError('unsupported_api_version', `Petcare-Version '${requested.slice(0, 40)}' is not a version of this API; use one of ${apiVersions.join(', ')}.`, {
+          extensions: { supportedVersions: apiVersions },
+        });
+      }
+      (ctx.state as VersionState).requestedApiVersion = requested;
+    }
+    try {
+      await next();
+    } finally {
+      ctx.set(apiVersionHeader, apiVersionOf(ctx));
+    }
+  };
+}
+
+/**
+ * The body to send in the request's version. Runs on every answer, a replay included: the
+ * idempotency store keeps the current-version body, so a replay answers in the replaying
+ * request's version (the same shape when the version is the same).
+ */
+export function versionedBody(ctx: Context, changes: VersionChanges<unknown> | undefined, body: unknown, validate: boolean): unknown {
+  if (!changes) return body;
+  const version = apiVersionOf(ctx);
+  if (version === currentApiVersion) return body;
+  const change = changes[version];
+  if (!change) return body;
+  const older = change.response(body);
+  if (validate) {
+    try {
+      validateBody(change.schema, older);
+    } catch (err) {
+      const detail = err instanceof AppError ? JSON.stringify(err.errors) : String(err);
+      throw new Error(`the ${version} answer of ${ctx.method} ${String(ctx.state.route)} does not match its schema: ${detail}`);
+    }
+  }
+  return older;
+}
