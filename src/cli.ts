@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * Operator CLI: manages API clients, locations and signing keys offline, straight on the data dir
  * (PETCARE_DATA_DIR), through the same services and repositories as the API. A running appliance
@@ -7,20 +8,23 @@
  *   npm run cli -- help            (tsx)
  *   node dist/src/cli.js help      (compiled)
  */
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { clientCommands } from './cli/clients.commands.js';
 import { cliOptions, UsageError, type CliCommand, type Values } from './cli/command.js';
+import { backupCommands } from './cli/backups.commands.js';
 import { keyCommands } from './cli/keys.commands.js';
 import { locationCommands } from './cli/locations.commands.js';
 import { openSession, type Session } from './cli/session.js';
+import { systemClock } from './clock.js';
 import { loadConfig } from './config.js';
 import { AppError, type FieldError } from './http/errors.js';
 
 const usage = `Pet-Care Platform operator CLI: works offline on PETCARE_DATA_DIR (default ./data).
 
-Usage: npm run cli -- <command> [options]      (or: node dist/src/cli.js <command> [options])
+Usage: petcare <command> [options]      (npm run cli -- <command>; node dist/src/cli.js <command>)
 
 Commands:
   clients list [--env live|sandbox]
@@ -34,6 +38,12 @@ Commands:
   locations list [--env live|sandbox]
   locations create --name <name> --timezone <IANA zone, e.g. Europe/London> [--env live|sandbox]
   keys rotate    Adds a new RS256 signing key (the appliance signs with it after its next restart).
+  backup         Writes one archive of the whole appliance (databases, documents, keys, manifest) to
+                 PETCARE_BACKUP_DIR; works while the server runs. Prints the archive's path last.
+  backup verify <archive>   Checks every file of an archive against its sha256 (nothing is changed).
+  restore <archive> [--force]
+                 Restores into PETCARE_DATA_DIR when it is empty or absent (--force replaces one that
+                 holds data). Refused while a server runs on it; the archive is verified first.
   help
 
 Options:
@@ -45,7 +55,7 @@ Environment: PETCARE_DATA_DIR, PETCARE_SANDBOX_ONLY (as for the appliance).
 Exit codes: 0 ok, 1 refused (the reason is printed), 2 usage error.`;
 
 /** Each command group lives in src/cli/<group>.commands.ts; this file parses the line and runs one. */
-const commands: Record<string, CliCommand> = { ...clientCommands, ...locationCommands, ...keyCommands };
+const commands: Record<string, CliCommand> = { ...clientCommands, ...locationCommands, ...keyCommands, ...backupCommands };
 
 /** Request body fields as the operator typed them, so messages name the flag to fix. */
 const flagOf: Record<string, string> = {
@@ -76,7 +86,13 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
     out(usage);
     return 0;
   }
-  const name = `${area} ${action ?? ''}`.trim();
+  // Two command words (`clients list`), or one followed by its argument (`restore <archive>`).
+  let name = `${area} ${action ?? ''}`.trim();
+  let args = rest;
+  if (!Object.hasOwn(commands, name) && Object.hasOwn(commands, area)) {
+    name = area;
+    args = action === undefined ? [] : [action, ...rest];
+  }
   let session: Session | undefined;
   try {
     const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
@@ -84,14 +100,15 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
     const given = (Object.keys(values) as (keyof Values)[]).filter((k) => k !== 'json' && k !== 'help' && values[k] !== undefined);
     const stray = given.filter((k) => !command.options.includes(k));
     if (stray.length > 0) throw new UsageError(`"${name}" does not take ${stray.map((k) => `--${k}`).join(', ')}.`);
-    if (command.takesId ? rest.length !== 1 : rest.length !== 0) {
-      throw new UsageError(command.takesId ? `"${name}" takes one client id (cli_…).` : `"${name}" takes no arguments (got "${rest.join(' ')}").`);
+    const wanted = command.takesId ? 'one client id (cli_…)' : command.argument ? `one argument: ${command.argument}` : null;
+    if (wanted ? args.length !== 1 : args.length !== 0) {
+      throw new UsageError(wanted ? `"${name}" takes ${wanted}.` : `"${name}" takes no arguments (got "${args.join(' ')}").`);
     }
 
     const config = loadConfig(env);
     // Opened on first use: a command on the keys file alone needs no database.
     const openOnce = async () => (session ??= await openSession(config, values.json, out));
-    await command.run({ config, values, id: rest[0] ?? '', out, session: openOnce });
+    await command.run({ config, values, id: command.takesId ? (args[0] ?? '') : '', argument: args[0] ?? '', clock: systemClock, out, session: openOnce });
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
@@ -111,7 +128,9 @@ export async function runCli(argv: string[], out: (text: string) => void, err: (
 }
 
 // Run only as the entry point (node dist/src/cli.js, tsx src/cli.ts), not when imported.
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(path.resolve(process.argv[1]))).href) {
+  // What the CLI writes (restored databases, archives) is the appliance's own, as in main.ts.
+  process.umask(0o077);
   const code = await runCli(
     process.argv.slice(2),
     (text) => process.stdout.write(`${text}\n`),

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Session } from './session.js';
 
@@ -14,6 +15,7 @@ export const cliOptions = {
   'ip-allowlist': { type: 'string' },
   'rate-limit': { type: 'string' },
   timezone: { type: 'string' },
+  force: { type: 'boolean' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -27,6 +29,7 @@ export interface Values {
   'ip-allowlist'?: string;
   'rate-limit'?: string;
   timezone?: string;
+  force?: boolean;
   json: boolean;
   help: boolean;
 }
@@ -37,6 +40,9 @@ export interface CommandContext {
   readonly values: Values;
   /** The positional argument of a command that takes a client id. */
   readonly id: string;
+  /** The positional argument of a command that declares `argument` (e.g. an archive path). */
+  readonly argument: string;
+  readonly clock: Clock;
   readonly out: (text: string) => void;
   session(): Promise<Session>;
 }
@@ -46,6 +52,8 @@ export interface CliCommand {
   readonly options: readonly (keyof Values)[];
   /** Takes one client id (cli_…) after the command words. */
   readonly takesId?: boolean;
+  /** Takes one other positional argument, described here for the usage message (e.g. 'an archive path'). */
+  readonly argument?: string;
   run(ctx: CommandContext): Promise<void>;
 }
 
