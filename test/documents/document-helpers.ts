@@ -80,13 +80,3 @@ export async function documentCount(t: TestApp, env: 'live' | 'sandbox' = 'live'
   const row = await t.stores.get(env).db.selectFrom('documents').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
-
-/** Waits until `check` holds (clean-up after an aborted upload runs when the server notices). */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 3000): Promise<boolean> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return check();
-}

@@ -1,8 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import test from 'ava';
+import { eventually } from '../helpers/eventually.js';
 import { createHousehold } from '../helpers/factories.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { documentCount, eventually, exe, makePdf, png, storedFiles, upload, zip } from './document-helpers.js';
+import { documentCount, exe, makePdf, png, storedFiles, upload, zip } from './document-helpers.js';
 
 /**
  * Refused uploads: wrong type, too large, malformed forms, aborted clients and failed writes all
@@ -103,7 +104,7 @@ test.serial('a streamed (chunked) upload is cut off with 413 as soon as it passe
   }
   a.true(status === 413 || typeof status === 'string', String(status));
   a.true(sent < 8 * 1024 * 1024, `the server kept reading: ${sent} bytes sent`);
-  a.true(await eventually(() => storedFiles(t).length === 0));
+  await eventually(() => storedFiles(t).length === 0, { timeoutMs: 3000, what: () => `the refused upload's file to go (left: ${storedFiles(t).join(', ')})` });
   a.is(await documentCount(t), 0);
 });
 
@@ -161,9 +162,9 @@ test.serial('a client that disconnects mid-upload leaves no file and no row', as
   req.write(head);
   req.write('z'.repeat(1000));
   // Wait until the server has started writing the temp file, then vanish.
-  a.true(await eventually(() => storedFiles(t).length === 1), 'the upload was being staged');
+  await eventually(() => storedFiles(t).length === 1, { timeoutMs: 3000, what: 'the upload to be staged' });
   req.destroy();
-  a.true(await eventually(() => storedFiles(t).length === 0), `left behind: ${storedFiles(t).join(', ')}`);
+  await eventually(() => storedFiles(t).length === 0, { timeoutMs: 3000, what: () => `the staged file to go (left: ${storedFiles(t).join(', ')})` });
   a.is(await documentCount(t), 0);
 });
 

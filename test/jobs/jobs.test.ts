@@ -1,20 +1,10 @@
 import test from 'ava';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobDefinition } from '../../src/jobs/job-definition.js';
 import { verifyArchive } from '../../src/modules/backups/index.js';
+import { eventually } from '../helpers/eventually.js';
 import { adminCredentials, startTestApp, type TestApp } from '../helpers/test-app.js';
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 const run = async (t: TestApp, name: string, body: Record<string, unknown> = { wait: true }) =>
   t.request('POST', `/v1/jobs/${name}/run`, { token: await t.adminToken(), body });
@@ -87,10 +77,10 @@ test('without wait the run is queued (202) and runs in the background', async (t
   const res = await run(app, 'housekeeping', {});
   t.is(res.status, 202);
   t.true(['queued', 'running', 'succeeded'].includes(res.body.status));
-  await until(async () => {
+  await eventually(async () => {
     const job = await app.request('GET', '/v1/jobs/housekeeping', { token: await app.adminToken() });
-    return job.body.lastRun?.status === 'succeeded' ? true : undefined;
-  }, 'the queued run');
+    return job.body.lastRun?.status === 'succeeded';
+  }, { what: 'the queued run' });
   t.pass();
 });
 
@@ -134,11 +124,11 @@ test('a failing run is retried with backoff, then succeeds; after maxAttempts it
 
   const queued = await run(app, 'flaky', {});
   const token = await app.adminToken();
-  const retrying = await until(async () => {
+  const retrying = await eventually(async () => {
     const job = await app.request('GET', '/v1/jobs/flaky', { token });
     const latest = job.body.recentRuns[0];
     return latest.status === 'queued' && latest.attempts === 1 ? latest : undefined;
-  }, 'the retry to be queued');
+  }, { what: 'the retry to be queued' });
   t.is(retrying.id, queued.body.id);
   t.is(retrying.error, 'first attempt fails');
   t.true(Date.parse(retrying.runAt) > app.clock.now(), 'the retry waits');
@@ -149,7 +139,7 @@ test('a failing run is retried with backoff, then succeeds; after maxAttempts it
   t.like(done, { status: 'succeeded', attempts: 2 });
 
   const failed = await run(app, 'broken', {});
-  await until(async () => ((await app.app.runner.waitFor('live', failed.body.id, 0))?.attempts === 1 ? true : undefined), 'the first failure');
+  await eventually(async () => (await app.app.runner.waitFor('live', failed.body.id, 0))?.attempts === 1, { what: 'the first failure' });
   app.clock.advance(60_000);
   app.app.runner.kick();
   const final = await app.app.runner.waitFor('live', failed.body.id, 5000);
@@ -202,10 +192,10 @@ test('a cron fire missed while the appliance was off runs once at the next start
 
   const second = await startTestApp({ dataDir: first.dataDir });
   t.teardown(() => second.close());
-  const run = await until(async () => {
+  const run = await eventually(async () => {
     const runs = await second.stores.get('live').db.selectFrom('jobs').selectAll().where('name', '=', 'backup').execute();
     return runs.length === 1 && runs[0]!.status === 'succeeded' ? runs[0] : undefined;
-  }, 'the catch-up run');
+  }, { what: 'the catch-up run' });
   t.is(run.trigger, 'schedule');
   const state = await second.stores.get('live').db.selectFrom('job_schedules').selectAll().where('name', '=', 'backup').executeTakeFirstOrThrow();
   t.true(Date.parse(state.next_run_at!) > Date.now(), 'the next fire replaces the missed one');

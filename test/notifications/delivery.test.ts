@@ -1,7 +1,7 @@
 import test from 'ava';
 import { createLocation, createPetParent } from '../helpers/factories.js';
 import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
-import { freshAdminToken, runJob, settle, waitForNotification } from './notification-kit.js';
+import { deliverOutbox, freshAdminToken, runJob, waitForNotification } from './notification-kit.js';
 import { closedPort, startSmtpSink } from './smtp-sink.js';
 
 /**
@@ -34,7 +34,6 @@ test.serial('outbox: without SMTP a message stays queued; an appliance started w
 
   const run = await runJob(first, 'notification-delivery');
   a.like(run.result, { smtp: false, sent: 0, outboxWaiting: true });
-  await settle();
   const still = await waitForNotification(first, await first.adminToken(), queued.id, () => true);
   a.like(still, { status: 'queued', attempts: 0, lastError: null, sentAt: null });
   await first.close({ keepData: true });
@@ -72,7 +71,7 @@ test.serial('a transient rejection (450) retries with backoff, then fails with l
     a.is(n.nextAttemptAt, new Date(clock.now() + minute).toISOString());
 
     // Not retried before its time.
-    await settle();
+    a.like((await deliverOutbox(t)).result, { sent: 0, retrying: 0, failed: 0 });
     a.is((await waitForNotification(t, admin, id, () => true)).attempts, 1);
 
     const delays = [1, 5, 30, 120]; // minutes after the 1st..4th failure
@@ -94,7 +93,7 @@ test.serial('a transient rejection (450) retries with backoff, then fails with l
     // Failed is final: more time and more polls send nothing.
     smtp.rejectRecipients(null);
     clock.advance(24 * 60 * minute);
-    await settle();
+    a.like((await deliverOutbox(t)).result, { sent: 0, retrying: 0, failed: 0 });
     const token = await freshAdminToken(t);
     a.is((await waitForNotification(t, token, id, () => true)).status, 'failed');
     a.is(smtp.messages.length, 0);

@@ -1,3 +1,4 @@
+import { eventually } from '../helpers/eventually.js';
 import { adminCredentials, type TestApp } from '../helpers/test-app.js';
 
 export interface NotificationBody {
@@ -28,14 +29,16 @@ export async function waitForNotification(
   done: (n: NotificationBody) => boolean,
   timeoutMs = 5000,
 ): Promise<NotificationBody> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await t.request<NotificationBody>('GET', `/v1/notifications/${id}`, { token });
-    if (res.status !== 200) throw new Error(`GET notification ${id}: ${res.status} ${res.text}`);
-    if (done(res.body)) return res.body;
-    if (Date.now() > deadline) throw new Error(`notification ${id} never reached the expected state: ${res.text}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  let last = '';
+  return eventually(
+    async () => {
+      const res = await t.request<NotificationBody>('GET', `/v1/notifications/${id}`, { token });
+      if (res.status !== 200) throw new Error(`GET notification ${id}: ${res.status} ${res.text}`);
+      last = res.text;
+      return done(res.body) ? res.body : undefined;
+    },
+    { timeoutMs, what: () => `notification ${id} to reach the expected state: ${last}` },
+  );
 }
 
 /** An admin token minted at the current service time (tests move the clock past an hour's expiry). */
@@ -53,4 +56,9 @@ export async function runJob(t: TestApp, name: string, env: 'live' | 'sandbox' =
   return res.body as { id: string; status: string; result: Record<string, unknown> };
 }
 
-export const settle = (ms = 150) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * One outbox pass, run now and awaited: every message due has been sent, retried or failed when it
+ * returns (sending happens inside the run), so what the SMTP sink holds afterwards is final. This,
+ * not a pause, is how a test shows that nothing (more) is sent.
+ */
+export const deliverOutbox = (t: TestApp) => runJob(t, 'notification-delivery');

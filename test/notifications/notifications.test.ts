@@ -1,7 +1,7 @@
 import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
 import { startTestApp, type TestApp, type TokenSet } from '../helpers/test-app.js';
-import { settle, waitForNotification, type NotificationBody } from './notification-kit.js';
+import { deliverOutbox, waitForNotification, type NotificationBody } from './notification-kit.js';
 import { startSmtpSink, type SmtpSink } from './smtp-sink.js';
 
 /** POST/GET /v1/notifications over HTTP, delivered through a real SMTP server on loopback. */
@@ -208,7 +208,7 @@ test.serial('Idempotency-Key: a replay answers the same notification and sends o
   a.is(other.body.code, 'idempotency_key_mismatch');
 
   await waitForNotification(t, staff.accessToken, first.body.id, (n) => n.status === 'sent');
-  await settle();
+  await deliverOutbox(t);
   const rows = await t.stores.get('live').db.selectFrom('notifications').select('id').where('parent_id', '=', parent.id).execute();
   a.is(rows.length, 1);
   a.is(mailsTo('idem@example.com').length, 1);

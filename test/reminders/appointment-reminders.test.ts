@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { newId } from '../../src/db/ids.js';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
 import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
-import { freshAdminToken, runJob, settle, waitForNotification, type NotificationBody } from '../notifications/notification-kit.js';
+import { deliverOutbox, freshAdminToken, runJob, waitForNotification, type NotificationBody } from '../notifications/notification-kit.js';
 import { startSmtpSink, type SmtpSink } from '../notifications/smtp-sink.js';
 
 /**
@@ -116,7 +116,7 @@ test.serial('a run reminds consenting parents of confirmed appointments in the n
 
 test.serial('running again sends nothing more; an hour later the next appointment comes into the window', async (a) => {
   a.like((await runJob(t, 'appointment-reminders')).result, { upcoming: 0, notified: 0 });
-  await settle();
+  await deliverOutbox(t);
   a.is(smtp.messages.length, 1);
 
   clock.advance(hour);
@@ -145,7 +145,7 @@ test.serial('a rescheduled appointment is reminded again for its new time; cance
   a.false(ids.includes(apt.started!));
   a.is(ledger.filter((r) => r.related_id === apt.soon).length, 2);
   a.deepEqual(ledger.find((r) => r.related_id === apt.noConsent)?.outcome, 'no_consent');
-  await settle();
+  await deliverOutbox(t);
   a.is(smtp.messages.length, 3);
 });
 

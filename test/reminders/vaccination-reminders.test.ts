@@ -1,7 +1,7 @@
 import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
 import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
-import { freshAdminToken, runJob, settle, waitForNotification, type NotificationBody } from '../notifications/notification-kit.js';
+import { deliverOutbox, freshAdminToken, runJob, waitForNotification, type NotificationBody } from '../notifications/notification-kit.js';
 import { startSmtpSink, type SmtpSink } from '../notifications/smtp-sink.js';
 
 /**
@@ -104,7 +104,7 @@ test.serial('running it again (and the next days) emits nothing more and sends n
   clock.advance(day);
   const tomorrow = await runJob(t, 'vaccination-reminders');
   a.like(tomorrow.result, { eventsEmitted: 0, notified: 0 });
-  await settle(200);
+  await deliverOutbox(t);
   a.is((await dueEvents()).length, 4);
   a.is(smtp.messages.length, 2);
   const ledger = await db().selectFrom('reminder_ledger').selectAll().where('kind', '=', 'vaccination').execute();

@@ -1,8 +1,8 @@
 import test from 'ava';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createHousehold } from '../helpers/factories.js';
 import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
-import { attemptsOf, createEndpoint, startReceiver, verifyStripeStyle, waitForAttempts, waitUntil, type Receiver } from './webhook-support.js';
+import { eventually } from '../helpers/eventually.js';
+import { attemptsOf, createEndpoint, deliveryCounts, deliveryPass, startReceiver, verifyStripeStyle, waitForAttempts, type Receiver } from './webhook-support.js';
 
 /** Delivery state lives in SQLite: a restart continues a retry sequence and closes attempts cut mid-flight. */
 const config = { webhookAllowHosts: ['127.0.0.1'], jobPollMs: 20, webhookRetrySchedule: [1, 1], webhookTimeoutMs: 10_000 };
@@ -38,8 +38,9 @@ test.serial('a restart in the middle of a retry sequence: the next attempt is se
   await stop(first);
 
   const second = await start({ config, dataDir: first.dataDir, clock: new TestClock(at) });
-  await sleep(100);
-  a.is(r.received.length, 1, 'the retry waits for its time after the restart too');
+  await deliveryPass(second);
+  a.is((await deliveryCounts(second, endpoint.id)).attempts, 1, 'the retry waits for its time after the restart too');
+  a.is(r.received.length, 1);
   second.clock.advance(1200);
   await r.waitFor(2);
   const attempts = await waitForAttempts(second, endpoint.id, 2);
@@ -66,7 +67,8 @@ test.serial('an attempt in flight when the service stops is recorded as interrup
   a.deepEqual(attempts.map((x) => [x.attempt, x.status]), [[1, 'interrupted'], [2, 'succeeded']]);
   a.regex(attempts[0].error, /interrupted/);
   a.deepEqual(r.received.map((x) => x.headers['x-service-delivery-attempt']), ['1', '2'], 'each attempt number is sent once');
-  await sleep(100);
+  await deliveryPass(second);
+  a.is((await deliveryCounts(second, endpoint.id)).attempts, 2, 'no third attempt');
   a.is(r.received.length, 2);
   await stop(second);
 });
@@ -133,10 +135,10 @@ test.serial('an attempt a killed process left in flight is closed as interrupted
   const [got] = await r.waitFor(1);
   a.is(got!.headers['x-service-delivery-attempt'], '2');
   a.is(got!.headers['x-service-delivery-id'], 'whd_01killedprocess0000000000');
-  const attempts = await waitUntil(async () => {
+  const attempts = await eventually(async () => {
     const all = await attemptsOf(second, endpoint.id);
     return all.length === 2 && all[1].status === 'succeeded' ? all : undefined;
-  }, 'attempt 2');
+  }, { what: 'attempt 2' });
   a.deepEqual(attempts.map((x) => [x.attempt, x.status]), [[1, 'interrupted'], [2, 'succeeded']]);
   await stop(second);
 });

@@ -1,7 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { Environment } from '../../src/config.js';
+import { eventually } from '../helpers/eventually.js';
 import type { TestApp } from '../helpers/test-app.js';
 
 /**
@@ -61,14 +62,12 @@ export async function startReceiver(behaviour: Behaviour = () => ({ status: 200,
     url: '',
     received,
     behaviour,
-    async waitFor(count, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      while (received.length < count) {
-        if (Date.now() > deadline) throw new Error(`receiver got ${received.length} requests, expected ${count}`);
-        await sleep(10);
-      }
-      return received.slice(0, count);
-    },
+    waitFor: (count, timeoutMs = 5000) =>
+      eventually(() => received.length >= count && received.slice(0, count), {
+        timeoutMs,
+        intervalMs: 10,
+        what: () => `${count} requests (the receiver got ${received.length})`,
+      }),
     async close() {
       for (const res of hanging) res.destroy();
       await new Promise<void>((resolve) => {
@@ -105,16 +104,6 @@ export async function startReceiver(behaviour: Behaviour = () => ({ status: 200,
   return receiver;
 }
 
-export async function waitUntil<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(15);
-  }
-}
-
 export async function createEndpoint(t: TestApp, body: Record<string, unknown>, token?: string) {
   const res = await t.request('POST', '/v1/webhook-endpoints', { token: token ?? (await t.adminToken()), body });
   if (res.status !== 201) throw new Error(`endpoint create failed: ${res.status} ${res.text}`);
@@ -130,11 +119,33 @@ export async function attemptsOf(t: TestApp, endpointId: string, query = ''): Pr
 
 /** Waits until the endpoint has `count` finished attempts (not in flight). */
 export async function waitForAttempts(t: TestApp, endpointId: string, count: number, timeoutMs = 5000): Promise<any[]> {
-  return waitUntil(async () => {
-    const attempts = await attemptsOf(t, endpointId);
-    const finished = attempts.filter((a) => a.status !== 'in_flight');
-    return finished.length >= count ? attempts : undefined;
-  }, `${count} finished attempts of ${endpointId}`, timeoutMs);
+  return eventually(
+    async () => {
+      const attempts = await attemptsOf(t, endpointId);
+      const finished = attempts.filter((a) => a.status !== 'in_flight');
+      return finished.length >= count ? attempts : undefined;
+    },
+    { timeoutMs, what: `${count} finished attempts of ${endpointId}` },
+  );
+}
+
+/**
+ * One delivery pass, run now and awaited (the `webhook-delivery` poller on demand): events are
+ * fanned out and every attempt due at this instant is claimed, its attempt row written, by the time
+ * it returns. A claim is the only way to a send, so counting rows after a pass shows what will
+ * never be sent — the deterministic "nothing arrives" check, instead of a pause.
+ */
+export async function deliveryPass(t: TestApp, env: Environment = 'live'): Promise<void> {
+  const run = await t.app.runner.waitFor(env, await t.app.runner.enqueueNow(env, 'webhook-delivery', 'code'), 5000);
+  if (run?.status !== 'succeeded') throw new Error(`delivery pass: ${run?.status ?? 'gone'} ${run?.error ?? ''}`);
+}
+
+/** Deliveries and attempts (in flight ones included) an endpoint ever had, read from the database (deleted endpoints too). */
+export async function deliveryCounts(t: TestApp, endpointId: string, env: Environment = 'live'): Promise<{ deliveries: number; attempts: number }> {
+  const db = t.stores.get(env).db;
+  const count = async (table: 'webhook_deliveries' | 'webhook_attempts') =>
+    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('endpoint_id', '=', endpointId).executeTakeFirstOrThrow()).n);
+  return { deliveries: await count('webhook_deliveries'), attempts: await count('webhook_attempts') };
 }
 
 export const nowSeconds = (t: TestApp): number => Math.floor(t.clock.now() / 1000);
