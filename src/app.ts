@@ -8,6 +8,7 @@ import { apiVersionMiddleware } from './http/api-versions.js';
 import { AuditLog, auditMiddleware } from './http/audit.js';
 import { errorHandler } from './http/error-handler.js';
 import { IdempotencyStore } from './http/idempotency.js';
+import { lingeringClose } from './http/lingering-close.js';
 import { Metrics } from './http/metrics.js';
 import { SlidingWindowLimiter } from './http/rate-limit.js';
 import { requestContext } from './http/request-context.js';
@@ -130,6 +131,7 @@ export function createApp(deps: AppDeps): PetCareApp {
   const koa = new Koa({ proxy: config.trustProxy });
   koa.silent = true; // errors are rendered and logged by errorHandler
   koa.use(requestContext({ logger, clock, platformVersion: config.platformVersion, metrics }));
+  koa.use(lingeringClose({ maxBytes: config.refusedBodyDrainBytes }));
   koa.use(auditMiddleware({ audit, stores, clock }));
   koa.use(errorHandler(logger));
   koa.use(apiVersionMiddleware());

@@ -24,6 +24,8 @@ export interface Config {
   readonly rateLimitPerMinute: number;
   readonly tokenRateLimitPerMinute: number;
   readonly jsonBodyLimitBytes: number;
+  /** Most bytes of a refused body still read and discarded after the answer, so the client can read the 413. */
+  readonly refusedBodyDrainBytes: number;
   readonly idempotencyTtlSeconds: number;
   readonly auditFlushMs: number;
   readonly shutdownTimeoutMs: number;
@@ -174,6 +176,7 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     rateLimitPerMinute: int(env, 'PETCARE_RATE_LIMIT_PER_MINUTE', 600, 1, 100_000_000),
     tokenRateLimitPerMinute: int(env, 'PETCARE_TOKEN_RATE_LIMIT_PER_MINUTE', 120, 1, 100_000_000),
     jsonBodyLimitBytes: int(env, 'PETCARE_JSON_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    refusedBodyDrainBytes: int(env, 'PETCARE_REFUSED_BODY_DRAIN_BYTES', 64 * 1024 * 1024, 0, 1024 * 1024 * 1024),
     idempotencyTtlSeconds: int(env, 'PETCARE_IDEMPOTENCY_TTL', 86400, 60, 7 * 86400),
     auditFlushMs: int(env, 'PETCARE_AUDIT_FLUSH_MS', 100, 1, 60_000),
     shutdownTimeoutMs: int(env, 'PETCARE_SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),

@@ -88,15 +88,8 @@ async function runProtected(route: AnyProtectedRoute, ctx: Context, deps: Pipeli
     return;
   }
   // Staging streams the body before the transaction: the write lock is never held while a client uploads.
-  let staged: Staged<unknown>;
-  try {
-    staged = await route.stage({ params: input.params, query: input.query, actor, db: store.db, ctx });
-  } catch (err) {
-    // A refused upload may have most of its body still unread: close the connection after the
-    // answer instead of letting Node read (and discard) the rest on a keep-alive connection.
-    if (!ctx.req.readableEnded) ctx.set('Connection', 'close');
-    throw err;
-  }
+  // A refused upload's unread rest is drained, bounded, after the answer (lingeringClose in app.ts).
+  const staged: Staged<unknown> = await route.stage({ params: input.params, query: input.query, actor, db: store.db, ctx });
   const outcome = { kept: false };
   try {
     await runHandler(route, ctx, deps, { actor, db: store.db, input: { ...input, staged: staged.value }, staged, transactional, key, outcome });

@@ -42,15 +42,14 @@ export interface ReceivedUpload {
   file: ReceivedFile;
 }
 
-export const tooLarge = (maxBytes: number): AppError =>
-  // Connection: close, so the server stops reading a body it has refused instead of draining it.
-  new AppError('payload_too_large', `The file is larger than the ${maxBytes}-byte limit.`, { headers: { Connection: 'close' } });
+// The unread rest of a refused body is the gateway's: it answers with Connection: close and drains
+// a bounded amount so the client can read the answer (lingeringClose).
+export const tooLarge = (maxBytes: number): AppError => new AppError('payload_too_large', `The file is larger than the ${maxBytes}-byte limit.`);
 
 const unsupported = (): AppError =>
   new AppError(
     'unsupported_media_type',
     'The file is not a PDF, PNG, JPEG, WebP or UTF-8 text/Markdown document (decided from its content, not from its name or declared type).',
-    { headers: { Connection: 'close' } },
   );
 
 const malformed = (message: string): AppError => validationFailed([{ field: 'body', message }], 'The multipart/form-data body is not valid.');
@@ -179,6 +178,9 @@ export function receiveUpload(req: IncomingMessage, options: ReceiveOptions): Pr
         return;
       }
       fileStream = stream;
+      // Past the limit busboy skips the rest of the file without backpressure, and could reach a
+      // malformed end (400) before the reader has seen the excess byte: refuse at once instead.
+      stream.once('limit', () => fail(tooLarge(options.maxBytes)));
       writing = consume(stream, info);
       writing.catch(fail);
     });
