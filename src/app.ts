@@ -35,7 +35,7 @@ import { documentHousekeeping, documentRoutes } from './modules/documents/index.
 import { notificationJobs, notificationRoutes } from './modules/notifications/index.js';
 import { reminderJobs } from './modules/reminders/index.js';
 import { eventRoutes } from './modules/events/index.js';
-import { paymentRoutes } from './modules/payments/index.js';
+import { paymentJobs, paymentRoutes } from './modules/payments/index.js';
 import { WebhookDispatcher, webhookJobs, webhookRoutes } from './modules/webhooks/index.js';
 
 export interface AppDeps {
@@ -71,6 +71,7 @@ export function createApp(deps: AppDeps): PetCareApp {
   const shared = { config, clock, stores, directory, tokens, limiter, keys, logger, runner };
   runner.register([backupJob()]);
   runner.register([...notificationJobs(shared), ...reminderJobs(shared)]);
+  runner.register(paymentJobs());
   const webhooks = new WebhookDispatcher({ config, clock });
   runner.register(webhookJobs({ config, webhooks }));
   // The idempotency store belongs to the gateway, which has no module to register its clean-up from.

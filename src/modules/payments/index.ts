@@ -1,19 +1,28 @@
 import type { Clock } from '../../clock.js';
 import type { AnyRoute } from '../../http/route.js';
+import type { JobDefinition } from '../../jobs/job-definition.js';
 import { invoiceRoutes } from './invoices.routes.js';
 import { ledgerRoutes } from './ledger.routes.js';
 import { paymentAndRefundRoutes } from './payments.routes.js';
+import { subscriptionBillingJob } from './subscription-billing.job.js';
+import { subscriptionRoutes } from './subscriptions.routes.js';
 import { walletRoutes } from './wallets.routes.js';
 
 /** Every route of the money ledger (DESIGN §9). */
 export function paymentRoutes(deps: { clock: Clock }): AnyRoute[] {
-  return [...ledgerRoutes(), ...invoiceRoutes(deps), ...paymentAndRefundRoutes(deps), ...walletRoutes(deps)];
+  return [...ledgerRoutes(), ...invoiceRoutes(deps), ...paymentAndRefundRoutes(deps), ...walletRoutes(deps), ...subscriptionRoutes(deps)];
+}
+
+/** The money jobs: `subscription-billing` (hourly) and `settlement` (daily closes). */
+export function paymentJobs(): JobDefinition[] {
+  return [subscriptionBillingJob()];
 }
 
 // The service API other modules bill through, inside their own transaction.
 export { createInvoice, finalizeInvoice, getInvoice, markInvoiceUncollectible, voidInvoice } from './invoices.service.js';
 export { postJournal, type JournalLine, type JournalPosting } from './ledger.service.js';
 export { createRefund, getPayment, recordPayment } from './payments.service.js';
+export { cancelSubscription, createSubscription } from './subscriptions.service.js';
 export { adjustWallet, createWallet, moveWallet, topUpWallet } from './wallets.service.js';
 export { accounts } from './ledger-accounts.js';
 export { taxOf, isCurrency, maxAmount } from './money.js';

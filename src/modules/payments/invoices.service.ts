@@ -124,7 +124,13 @@ export async function getInvoice(db: Executor, access: AccessFilter, id: string)
  * Other modules bill through this: boarding check-out, grooming completion, marketplace orders.
  * Lines default to the location's taxRateBps and the invoice to the location's currency.
  */
-export async function createInvoice(trx: Executor, access: AccessFilter, input: CreateInvoiceInput, now: number): Promise<InvoiceWithLines> {
+export async function createInvoice(
+  trx: Executor,
+  access: AccessFilter,
+  input: CreateInvoiceInput,
+  now: number,
+  options: { subscriptionId?: string } = {},
+): Promise<InvoiceWithLines> {
   if (input.currency !== undefined) checkCurrency(input.currency);
   const parent = await findPetParent(trx, access, input.parentId);
   if (!parent) throw missingReference('parentId', 'pet parent', input.parentId);
@@ -149,7 +155,7 @@ export async function createInvoice(trx: Executor, access: AccessFilter, input: 
     amount_paid: 0,
     amount_refunded: 0,
     due_on: input.dueOn ?? null,
-    subscription_id: null,
+    subscription_id: options.subscriptionId ?? null,
     created_at: at,
     updated_at: at,
     finalized_at: null,
@@ -160,11 +166,6 @@ export async function createInvoice(trx: Executor, access: AccessFilter, input: 
   await insertInvoice(trx, row, built.rows);
   if (input.finalize) return finalizeInvoice(trx, access, id, now);
   return { ...row, lines: built.rows };
-}
-
-/** Internal variant for the billing job: marks the invoice as billing a subscription. */
-export async function linkInvoiceToSubscription(trx: Executor, invoiceId: string, subscriptionId: string): Promise<void> {
-  await updateInvoice(trx, invoiceId, { subscription_id: subscriptionId });
 }
 
 /** PATCH of a draft: lines (replaced whole), pet, currency, due date. Anything but a draft → 409. */
