@@ -4,18 +4,20 @@ import type { JobDefinition } from '../../jobs/job-definition.js';
 import { invoiceRoutes } from './invoices.routes.js';
 import { ledgerRoutes } from './ledger.routes.js';
 import { paymentAndRefundRoutes } from './payments.routes.js';
+import { settlementJob } from './settlement.job.js';
+import { settlementRoutes } from './settlements.routes.js';
 import { subscriptionBillingJob } from './subscription-billing.job.js';
 import { subscriptionRoutes } from './subscriptions.routes.js';
 import { walletRoutes } from './wallets.routes.js';
 
 /** Every route of the money ledger (DESIGN §9). */
 export function paymentRoutes(deps: { clock: Clock }): AnyRoute[] {
-  return [...ledgerRoutes(), ...invoiceRoutes(deps), ...paymentAndRefundRoutes(deps), ...walletRoutes(deps), ...subscriptionRoutes(deps)];
+  return [...ledgerRoutes(), ...invoiceRoutes(deps), ...paymentAndRefundRoutes(deps), ...walletRoutes(deps), ...subscriptionRoutes(deps), ...settlementRoutes()];
 }
 
 /** The money jobs: `subscription-billing` (hourly) and `settlement` (daily closes). */
 export function paymentJobs(): JobDefinition[] {
-  return [subscriptionBillingJob()];
+  return [subscriptionBillingJob(), settlementJob()];
 }
 
 // The service API other modules bill through, inside their own transaction.

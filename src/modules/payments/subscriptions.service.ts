@@ -10,6 +10,7 @@ import { findLocation } from '../locations/index.js';
 import { findPetParent } from '../pet-parents/index.js';
 import { findPet } from '../pets/index.js';
 import { createInvoice } from './invoices.service.js';
+import { localDate } from './local-dates.js';
 import { isCurrency } from './money.js';
 import type { InvoicesTable, SubscriptionsTable, SubscriptionStatus } from './payments.table.js';
 import { recordPayment } from './payments.service.js';
@@ -45,8 +46,6 @@ export function periodStart(sub: Pick<SubscriptionsTable, 'anchor_date' | 'inter
   return date.toISODate() ?? sub.anchor_date;
 }
 
-/** Today's date at the location, on the business clock. */
-export const localDate = (now: number, timezone: string): string => DateTime.fromMillis(now, { zone: timezone }).toISODate() ?? new Date(now).toISOString().slice(0, 10);
 
 const eventData = (sub: SubscriptionsTable) => ({ subscriptionId: sub.id, parentId: sub.parent_id, status: sub.status, latestInvoiceId: sub.latest_invoice_id });
 
