@@ -3,6 +3,7 @@ import type { Executor } from '../../db/database.js';
 import type { JobDefinition } from '../../jobs/job-definition.js';
 import { emit } from '../events/emit.js';
 import { queueNotification } from '../notifications/index.js';
+import { businessNow } from '../sandbox/index.js';
 import type { NotificationKind } from '../notifications/notifications.schema.js';
 import { appointmentReminderText, humanType, vaccinationReminderText, type MailText } from './reminder-messages.js';
 import {
@@ -82,7 +83,8 @@ export function vaccinationRemindersJob(): JobDefinition {
     async run(ctx) {
       const { db } = ctx.store;
       const now = ctx.clock.now();
-      const today = isoDate(now);
+      // What is due follows the business clock (the sandbox test clock); the records keep real time.
+      const today = isoDate(await businessNow(db, ctx.env, ctx.clock));
       const days = ctx.config.vaccinationReminderDays;
       const due = await findDueVaccinations(db, addDays(today, -days), addDays(today, days));
       const outcomes: Outcome[] = [];
@@ -157,8 +159,10 @@ export function appointmentRemindersJob(): JobDefinition {
     async run(ctx) {
       const { db } = ctx.store;
       const now = ctx.clock.now();
-      const until = now + ctx.config.appointmentReminderHours * 3_600_000;
-      const upcoming = await findUpcomingAppointments(db, new Date(now).toISOString(), new Date(until).toISOString());
+      // The window follows the business clock (the sandbox test clock); the records keep real time.
+      const from = await businessNow(db, ctx.env, ctx.clock);
+      const until = from + ctx.config.appointmentReminderHours * 3_600_000;
+      const upcoming = await findUpcomingAppointments(db, new Date(from).toISOString(), new Date(until).toISOString());
       const outcomes: Outcome[] = [];
       for (const appointment of upcoming) {
         if (ctx.signal.aborted) break;

@@ -2,10 +2,13 @@ import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import type { JobRunner } from '../../jobs/runner.js';
 import { AppError } from '../../http/errors.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { DocumentFiles } from '../documents/index.js';
 import { clearSandboxData, demoLocations, demoParents, demoPets, demoProviders, demoVaccinations, insertDemoData } from './demo-data.js';
+import { resetClock } from './business-clock.js';
+import { sandboxClockRoutes } from './sandbox-clock.routes.js';
 
 /** Seeds demo data on a sandbox that has no locations yet (first start). */
 export async function seedSandboxIfEmpty(db: Db, tenantId: string, now: number): Promise<void> {
@@ -25,16 +28,17 @@ const ResetResultSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export function sandboxRoutes(deps: { clock: Clock; config: Config }): AnyRoute[] {
+export function sandboxRoutes(deps: { clock: Clock; config: Config; runner?: JobRunner }): AnyRoute[] {
   const documents = new DocumentFiles(deps.config.dataDir);
   return [
+    ...sandboxClockRoutes(deps),
     defineRoute({
       method: 'post',
       path: '/v1/sandbox/reset',
       operationId: 'resetSandbox',
       summary: 'Reset the sandbox to its demo data',
       description:
-        'Deletes every sandbox location, pet parent, pet (with its records and document files), appointment, provider, event and idempotency record, then re-seeds the demo data (fixed ids such as ' +
+        'Deletes every sandbox location, pet parent, pet (with its records and document files), appointment, provider, money record (invoices, payments, wallets, journal), event and idempotency record, returns the test clock to real time, then re-seeds the demo data (fixed ids such as ' +
         'loc_demo_downtown, pet_demo_bella and prv_demo_chen; providers with working hours and vaccinations dated from the day of the reset). API clients, keys and the audit trail are kept. Sandbox admin clients only; live data is never touched.',
       tags: ['Sandbox'],
       access: { scope: 'admin', roles: ['admin'] },
@@ -45,6 +49,7 @@ export function sandboxRoutes(deps: { clock: Clock; config: Config }): AnyRoute[
         const now = deps.clock.now();
         await clearSandboxData(db, actor.tenantId);
         await insertDemoData(db, actor.tenantId, now);
+        await resetClock(db);
         afterCommit(() => void documents.removeAllStored('sandbox'));
         return {
           body: {
