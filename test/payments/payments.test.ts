@@ -158,8 +158,12 @@ test('a wallet payment debits the wallet; a short balance is 422 insufficient_fu
   const short = await pay(t, staff.accessToken, { parentId: h.parent.id, amount: 2_001, method: 'wallet' });
   assertProblem(a, short, 422, 'insufficient_funds');
   a.is(short.body.balance, 2_000);
-  const none = await pay(t, staff.accessToken, { parentId: h.parent.id, amount: 1, method: 'wallet', currency: 'EUR' });
-  assertProblem(a, none, 422, 'insufficient_funds');
+  // The parent's wallet is in USD: a EUR wallet payment names the wrong currency (400); a parent with no wallet has nothing (422).
+  const euro = await pay(t, staff.accessToken, { parentId: h.parent.id, amount: 1, method: 'wallet', currency: 'EUR' });
+  assertProblem(a, euro, 400, 'validation_failed');
+  a.deepEqual(euro.body.errors.map((e: { field: string }) => e.field), ['currency']);
+  const walletless = await moneyHousehold(t, { name: 'No wallet' });
+  assertProblem(a, await pay(t, staff.accessToken, { parentId: walletless.parent.id, amount: 1, method: 'wallet' }), 422, 'insufficient_funds');
   a.like((await t.request('GET', `/v1/wallets/${w.id}`, { token: staff.accessToken })).body, { balance: 2_000 });
   await assertBooksBalance(a, t);
 });

@@ -108,6 +108,7 @@ test('adjustments: admin role only; below zero is 422 insufficient_funds; 0 is 4
   a.is(under.body.balance, 1_000);
   assertProblem(a, await adjust(w.id, { amount: 0, reason: 'nothing' }), 400, 'validation_failed');
   assertProblem(a, await adjust(w.id, { amount: 5 }), 400, 'validation_failed');
+  assertProblem(a, await adjust(w.id, { amount: 5, reason: 'wrong wallet', currency: 'USD' }), 400, 'validation_failed');
   a.is((await adjust(w.id, { amount: -1_000, reason: 'emptied' })).status, 201);
   a.like((await t.request('GET', `/v1/wallets/${w.id}`, { token: admin })).body, { balance: 0 });
 });
@@ -121,6 +122,8 @@ test('bad input is 400 and writes nothing', async (a) => {
     [{ amount: 1_000_000_000_001, method: 'cash' }, 'amount'],
     [{ amount: 100, method: 'wallet' }, 'method'],
     [{ amount: 100 }, 'method'],
+    [{ amount: 100, method: 'cash', currency: 'USD' }, 'currency'],
+    [{ amount: 100, method: 'cash', currency: 'XYZ' }, 'currency'],
   ] as const) {
     const res = await topUp(w.id, body);
     assertProblem(a, res, 400, 'validation_failed');

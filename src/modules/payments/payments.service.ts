@@ -15,7 +15,7 @@ import { addRefunded, findPayment, findRefund, insertPayment, insertRefund } fro
 import type { CreatePaymentInput, CreateRefundInput } from './payments.schema.js';
 import type { InvoicesTable, PaymentMethod, PaymentsTable, RefundsTable } from './payments.table.js';
 import { recoverIfSettled } from './subscriptions.repository.js';
-import { findParentWallet } from './wallets.repository.js';
+import { findParentWallet, listParentWalletCurrencies } from './wallets.repository.js';
 import { moveWallet } from './wallets.service.js';
 
 export async function getPayment(db: Executor, access: AccessFilter, id: string): Promise<PaymentsTable> {
@@ -71,7 +71,12 @@ export async function recordPayment(trx: Executor, access: AccessFilter, input: 
   let walletId: string | null = null;
   if (input.method === 'wallet') {
     const wallet = await findParentWallet(trx, access.tenantId, parent.id, input.currency);
-    if (!wallet) throw new AppError('insufficient_funds', `Pet parent ${parent.id} has no ${input.currency} wallet to pay from.`, { extensions: { balance: 0 } });
+    if (!wallet) {
+      // A wallet in another currency is a mismatch in the request; no wallet at all is an empty one.
+      const others = await listParentWalletCurrencies(trx, access.tenantId, parent.id);
+      if (others.length > 0) throw validationFailed([{ field: 'currency', message: `pet parent ${parent.id} has wallets in ${others.join(', ')}, not ${input.currency}` }]);
+      throw new AppError('insufficient_funds', `Pet parent ${parent.id} has no ${input.currency} wallet to pay from.`, { extensions: { balance: 0 } });
+    }
     walletId = wallet.id;
   }
   const row: PaymentsTable = {

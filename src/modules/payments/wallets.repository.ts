@@ -26,6 +26,11 @@ export async function findParentWallet(db: Executor, tenantId: string, parentId:
   return row ?? null;
 }
 
+export async function listParentWalletCurrencies(db: Executor, tenantId: string, parentId: string): Promise<string[]> {
+  const rows = await db.selectFrom('wallets').select('currency').where('tenant_id', '=', tenantId).where('parent_id', '=', parentId).orderBy('currency').execute();
+  return rows.map((r) => r.currency);
+}
+
 export async function listWallets(db: Executor, access: AccessFilter, page: PageRequest, filters: { parentId?: string | undefined }): Promise<WalletsTable[]> {
   let query = visible(db, access);
   if (filters.parentId !== undefined) query = query.where('parent_id', '=', filters.parentId);

@@ -33,9 +33,11 @@ export const WalletTransactionSchema = Type.Object(
 
 export const CreateWalletSchema = Type.Object({ parentId: ParentId, currency: CurrencyCode }, { additionalProperties: false });
 
+/** currency is optional on wallet movements; when sent it must be the wallet's (a guard against topping up the wrong wallet). */
 export const TopUpWalletSchema = Type.Object(
   {
     amount: PositiveAmount(),
+    currency: Type.Optional(CurrencyCode),
     method: Type.Union(deskMethods.map((m) => Type.Literal(m)), { description: 'How the money came in.' }),
     reference: Type.Optional(Nullable(Reference)),
   },
@@ -45,6 +47,7 @@ export const TopUpWalletSchema = Type.Object(
 export const AdjustWalletSchema = Type.Object(
   {
     amount: Type.Integer({ minimum: -maxAmount, maximum: maxAmount, description: 'Signed minor units, not 0: positive credits the wallet.' }),
+    currency: Type.Optional(CurrencyCode),
     reason: NonBlankText(500),
   },
   { additionalProperties: false },

@@ -81,8 +81,13 @@ async function parentLocation(trx: Executor, tenantId: string, parentId: string)
 }
 
 /** Money paid in at the desk: cash (or card, transfer, check) in, the wallet owes that much more. */
+function checkWalletCurrency(wallet: Pick<WalletsTable, 'id' | 'currency'>, currency: string | undefined): void {
+  if (currency !== undefined && currency !== wallet.currency) throw validationFailed([{ field: 'currency', message: `wallet ${wallet.id} is in ${wallet.currency}` }]);
+}
+
 export async function topUpWallet(trx: Executor, access: AccessFilter, walletId: string, input: TopUpWalletInput, now: number): Promise<WalletTransactionsTable> {
   const wallet = await getWallet(trx, access, walletId);
+  checkWalletCurrency(wallet, input.currency);
   const move = await moveWallet(trx, wallet, { type: 'top_up', amount: input.amount, sourceId: null, method: input.method, reference: input.reference ?? null }, now);
   await postJournal(
     trx,
@@ -107,6 +112,7 @@ export async function topUpWallet(trx: Executor, access: AccessFilter, walletId:
 export async function adjustWallet(trx: Executor, access: AccessFilter, walletId: string, input: AdjustWalletInput, now: number): Promise<WalletTransactionsTable> {
   if (input.amount === 0) throw validationFailed([{ field: 'amount', message: 'must not be 0' }]);
   const wallet = await getWallet(trx, access, walletId);
+  checkWalletCurrency(wallet, input.currency);
   const move = await moveWallet(trx, wallet, { type: 'adjustment', amount: input.amount, sourceId: null, reason: input.reason }, now);
   const locationId = await parentLocation(trx, wallet.tenant_id, wallet.parent_id);
   await postJournal(
