@@ -1,7 +1,6 @@
 import { openAppliance } from './appliance.js';
 import { environmentsOf, loadConfig } from './config.js';
-import { DataDirError, exitDataDirUnusable, prepareDataDir } from './data-dir-access.js';
-import { acquireDataDirLock } from './db/data-dir-lock.js';
+import { acquireDataDirLock, DataDirError, exitDataDirUnusable, prepareDataDir } from './data-dir.js';
 import { linkOriginWarning } from './http/public-url.js';
 import { createHttpServer, defaultServerLimits } from './http/server.js';
 import { createLogger } from './logger.js';

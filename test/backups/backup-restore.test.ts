@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as tar from 'tar';
-import { lockFile } from '../../src/db/data-dir-lock.js';
+import { lockFile } from '../../src/data-dir.js';
 import { ArchiveError, createArchive, restoreArchive, verifyArchive } from '../../src/modules/backups/index.js';
 import { download, makePdf, upload } from '../documents/document-helpers.js';
 import { createHousehold } from '../helpers/factories.js';

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lockFile } from '../../src/db/data-dir-lock.js';
+import { lockFile } from '../../src/data-dir.js';
 import { createHousehold } from '../helpers/factories.js';
 import { startTestApp } from '../helpers/test-app.js';
 
@@ -15,7 +15,7 @@ test.after.always(() => rmSync(scratch, { recursive: true, force: true }));
 
 function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import=tsx', path.join(root, 'src/cli.ts'), ...args], { cwd: root, env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, ['--import=tsx', path.join(root, 'src/cli.ts'), ...args], { cwd: root, env: { ...process.env, ...env }, timeout: 90_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });

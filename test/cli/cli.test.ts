@@ -24,7 +24,7 @@ function cli(dataDir: string, ...args: string[]): Promise<CliResult> {
     execFile(
       process.execPath,
       ['--import=tsx', path.join(root, 'src/cli.ts'), ...args],
-      { cwd: root, env: { ...process.env, PETCARE_DATA_DIR: dataDir }, timeout: 30_000 },
+      { cwd: root, env: { ...process.env, PETCARE_DATA_DIR: dataDir }, timeout: 90_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });

@@ -1,7 +1,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { environmentsOf } from '../../config.js';
-import { lockFile, lockHolder } from '../../db/data-dir-lock.js';
+import { lockFile, lockHolder } from '../../data-dir.js';
 import { Stores } from '../../db/stores.js';
 import { ArchiveError, unpackVerified, type Manifest } from './appliance-archive.js';
 
