@@ -13,13 +13,14 @@ import { loadConfig } from '../src/config.js';
 import { Stores } from '../src/db/stores.js';
 import { buildOpenApi } from '../src/http/openapi.js';
 import { SigningKeys } from '../src/modules/oauth/signing-keys.js';
+import { SecretBox } from '../src/db/secret-box.js';
 
 const out = path.resolve(process.argv[2] ?? 'openapi.generated.json');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'petcare-openapi-'));
 try {
   const config = loadConfig({}, { dataDir, logLevel: 'silent' });
   const stores = await Stores.open(dataDir, ['live', 'sandbox']);
-  const app = createApp({ config, clock: systemClock, logger: pino({ level: 'silent' }), stores, keys: new SigningKeys(dataDir) });
+  const app = createApp({ config, clock: systemClock, logger: pino({ level: 'silent' }), stores, keys: new SigningKeys(dataDir), secretBox: SecretBox.ephemeral() });
   writeFileSync(out, `${JSON.stringify(buildOpenApi(app.routes, config.platformVersion), null, 2)}\n`);
   await app.audit.flush();
   await stores.close();

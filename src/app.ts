@@ -3,6 +3,7 @@ import { koaBody } from 'koa-body';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
+import type { SecretBox } from './db/secret-box.js';
 import type { Stores } from './db/stores.js';
 import { apiVersionMiddleware } from './http/api-versions.js';
 import { AuditLog, auditMiddleware } from './http/audit.js';
@@ -28,7 +29,7 @@ import { petParentRoutes } from './modules/pet-parents/index.js';
 import { petRoutes } from './modules/pets/index.js';
 import { sandboxRoutes } from './modules/sandbox/index.js';
 import { providerRoutes } from './modules/providers/index.js';
-import { appointmentRoutes } from './modules/appointments/index.js';
+import { appointmentHousekeeping, appointmentRoutes } from './modules/appointments/index.js';
 import { vaccinationRoutes } from './modules/vaccinations/index.js';
 import { medicalRecordRoutes } from './modules/medical-records/index.js';
 import { documentHousekeeping, documentRoutes } from './modules/documents/index.js';
@@ -36,7 +37,7 @@ import { notificationJobs, notificationRoutes } from './modules/notifications/in
 import { reminderJobs } from './modules/reminders/index.js';
 import { eventRoutes } from './modules/events/index.js';
 import { paymentJobs, paymentRoutes } from './modules/payments/index.js';
-import { WebhookDispatcher, webhookJobs, webhookRoutes } from './modules/webhooks/index.js';
+import { WebhookDispatcher, webhookHousekeeping, webhookJobs, webhookRoutes } from './modules/webhooks/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -44,6 +45,8 @@ export interface AppDeps {
   logger: Logger;
   stores: Stores;
   keys: SigningKeys;
+  /** Seals the secrets read back in clear (webhook secrets, calendar tokens) under the data dir's key. */
+  secretBox: SecretBox;
   /** Validate every response against its schema (on in tests). */
   validateResponses?: boolean;
 }
@@ -60,7 +63,7 @@ export interface PetCareApp {
 
 /** Builds the Koa application and its services from explicit dependencies; no globals. */
 export function createApp(deps: AppDeps): PetCareApp {
-  const { config, clock, logger, stores, keys } = deps;
+  const { config, clock, logger, stores, keys, secretBox } = deps;
   const metrics = new Metrics();
   const audit = new AuditLog(stores, config.auditFlushMs, logger);
   const idempotency = new IdempotencyStore(config.idempotencyTtlSeconds);
@@ -68,11 +71,11 @@ export function createApp(deps: AppDeps): PetCareApp {
   const limiter = new SlidingWindowLimiter(clock);
   const tokens = new AccessTokens(keys, config, clock);
   const runner = new JobRunner({ stores, config, clock, logger });
-  const shared = { config, clock, stores, directory, tokens, limiter, keys, logger, runner };
+  const shared = { config, clock, stores, directory, tokens, limiter, keys, secretBox, logger, runner };
   runner.register([backupJob()]);
   runner.register([...notificationJobs(shared), ...reminderJobs(shared)]);
   runner.register(paymentJobs());
-  const webhooks = new WebhookDispatcher({ config, clock });
+  const webhooks = new WebhookDispatcher({ config, clock, secretBox });
   runner.register(webhookJobs({ config, webhooks }));
   // The idempotency store belongs to the gateway, which has no module to register its clean-up from.
   const idempotencySweep: HousekeepingTask = {
@@ -80,7 +83,7 @@ export function createApp(deps: AppDeps): PetCareApp {
     drops: 'expired idempotency records',
     run: async (ctx) => ({ expiredIdempotencyRecords: await idempotency.sweep(ctx.store.db, ctx.clock.now()) }),
   };
-  runner.addHousekeeping([idempotencySweep, ...oauthHousekeeping(), ...documentHousekeeping(shared)]);
+  runner.addHousekeeping([idempotencySweep, ...oauthHousekeeping(), ...documentHousekeeping(shared), ...webhookHousekeeping({ webhooks }), ...appointmentHousekeeping(shared)]);
 
   const routes: AnyRoute[] = [
     ...oauthRoutes(shared),

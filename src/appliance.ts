@@ -8,6 +8,7 @@ import { createApp, type PetCareApp } from './app.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { openSigningKeys, openStores } from './data-dir.js';
+import { SecretBox } from './db/secret-box.js';
 import type { Stores } from './db/stores.js';
 import { bootstrapTenantAndAdmin } from './modules/clients/index.js';
 import type { SigningKeys } from './modules/oauth/index.js';
@@ -43,7 +44,8 @@ export async function openAppliance(options: ApplianceOptions): Promise<Applianc
   const keys = openSigningKeys(config);
   const tenantId = await bootstrapTenantAndAdmin(stores, config, logger, options.print ?? (() => undefined), clock.now());
   if (stores.has('sandbox')) await seedSandboxIfEmpty(stores.get('sandbox').db, tenantId, clock.now());
-  const app = createApp({ config, clock, logger, stores, keys, validateResponses: options.validateResponses ?? false });
+  const secretBox = SecretBox.forDataDir(config.dataDir);
+  const app = createApp({ config, clock, logger, stores, keys, secretBox, validateResponses: options.validateResponses ?? false });
   return {
     config,
     clock,

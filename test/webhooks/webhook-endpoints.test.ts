@@ -1,4 +1,5 @@
 import test from 'ava';
+import { SecretBox } from '../../src/db/secret-box.js';
 import { createLocation } from '../helpers/factories.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { createEndpoint } from './webhook-support.js';
@@ -139,7 +140,7 @@ test('idempotent replay of POST /v1/webhook-endpoints answers the same endpoint 
   const before = await t.stores.get('live').db.selectFrom('webhook_endpoints').select('secret').where('id', '=', first.body.id).executeTakeFirstOrThrow();
   const r2 = await t.request('POST', `/v1/webhook-endpoints/${first.body.id}/rotate-secret`, { token: admin, idempotencyKey: 'whe-rotate-1' });
   const after = await t.stores.get('live').db.selectFrom('webhook_endpoints').select('secret').where('id', '=', first.body.id).executeTakeFirstOrThrow();
-  a.is(r1.body.secret, before.secret);
+  a.is(r1.body.secret, SecretBox.forDataDir(t.dataDir).open(before.secret), 'stored sealed, shown once in clear');
   a.is(after.secret, before.secret);
   a.false('secret' in r2.body);
   a.is(r2.headers.get('idempotent-replayed-redacted'), 'secret');

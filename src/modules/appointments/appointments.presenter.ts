@@ -1,12 +1,19 @@
 import type { AppointmentRecord } from './appointments.repository.js';
+import type { SecretBox } from '../../db/secret-box.js';
 import type { AppointmentOut, AppointmentOut20250601, AppointmentStatus, MatchResultOut, ProviderRankingOut20250601 } from './appointments.schema.js';
 
+/** What links need: the public base URL of this request, and the box the calendar token is sealed in. */
+export interface AppointmentLinks {
+  base: string;
+  secrets: Pick<SecretBox, 'open'>;
+}
+
 /** The calendar link of an appointment: `<base>/v1/calendar/<id>.ics?token=<ct_live_…|ct_test_…>`. */
-export const calendarUrl = (base: string, row: Pick<AppointmentRecord, 'id' | 'calendar_token'>): string =>
-  `${base}/v1/calendar/${row.id}.ics?token=${row.calendar_token}`;
+export const calendarUrl = (links: AppointmentLinks, row: Pick<AppointmentRecord, 'id' | 'calendar_token'>): string =>
+  `${links.base}/v1/calendar/${row.id}.ics?token=${links.secrets.open(row.calendar_token)}`;
 
 /** The seed's object in both of its forms at once: providerId and provider {id, name}, createdAt and calendarUrl. */
-export const presentAppointment = (row: AppointmentRecord, base: string): AppointmentOut => ({
+export const presentAppointment = (row: AppointmentRecord, links: AppointmentLinks): AppointmentOut => ({
   id: row.id,
   status: row.status as AppointmentStatus,
   petId: row.pet_id,
@@ -19,7 +26,7 @@ export const presentAppointment = (row: AppointmentRecord, base: string): Appoin
   notes: row.notes,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
-  calendarUrl: calendarUrl(base, row),
+  calendarUrl: calendarUrl(links, row),
 });
 
 /** API version 2025-06-01's appointment (PATCH answer), from the current one: no `provider`, upper-case status and type. */

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { SecretBox } from '../../db/secret-box.js';
 import type { Executor } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
@@ -115,4 +116,11 @@ export async function findCalendarEntry(db: Executor, id: string) {
       .where('a.id', '=', id)
       .executeTakeFirst()) ?? null
   );
+}
+
+/** Seals the calendar tokens an older release stored in clear; returns how many. */
+export async function sealClearCalendarTokens(db: Executor, box: Pick<SecretBox, 'seal'>): Promise<number> {
+  const rows = await db.selectFrom('appointments').select(['id', 'calendar_token']).where('calendar_token', 'not like', 'sealed:%').execute();
+  for (const row of rows) await db.updateTable('appointments').set({ calendar_token: box.seal(row.calendar_token) }).where('id', '=', row.id).execute();
+  return rows.length;
 }

@@ -1,4 +1,5 @@
 import { publicBaseUrl } from '../../http/public-url.js';
+import type { SecretBox } from '../../db/secret-box.js';
 import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
@@ -7,7 +8,7 @@ import { validationFailed } from '../../http/errors.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { definePublicRoute, defineRoute, type AnyRoute } from '../../http/route.js';
 import { appointmentStatuses } from './appointments.schema.js';
-import { presentAppointment, presentAppointment20250601, presentProviderRanking20250601 } from './appointments.presenter.js';
+import { presentAppointment, presentAppointment20250601, presentProviderRanking20250601, type AppointmentLinks } from './appointments.presenter.js';
 import { listAppointments } from './appointments.repository.js';
 import {
   AppointmentParams,
@@ -33,13 +34,13 @@ export interface AppointmentDeps {
   config: Config;
   clock: Clock;
   stores: Stores;
+  secretBox: SecretBox;
 }
 
-const baseUrl = publicBaseUrl;
-
 export function appointmentRoutes(deps: AppointmentDeps): AnyRoute[] {
-  const { config, clock } = deps;
-  const settings = { bookingMinNoticeMinutes: config.bookingMinNoticeMinutes };
+  const { config, clock, secretBox } = deps;
+  const settings = { bookingMinNoticeMinutes: config.bookingMinNoticeMinutes, secrets: secretBox };
+  const linksOf = (ctx: Parameters<typeof publicBaseUrl>[1]): AppointmentLinks => ({ base: publicBaseUrl(config, ctx), secrets: secretBox });
   const notice = `${config.bookingMinNoticeMinutes} minutes (PETCARE_BOOKING_MIN_NOTICE_MINUTES)`;
   return [
     // Fixed paths under /v1/appointments come before /v1/appointments/:id, which would match them too.
@@ -81,7 +82,7 @@ export function appointmentRoutes(deps: AppointmentDeps): AnyRoute[] {
       response: { status: 201, description: 'The confirmed appointment', schema: AppointmentSchema },
       errors: ['resource_missing', 'slot_unavailable'],
       handler: async ({ db, actor, body, ctx }) => ({
-        body: presentAppointment(await createAppointment(db, actor, body, clock.now(), settings), baseUrl(config, ctx)),
+        body: presentAppointment(await createAppointment(db, actor, body, clock.now(), settings), linksOf(ctx)),
       }),
     }),
     defineRoute({
@@ -108,8 +109,8 @@ export function appointmentRoutes(deps: AppointmentDeps): AnyRoute[] {
           locationId: query.locationId,
           status: query.status === undefined ? undefined : parseStatus(query.status),
         });
-        const base = baseUrl(config, ctx);
-        return { body: toPage(rows, page, (row) => presentAppointment(row, base)) };
+        const links = linksOf(ctx);
+        return { body: toPage(rows, page, (row) => presentAppointment(row, links)) };
       },
     }),
     definePublicRoute({
@@ -127,7 +128,7 @@ export function appointmentRoutes(deps: AppointmentDeps): AnyRoute[] {
       response: { status: 200, description: 'The calendar', schema: Type.String(), contentType: 'text/calendar; charset=utf-8' },
       errors: ['not_found'],
       handler: async ({ params, query }) => ({
-        body: await calendarFor(deps.stores, params.id, query.token),
+        body: await calendarFor(deps.stores, params.id, query.token, secretBox),
         headers: { 'Content-Disposition': `inline; filename="${params.id}.ics"`, 'Cache-Control': 'private, no-cache' },
       }),
     }),
@@ -141,7 +142,7 @@ export function appointmentRoutes(deps: AppointmentDeps): AnyRoute[] {
       params: AppointmentParams,
       response: { status: 200, description: 'The appointment', schema: AppointmentSchema },
       errors: ['not_found'],
-      handler: async ({ db, actor, params, ctx }) => ({ body: presentAppointment(await getAppointment(db, actor, params.id), baseUrl(config, ctx)) }),
+      handler: async ({ db, actor, params, ctx }) => ({ body: presentAppointment(await getAppointment(db, actor, params.id), linksOf(ctx)) }),
     }),
     defineRoute({
       method: 'patch',
@@ -169,7 +170,7 @@ export function appointmentRoutes(deps: AppointmentDeps): AnyRoute[] {
       },
       errors: ['not_found', 'resource_missing', 'slot_unavailable', 'invalid_state_transition'],
       handler: async ({ db, actor, params, body, ctx }) => ({
-        body: presentAppointment(await patchAppointment(db, actor, params.id, body, clock.now(), settings), baseUrl(config, ctx)),
+        body: presentAppointment(await patchAppointment(db, actor, params.id, body, clock.now(), settings), linksOf(ctx)),
       }),
     }),
     defineRoute({

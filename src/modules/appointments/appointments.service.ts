@@ -1,4 +1,5 @@
 import type { Config, Environment } from '../../config.js';
+import type { SecretBox } from '../../db/secret-box.js';
 import type { Executor, LocationsTable } from '../../db/database.js';
 import { newId, randomSecret } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
@@ -35,7 +36,8 @@ const transitions: Record<AppointmentStatus, readonly AppointmentStatus[]> = {
 /** Bookings further ahead than this are refused (keeps windows and data bounded). */
 const maxLeadDays = 730;
 
-type Settings = Pick<Config, 'bookingMinNoticeMinutes'>;
+/** Booking rules from config, and the box calendar tokens are sealed in (a copied database cannot open calendar links). */
+type Settings = Pick<Config, 'bookingMinNoticeMinutes'> & { secrets: Pick<SecretBox, 'seal'> };
 
 /** A status in any letter case → the lower-case state, or 400 on `field`. */
 export function parseStatus(value: string, field = 'status'): AppointmentStatus {
@@ -162,7 +164,7 @@ export async function createAppointment(db: Executor, actor: Actor, input: Creat
     updated_at: at,
     blocked_from: toIso(booking.blockedFrom),
     blocked_until: toIso(booking.blockedUntil),
-    calendar_token: newCalendarToken(actor.env),
+    calendar_token: settings.secrets.seal(newCalendarToken(actor.env)),
     sequence: 0,
   };
   await insertAppointment(db, row);

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import type { SecretBox } from '../../db/secret-box.js';
 import type { Environment } from '../../config.js';
 import type { Stores } from '../../db/stores.js';
 import { notFound } from '../../http/errors.js';
@@ -20,11 +21,11 @@ const environmentOf = (token: string): Environment | null =>
  * names the environment's database; any mismatch (unknown id, wrong token, other environment)
  * answers the same 404.
  */
-export async function calendarFor(stores: Stores, id: string, token: string | undefined): Promise<string> {
+export async function calendarFor(stores: Stores, id: string, token: string | undefined, secrets: Pick<SecretBox, 'open'>): Promise<string> {
   const env = token === undefined ? null : environmentOf(token);
   if (token === undefined || env === null || !stores.has(env)) throw notFound('appointment', id);
   const row = await findCalendarEntry(stores.get(env).db, id);
-  if (!row || !sameSecret(row.calendar_token, token)) throw notFound('appointment', id);
+  if (!row || !sameSecret(secrets.open(row.calendar_token), token)) throw notFound('appointment', id);
   const cancelled = row.status === 'cancelled' || row.status === 'no_show';
   return renderCalendar({
     uid: `${row.id}@petcare`,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { SecretBox } from '../../db/secret-box.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
 import type { Config, Environment } from '../../config.js';
@@ -20,6 +21,8 @@ const recoverEveryMs = 60_000;
 export interface WebhookDispatcherDeps {
   config: Pick<Config, 'webhookAllowHosts' | 'webhookAllowPrivate' | 'webhookRetrySchedule' | 'webhookTimeoutMs' | 'platformVersion'>;
   clock: Clock;
+  /** Endpoint secrets are stored sealed; the dispatcher opens them to sign, the routes seal new ones. */
+  secretBox: SecretBox;
 }
 
 type Summary = { fannedOut: number; queued: number; claimed: number; recovered: number; cancelled: number };
@@ -41,6 +44,10 @@ export class WebhookDispatcher {
   readonly policy: OutboundPolicy;
   private readonly sender: WebhookSender;
   private readonly pumps = new Map<Environment, DeliveryPump>();
+
+  get secrets(): SecretBox {
+    return this.deps.secretBox;
+  }
 
   constructor(private readonly deps: WebhookDispatcherDeps) {
     this.policy = new OutboundPolicy(deps.config.webhookAllowHosts, { allowPrivate: deps.config.webhookAllowPrivate });
@@ -237,7 +244,7 @@ class DeliveryPump {
   private async send(claim: Claim): Promise<void> {
     const { clock, config } = this.deps;
     const startedAt = clock.now();
-    const outcome = await sendAttempt(this.sender, claim, { timeoutMs: config.webhookTimeoutMs, userAgent: this.userAgent }, startedAt);
+    const outcome = await sendAttempt(this.sender, claim, { timeoutMs: config.webhookTimeoutMs, userAgent: this.userAgent, secrets: this.deps.secretBox }, startedAt);
     this.results.push(attemptResult(claim, outcome, clock.now(), startedAt, config.webhookRetrySchedule));
     this.scheduleFlush();
   }

@@ -15,9 +15,9 @@ export const presentEndpoint = (row: WebhookEndpointsTable): Static<typeof Endpo
   updatedAt: row.updated_at,
 });
 
-export const presentEndpointWithSecret = (row: WebhookEndpointsTable): Static<typeof EndpointWithSecretSchema> => ({
+export const presentEndpointWithSecret = ({ row, secret }: { row: WebhookEndpointsTable; secret: string }): Static<typeof EndpointWithSecretSchema> => ({
   ...presentEndpoint(row),
-  secret: row.secret,
+  secret,
 });
 
 export const presentAttempt = (row: AttemptRow): Static<typeof AttemptSchema> => ({

@@ -108,7 +108,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
       errors: ['conflict', 'tenant_wide_only'],
       redactOnReplay: ['secret'],
       handler: async ({ db, actor, staged }) => ({
-        body: presentEndpointWithSecret(await createEndpoint(db, actor, staged, clock.now())),
+        body: presentEndpointWithSecret(await createEndpoint(db, actor, staged, clock.now(), deps.webhooks.secrets)),
         headers: noStore,
       }),
     }),
@@ -190,7 +190,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
       errors: ['not_found', 'tenant_wide_only'],
       redactOnReplay: ['secret'],
       handler: async ({ db, actor, params, body }) => ({
-        body: presentEndpointWithSecret(await rotateEndpointSecret(db, actor, params.id, body.expiresInHours, deps.config, clock.now())),
+        body: presentEndpointWithSecret(await rotateEndpointSecret(db, actor, params.id, body.expiresInHours, deps.config, clock.now(), deps.webhooks.secrets)),
         headers: noStore,
       }),
     }),

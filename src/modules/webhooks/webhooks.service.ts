@@ -1,4 +1,5 @@
 import type { Config } from '../../config.js';
+import { SecretBox } from '../../db/secret-box.js';
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
@@ -25,12 +26,19 @@ export async function getEndpoint(db: Executor, actor: Actor, id: string): Promi
   return foundOr404(await findEndpoint(db, actor.tenantId, id), 'webhook endpoint', id);
 }
 
-export async function createEndpoint(db: Executor, actor: Actor, input: CreateEndpointInput, now: number): Promise<WebhookEndpointsTable> {
+/** An endpoint as written, with its new secret in clear for the one answer that shows it (the row holds it sealed). */
+export interface EndpointWithSecret {
+  row: WebhookEndpointsTable;
+  secret: string;
+}
+
+export async function createEndpoint(db: Executor, actor: Actor, input: CreateEndpointInput, now: number, box: SecretBox): Promise<EndpointWithSecret> {
   requireTenantWide(actor);
   if ((await countEndpoints(db, actor.tenantId)) >= maxEndpointsPerEnvironment) {
     throw conflict(`An environment may have at most ${maxEndpointsPerEnvironment} webhook endpoints; delete one first.`);
   }
   const at = iso(now);
+  const secret = newWebhookSecret();
   const row: WebhookEndpointsTable = {
     id: newId('whe', now),
     tenant_id: actor.tenantId,
@@ -38,7 +46,7 @@ export async function createEndpoint(db: Executor, actor: Actor, input: CreateEn
     description: input.description ?? null,
     events: JSON.stringify(input.events),
     enabled: 1,
-    secret: newWebhookSecret(),
+    secret: box.seal(secret),
     previous_secret: null,
     previous_secret_expires_at: null,
     // Events committed before this transaction are not sent to the new endpoint (replay them if wanted).
@@ -48,7 +56,7 @@ export async function createEndpoint(db: Executor, actor: Actor, input: CreateEn
     deleted_at: null,
   };
   await insertEndpoint(db, row);
-  return row;
+  return { row, secret };
 }
 
 export async function patchEndpoint(db: Executor, actor: Actor, id: string, input: UpdateEndpointInput, now: number): Promise<WebhookEndpointsTable> {
@@ -82,18 +90,40 @@ export async function rotateEndpointSecret(
   expiresInHours: number | undefined,
   config: Pick<Config, 'webhookSecretOverlapHours'>,
   now: number,
-): Promise<WebhookEndpointsTable> {
+  box: SecretBox,
+): Promise<EndpointWithSecret> {
   const existing = await getEndpoint(db, actor, id);
   const hours = expiresInHours ?? config.webhookSecretOverlapHours;
+  const secret = newWebhookSecret();
   // Only two secrets sign at once: a second rotation within the overlap retires the oldest.
   const patch: Partial<WebhookEndpointsTable> = {
-    secret: newWebhookSecret(),
+    secret: box.seal(secret),
     previous_secret: hours > 0 ? existing.secret : null,
     previous_secret_expires_at: hours > 0 ? iso(now + hours * 3_600_000) : null,
     updated_at: iso(now),
   };
   await updateEndpoint(db, actor.tenantId, id, patch);
-  return { ...existing, ...patch };
+  return { row: { ...existing, ...patch }, secret };
+}
+
+/** Seals the secrets an older release stored in clear (a housekeeping task); returns how many rows. */
+export async function sealClearSecrets(db: Executor, box: SecretBox): Promise<number> {
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'secret', 'previous_secret'])
+    .where((eb) => eb.or([eb.and([eb('secret', '!=', ''), eb('secret', 'not like', 'sealed:%')]), eb('previous_secret', 'not like', 'sealed:%')]))
+    .execute();
+  for (const row of rows) {
+    await db
+      .updateTable('webhook_endpoints')
+      .set({
+        secret: row.secret === '' || SecretBox.isSealed(row.secret) ? row.secret : box.seal(row.secret),
+        previous_secret: row.previous_secret === null || SecretBox.isSealed(row.previous_secret) ? row.previous_secret : box.seal(row.previous_secret),
+      })
+      .where('id', '=', row.id)
+      .execute();
+  }
+  return rows.length;
 }
 
 function delivery(endpoint: WebhookEndpointsTable, eventId: string, type: string, kind: DeliveryKind, now: number, payload: string | null = null): WebhookDeliveriesTable {
