@@ -5,6 +5,7 @@
  *   (c) POST /v1/pets with a fresh Idempotency-Key per request,
  *   (d) GET /v1/appointments/availability: 14 days at a location with 20 providers and 10,000 booked appointments,
  *   (e) POST /v1/appointments at that location, each request booking the next free slot (fresh Idempotency-Key),
+ *   (f) POST /v1/payments against an open invoice and (g) POST /v1/refunds of a payment (payments-bench.ts),
  * with autocannon (50 connections, BENCH_DURATION seconds each, default 10), and checks the ratios
  * against the targets. Results go to bench-results/ (gitignored).
  *
@@ -27,6 +28,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatSummary, summarizeProfile, type CpuProfile } from '../../scripts/cpuprofile-summary.js';
+import { countMoneyWrites, createPaymentFixtures, paymentOptions, refundOptions } from './payments-bench.js';
 import { benchSetting, createFixtures, createSchedulingFixtures, startGateway, startHelloWorld, type BenchFixtures, type BenchServer, type SchedulingFixtures, pinLoadGenerator } from './bench-servers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -39,6 +41,9 @@ const connections = Math.round(seconds('BENCH_CONNECTIONS', 50));
 const logLevel = process.env.BENCH_LOG_LEVEL ?? 'warn';
 
 const targets = { getRatio: 0.3, getP99Ms: 10, postRatio: 0.1, availabilityOverGet: 0.1 } as const;
+
+/** POST /v1/payments and POST /v1/refunds, each against POST /v1/pets in the same run (issue 11). */
+const moneyOverPostTarget = 0.6;
 
 const serverCpu = pinLoadGenerator();
 
@@ -234,6 +239,9 @@ async function runAll(): Promise<boolean> {
   let e: Measured;
   let writes: { pets: number; idempotencyKeys: number };
   let booked = { fixtures: 0, byRun: 0, slotsPerAvailability: 0 };
+  let f: Measured;
+  let g: Measured;
+  let money = { payments: 0, refunds: 0, journalEntries: 0, unbalancedEntries: 0 };
   try {
     const fx = await createFixtures(gateway.url);
     process.stdout.write('seeding 20 providers and 10,000 appointments…\n');
@@ -255,6 +263,25 @@ async function runAll(): Promise<boolean> {
       appointmentsBefore = countAppointments(gateway.dataDir);
     });
     booked = { fixtures: sx.bookedAppointments, byRun: countAppointments(gateway.dataDir) - appointmentsBefore, slotsPerAvailability: sx.availabilitySlots };
+    const mx = await createPaymentFixtures(gateway.url);
+    // Counted from the end of each warm-up, so the rows match the measured 2xx answers.
+    let paymentsBefore = countMoneyWrites(gateway.dataDir);
+    process.stdout.write('(f) POST /v1/payments…\n');
+    f = await measure('(f) POST /v1/payments (1 cent of an open invoice)', gateway, paymentOptions(gateway.url, mx), () => {
+      paymentsBefore = countMoneyWrites(gateway.dataDir);
+    });
+    let refundsBefore = countMoneyWrites(gateway.dataDir);
+    process.stdout.write('(g) POST /v1/refunds…\n');
+    g = await measure('(g) POST /v1/refunds (1 cent of a payment)', gateway, refundOptions(gateway.url, mx), () => {
+      refundsBefore = countMoneyWrites(gateway.dataDir);
+    });
+    const moneyAfter = countMoneyWrites(gateway.dataDir);
+    money = {
+      payments: refundsBefore.payments - paymentsBefore.payments,
+      refunds: moneyAfter.refunds - refundsBefore.refunds,
+      journalEntries: refundsBefore.journalEntries - paymentsBefore.journalEntries + (moneyAfter.journalEntries - refundsBefore.journalEntries),
+      unbalancedEntries: moneyAfter.unbalancedEntries,
+    };
   } finally {
     await gateway.stop();
   }
@@ -266,10 +293,13 @@ async function runAll(): Promise<boolean> {
     getP99Ms: { value: b.p99Ms, target: `<= ${targets.getP99Ms}`, pass: b.p99Ms <= targets.getP99Ms },
     postRatio: { value: ratioC, target: `>= ${targets.postRatio}`, pass: ratioC >= targets.postRatio },
     availabilityOverGet: { value: d.reqPerSec / b.reqPerSec, target: `>= ${targets.availabilityOverGet}`, pass: d.reqPerSec / b.reqPerSec >= targets.availabilityOverGet },
+    // Issue 11: money writes keep up with the plain write path in the same run.
+    paymentOverPost: { value: f.reqPerSec / c.reqPerSec, target: `>= ${moneyOverPostTarget}`, pass: f.reqPerSec / c.reqPerSec >= moneyOverPostTarget },
+    refundOverPost: { value: g.reqPerSec / c.reqPerSec, target: `>= ${moneyOverPostTarget}`, pass: g.reqPerSec / c.reqPerSec >= moneyOverPostTarget },
   };
   const rows = [
     ['run', 'req/s', 'p50 ms', 'p99 ms', 'max ms', '2xx', 'non-2xx', 'errors', 'server CPU µs/req', 'server core', 'autocannon core', 'ratio vs (a)', 'ratio vs (b)'],
-    ...[a, b, c, d, e].map((m, i) => [
+    ...[a, b, c, d, e, f, g].map((m, i) => [
       m.name,
       fmt(m.reqPerSec),
       fmt(m.p50Ms),
@@ -295,14 +325,18 @@ async function runAll(): Promise<boolean> {
   process.stdout.write(`d/b = ${checks.availabilityOverGet.value.toFixed(3)} (target ${checks.availabilityOverGet.target})  ${verdict(checks.availabilityOverGet.pass)}\n`);
   process.stdout.write(`e/b = ${(e.reqPerSec / b.reqPerSec).toFixed(3)} (no target)\n`);
   process.stdout.write(`(e) booked ${booked.byRun} appointments for ${e.ok} 2xx responses, on top of ${booked.fixtures} fixture appointments\n`);
+  process.stdout.write(`f/c = ${checks.paymentOverPost.value.toFixed(3)} (target ${checks.paymentOverPost.target})  ${verdict(checks.paymentOverPost.pass)}\n`);
+  process.stdout.write(`g/c = ${checks.refundOverPost.value.toFixed(3)} (target ${checks.refundOverPost.target})  ${verdict(checks.refundOverPost.pass)}\n`);
+  process.stdout.write(`(f) wrote ${money.payments} payments for ${f.ok} 2xx responses, (g) ${money.refunds} refunds for ${g.ok}; ${money.journalEntries} journal entries, unbalanced: ${money.unbalancedEntries}\n`);
   const file = writeResults('bench', {
     at: new Date().toISOString(),
     environment: environment(),
-    runs: { a, b, c, d, e },
+    runs: { a, b, c, d, e, f, g },
     ratios: { getOverHello: ratioB, postOverHello: ratioC, availabilityOverGet: d.reqPerSec / b.reqPerSec, bookingOverGet: e.reqPerSec / b.reqPerSec },
     checks,
     writes,
     booked,
+    money,
   });
   process.stdout.write(`results: ${path.relative(root, file)}\n`);
   return Object.values(checks).every((check) => check.pass);

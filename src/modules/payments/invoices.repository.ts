@@ -4,6 +4,7 @@ import { inList } from '../../db/in-list.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { InvoiceLinesTable, InvoicesTable, InvoiceStatus } from './payments.table.js';
+import { findVisible, moneyRun, sqlText } from './money-sql.js';
 import type { TimeRange } from './time-range.js';
 
 export interface InvoiceWithLines extends InvoicesTable {
@@ -18,7 +19,7 @@ function visible(db: Executor, access: AccessFilter) {
 }
 
 export async function findInvoice(db: Executor, access: AccessFilter, id: string): Promise<InvoicesTable | null> {
-  return (await visible(db, access).where('id', '=', id).executeTakeFirst()) ?? null;
+  return findVisible<InvoicesTable>(db, 'invoices', access, id);
 }
 
 export async function findInvoiceWithLines(db: Executor, access: AccessFilter, id: string): Promise<InvoiceWithLines | null> {
@@ -75,7 +76,9 @@ export async function replaceInvoiceLines(db: Executor, invoiceId: string, lines
 }
 
 export async function updateInvoice(db: Executor, id: string, patch: Partial<InvoicesTable>): Promise<void> {
-  await db.updateTable('invoices').set(patch).where('id', '=', id).execute();
+  const columns = Object.keys(patch).filter((c) => patch[c as keyof InvoicesTable] !== undefined);
+  const text = sqlText(`update:invoices:${columns.join(',')}`, () => `update "invoices" set ${columns.map((c) => `"${c}" = ?`).join(', ')} where "id" = ?`);
+  await moneyRun(db, text, [...columns.map((c) => patch[c as keyof InvoicesTable]), id]);
 }
 
 /**

@@ -8,7 +8,7 @@ import { findLocation } from '../locations/index.js';
 import { findPetParent } from '../pet-parents/index.js';
 import { findPet } from '../pets/index.js';
 import { accounts } from './ledger-accounts.js';
-import { postJournal } from './ledger.service.js';
+import { postJournal, type JournalPosting } from './ledger.service.js';
 import { isCurrency, maxAmount, proportion, taxOf } from './money.js';
 import {
   findInvoice,
@@ -357,30 +357,26 @@ export async function applyPaymentToInvoice(trx: Executor, invoice: InvoicesTabl
 
 /**
  * Records a refund of one of the invoice's payments: amountRefunded grows (never past amountPaid:
- * a CHECK) and a credit reverses that share of revenue and tax, so the parent's receivable keeps
- * showing exactly what is still due.
+ * a CHECK) and returns the credit that reverses that share of revenue and tax, so the parent's
+ * receivable keeps showing exactly what is still due (the caller posts it with the refund's entry).
  */
-export async function applyRefundToInvoice(trx: Executor, tenantId: string, invoiceId: string, amount: number, refundId: string, now: number): Promise<void> {
+export async function applyRefundToInvoice(trx: Executor, tenantId: string, invoiceId: string, amount: number, refundId: string, now: number): Promise<JournalPosting> {
   // The refund's payment was found through the caller's filter; its invoice follows it.
   const row = foundOr404(await findInvoice(trx, { tenantId, locationIds: null }, invoiceId), 'invoice', invoiceId);
   const before = creditedSoFar(row, row.amount_refunded);
   const after = creditedSoFar(row, row.amount_refunded + amount);
   await updateInvoice(trx, row.id, { amount_refunded: row.amount_refunded + amount, updated_at: isoAt(now) });
-  await postJournal(
-    trx,
-    {
-      tenantId: row.tenant_id,
-      locationId: row.location_id,
-      sourceType: 'invoice',
-      sourceId: row.id,
-      currency: row.currency,
-      memo: `invoice ${row.number}: credit for refund ${refundId}`,
-      lines: [
-        { account: accounts.revenue(row.location_id), amount: after.revenue - before.revenue },
-        { account: accounts.taxPayable(row.location_id), amount: after.tax - before.tax },
-        { account: accounts.receivable(row.parent_id), amount: -amount },
-      ],
-    },
-    now,
-  );
+  return {
+    tenantId: row.tenant_id,
+    locationId: row.location_id,
+    sourceType: 'invoice',
+    sourceId: row.id,
+    currency: row.currency,
+    memo: `invoice ${row.number}: credit for refund ${refundId}`,
+    lines: [
+      { account: accounts.revenue(row.location_id), amount: after.revenue - before.revenue },
+      { account: accounts.taxPayable(row.location_id), amount: after.tax - before.tax },
+      { account: accounts.receivable(row.parent_id), amount: -amount },
+    ],
+  };
 }

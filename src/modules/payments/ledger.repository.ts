@@ -1,9 +1,13 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { inList } from '../../db/in-list.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { LedgerEntriesTable, LedgerLinesTable } from './payments.table.js';
 import type { TimeRange } from './time-range.js';
+
+/** Accounts the partial index ledger_lines_account_idx covers. */
+const indexedAccount = (account: string): boolean => account.startsWith('receivable:') || account.startsWith('wallet:');
 
 export interface LedgerEntryWithLines extends LedgerEntriesTable {
   lines: LedgerLinesTable[];
@@ -22,7 +26,11 @@ export async function listLedgerEntries(db: Executor, access: AccessFilter, page
   if (filters.sourceId !== undefined) query = query.where('source_id', '=', filters.sourceId);
   if (filters.account !== undefined) {
     const account = filters.account;
-    query = query.where('id', 'in', (eb) => eb.selectFrom('ledger_lines').select('entry_id').where('account', '=', account).where('tenant_id', '=', access.tenantId));
+    query = query.where('id', 'in', (eb) => {
+      const lines = eb.selectFrom('ledger_lines').select('entry_id').where('account', '=', account).where('tenant_id', '=', access.tenantId);
+      // The same term as the partial index ledger_lines_account_idx, so SQLite uses it for per-parent and per-wallet accounts.
+      return indexedAccount(account) ? lines.where(sql<boolean>`substr(account, 1, 7) in ('receiva', 'wallet:')`) : lines;
+    });
   }
   if (filters.range.from !== undefined) query = query.where('created_at', '>=', filters.range.from);
   if (filters.range.to !== undefined) query = query.where('created_at', '<', filters.range.to);
@@ -55,6 +63,7 @@ export async function accountBalance(db: Executor, tenantId: string, account: st
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('total'))
     .where('tenant_id', '=', tenantId)
     .where('account', '=', account)
+    .$if(indexedAccount(account), (q) => q.where(sql<boolean>`substr(account, 1, 7) in ('receiva', 'wallet:')`))
     .executeTakeFirstOrThrow();
   return Number(row.total);
 }

@@ -1,6 +1,7 @@
 import { newId } from '../../db/ids.js';
 import type { Executor } from '../../db/database.js';
 import { isoAt } from '../../clock.js';
+import { insertRows } from './money-sql.js';
 import type { LedgerEntriesTable, LedgerLinesTable } from './payments.table.js';
 
 export interface JournalLine {
@@ -26,12 +27,8 @@ export interface PostedEntry {
   lines: LedgerLinesTable[];
 }
 
-/**
- * Posts one balanced journal entry in the caller's transaction. Zero lines are dropped and lines on
- * the same account merged; an entry left with nothing to move posts nothing (null). The database
- * refuses an unbalanced entry too (trigger ledger_entries_balanced): this check names the bug sooner.
- */
-export async function postJournal(trx: Executor, posting: JournalPosting, now: number): Promise<PostedEntry | null> {
+/** Checks and shapes one posting: zero lines dropped, lines on one account merged; null when nothing moves. */
+function prepare(posting: JournalPosting, now: number): PostedEntry | null {
   const merged = new Map<string, number>();
   for (const line of posting.lines) {
     if (!Number.isSafeInteger(line.amount)) throw new Error(`journal line ${line.account} is not a whole amount: ${line.amount}`);
@@ -41,7 +38,6 @@ export async function postJournal(trx: Executor, posting: JournalPosting, now: n
   const sum = kept.reduce((acc, [, amount]) => acc + amount, 0);
   if (sum !== 0) throw new Error(`journal entry for ${posting.sourceType} ${posting.sourceId} does not balance (sum ${sum})`);
   if (kept.length === 0) return null;
-
   const entry: LedgerEntriesTable = {
     id: newId('je', now),
     tenant_id: posting.tenantId,
@@ -53,8 +49,26 @@ export async function postJournal(trx: Executor, posting: JournalPosting, now: n
     created_at: isoAt(now),
   };
   const lines: LedgerLinesTable[] = kept.map(([account, amount], position) => ({ entry_id: entry.id, position, tenant_id: posting.tenantId, account, amount }));
-  // Lines first, then the entry: inserting the entry checks its lines and seals it.
-  await trx.insertInto('ledger_lines').values(lines).execute();
-  await trx.insertInto('ledger_entries').values(entry).execute();
   return { entry, lines };
+}
+
+/**
+ * Posts balanced journal entries in the caller's transaction, in order. Zero lines are dropped and
+ * lines on the same account merged; a posting left with nothing to move posts nothing. The database
+ * refuses an unbalanced entry too (trigger ledger_entries_balanced): this check names the bug sooner.
+ * All lines go in one statement and all entries in another (each entry checks and seals its lines).
+ */
+export async function postJournalEntries(trx: Executor, postings: readonly JournalPosting[], now: number): Promise<PostedEntry[]> {
+  const posted = postings.map((p) => prepare(p, now)).filter((p): p is PostedEntry => p !== null);
+  if (posted.length === 0) return [];
+  // Lines first, then the entries: inserting an entry checks its lines and seals it.
+  await insertRows(trx, 'ledger_lines', posted.flatMap((p) => p.lines));
+  await insertRows(trx, 'ledger_entries', posted.map((p) => p.entry));
+  return posted;
+}
+
+/** Posts one balanced journal entry in the caller's transaction (null when nothing moves). */
+export async function postJournal(trx: Executor, posting: JournalPosting, now: number): Promise<PostedEntry | null> {
+  const [posted] = await postJournalEntries(trx, [posting], now);
+  return posted ?? null;
 }

@@ -3,6 +3,7 @@ import { inList } from '../../db/in-list.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { PaymentMethod, PaymentsTable, RefundsTable } from './payments.table.js';
+import { findVisible, insertRows, moneyRun } from './money-sql.js';
 import type { TimeRange } from './time-range.js';
 
 /** Payments and refunds belong to a location (their invoice's, or the one given): the caller's filter applies to it. */
@@ -19,7 +20,7 @@ function visibleRefunds(db: Executor, access: AccessFilter) {
 }
 
 export async function findPayment(db: Executor, access: AccessFilter, id: string): Promise<PaymentsTable | null> {
-  return (await visiblePayments(db, access).where('id', '=', id).executeTakeFirst()) ?? null;
+  return findVisible<PaymentsTable>(db, 'payments', access, id);
 }
 
 export async function findRefund(db: Executor, access: AccessFilter, id: string): Promise<RefundsTable | null> {
@@ -36,7 +37,12 @@ export interface PaymentListFilters {
 export async function listPayments(db: Executor, access: AccessFilter, page: PageRequest, filters: PaymentListFilters): Promise<PaymentsTable[]> {
   let query = visiblePayments(db, access);
   if (filters.parentId !== undefined) query = query.where('parent_id', '=', filters.parentId);
-  if (filters.invoiceId !== undefined) query = query.where('invoice_id', '=', filters.invoiceId);
+  if (filters.invoiceId !== undefined) {
+    const invoiceId = filters.invoiceId;
+    // An invoice's payments are its parent's: naming the parent lets the (parent_id, invoice_id) index serve.
+    if (filters.parentId === undefined) query = query.where('parent_id', '=', (eb) => eb.selectFrom('invoices').select('parent_id').where('id', '=', invoiceId));
+    query = query.where('invoice_id', '=', invoiceId);
+  }
   if (filters.method !== undefined) query = query.where('method', '=', filters.method);
   if (filters.range.from !== undefined) query = query.where('created_at', '>=', filters.range.from);
   if (filters.range.to !== undefined) query = query.where('created_at', '<', filters.range.to);
@@ -59,14 +65,14 @@ export async function listRefunds(db: Executor, access: AccessFilter, page: Page
 }
 
 export async function insertPayment(db: Executor, row: PaymentsTable): Promise<void> {
-  await db.insertInto('payments').values(row).execute();
+  await insertRows(db, 'payments', [row]);
 }
 
 export async function insertRefund(db: Executor, row: RefundsTable): Promise<void> {
-  await db.insertInto('refunds').values(row).execute();
+  await insertRows(db, 'refunds', [row]);
 }
 
 /** Adds to a payment's refunded total; the CHECK amount_refunded <= amount refuses an overshoot. */
 export async function addRefunded(db: Executor, paymentId: string, amount: number): Promise<void> {
-  await db.updateTable('payments').set((eb) => ({ amount_refunded: eb('amount_refunded', '+', amount) })).where('id', '=', paymentId).execute();
+  await moneyRun(db, 'update "payments" set "amount_refunded" = "amount_refunded" + ? where "id" = ?', [amount, paymentId]);
 }

@@ -9,7 +9,7 @@ import { findPetParent } from '../pet-parents/index.js';
 import { findInvoice } from './invoices.repository.js';
 import { amountDueOf, applyPaymentToInvoice, applyRefundToInvoice } from './invoices.service.js';
 import { accounts } from './ledger-accounts.js';
-import { postJournal } from './ledger.service.js';
+import { postJournal, postJournalEntries, type JournalPosting } from './ledger.service.js';
 import { isCurrency } from './money.js';
 import { addRefunded, findPayment, findRefund, insertPayment, insertRefund } from './payments.repository.js';
 import type { CreatePaymentInput, CreateRefundInput } from './payments.schema.js';
@@ -59,23 +59,30 @@ export async function recordPayment(trx: Executor, access: AccessFilter, input: 
   if (!isCurrency(input.currency)) throw validationFailed([{ field: 'currency', message: `'${input.currency}' is not an ISO 4217 currency code` }]);
   // The invoice first: paying one the caller cannot see is 404 whoever it bills.
   const invoice = input.invoiceId == null ? null : await payableInvoice(trx, access, input, input.invoiceId);
-  const parent = await findPetParent(trx, access, input.parentId);
-  if (!parent) throw missingReference('parentId', 'pet parent', input.parentId);
-  let locationId = invoice?.location_id ?? parent.location_id;
-  if (!invoice && input.locationId != null) {
-    if (!(await findLocation(trx, access, input.locationId))) throw missingReference('locationId', 'location', input.locationId);
-    locationId = input.locationId;
+  let locationId: string;
+  if (invoice) {
+    // The invoice bills this parent (checked above): its location is the payment's.
+    locationId = invoice.location_id;
+  } else {
+    const parent = await findPetParent(trx, access, input.parentId);
+    if (!parent) throw missingReference('parentId', 'pet parent', input.parentId);
+    locationId = parent.location_id;
+    if (input.locationId != null) {
+      if (!(await findLocation(trx, access, input.locationId))) throw missingReference('locationId', 'location', input.locationId);
+      locationId = input.locationId;
+    }
   }
+  const parentId = input.parentId;
 
   const id = newId('pay', now);
   let walletId: string | null = null;
   if (input.method === 'wallet') {
-    const wallet = await findParentWallet(trx, access.tenantId, parent.id, input.currency);
+    const wallet = await findParentWallet(trx, access.tenantId, parentId, input.currency);
     if (!wallet) {
       // A wallet in another currency is a mismatch in the request; no wallet at all is an empty one.
-      const others = await listParentWalletCurrencies(trx, access.tenantId, parent.id);
-      if (others.length > 0) throw validationFailed([{ field: 'currency', message: `pet parent ${parent.id} has wallets in ${others.join(', ')}, not ${input.currency}` }]);
-      throw new AppError('insufficient_funds', `Pet parent ${parent.id} has no ${input.currency} wallet to pay from.`, { extensions: { balance: 0 } });
+      const others = await listParentWalletCurrencies(trx, access.tenantId, parentId);
+      if (others.length > 0) throw validationFailed([{ field: 'currency', message: `pet parent ${parentId} has wallets in ${others.join(', ')}, not ${input.currency}` }]);
+      throw new AppError('insufficient_funds', `Pet parent ${parentId} has no ${input.currency} wallet to pay from.`, { extensions: { balance: 0 } });
     }
     walletId = wallet.id;
   }
@@ -83,7 +90,7 @@ export async function recordPayment(trx: Executor, access: AccessFilter, input: 
     id,
     tenant_id: access.tenantId,
     location_id: locationId,
-    parent_id: parent.id,
+    parent_id: parentId,
     invoice_id: invoice?.id ?? null,
     wallet_id: walletId,
     amount: input.amount,
@@ -109,7 +116,7 @@ export async function recordPayment(trx: Executor, access: AccessFilter, input: 
       memo: invoice ? `payment of invoice ${invoice.number} by ${input.method}` : `payment on account by ${input.method}`,
       lines: [
         { account: fundsAccount(input.method, walletId), amount: input.amount },
-        { account: accounts.receivable(parent.id), amount: -input.amount },
+        { account: accounts.receivable(parentId), amount: -input.amount },
       ],
     },
     now,
@@ -121,7 +128,7 @@ export async function recordPayment(trx: Executor, access: AccessFilter, input: 
   await emit(
     trx,
     'payment.completed',
-    { paymentId: id, invoiceId: row.invoice_id, parentId: parent.id, amount: input.amount, currency: input.currency, method: input.method, locationId },
+    { paymentId: id, invoiceId: row.invoice_id, parentId, amount: input.amount, currency: input.currency, method: input.method, locationId },
     access.tenantId,
     now,
   );
@@ -163,23 +170,21 @@ export async function createRefund(trx: Executor, access: AccessFilter, input: C
   if (payment.wallet_id !== null) {
     await moveWallet(trx, { id: payment.wallet_id, tenant_id: payment.tenant_id, currency: payment.currency }, { type: 'refund', amount, sourceId: id }, now);
   }
-  await postJournal(
-    trx,
-    {
-      tenantId: payment.tenant_id,
-      locationId: payment.location_id,
-      sourceType: 'refund',
-      sourceId: id,
-      currency: payment.currency,
-      memo: `refund of payment ${payment.id}${payment.wallet_id ? ' to its wallet' : ` by ${payment.method}`}`,
-      lines: [
-        { account: accounts.receivable(payment.parent_id), amount },
-        { account: fundsAccount(payment.method, payment.wallet_id), amount: -amount },
-      ],
-    },
-    now,
-  );
-  if (payment.invoice_id !== null) await applyRefundToInvoice(trx, payment.tenant_id, payment.invoice_id, amount, id, now);
+  const refundEntry: JournalPosting = {
+    tenantId: payment.tenant_id,
+    locationId: payment.location_id,
+    sourceType: 'refund',
+    sourceId: id,
+    currency: payment.currency,
+    memo: `refund of payment ${payment.id}${payment.wallet_id ? ' to its wallet' : ` by ${payment.method}`}`,
+    lines: [
+      { account: accounts.receivable(payment.parent_id), amount },
+      { account: fundsAccount(payment.method, payment.wallet_id), amount: -amount },
+    ],
+  };
+  // The money back, and (for an invoice's payment) the credit of that share of revenue and tax: two entries, one write.
+  const credit = payment.invoice_id === null ? null : await applyRefundToInvoice(trx, payment.tenant_id, payment.invoice_id, amount, id, now);
+  await postJournalEntries(trx, credit ? [refundEntry, credit] : [refundEntry], now);
   await emit(trx, 'refund.created', { refundId: id, paymentId: payment.id, invoiceId: payment.invoice_id, amount, currency: payment.currency }, payment.tenant_id, now);
   return row;
 }
