@@ -7,12 +7,13 @@ import type { SecretBox } from './db/secret-box.js';
 import type { Stores } from './db/stores.js';
 import { apiVersionMiddleware } from './http/api-versions.js';
 import { AuditLog, auditMiddleware } from './http/audit.js';
+import { CallerCache } from './http/authenticate.js';
 import { errorHandler } from './http/error-handler.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { lingeringClose } from './http/lingering-close.js';
 import { Metrics } from './http/metrics.js';
 import { SlidingWindowLimiter } from './http/rate-limit.js';
-import { requestContext } from './http/request-context.js';
+import { requestContext, type RequestState } from './http/request-context.js';
 import type { AnyRoute } from './http/route.js';
 import { buildRouter } from './http/router.js';
 import type { HousekeepingTask } from './jobs/housekeeping.js';
@@ -125,14 +126,15 @@ export function createApp(deps: AppDeps): PetCareApp {
     clock,
     stores,
     tokens,
-    directory,
+    clients: directory,
+    callers: new CallerCache(),
     limiter,
     audit,
     idempotency,
     validateResponses: deps.validateResponses ?? false,
   });
 
-  const koa = new Koa({ proxy: config.trustProxy });
+  const koa = new Koa<RequestState>({ proxy: config.trustProxy });
   koa.silent = true; // errors are rendered and logged by errorHandler
   koa.use(requestContext({ logger, clock, platformVersion: config.platformVersion, metrics }));
   koa.use(lingeringClose({ maxBytes: config.refusedBodyDrainBytes }));

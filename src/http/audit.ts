@@ -1,10 +1,11 @@
-import type { Context, Next } from 'koa';
+import type { Next } from 'koa';
 import type { Logger } from 'pino';
 import type { Actor } from './actor.js';
 import type { Environment } from '../config.js';
 import type { AuditEventsTable, Executor } from '../db/database.js';
 import { newId } from '../db/ids.js';
 import type { Stores } from '../db/stores.js';
+import type { AppContext } from './request-context.js';
 
 export interface AuditEntry {
   tenantId: string | null;
@@ -106,20 +107,20 @@ export class AuditLog {
   }
 }
 
-export function auditEntry(ctx: Context, actor: Actor | undefined, status: number, resourceId: string | null, now: number): AuditEntry {
+export function auditEntry(ctx: AppContext, actor: Actor | undefined, status: number, resourceId: string | null, now: number): AuditEntry {
   return {
     tenantId: actor?.tenantId ?? null,
-    requestId: String(ctx.state.requestId),
+    requestId: ctx.state.requestId,
     occurredAt: now,
     clientId: actor?.clientId ?? null,
     role: actor?.role ?? null,
     ip: ctx.ip,
     method: ctx.method,
-    route: String(ctx.state.route ?? '-'),
+    route: ctx.state.route ?? '-',
     path: ctx.path,
     resourceId,
     status,
-    latencyMs: now - Number(ctx.state.startedAt),
+    latencyMs: now - ctx.state.startedAt,
   };
 }
 
@@ -127,7 +128,7 @@ export function auditEntry(ctx: Context, actor: Actor | undefined, status: numbe
  * The resource a call acted on: the one the handler named, else the `:id` in the path, else the id
  * of the single resource a success answered with (a create, or the idempotent replay of one).
  */
-export function resourceIdOf(ctx: Context, status: number, body: unknown, named?: string): string | null {
+export function resourceIdOf(ctx: AppContext, status: number, body: unknown, named?: string): string | null {
   if (named) return named;
   if (typeof ctx.params?.id === 'string') return ctx.params.id;
   if (status >= 200 && status < 300 && body && typeof body === 'object' && !Buffer.isBuffer(body)) {
@@ -149,12 +150,12 @@ export function auditMiddleware(deps: {
   stores: Stores;
   clock: { now(): number };
 }) {
-  return async (ctx: Context, next: Next): Promise<void> => {
+  return async (ctx: AppContext, next: Next): Promise<void> => {
     try {
       await next();
     } finally {
       if (!ctx.state.auditWritten && !unaudited.has(ctx.path)) {
-        const actor = ctx.state.actor as Actor | undefined;
+        const { actor } = ctx.state;
         const env = actor?.env ?? deps.stores.primary().env;
         deps.audit.record(env, auditEntry(ctx, actor, ctx.status, resourceIdOf(ctx, ctx.status, ctx.body), deps.clock.now()));
       }

@@ -1,13 +1,108 @@
-import type { Context } from 'koa';
-import type { Config } from '../config.js';
+import type { Clock } from '../clock.js';
+import type { Config, Environment } from '../config.js';
 import type { Stores } from '../db/stores.js';
-import type { ClientDirectory } from '../modules/clients/client-directory.js';
-import { TokenError, type AccessTokens } from '../modules/oauth/access-tokens.js';
 import type { Actor } from './actor.js';
+import type { ApiVersion } from './api-versions.js';
 import { AppError } from './errors.js';
-import { normalizeIp } from './ip-allowlist.js';
+import { normalizeIp, type IpMatcher } from './ip-allowlist.js';
 import { enforceRateLimit, type SlidingWindowLimiter } from './rate-limit.js';
+import type { AppContext } from './request-context.js';
 import { expandScopes, type Role, type Scope } from './scopes.js';
+
+/** The claims of a verified access token that the gateway acts on. */
+export interface VerifiedToken {
+  /** The client's resource id (cli_…). */
+  readonly sub: string;
+  readonly tenant: string;
+  readonly env: Environment;
+  /** Granted scopes, space-separated. */
+  readonly scope: string;
+  /** The token id and its session (refresh-token family): revoking either stops the token. */
+  readonly jti: string;
+  readonly sid: string;
+  /** Expiry, in seconds since the epoch. */
+  readonly exp: number;
+}
+
+/** A token the verifier refused; the message is safe to show the caller. */
+export class TokenRejected extends Error {}
+
+/** Checks an access token's signature and claims (implemented by the oauth module). */
+export interface TokenVerifier {
+  /** Throws TokenRejected when the token is not ours, not valid, or expired. */
+  verify(token: string): VerifiedToken;
+}
+
+/** An API client's current record, as far as the gateway needs it. */
+export interface CallerRecord {
+  readonly id: string;
+  readonly clientId: string;
+  readonly tenantId: string;
+  readonly role: Role;
+  readonly disabled: boolean;
+  readonly locationIds: readonly string[] | null;
+  readonly rateLimitPerMinute: number | null;
+  readonly apiVersion: ApiVersion;
+}
+
+export interface KnownCaller {
+  readonly client: CallerRecord;
+  /** What the client may use now: its ceiling ∩ its role, with implied read scopes. */
+  readonly allowedScopes: ReadonlySet<Scope>;
+  readonly ipAllowed: IpMatcher | null;
+}
+
+/** Current client records and revoked token ids (implemented by the clients module). */
+export interface ClientLookup {
+  /**
+   * A number that changes whenever a client or a revocation may have changed, in this process or
+   * in another one (the CLI); what `client` and `isRevoked` answered holds while it is unchanged.
+   */
+  version(env: Environment): number;
+  client(env: Environment, clientId: string): Promise<KnownCaller | null>;
+  isRevoked(env: Environment, tokenId: string): Promise<boolean>;
+}
+
+interface CallerEntry {
+  readonly env: Environment;
+  /** The ClientLookup version the entry was resolved under. */
+  readonly version: number;
+  readonly exp: number;
+  readonly actor: Actor;
+  readonly known: KnownCaller;
+}
+
+/**
+ * Resolved callers by token string, so the signature check, the client record, the revocation
+ * lists and the scope arithmetic run once per token, not once per request. An entry is used only
+ * while its token has not expired and the client lookup's version is unchanged: a revocation, a
+ * disabled, narrowed or moved client, or a change made by the CLI takes effect on the next request.
+ */
+export class CallerCache {
+  private readonly entries = new Map<string, CallerEntry>();
+
+  constructor(private readonly limit = 10_000) {}
+
+  get(token: string): CallerEntry | undefined {
+    return this.entries.get(token);
+  }
+
+  set(token: string, entry: CallerEntry): void {
+    if (this.entries.size >= this.limit) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    this.entries.set(token, entry);
+  }
+
+  delete(token: string): void {
+    this.entries.delete(token);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
 
 const realm = 'petcare';
 
@@ -20,39 +115,33 @@ function unauthorized(detail: string, error?: 'invalid_token' | 'invalid_request
 
 export interface AuthenticateDeps {
   config: Pick<Config, 'rateLimitPerMinute'>;
+  clock: Clock;
   stores: Stores;
-  tokens: AccessTokens;
-  directory: ClientDirectory;
+  tokens: TokenVerifier;
+  clients: ClientLookup;
+  callers: CallerCache;
   limiter: SlidingWindowLimiter;
 }
 
-/**
- * Bearer authentication for every protected route: verifies the token, then applies the client's
- * current record (disabled, allowlist, scope ceiling, locations), then its rate limit.
- * Sets ctx.state.actor as soon as the caller is known so refusals are audited against it.
- */
-export async function authenticate(ctx: Context, deps: AuthenticateDeps): Promise<Actor> {
-  const header = ctx.get('Authorization');
-  // RFC 6750 §3.1: no credentials, or another scheme (Basic…), gets the bare challenge without an error code.
-  if (!header || !/^bearer(\s|$)/i.test(header)) throw unauthorized('Send an access token in the Authorization header: Bearer <token>.');
-  const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
-  if (!match?.[1]) throw unauthorized('The Authorization header must be "Bearer <token>".', 'invalid_request');
-  const token = match[1];
-
-  let claims;
+/** The caller behind a token, from the token's claims and the client's current record; throws the 401s. */
+async function resolveCaller(token: string, deps: AuthenticateDeps): Promise<CallerEntry> {
+  let claims: VerifiedToken;
   try {
     claims = deps.tokens.verify(token);
   } catch (err) {
-    if (err instanceof TokenError) throw unauthorized(`${err.message}; request a new one from /oauth/token.`, 'invalid_token');
+    if (err instanceof TokenRejected) throw unauthorized(`${err.message}; request a new one from /oauth/token.`, 'invalid_token');
     throw err;
   }
-  if (!deps.stores.has(claims.env)) throw unauthorized('the access token is for a disabled environment', 'invalid_token');
+  const { env } = claims;
+  if (!deps.stores.has(env)) throw unauthorized('the access token is for a disabled environment', 'invalid_token');
 
-  const known = await deps.directory.get(claims.env, claims.sub);
+  // Read before the lookups: a change landing during them leaves the entry stale, never a stale entry current.
+  const version = deps.clients.version(env);
+  const known = await deps.clients.client(env, claims.sub);
   if (!known || known.client.disabled || known.client.tenantId !== claims.tenant) {
     throw unauthorized('the client of this access token is disabled or gone', 'invalid_token');
   }
-  if ((await deps.directory.isRevoked(claims.env, claims.jti)) || (await deps.directory.isRevoked(claims.env, claims.sid))) {
+  if ((await deps.clients.isRevoked(env, claims.jti)) || (await deps.clients.isRevoked(env, claims.sid))) {
     throw unauthorized('the access token has been revoked', 'invalid_token');
   }
 
@@ -67,12 +156,37 @@ export async function authenticate(ctx: Context, deps: AuthenticateDeps): Promis
     clientId: client.id,
     publicClientId: client.clientId,
     tenantId: client.tenantId,
-    env: claims.env,
-    role: client.role as Role,
+    env,
+    role: client.role,
     scopes,
     locationIds: client.locationIds,
     tokenId: claims.jti,
   };
+  return { env, version, exp: claims.exp, actor, known };
+}
+
+/**
+ * Bearer authentication for every protected route: verifies the token, then applies the client's
+ * current record (disabled, allowlist, scope ceiling, locations), then its rate limit. The first
+ * two are remembered per token (CallerCache); the allowlist and the rate limit run on every call.
+ * Sets ctx.state.actor as soon as the caller is known so refusals are audited against it.
+ */
+export async function authenticate(ctx: AppContext, deps: AuthenticateDeps): Promise<Actor> {
+  const header = ctx.get('Authorization');
+  // RFC 6750 §3.1: no credentials, or another scheme (Basic…), gets the bare challenge without an error code.
+  if (!header || !/^bearer(\s|$)/i.test(header)) throw unauthorized('Send an access token in the Authorization header: Bearer <token>.');
+  const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
+  if (!match?.[1]) throw unauthorized('The Authorization header must be "Bearer <token>".', 'invalid_request');
+  const token = match[1];
+
+  let entry = deps.callers.get(token);
+  if (!entry || entry.exp <= Math.floor(deps.clock.now() / 1000) || entry.version !== deps.clients.version(entry.env)) {
+    deps.callers.delete(token);
+    entry = await resolveCaller(token, deps);
+    deps.callers.set(token, entry);
+  }
+  const { actor, known } = entry;
+  const { client } = known;
   ctx.state.actor = actor;
   ctx.state.pinnedApiVersion = client.apiVersion; // the answer's version when no Petcare-Version header is sent
 

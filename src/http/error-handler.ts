@@ -1,7 +1,8 @@
-import type { Context, Next } from 'koa';
+import type { Next } from 'koa';
 import type { Logger } from 'pino';
 import { AppError } from './errors.js';
 import { normalizeError, toProblem } from './problem.js';
+import type { AppContext } from './request-context.js';
 
 /** OAuth endpoints answer errors as application/json with the RFC 6749 `error` member. */
 export const isOAuthPath = (path: string): boolean => path.startsWith('/oauth/');
@@ -27,7 +28,7 @@ function oauthErrorCode(error: AppError): string {
  * OAuth endpoints keep `application/json` because OAuth client libraries require it (RFC 6749 §5.2).
  */
 export function errorHandler(logger: Logger) {
-  return async (ctx: Context, next: Next): Promise<void> => {
+  return async (ctx: AppContext, next: Next): Promise<void> => {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new AppError('route_not_found', `No route matches ${ctx.method} ${ctx.path}.`);

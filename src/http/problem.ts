@@ -1,5 +1,5 @@
-import type { Context } from 'koa';
 import { AppError, errorCodes, type ErrorCode, type FieldError } from './errors.js';
+import type { AppContext } from './request-context.js';
 
 export const problemType = (code: string): string => `urn:petcare:error:${code}`;
 
@@ -15,7 +15,7 @@ export interface ProblemDocument {
   [extension: string]: unknown;
 }
 
-export function toProblem(error: AppError, ctx: Context): ProblemDocument {
+export function toProblem(error: AppError, ctx: AppContext): ProblemDocument {
   const problem: ProblemDocument = {
     ...error.extensions,
     type: problemType(error.code),
@@ -23,7 +23,7 @@ export function toProblem(error: AppError, ctx: Context): ProblemDocument {
     status: error.status,
     detail: error.message,
     code: error.code,
-    requestId: String(ctx.state.requestId ?? ''),
+    requestId: ctx.state.requestId,
     instance: ctx.path,
   };
   if (error.errors) problem.errors = error.errors;

@@ -1,31 +1,54 @@
 import { randomUUID } from 'node:crypto';
-import type { Context, Next } from 'koa';
+import type { Next, ParameterizedContext } from 'koa';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import type { Actor } from './actor.js';
+import type { ApiVersion } from './api-versions.js';
 import type { Metrics } from './metrics.js';
+
+/**
+ * Everything the gateway records about one request: the one declared type of `ctx.state`
+ * (`AppContext`), so a misspelt or undeclared field does not compile.
+ */
+export interface RequestState {
+  /** X-Request-Id: the caller's, when well-formed, else generated. */
+  requestId: string;
+  /** Service-clock instant the request arrived (the audit row's latency). */
+  startedAt: number;
+  /** Route template once matched (`GET /v1/pets/:id`), for logs, metrics and the audit trail. */
+  route?: string;
+  /** The caller, as soon as authentication knows it: refusals after that are audited against it. */
+  actor?: Actor;
+  /** Set once a write committed its audit row in its own transaction. */
+  auditWritten?: boolean;
+  /** Petcare-Version from the request header, once checked. */
+  requestedApiVersion?: ApiVersion;
+  /** The calling client's pinned version, set by authentication. */
+  pinnedApiVersion?: ApiVersion;
+}
+
+/** The Koa context of this application: `ctx.state` is a RequestState. */
+export type AppContext = ParameterizedContext<RequestState>;
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Request id (echoed or generated), platform version header, one log line and metrics per request. */
 export function requestContext(deps: { logger: Logger; clock: Clock; platformVersion: string; metrics: Metrics }) {
-  return async (ctx: Context, next: Next): Promise<void> => {
-    const started = process.hrtime.bigint();
-    ctx.state.startedAt = deps.clock.now();
+  return async (ctx: AppContext, next: Next): Promise<void> => {
+    const started = performance.now();
     const incoming = ctx.get('X-Request-Id');
     const requestId = requestIdPattern.test(incoming) ? incoming : randomUUID();
-    ctx.state.requestId = requestId;
+    ctx.state = { requestId, startedAt: deps.clock.now() };
     ctx.set('X-Request-Id', requestId);
     ctx.set('X-Platform-Version', deps.platformVersion);
     try {
       await next();
     } finally {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const route = String(ctx.state.route ?? 'unmatched');
+      const ms = performance.now() - started;
+      const { route = 'unmatched', actor } = ctx.state;
       deps.metrics.observe(ctx.method, route, ctx.status, ms);
-      deps.logger.info(
-        { requestId, method: ctx.method, route, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100, client: ctx.state.actor?.clientId },
-        'request',
-      );
+      // Flat strings and numbers only: pino writes them without a serializer pass.
+      deps.logger.info({ requestId, method: ctx.method, route, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100, client: actor?.clientId }, 'request');
     }
   };
 }

@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import type { Actor } from './actor.js';
@@ -8,6 +7,7 @@ import { auditEntry, resourceIdOf, type AuditLog } from './audit.js';
 import { authenticate, authorize, type AuthenticateDeps } from './authenticate.js';
 import { AppError } from './errors.js';
 import { readIdempotencyKey, requestFingerprint, type IdempotencyStore } from './idempotency.js';
+import type { AppContext } from './request-context.js';
 import { isPublic, type AnyProtectedRoute, type AnyRoute, type Reply, type Staged } from './route.js';
 import { validateBody, validateStrings } from './validation.js';
 import { deprecatedVersions, deprecationMiddleware } from './versioning.js';
@@ -23,15 +23,15 @@ export interface PipelineDeps extends AuthenticateDeps {
    * that take a body, after authentication, so a refused caller's body is never read and a
    * known caller's bad body is audited and rate-limited as its own.
    */
-  parseBody(ctx: Context): Promise<void>;
+  parseBody(ctx: AppContext): Promise<void>;
 }
 
 export const routeKey = (route: Pick<AnyRoute, 'method' | 'path'>): string => `${route.method.toUpperCase()} ${route.path}`;
 
-const hasBody = (ctx: Context): boolean =>
+const hasBody = (ctx: AppContext): boolean =>
   Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
 
-async function readInput(route: AnyRoute, ctx: Context, deps: PipelineDeps) {
+async function readInput(route: AnyRoute, ctx: AppContext, deps: PipelineDeps) {
   const params = route.params ? validateStrings(route.params, ctx.params as Record<string, unknown>, 'params') : {};
   const query = route.query ? validateStrings(route.query, ctx.query as Record<string, unknown>, 'query') : {};
   let body: unknown;
@@ -55,7 +55,7 @@ function withoutFields(body: unknown, fields: readonly string[]): unknown {
   return copy;
 }
 
-function respond(ctx: Context, route: AnyRoute, reply: Reply<unknown>, deps: PipelineDeps, replayed = false): void {
+function respond(ctx: AppContext, route: AnyRoute, reply: Reply<unknown>, deps: PipelineDeps, replayed = false): void {
   // A replayed body was checked when first produced (and may be redacted since).
   if (deps.validateResponses && !replayed && route.response.schema) {
     try {
@@ -76,7 +76,7 @@ function respond(ctx: Context, route: AnyRoute, reply: Reply<unknown>, deps: Pip
  * The pipeline of a protected route, in the order outline uses:
  * auth (+ allowlist + rate limit) → scope/role → validate → [stage body] → idempotency → transaction → handler → respond.
  */
-async function runProtected(route: AnyProtectedRoute, ctx: Context, deps: PipelineDeps): Promise<void> {
+async function runProtected(route: AnyProtectedRoute, ctx: AppContext, deps: PipelineDeps): Promise<void> {
   const actor = await authenticate(ctx, deps);
   authorize(actor, route.access.scope, route.access.roles);
   const input = await readInput(route, ctx, deps);
@@ -112,7 +112,7 @@ interface HandlerCall {
 }
 
 /** Runs the handler: alone for reads, else in one transaction with its idempotency record, audit row and staged body. */
-async function runHandler(route: AnyProtectedRoute, ctx: Context, deps: PipelineDeps, call: HandlerCall): Promise<void> {
+async function runHandler(route: AnyProtectedRoute, ctx: AppContext, deps: PipelineDeps, call: HandlerCall): Promise<void> {
   const { actor, db, input, staged, transactional, key, outcome } = call;
   const effects: Array<() => void> = [];
   const afterCommit = (effect: () => void) => effects.push(effect);
@@ -166,7 +166,7 @@ async function runHandler(route: AnyProtectedRoute, ctx: Context, deps: Pipeline
 }
 
 function pipeline(route: AnyRoute, deps: PipelineDeps, template = routeKey(route)) {
-  return async (ctx: Context): Promise<void> => {
+  return async (ctx: AppContext): Promise<void> => {
     ctx.state.route = template;
     if (isPublic(route)) {
       const input = await readInput(route, ctx, deps);

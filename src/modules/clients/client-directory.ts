@@ -1,19 +1,19 @@
 import type SQLite from 'better-sqlite3';
 import type { Environment } from '../../config.js';
 import type { Stores } from '../../db/stores.js';
-import { compileAllowlist, type IpMatcher } from '../../http/ip-allowlist.js';
-import { heldScopes, type Scope } from '../../http/scopes.js';
+import type { ClientLookup, KnownCaller } from '../../http/authenticate.js';
+import { compileAllowlist } from '../../http/ip-allowlist.js';
+import { heldScopes } from '../../http/scopes.js';
 import { findClientForToken, type ApiClient } from './clients.repository.js';
 
-export interface KnownClient {
+export interface KnownClient extends KnownCaller {
   readonly client: ApiClient;
-  /** What the client may use now: its ceiling ∩ its role, with implied read scopes. */
-  readonly allowedScopes: ReadonlySet<Scope>;
-  readonly ipAllowed: IpMatcher | null;
 }
 
 interface EnvCache {
   dataVersion: number;
+  /** Changes whenever this cache is replaced (the gateway's ClientLookup version). */
+  generation: number;
   clients: Map<string, KnownClient | null>;
   revokedJtis: Set<string> | null;
 }
@@ -23,8 +23,9 @@ interface EnvCache {
  * Writes in this process call `invalidate`; writes by another process (the CLI) are noticed
  * through SQLite's `data_version`, which changes when another connection commits.
  */
-export class ClientDirectory {
+export class ClientDirectory implements ClientLookup {
   private readonly caches = new Map<Environment, EnvCache>();
+  private generations = 0;
   /** `sqlite.pragma()` prepares its statement on every call; this one is prepared once. */
   private readonly dataVersionStatements = new Map<Environment, SQLite.Statement>();
 
@@ -43,13 +44,17 @@ export class ClientDirectory {
     const version = this.dataVersion(env);
     let cache = this.caches.get(env);
     if (!cache || cache.dataVersion !== version) {
-      cache = { dataVersion: version, clients: new Map(), revokedJtis: null };
+      cache = { dataVersion: version, generation: ++this.generations, clients: new Map(), revokedJtis: null };
       this.caches.set(env, cache);
     }
     return cache;
   }
 
-  async get(env: Environment, clientId: string): Promise<KnownClient | null> {
+  version(env: Environment): number {
+    return this.cache(env).generation;
+  }
+
+  async client(env: Environment, clientId: string): Promise<KnownClient | null> {
     const cache = this.cache(env);
     const hit = cache.clients.get(clientId);
     if (hit !== undefined) return hit;

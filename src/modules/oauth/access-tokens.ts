@@ -2,6 +2,7 @@ import jwt from 'jsonwebtoken';
 import type { Clock } from '../../clock.js';
 import type { Config, Environment } from '../../config.js';
 import { newId } from '../../db/ids.js';
+import { TokenRejected, type TokenVerifier } from '../../http/authenticate.js';
 import type { Role, Scope } from '../../http/scopes.js';
 import type { SigningKeys } from './signing-keys.js';
 
@@ -32,7 +33,8 @@ export interface TokenSubject {
   locationIds: string[] | null;
 }
 
-export class TokenError extends Error {}
+/** The gateway's refusal type, so it needs no import from this module. */
+export class TokenError extends TokenRejected {}
 
 const cacheLimit = 20_000;
 
@@ -40,7 +42,7 @@ const cacheLimit = 20_000;
  * Signs and verifies access tokens. A verified token is remembered by its exact string so the
  * RSA check runs once per token, not once per request; expiry is still checked every time.
  */
-export class AccessTokens {
+export class AccessTokens implements TokenVerifier {
   private readonly verified = new Map<string, AccessTokenClaims>();
 
   constructor(
@@ -114,7 +116,10 @@ export class AccessTokens {
     ) {
       throw new TokenError('the access token is missing required claims');
     }
-    if (this.verified.size >= cacheLimit) this.verified.clear();
+    if (this.verified.size >= cacheLimit) {
+      const oldest = this.verified.keys().next().value;
+      if (oldest !== undefined) this.verified.delete(oldest);
+    }
     this.verified.set(token, claims);
     return claims;
   }
