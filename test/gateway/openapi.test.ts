@@ -154,8 +154,11 @@ test('the /v0 twin is documented as deprecated, with its headers and its 410', (
   }
   a.regex(twin?.responses['410'].description, /`gone`/);
   a.is(current.responses['410'], undefined);
-  // Payments are not built, so no twin for them either.
-  a.is(doc.paths['/v0/payments'], undefined);
+  // The other listed twin, GET /v0/payments, is documented the same way.
+  const payments: Json | undefined = doc.paths['/v0/payments']?.get;
+  a.is(payments?.deprecated, true);
+  a.deepEqual(payments?.responses['200'].content, doc.paths['/v1/payments'].get.responses['200'].content);
+  a.truthy(payments?.responses['410']?.headers?.Sunset);
 });
 
 test('error responses point at the problem schema; OAuth endpoints at the OAuth error schema', (a) => {
