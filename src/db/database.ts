@@ -175,30 +175,122 @@ export interface DatabaseHandle {
 
 const statementCacheSize = 500;
 
+/** Prepared statements by SQL text, most recently used last. */
+class StatementCache {
+  private readonly statements = new Map<string, SQLite.Statement>();
+
+  constructor(private readonly sqlite: SQLite.Database) {}
+
+  prepare(sql: string): SQLite.Statement {
+    let statement = this.statements.get(sql);
+    if (statement) {
+      this.statements.delete(sql); // re-insert below: Map order doubles as LRU order
+    } else {
+      statement = this.sqlite.prepare(sql);
+      if (this.statements.size >= statementCacheSize) {
+        const oldest = this.statements.keys().next().value;
+        if (oldest !== undefined) this.statements.delete(oldest);
+      }
+    }
+    this.statements.set(sql, statement);
+    return statement;
+  }
+}
+
 /**
  * Kysely prepares every query afresh; preparing costs more than running a primary-key lookup.
  * This keeps the most recent prepared statements by SQL text (Kysely serialises queries on the
  * connection, so a cached statement is never in use twice at once).
  */
-export function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
-  const cache = new Map<string, SqliteStatement>();
+export function withStatementCache(sqlite: SQLite.Database, cache = new StatementCache(sqlite)): SqliteDatabase {
   return {
     close: () => sqlite.close(),
-    prepare(sql: string): SqliteStatement {
-      let statement = cache.get(sql);
-      if (statement) {
-        cache.delete(sql); // re-insert below: Map order doubles as LRU order
-      } else {
-        statement = sqlite.prepare(sql);
-        if (cache.size >= statementCacheSize) {
-          const oldest = cache.keys().next().value;
-          if (oldest !== undefined) cache.delete(oldest);
-        }
-      }
-      cache.set(sql, statement);
-      return statement;
-    },
+    prepare: (sql: string): SqliteStatement => cache.prepare(sql) as unknown as SqliteStatement,
   };
+}
+
+/**
+ * The connection behind a Kysely instance, for statements given as SQL text. `owned` marks a
+ * transaction the caller holds (registered by `holdsConnection`): nothing else can run on the
+ * connection until it ends, so a synchronous call there is inside that transaction.
+ */
+interface RawConnection {
+  readonly sqlite: SQLite.Database;
+  readonly statements: StatementCache;
+  readonly owned: boolean;
+}
+
+const rawConnections = new WeakMap<Executor, RawConnection>();
+
+/** The connection a statement may run on at once, synchronously; null when it must queue through Kysely. */
+function runnableNow(db: Executor): RawConnection | null {
+  const raw = rawConnections.get(db);
+  // On the database itself, only while no transaction is open on the connection: a transaction
+  // spans awaits, and a statement run in between would read its uncommitted rows.
+  return raw && (raw.owned || !raw.sqlite.inTransaction) ? raw : null;
+}
+
+/**
+ * Rows of a read given as SQL text (a constant, or text built once per shape). It skips Kysely's
+ * builder, compiler and asynchronous connection hand-off, which cost more than a primary-key
+ * lookup: on the database with no transaction open, or in a transaction the router holds, it runs
+ * at once; otherwise it queues through Kysely like any query (behind the open transaction).
+ */
+export async function selectRows<Row>(db: Executor, sql: string, parameters: readonly unknown[]): Promise<Row[]> {
+  const raw = runnableNow(db);
+  if (raw) return raw.statements.prepare(sql).all(parameters) as Row[];
+  return (await db.executeQuery<Row>(CompiledQuery.raw(sql, [...parameters]))).rows;
+}
+
+/** A write given as SQL text, run as `selectRows` runs reads; returns the number of rows changed. */
+export async function runStatement(db: Executor, sql: string, parameters: readonly unknown[]): Promise<number> {
+  const raw = runnableNow(db);
+  if (raw) return raw.statements.prepare(sql).run(parameters).changes;
+  const result = await db.executeQuery(CompiledQuery.raw(sql, [...parameters]));
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+const insertTexts = new Map<string, string>();
+
+/**
+ * Inserts one row (columns are the row's own keys, undefined ones left out) with SQL text built
+ * once per table and column list, run as `runStatement` runs writes: for inserts on hot paths,
+ * where Kysely's builder and compiler cost more than the insert.
+ */
+export async function insertRow<T extends keyof Database & string>(db: Executor, table: T, row: Database[T]): Promise<void> {
+  const columns: string[] = [];
+  const values: unknown[] = [];
+  for (const [column, value] of Object.entries(row)) {
+    if (value === undefined) continue;
+    columns.push(column);
+    values.push(value);
+  }
+  const shape = `${table}(${columns.join(',')})`;
+  let text = insertTexts.get(shape);
+  if (!text) {
+    text = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map(() => '?').join(', ')})`;
+    if (insertTexts.size < 1000) insertTexts.set(shape, text);
+  }
+  await runStatement(db, text, values);
+}
+
+/**
+ * Declares that `trx` is a transaction of `db` that the caller holds for its whole callback (the
+ * router's write transactions), so `selectRows`/`runStatement` on it run at once, inside it.
+ */
+export function holdsConnection(trx: Trx, db: Db): void {
+  const raw = rawConnections.get(db);
+  if (raw) rawConnections.set(trx, { ...raw, owned: true });
+}
+
+/**
+ * Runs synchronous work on the raw connection while holding Kysely's connection lock, so no
+ * Kysely transaction is open or can start meanwhile (batched writes of prepared statements).
+ */
+export async function withConnection<T>(db: Db, work: (sqlite: SQLite.Database, prepare: (sql: string) => SQLite.Statement) => T): Promise<T> {
+  const raw = rawConnections.get(db);
+  if (!raw) throw new Error('withConnection needs a database opened by openDatabase');
+  return db.connection().execute(async () => work(raw.sqlite, (sql) => raw.statements.prepare(sql)));
 }
 
 /**
@@ -229,6 +321,8 @@ export function openDatabase(file: string): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
+  const statements = new StatementCache(sqlite);
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite, statements) }) });
+  rawConnections.set(db, { sqlite, statements, owned: false });
   return { db, sqlite, file };
 }

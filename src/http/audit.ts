@@ -2,7 +2,7 @@ import type { Next } from 'koa';
 import type { Logger } from 'pino';
 import type { Actor } from './actor.js';
 import type { Environment } from '../config.js';
-import type { AuditEventsTable, Executor } from '../db/database.js';
+import { runStatement, withConnection, type Executor } from '../db/database.js';
 import { newId } from '../db/ids.js';
 import type { Stores } from '../db/stores.js';
 import type { AppContext } from './request-context.js';
@@ -24,22 +24,29 @@ export interface AuditEntry {
 
 const maxBatch = 500;
 
-function toRow(entry: AuditEntry): AuditEventsTable {
-  return {
-    id: newId('aud', entry.occurredAt),
-    tenant_id: entry.tenantId,
-    request_id: entry.requestId,
-    occurred_at: new Date(entry.occurredAt).toISOString(),
-    client_id: entry.clientId,
-    role: entry.role,
-    ip: entry.ip,
-    method: entry.method,
-    route: entry.route,
-    path: entry.path.slice(0, 500),
-    resource_id: entry.resourceId,
-    status: entry.status,
-    latency_ms: Math.round(entry.latencyMs * 1000) / 1000,
-  };
+/** One prepared statement for every audit row; rows are bound in this column order. */
+const insertSql =
+  'insert into audit_events (id, tenant_id, request_id, occurred_at, client_id, role, ip, method, route, path, resource_id, status, latency_ms) ' +
+  'values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+
+type AuditRow = [string, string | null, string, string, string | null, string | null, string, string, string, string, string | null, number, number];
+
+function toRow(entry: AuditEntry): AuditRow {
+  return [
+    newId('aud', entry.occurredAt),
+    entry.tenantId,
+    entry.requestId,
+    new Date(entry.occurredAt).toISOString(),
+    entry.clientId,
+    entry.role,
+    entry.ip,
+    entry.method,
+    entry.route,
+    entry.path.slice(0, 500),
+    entry.resourceId,
+    entry.status,
+    Math.round(entry.latencyMs * 1000) / 1000,
+  ];
 }
 
 /**
@@ -47,7 +54,7 @@ function toRow(entry: AuditEntry): AuditEventsTable {
  * everything else is buffered and flushed in batches, so a read never pays for a transaction.
  */
 export class AuditLog {
-  private readonly buffers = new Map<Environment, AuditEventsTable[]>();
+  private readonly buffers = new Map<Environment, AuditRow[]>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
 
@@ -79,7 +86,7 @@ export class AuditLog {
   }
 
   async writeWith(trx: Executor, entry: AuditEntry): Promise<void> {
-    await trx.insertInto('audit_events').values(toRow(entry)).execute();
+    await runStatement(trx, insertSql, toRow(entry));
   }
 
   /** Writes everything buffered so far; resolves when it is on disk. */
@@ -93,10 +100,12 @@ export class AuditLog {
     this.flushing = this.flushing.then(async () => {
       for (const [env, rows] of batches) {
         try {
-          await this.stores.get(env).db.transaction().execute(async (trx) => {
-            for (let i = 0; i < rows.length; i += 100) {
-              await trx.insertInto('audit_events').values(rows.slice(i, i + 100)).execute();
-            }
+          // One transaction of one prepared statement per batch, run while holding the connection.
+          await withConnection(this.stores.get(env).db, (sqlite, prepare) => {
+            const insert = prepare(insertSql);
+            sqlite.transaction(() => {
+              for (const row of rows) insert.run(row);
+            }).immediate();
           });
         } catch (err) {
           this.logger.error({ err, env, rows: rows.length }, 'audit flush failed');

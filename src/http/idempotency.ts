@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Environment } from '../config.js';
-import type { Executor } from '../db/database.js';
+import { runStatement, selectRows, type Executor } from '../db/database.js';
 import { AppError } from './errors.js';
 
 export interface StoredResponse {
@@ -33,8 +33,22 @@ function canonical(value: unknown): string {
 }
 
 export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${path}\n${canonical(body)}`).digest('hex');
+  return hash('sha256', `${method} ${path}\n${canonical(body)}`, 'hex');
 }
+
+interface StoredRow {
+  fingerprint: string;
+  response_status: number;
+  response_body: string;
+}
+
+// Both run on every write with a key: SQL text prepared once, not built per request.
+const findSql = 'select fingerprint, response_status, response_body from idempotency_keys where client_id = ? and key = ? and expires_at > ?';
+const saveSql =
+  'insert into idempotency_keys (client_id, key, fingerprint, response_status, response_body, created_at, expires_at) values (?, ?, ?, ?, ?, ?, ?) ' +
+  'on conflict (client_id, key) do update set fingerprint = excluded.fingerprint, response_status = excluded.response_status, ' +
+  'response_body = excluded.response_body, created_at = excluded.created_at, expires_at = excluded.expires_at ' +
+  'where idempotency_keys.expires_at <= ?';
 
 /**
  * Idempotency-Key records (IETF httpapi idempotency draft, Stripe semantics), scoped per client.
@@ -47,13 +61,7 @@ export class IdempotencyStore {
   constructor(private readonly ttlSeconds: number) {}
 
   async find(db: Executor, clientId: string, key: string, now: number): Promise<StoredResponse | null> {
-    const row = await db
-      .selectFrom('idempotency_keys')
-      .select(['fingerprint', 'response_status', 'response_body'])
-      .where('client_id', '=', clientId)
-      .where('key', '=', key)
-      .where('expires_at', '>', new Date(now).toISOString())
-      .executeTakeFirst();
+    const [row] = await selectRows<StoredRow>(db, findSql, [clientId, key, new Date(now).toISOString()]);
     return row ? { fingerprint: row.fingerprint, status: row.response_status, body: JSON.parse(row.response_body) } : null;
   }
 
@@ -76,31 +84,9 @@ export class IdempotencyStore {
    */
   async save(trx: Executor, clientId: string, key: string, response: StoredResponse, now: number): Promise<void> {
     const nowIso = new Date(now).toISOString();
-    const result = await trx
-      .insertInto('idempotency_keys')
-      .values({
-        client_id: clientId,
-        key,
-        fingerprint: response.fingerprint,
-        response_status: response.status,
-        response_body: JSON.stringify(response.body),
-        created_at: nowIso,
-        expires_at: new Date(now + this.ttlSeconds * 1000).toISOString(),
-      })
-      .onConflict((oc) =>
-        oc
-          .columns(['client_id', 'key'])
-          .doUpdateSet((eb) => ({
-            fingerprint: eb.ref('excluded.fingerprint'),
-            response_status: eb.ref('excluded.response_status'),
-            response_body: eb.ref('excluded.response_body'),
-            created_at: eb.ref('excluded.created_at'),
-            expires_at: eb.ref('excluded.expires_at'),
-          }))
-          .where('idempotency_keys.expires_at', '<=', nowIso),
-      )
-      .executeTakeFirst();
-    if (Number(result.numInsertedOrUpdatedRows ?? 0n) === 0) {
+    const expiresAt = new Date(now + this.ttlSeconds * 1000).toISOString();
+    const changed = await runStatement(trx, saveSql, [clientId, key, response.fingerprint, response.status, JSON.stringify(response.body), nowIso, expiresAt, nowIso]);
+    if (changed === 0) {
       throw new AppError('idempotency_key_in_use', 'Another request with this Idempotency-Key has just completed; retry to get its response.', {
         headers: { 'Retry-After': '1' },
       });

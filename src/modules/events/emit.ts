@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/database.js';
+import { runStatement, type Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { EventType } from './event-types.js';
 
@@ -9,6 +9,9 @@ export interface EmittedEvent {
   data: Record<string, unknown>;
 }
 
+// Every write that announces itself runs this: SQL text prepared once, not built per event.
+const insertSql = 'insert into events (id, tenant_id, type, data, created_at) values (?, ?, ?, ?, ?)';
+
 /**
  * The one way a domain change announces itself: the event row is written in the caller's
  * transaction (outbox), so it exists exactly when the change does. Delivery reads the table.
@@ -16,9 +19,6 @@ export interface EmittedEvent {
  */
 export async function emit(trx: Executor, type: EventType, data: Record<string, unknown>, tenantId: string, now: number): Promise<EmittedEvent> {
   const event: EmittedEvent = { id: newId('evt', now), type, createdAt: new Date(now).toISOString(), data };
-  await trx
-    .insertInto('events')
-    .values({ id: event.id, tenant_id: tenantId, type, data: JSON.stringify(data), created_at: event.createdAt })
-    .execute();
+  await runStatement(trx, insertSql, [event.id, tenantId, type, JSON.stringify(data), event.createdAt]);
   return event;
 }

@@ -5,17 +5,14 @@ import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { presentPet } from './pets.presenter.js';
 import { listPets } from './pets.repository.js';
 import { CreatePetSchema, ListPetsQuery, PetParams, PetSchema, UpdatePetSchema } from './pets.schema.js';
-import { createPet, getPet, patchPet } from './pets.service.js';
-import { vaccinationStatuses } from './vaccination-status.js';
-import { utcDate } from '../../calendar-dates.js';
+import { createPet, patchPet, readPet } from './pets.service.js';
+import { dateOf, statusFrom, vaccinationStatuses } from './vaccination-status.js';
 
 const tags = ['Pets'];
 
-/** The service clock's date (UTC): vaccinationStatus is computed as of this day. */
-const today = (clock: Clock): string => utcDate(clock.now());
-
+/** vaccinationStatus as of the service clock's date (UTC). */
 async function present(db: Executor, row: PetsTable, clock: Clock) {
-  const statuses = await vaccinationStatuses(db, [row.id], today(clock));
+  const statuses = await vaccinationStatuses(db, [row.id], dateOf(clock.now()));
   return presentPet(row, statuses.get(row.id) ?? 'No records');
 }
 
@@ -32,7 +29,8 @@ export function petRoutes(deps: { clock: Clock }): AnyRoute[] {
       body: CreatePetSchema,
       response: { status: 201, description: 'The new pet', schema: PetSchema },
       errors: ['resource_missing'],
-      handler: async ({ db, actor, body }) => ({ body: await present(db, await createPet(db, actor, body, deps.clock.now()), deps.clock) }),
+      // A pet registered just now has no vaccination records yet.
+      handler: async ({ db, actor, body }) => ({ body: presentPet(await createPet(db, actor, body, deps.clock.now()), 'No records') }),
     }),
     defineRoute({
       method: 'get',
@@ -48,7 +46,7 @@ export function petRoutes(deps: { clock: Clock }): AnyRoute[] {
       handler: async ({ db, actor, query }) => {
         const page = pageRequest(query);
         const rows = await listPets(db, actor, page, query);
-        const statuses = await vaccinationStatuses(db, rows.map((r) => r.id), today(deps.clock));
+        const statuses = await vaccinationStatuses(db, rows.map((r) => r.id), dateOf(deps.clock.now()));
         return { body: toPage(rows, page, (row) => presentPet(row, statuses.get(row.id) ?? 'No records')) };
       },
     }),
@@ -63,7 +61,10 @@ export function petRoutes(deps: { clock: Clock }): AnyRoute[] {
       params: PetParams,
       response: { status: 200, description: 'The pet', schema: PetSchema },
       errors: ['not_found'],
-      handler: async ({ db, actor, params }) => ({ body: await present(db, await getPet(db, actor, params.id), deps.clock) }),
+      handler: async ({ db, actor, params }) => {
+        const pet = await readPet(db, actor, params.id);
+        return { body: presentPet(pet, statusFrom(pet.earliest_due, dateOf(deps.clock.now()))) };
+      },
     }),
     defineRoute({
       method: 'patch',
