@@ -321,6 +321,10 @@ export function openDatabase(file: string): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // Each API write runs in a savepoint of a group-committed transaction (WriteBatches), and a
+  // savepoint keeps the pages it changes in a sub-journal: in memory that costs a copy, in a temp
+  // file a system call per page (measured: 135 → 76 µs of SQLite CPU per POST /v1/pets).
+  sqlite.pragma('temp_store = MEMORY');
   const statements = new StatementCache(sqlite);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite, statements) }) });
   rawConnections.set(db, { sqlite, statements, owned: false });

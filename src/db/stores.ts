@@ -3,9 +3,12 @@ import path from 'node:path';
 import type { Environment } from '../config.js';
 import { openDatabase, type DatabaseHandle } from './database.js';
 import { migrateToLatest } from './migrator.js';
+import { WriteBatches } from './write-batches.js';
 
 export interface EnvironmentStore extends DatabaseHandle {
   readonly env: Environment;
+  /** The API's write transactions, committed in groups (see WriteBatches). */
+  readonly writes: WriteBatches;
 }
 
 /** Where an environment's SQLite file lives in the data dir. */
@@ -25,7 +28,7 @@ export class Stores {
     for (const env of environments) {
       const handle = openDatabase(databaseFile(dataDir, env));
       await migrateToLatest(handle.db);
-      stores.push({ ...handle, env });
+      stores.push({ ...handle, env, writes: new WriteBatches(handle.db) });
     }
     return new Stores(stores);
   }

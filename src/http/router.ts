@@ -1,12 +1,13 @@
 import Router from '@koa/router';
 import type { Clock } from '../clock.js';
-import { holdsConnection, type Db } from '../db/database.js';
+import type { Db } from '../db/database.js';
+import type { WriteBatches } from '../db/write-batches.js';
 import type { Actor } from './actor.js';
 import { versionedBody } from './api-versions.js';
 import { auditEntry, resourceIdOf, type AuditLog } from './audit.js';
 import { authenticate, authorize, type AuthenticateDeps } from './authenticate.js';
 import { AppError } from './errors.js';
-import { readIdempotencyKey, requestFingerprint, type IdempotencyStore } from './idempotency.js';
+import { readIdempotencyKey, requestFingerprint, type IdempotencyStore, type StoredResponse } from './idempotency.js';
 import type { AppContext, RequestState } from './request-context.js';
 import { isPublic, type AnyProtectedRoute, type AnyRoute, type Reply, type Staged } from './route.js';
 import { validateBody, validateStrings } from './validation.js';
@@ -91,7 +92,7 @@ async function runProtected(route: AnyProtectedRoute, ctx: AppContext, deps: Pip
   const transactional = route.transactional ?? route.method !== 'get';
   const key = transactional ? readIdempotencyKey(ctx.get('Idempotency-Key')) : undefined;
   if (!route.stage) {
-    await runHandler(route, ctx, deps, { actor, db: store.db, input: { ...input, staged: undefined }, transactional, key, outcome: { kept: false } });
+    await runHandler(route, ctx, deps, { actor, db: store.db, writes: store.writes, input: { ...input, staged: undefined }, transactional, key, outcome: { kept: false } });
     return;
   }
   // Staging streams the body before the transaction: the write lock is never held while a client uploads.
@@ -99,7 +100,7 @@ async function runProtected(route: AnyProtectedRoute, ctx: AppContext, deps: Pip
   const staged: Staged<unknown> = await route.stage({ params: input.params, query: input.query, actor, db: store.db, ctx });
   const outcome = { kept: false };
   try {
-    await runHandler(route, ctx, deps, { actor, db: store.db, input: { ...input, staged: staged.value }, staged, transactional, key, outcome });
+    await runHandler(route, ctx, deps, { actor, db: store.db, writes: store.writes, input: { ...input, staged: staged.value }, staged, transactional, key, outcome });
   } finally {
     // A staged body whose request did not commit (error, failed COMMIT, idempotent replay) is removed;
     // a failed clean-up must not replace the answer the client is owed.
@@ -110,6 +111,7 @@ async function runProtected(route: AnyProtectedRoute, ctx: AppContext, deps: Pip
 interface HandlerCall {
   actor: Actor;
   db: Db;
+  writes: WriteBatches;
   input: { params: unknown; query: unknown; body: unknown; staged: unknown };
   staged?: Staged<unknown>;
   transactional: boolean;
@@ -120,7 +122,7 @@ interface HandlerCall {
 
 /** Runs the handler: alone for reads, else in one transaction with its idempotency record, audit row and staged body. */
 async function runHandler(route: AnyProtectedRoute, ctx: AppContext, deps: PipelineDeps, call: HandlerCall): Promise<void> {
-  const { actor, db, input, staged, transactional, key, outcome } = call;
+  const { actor, db, writes, input, staged, transactional, key, outcome } = call;
   const effects: Array<() => void> = [];
   const afterCommit = (effect: () => void) => effects.push(effect);
 
@@ -134,26 +136,24 @@ async function runHandler(route: AnyProtectedRoute, ctx: AppContext, deps: Pipel
   }
 
   const fingerprint = key ? requestFingerprint(ctx.method, ctx.path, staged ? staged.fingerprint : input.body) : '';
-  if (key) {
-    const stored = await deps.idempotency.find(db, actor.clientId, key, deps.clock.now());
-    if (stored) {
-      if (stored.fingerprint !== fingerprint) {
-        throw new AppError('idempotency_key_mismatch', 'This Idempotency-Key was already used with a different request; use a new key.');
-      }
-      ctx.set('Idempotent-Replayed', 'true');
-      if (route.redactOnReplay) ctx.set('Idempotent-Replayed-Redacted', route.redactOnReplay.join(', '));
-      respond(ctx, route, { status: stored.status, body: stored.body }, deps, true);
-      return; // the first request's staged body is the one kept: this one is discarded
-    }
-    if (!deps.idempotency.begin(actor.env, actor.clientId, key)) {
-      throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry when it has finished.', {
-        headers: { 'Retry-After': '1' },
-      });
-    }
+  if (key && !deps.idempotency.begin(actor.env, actor.clientId, key)) {
+    throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry when it has finished.', {
+      headers: { 'Retry-After': '1' },
+    });
   }
   try {
-    const reply = await db.transaction().execute(async (trx) => {
-      holdsConnection(trx, db);
+    // One savepoint of a group-committed transaction (WriteBatches): answered once it is durable.
+    const done = await writes.run(async (trx): Promise<{ replay: StoredResponse } | { reply: Reply<unknown> }> => {
+      if (key) {
+        // Looked up inside the write's transaction, so a record any earlier request committed is seen.
+        const stored = await deps.idempotency.find(trx, actor.clientId, key, deps.clock.now());
+        if (stored) {
+          if (stored.fingerprint !== fingerprint) {
+            throw new AppError('idempotency_key_mismatch', 'This Idempotency-Key was already used with a different request; use a new key.');
+          }
+          return { replay: stored };
+        }
+      }
       const result = await route.handler({ ...input, ctx, actor, db: trx, afterCommit });
       const status = result.status ?? route.response.status;
       if (key) {
@@ -162,12 +162,18 @@ async function runHandler(route: AnyProtectedRoute, ctx: AppContext, deps: Pipel
       }
       await deps.audit.writeWith(trx, auditEntry(ctx, actor, status, resourceIdOf(ctx, status, result.body, result.resourceId), deps.clock.now()));
       await staged?.persist?.();
-      return result;
+      return { reply: result };
     });
+    if ('replay' in done) {
+      ctx.set('Idempotent-Replayed', 'true');
+      if (route.redactOnReplay) ctx.set('Idempotent-Replayed-Redacted', route.redactOnReplay.join(', '));
+      respond(ctx, route, { status: done.replay.status, body: done.replay.body }, deps, true);
+      return; // the first request's staged body is the one kept: this one is discarded
+    }
     outcome.kept = true;
     ctx.state.auditWritten = true;
     for (const effect of effects) effect();
-    respond(ctx, route, reply, deps);
+    respond(ctx, route, done.reply, deps);
   } finally {
     if (key) deps.idempotency.end(actor.env, actor.clientId, key);
   }
