@@ -55,15 +55,3 @@ export async function attachLines(db: Executor, entries: LedgerEntriesTable[]): 
   }
   return entries.map((entry) => ({ ...entry, lines: byEntry.get(entry.id) ?? [] }));
 }
-
-/** The balance of one account (sum of its signed lines), e.g. a wallet's −balance. */
-export async function accountBalance(db: Executor, tenantId: string, account: string): Promise<number> {
-  const row = await db
-    .selectFrom('ledger_lines')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('total'))
-    .where('tenant_id', '=', tenantId)
-    .where('account', '=', account)
-    .$if(indexedAccount(account), (q) => q.where(sql<boolean>`substr(account, 1, 7) in ('receiva', 'wallet:')`))
-    .executeTakeFirstOrThrow();
-  return Number(row.total);
-}

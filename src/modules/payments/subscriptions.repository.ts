@@ -40,15 +40,6 @@ export async function billableSubscriptionIds(db: Executor): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-/** Claims a period for invoicing: false when it was claimed before (UNIQUE subscription + period start). */
-export async function claimPeriod(
-  db: Executor,
-  row: { subscription_id: string; period_start: string; period_end: string; invoice_id: string; tenant_id: string; created_at: string },
-): Promise<boolean> {
-  const result = await db.insertInto('subscription_invoices').values(row).onConflict((oc) => oc.columns(['subscription_id', 'period_start']).doNothing()).executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
-}
-
 /** Open invoices a subscription still has (past_due lasts while one is left). */
 export async function countOpenSubscriptionInvoices(db: Executor, subscriptionId: string): Promise<number> {
   const rows = await db.selectFrom('invoices').select('id').where('subscription_id', '=', subscriptionId).where('status', '=', 'open').execute();
