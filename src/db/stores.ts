@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Environment } from '../config.js';
 import { openDatabase, type DatabaseHandle } from './database.js';
 import { migrateToLatest } from './migrator.js';
+import { backstopPages, Checkpointer } from './checkpointer.js';
 import { WriteBatches } from './write-batches.js';
 
 export interface EnvironmentStore extends DatabaseHandle {
@@ -18,19 +19,26 @@ export const databaseFile = (dataDir: string, env: Environment): string => path.
 export class Stores {
   private readonly byEnv = new Map<Environment, EnvironmentStore>();
 
-  private constructor(stores: EnvironmentStore[]) {
+  private constructor(
+    stores: EnvironmentStore[],
+    private readonly checkpointers: Checkpointer[],
+  ) {
     for (const s of stores) this.byEnv.set(s.env, s);
   }
 
   static async open(dataDir: string, environments: readonly Environment[]): Promise<Stores> {
     mkdirSync(dataDir, { recursive: true });
     const stores: EnvironmentStore[] = [];
+    const checkpointers: Checkpointer[] = [];
     for (const env of environments) {
       const handle = openDatabase(databaseFile(dataDir, env));
       await migrateToLatest(handle.db);
+      // Checkpoints run on a worker thread; the connection's own is only a backstop.
+      handle.sqlite.pragma(`wal_autocheckpoint = ${backstopPages}`);
+      checkpointers.push(new Checkpointer(handle.file));
       stores.push({ ...handle, env, writes: new WriteBatches(handle.db) });
     }
-    return new Stores(stores);
+    return new Stores(stores, checkpointers);
   }
 
   has(env: Environment): boolean {
@@ -53,6 +61,7 @@ export class Stores {
   }
 
   async close(): Promise<void> {
+    for (const checkpointer of this.checkpointers) await checkpointer.stop();
     for (const s of this.byEnv.values()) await s.db.destroy();
   }
 }

@@ -23,6 +23,8 @@ export interface AuditEntry {
 }
 
 const maxBatch = 500;
+/** Rows per flush transaction: a whole batch in one go held the event loop for milliseconds. */
+const flushChunk = 100;
 
 /** One prepared statement for every audit row; rows are bound in this column order. */
 const insertSql =
@@ -99,16 +101,21 @@ export class AuditLog {
     this.buffers.clear();
     this.flushing = this.flushing.then(async () => {
       for (const [env, rows] of batches) {
-        try {
-          // One transaction of one prepared statement per batch, run while holding the connection.
-          await withConnection(this.stores.get(env).db, (sqlite, prepare) => {
-            const insert = prepare(insertSql);
-            sqlite.transaction(() => {
-              for (const row of rows) insert.run(row);
-            }).immediate();
-          });
-        } catch (err) {
-          this.logger.error({ err, env, rows: rows.length }, 'audit flush failed');
+        for (let start = 0; start < rows.length; start += flushChunk) {
+          const chunk = rows.slice(start, start + flushChunk);
+          try {
+            // One transaction of one prepared statement per chunk, run while holding the connection.
+            await withConnection(this.stores.get(env).db, (sqlite, prepare) => {
+              const insert = prepare(insertSql);
+              sqlite.transaction(() => {
+                for (const row of chunk) insert.run(row);
+              }).immediate();
+            });
+          } catch (err) {
+            this.logger.error({ err, env, rows: chunk.length }, 'audit flush failed');
+          }
+          // Requests waiting meanwhile run between chunks: a flush never holds the loop for long.
+          if (start + flushChunk < rows.length) await new Promise<void>((resolve) => setImmediate(resolve));
         }
       }
     });
