@@ -4,9 +4,9 @@
  * The robust number is the server's CPU time per request (from /proc), not req/s.
  *
  *   npx tsx scripts/bench-compare.ts --base <root> --variant <root> [--kind get|post] [--rounds 3] [--duration 5]
- *                                    [--log-level warn] [--variant-log-level info]
+ *                                    [--log-level info] [--variant-log-level warn]
  *
- * The same root twice with --variant-log-level info measures the cost of the per-request log line.
+ * The same root twice with --variant-log-level warn measures the cost of the per-request log line.
  */
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
       kind: { type: 'string', default: 'get' },
       rounds: { type: 'string', default: '3' },
       duration: { type: 'string', default: '5' },
-      'log-level': { type: 'string', default: 'warn' },
+      'log-level': { type: 'string', default: 'info' },
       'variant-log-level': { type: 'string' },
     },
   });

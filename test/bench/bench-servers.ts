@@ -93,17 +93,19 @@ async function waitForHttp(url: string, child: ChildProcess, describeFailure: ()
   throw new Error(`server at ${url} did not become ready in ${timeoutMs} ms\n${describeFailure()}`);
 }
 
+// The acceptance harness's baseline: the smallest JSON answer, as the gateway's are JSON.
 const helloWorld = `
 const http = require('node:http');
+const body = JSON.stringify({ ok: true });
 const server = http.createServer((req, res) => {
-  res.writeHead(200, { 'content-type': 'text/plain' });
-  res.end('hello world');
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(body);
 });
 server.listen(Number(process.env.PORT), '127.0.0.1');
 process.on('SIGTERM', () => { server.close(() => process.exit(0)); server.closeAllConnections(); });
 `;
 
-/** (a) the baseline: the cheapest possible Node HTTP server. */
+/** (a) the baseline: the cheapest possible Node HTTP server, answering {"ok":true}. */
 export async function startHelloWorld(cpu?: number): Promise<BenchServer> {
   const port = await freePort();
   const child = spawnNode(['-e', helloWorld], cpu, { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -149,7 +151,7 @@ export async function startGateway(root: string, options: GatewayOptions = {}): 
       PORT: String(port),
       HOST: '127.0.0.1',
       PETCARE_DATA_DIR: dataDir,
-      PETCARE_LOG_LEVEL: options.logLevel ?? 'warn',
+      PETCARE_LOG_LEVEL: options.logLevel ?? 'info',
       PETCARE_ADMIN_CLIENT_ID: benchAdmin.clientId,
       PETCARE_ADMIN_CLIENT_SECRET: benchAdmin.clientSecret,
       ...options.env,
