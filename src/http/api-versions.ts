@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { Context, Next } from 'koa';
+import type { Next } from 'koa';
 import { AppError } from './errors.js';
+import type { AppContext } from './request-context.js';
 import { validateBody } from './validation.js';
 
 /**
@@ -47,17 +48,9 @@ export interface VersionChange<Body> {
 /** Older versions whose answer differs from the current one; a version not listed gets the current answer. */
 export type VersionChanges<Body> = Partial<Record<Exclude<ApiVersion, typeof currentApiVersion>, VersionChange<Body>>>;
 
-interface VersionState {
-  /** From the Petcare-Version header, once checked. */
-  requestedApiVersion?: ApiVersion;
-  /** The calling client's pinned default, set by authentication. */
-  pinnedApiVersion?: ApiVersion;
-}
-
 /** The version a request is answered in: its header, else its client's pinned default, else the current one. */
-export function apiVersionOf(ctx: Context): ApiVersion {
-  const state = ctx.state as VersionState;
-  return state.requestedApiVersion ?? state.pinnedApiVersion ?? currentApiVersion;
+export function apiVersionOf(ctx: AppContext): ApiVersion {
+  return ctx.state.requestedApiVersion ?? ctx.state.pinnedApiVersion ?? currentApiVersion;
 }
 
 /**
@@ -65,7 +58,7 @@ export function apiVersionOf(ctx: Context): ApiVersion {
  * used on every answer, errors included; it is set last, once authentication knows the client's pin.
  */
 export function apiVersionMiddleware() {
-  return async (ctx: Context, next: Next): Promise<void> => {
+  return async (ctx: AppContext, next: Next): Promise<void> => {
     const requested = ctx.get(apiVersionHeader);
     if (requested !== '') {
       if (!isApiVersion(requested)) {
@@ -73,7 +66,7 @@ export function apiVersionMiddleware() {
           extensions: { supportedVersions: apiVersions },
         });
       }
-      (ctx.state as VersionState).requestedApiVersion = requested;
+      ctx.state.requestedApiVersion = requested;
     }
     try {
       await next();
@@ -88,7 +81,7 @@ export function apiVersionMiddleware() {
  * idempotency store keeps the current-version body, so a replay answers in the replaying
  * request's version (the same shape when the version is the same).
  */
-export function versionedBody(ctx: Context, changes: VersionChanges<unknown> | undefined, body: unknown, validate: boolean): unknown {
+export function versionedBody(ctx: AppContext, changes: VersionChanges<unknown> | undefined, body: unknown, validate: boolean): unknown {
   if (!changes) return body;
   const version = apiVersionOf(ctx);
   if (version === currentApiVersion) return body;
@@ -100,7 +93,7 @@ export function versionedBody(ctx: Context, changes: VersionChanges<unknown> | u
       validateBody(change.schema, older);
     } catch (err) {
       const detail = err instanceof AppError ? JSON.stringify(err.errors) : String(err);
-      throw new Error(`the ${version} answer of ${ctx.method} ${String(ctx.state.route)} does not match its schema: ${detail}`);
+      throw new Error(`the ${version} answer of ${ctx.method} ${ctx.state.route ?? '-'} does not match its schema: ${detail}`);
     }
   }
   return older;
