@@ -64,13 +64,12 @@ test('housekeeping runs the clean-up each module registered and reports every co
 
   const res = await run(app, 'housekeeping');
   t.is(res.status, 200);
-  t.deepEqual(res.body.result, { prunedRuns: 0, expiredIdempotencyRecords: 0, expiredTokens: 1, staleUploads: 0, testLeftovers: 2 });
+  // The core tasks and the one registered here; other modules' tasks add counts of their own (each a number).
+  t.like(res.body.result, { prunedRuns: 0, expiredIdempotencyRecords: 0, expiredTokens: 1, staleUploads: 0, testLeftovers: 2 });
+  for (const [key, count] of Object.entries(res.body.result)) t.is(typeof count, 'number', key);
   t.deepEqual(swept, ['live']);
   const job = await app.request('GET', '/v1/jobs/housekeeping', { token: await app.adminToken() });
-  t.is(
-    job.body.description,
-    'Drops job runs older than 7 days, expired idempotency records, spent or expired tokens, document uploads a crash left unfinished and test leftovers.',
-  );
+  t.regex(job.body.description, /^Drops job runs older than 7 days, expired idempotency records, .*spent or expired tokens, .*document uploads a crash left unfinished.* and test leftovers\.$/);
 });
 
 test('without wait the run is queued (202) and runs in the background', async (t) => {
