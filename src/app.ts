@@ -38,6 +38,8 @@ import { notificationJobs, notificationRoutes } from './modules/notifications/in
 import { reminderJobs } from './modules/reminders/index.js';
 import { eventRoutes } from './modules/events/index.js';
 import { paymentJobs, paymentRoutes } from './modules/payments/index.js';
+import { boardingJobs, boardingRoutes } from './modules/boarding/index.js';
+import { groomingJobs, groomingRoutes } from './modules/grooming/index.js';
 import { WebhookDispatcher, webhookHousekeeping, webhookJobs, webhookRoutes } from './modules/webhooks/index.js';
 
 export interface AppDeps {
@@ -76,6 +78,7 @@ export function createApp(deps: AppDeps): PetCareApp {
   runner.register([backupJob()]);
   runner.register([...notificationJobs(shared), ...reminderJobs(shared)]);
   runner.register(paymentJobs());
+  runner.register([...boardingJobs(shared), ...groomingJobs(shared)]);
   const webhooks = new WebhookDispatcher({ config, clock, secretBox });
   runner.register(webhookJobs({ config, webhooks }));
   // The idempotency store belongs to the gateway, which has no module to register its clean-up from.
@@ -99,6 +102,8 @@ export function createApp(deps: AppDeps): PetCareApp {
     ...documentRoutes(shared),
     ...notificationRoutes(shared),
     ...paymentRoutes(shared),
+    ...boardingRoutes(shared),
+    ...groomingRoutes(shared),
     ...eventRoutes(),
     ...webhookRoutes({ ...shared, webhooks }),
     ...auditRoutes({ audit }),

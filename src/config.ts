@@ -56,6 +56,8 @@ export interface Config {
   readonly mailFrom: string;
   readonly vaccinationReminderDays: number;
   readonly appointmentReminderHours: number;
+  /** A boarding medication dose with nothing logged this many minutes after its time is overdue (care-plan-doses job). */
+  readonly doseOverdueMinutes: number;
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -197,6 +199,7 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     mailFrom: env.PETCARE_MAIL_FROM || 'Pet-Care Platform <no-reply@petcare.local>',
     vaccinationReminderDays: int(env, 'PETCARE_VACCINATION_REMINDER_DAYS', 30, 0, 365),
     appointmentReminderHours: int(env, 'PETCARE_APPOINTMENT_REMINDER_HOURS', 24, 0, 24 * 30),
+    doseOverdueMinutes: int(env, 'PETCARE_DOSE_OVERDUE_MINUTES', 60, 1, 24 * 60),
     ...overrides,
   };
   // The default backup folder follows the data dir, also one given as an override (tests, CLI).

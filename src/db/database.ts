@@ -13,6 +13,7 @@ import {
 } from 'kysely';
 import type { JobsTables } from '../jobs/jobs.table.js';
 import type { AppointmentsTables } from '../modules/appointments/appointments.table.js';
+import type { BookingsTables } from '../modules/bookings/bookings.table.js';
 import type { DocumentsTables } from '../modules/documents/documents.table.js';
 import type { MedicalRecordsTables } from '../modules/medical-records/medical-records.table.js';
 import type { NotificationsTables } from '../modules/notifications/notifications.table.js';
@@ -149,7 +150,8 @@ export interface Database
     WebhooksTables,
     NotificationsTables,
     PaymentsTables,
-    SandboxClockTables {
+    SandboxClockTables,
+    BookingsTables {
   tenants: TenantsTable;
   locations: LocationsTable;
   api_clients: ApiClientsTable;

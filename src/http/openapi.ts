@@ -201,6 +201,8 @@ const tagDescriptions: Record<string, string> = {
   Wallets: 'Prepaid balances per parent and currency (wal_ ids): top-ups, adjustments, transactions; never negative.',
   Subscriptions: 'Recurring plans (sub_ ids) invoiced each period, collected from the wallet or sent.',
   Settlements: 'Daily closes per location and local day (stl_ ids), and provider payouts.',
+  Boarding: 'Rooms (room_ ids), boarding stays booked by room type (bkg_ ids, kind boarding), check-in and check-out, occupancy, care plans (cpl_ ids) and the dose log.',
+  Grooming: 'Packages (pkg_ ids) priced by pet size, grooming appointments on the stylists\' schedules (bkg_ ids, kind grooming), stylist assignment, availability, memberships (mbr_ ids).',
   Jobs: 'Background jobs: schedules, last and next runs, run now.',
   Audit: 'The audit trail of every call.',
   Sandbox: 'Sandbox environment tools.',

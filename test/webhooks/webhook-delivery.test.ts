@@ -212,6 +212,7 @@ const samples: Record<EventType, Record<string, unknown>> = {
   'subscription.created': { subscriptionId: 'sub_x', parentId: 'usr_x', status: 'active', latestInvoiceId: null },
   'subscription.past_due': { subscriptionId: 'sub_x', parentId: 'usr_x', status: 'past_due', latestInvoiceId: 'inv_x' },
   'subscription.canceled': { subscriptionId: 'sub_x', parentId: 'usr_x', status: 'canceled', latestInvoiceId: 'inv_x' },
+  'boarding.dose_overdue': { carePlanId: 'cpl_x', bookingId: 'bkg_x', petId: 'pet_x', locationId: 'loc_x', medication: 'Apoquel', scheduledFor: '2026-12-01T08:00:00.000Z' },
 };
 
 test.serial('every catalogue type delivers; an alias subscription receives the alias name, "*" the canonical one, both: once, canonical', async (a) => {

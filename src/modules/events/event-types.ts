@@ -21,6 +21,8 @@ export const canonicalEventTypes = [
   'subscription.created',
   'subscription.past_due',
   'subscription.canceled',
+  // Boarding (DESIGN §10)
+  'boarding.dose_overdue',
 ] as const;
 
 export type EventType = (typeof canonicalEventTypes)[number];
@@ -179,8 +181,12 @@ export const eventCatalogue: Record<EventType, EventTypeInfo> = {
         roomId: Type.Optional(id('room', 'The room')),
         locationId: Type.Optional(id('loc', 'The boarding location')),
         checkedOutAt: Type.Optional(dateTime('Check-out time.')),
+        invoiceId: Type.Optional(id('inv', 'The finalized invoice of the stay')),
+        nights: Type.Optional(Type.Integer({ minimum: 0, description: 'Nights actually stayed.' })),
+        amount: Type.Optional(amount),
+        currency: Type.Optional(currency),
       },
-      'The stay.',
+      'The stay and its bill (DESIGN §10: bookingId, petId, invoiceId, nights, amount, currency).',
     ),
   },
   'payment.completed': {
@@ -236,7 +242,9 @@ export const eventCatalogue: Record<EventType, EventTypeInfo> = {
         service: Type.String({ description: 'e.g. boarding, grooming, or a marketplace service.' }),
         amount,
         currency,
+        kind: Type.Optional(Type.String({ description: 'boarding | grooming | marketplace' })),
         locationId: Type.Optional(id('loc', 'The location')),
+        startsAt: Type.Optional(dateTime('When the booking starts, ISO 8601 UTC (a boarding stay: the start of its check-in day at the location).')),
       },
       'Seed fields bookingId, petId, service, amount, currency.',
     ),
@@ -250,6 +258,10 @@ export const eventCatalogue: Record<EventType, EventTypeInfo> = {
         petId: id('pet', 'The pet'),
         service: Type.String(),
         reason: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+        kind: Type.Optional(Type.String({ description: 'boarding | grooming | marketplace' })),
+        status: Type.Optional(Type.String({ description: 'cancelled or no_show.' })),
+        amount: Type.Optional(amount),
+        currency: Type.Optional(currency),
         locationId: Type.Optional(id('loc', 'The location')),
       },
       'The cancelled booking.',
@@ -309,6 +321,21 @@ export const eventCatalogue: Record<EventType, EventTypeInfo> = {
     description: 'A subscription ended: canceled now, or at the end of its period.',
     emittedBy: 'POST /v1/subscriptions/:id/cancel, and the subscription-billing job at period end',
     data: data(subscriptionData, 'The canceled subscription.'),
+  },
+  'boarding.dose_overdue': {
+    description: "A boarded pet's medication dose was not logged in time (PETCARE_DOSE_OVERDUE_MINUTES after it was due); sent once per missed dose.",
+    emittedBy: 'the care-plan-doses job',
+    data: data(
+      {
+        carePlanId: id('cpl', 'The care plan'),
+        bookingId: id('bkg', 'The boarding booking'),
+        petId: id('pet', 'The pet'),
+        locationId: id('loc', 'The boarding location'),
+        medication: Type.String({ description: 'The medication as named in the plan.' }),
+        scheduledFor: dateTime('When the dose was due, ISO 8601 UTC (the plan gives local times at the location).'),
+      },
+      'The missed dose.',
+    ),
   },
 };
 

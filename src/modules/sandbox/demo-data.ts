@@ -2,6 +2,9 @@ import type { Executor } from '../../db/database.js';
 import { seedDefaultAppointmentTypes } from '../appointments/index.js';
 import { eraseMedicalRecords } from '../medical-records/index.js';
 import { eraseMoneyRecords } from '../payments/index.js';
+import { eraseBoardingRecords } from '../boarding/index.js';
+import { deleteTenantBookings } from '../bookings/index.js';
+import { eraseGroomingRecords } from '../grooming/index.js';
 import { deleteTenantVaccinations } from '../vaccinations/index.js';
 import { dayMs, utcDate } from '../../calendar-dates.js';
 
@@ -98,6 +101,10 @@ export async function insertDemoData(db: Executor, tenantId: string, now: number
 export async function clearSandboxData(db: Executor, tenantId: string): Promise<void> {
   // Money records reference parents, pets and locations; the journal is append-only and needs the explicit erasure.
   await eraseMoneyRecords(db, tenantId, 'sandbox reset');
+  // Each booking kind erases its own rows, then the shared facts go (they reference pets and locations).
+  await eraseBoardingRecords(db, tenantId);
+  await eraseGroomingRecords(db, tenantId);
+  await deleteTenantBookings(db, tenantId);
   // Clinical records reference pets; medical records are append-only and need the explicit erasure.
   await deleteTenantVaccinations(db, tenantId);
   await eraseMedicalRecords(db, tenantId, 'sandbox reset');
