@@ -14,6 +14,8 @@ import {
 import type { JobsTables } from '../jobs/jobs.table.js';
 import type { AppointmentsTables } from '../modules/appointments/appointments.table.js';
 import type { BookingsTables } from '../modules/bookings/bookings.table.js';
+import type { BoardingTables } from '../modules/boarding/boarding.table.js';
+import type { GroomingTables } from '../modules/grooming/grooming.table.js';
 import type { DocumentsTables } from '../modules/documents/documents.table.js';
 import type { MedicalRecordsTables } from '../modules/medical-records/medical-records.table.js';
 import type { NotificationsTables } from '../modules/notifications/notifications.table.js';
@@ -151,7 +153,9 @@ export interface Database
     NotificationsTables,
     PaymentsTables,
     SandboxClockTables,
-    BookingsTables {
+    BookingsTables,
+    BoardingTables,
+    GroomingTables {
   tenants: TenantsTable;
   locations: LocationsTable;
   api_clients: ApiClientsTable;

@@ -1,0 +1,3 @@
+/** Tables of the boarding module, keyed by the shared booking id where they hold a booking's details (scaffold: the module declares them). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface BoardingTables {}
