@@ -3,7 +3,7 @@ import { createLocation, createPet, createPetParent } from '../helpers/factories
 import { startTestApp, type TestApp, type TokenSet } from '../helpers/test-app.js';
 
 /** GET /v1/pets/:id: the seed's six fields plus ours, and nothing else. */
-const petKeys = ['id', 'name', 'breed', 'ownerId', 'vaccinationStatus', 'lastVisit', 'species', 'birthDate', 'locationId', 'createdAt', 'updatedAt'];
+const petKeys = ['id', 'name', 'breed', 'ownerId', 'vaccinationStatus', 'lastVisit', 'species', 'birthDate', 'locationId', 'createdAt', 'updatedAt', 'size'];
 const isoUtc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 // Tests that compare table-wide counts run serially (AVA runs serial tests before concurrent ones).
@@ -65,11 +65,40 @@ test('POST /v1/pets creates a pet and GET /v1/pets/:id returns exactly the docum
     locationId: location.id,
     createdAt: res.body.createdAt,
     updatedAt: res.body.updatedAt,
+    size: null,
   });
   a.regex(res.body.createdAt, isoUtc);
   a.is(res.body.updatedAt, res.body.createdAt);
   a.true(res.body.createdAt <= now);
   a.deepEqual(created.body, res.body);
+});
+
+test('size is optional: set on POST, changed and cleared on PATCH, answered by GET; anything else is 400 on size', async (a) => {
+  const { location, parent } = await household();
+  const created = await t.request('POST', '/v1/pets', {
+    token: staff.accessToken,
+    body: { name: 'Bruno', breed: 'Newfoundland', species: 'dog', ownerId: parent.id, locationId: location.id, size: 'xlarge' },
+  });
+  a.is(created.status, 201, created.text);
+  a.is(created.body.size, 'xlarge');
+  a.is((await t.request('GET', `/v1/pets/${created.body.id}`, { token: reader.accessToken })).body.size, 'xlarge');
+  const patched = await t.request('PATCH', `/v1/pets/${created.body.id}`, { token: staff.accessToken, body: { size: 'large' } });
+  a.is(patched.status, 200, patched.text);
+  a.is(patched.body.size, 'large');
+  const listed = await t.request('GET', `/v1/pets?ownerId=${parent.id}`, { token: reader.accessToken });
+  a.is(listed.body.data.find((p: { id: string }) => p.id === created.body.id).size, 'large');
+  const cleared = await t.request('PATCH', `/v1/pets/${created.body.id}`, { token: staff.accessToken, body: { size: null } });
+  a.is(cleared.body.size, null);
+  const bad = await t.request('POST', '/v1/pets', {
+    token: staff.accessToken,
+    body: { name: 'Tiny', breed: 'Chihuahua', species: 'dog', ownerId: parent.id, locationId: location.id, size: 'huge' },
+  });
+  a.is(bad.status, 400);
+  a.true(bad.body.errors.some((e: { field: string }) => e.field === 'size'), bad.text);
+  const badPatch = await t.request('PATCH', `/v1/pets/${created.body.id}`, { token: staff.accessToken, body: { size: 'XL' } });
+  a.is(badPatch.status, 400);
+  a.true(badPatch.body.errors.some((e: { field: string }) => e.field === 'size'), badPatch.text);
+  a.is((await t.request('GET', `/v1/pets/${created.body.id}`, { token: reader.accessToken })).body.size, null);
 });
 
 test('the stored row carries the tenant and the creation time from the clock', async (a) => {

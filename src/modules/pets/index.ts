@@ -1,2 +1,4 @@
 export { petRoutes } from './pets.routes.js';
 export { findPet, recordPetVisit, visiblePetIds } from './pets.repository.js';
+export { petSizes, type PetSize } from './pets.table.js';
+export { PetSizeSchema } from './pets.schema.js';

@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { PetsTable } from '../../db/database.js';
+import './pets.table.js';
 import type { PetSchema, VaccinationStatus } from './pets.schema.js';
 
 /** The seed's six fields first (id, name, breed, ownerId, vaccinationStatus, lastVisit), then ours. */
@@ -15,4 +16,5 @@ export const presentPet = (row: PetsTable, vaccinationStatus: VaccinationStatus)
   locationId: row.location_id,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+  size: (row.size ?? null) as Static<typeof PetSchema>['size'],
 });

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
 import { NonBlankText } from '../../http/schema-fields.js';
 import { LocationId } from '../locations/index.js';
+import { petSizes } from './pets.table.js';
 
 export const species = ['dog', 'cat', 'rabbit', 'bird', 'reptile', 'ferret', 'guinea_pig', 'hamster', 'horse', 'other'] as const;
 export const vaccinationStatuses = ['Up to date', 'Due soon', 'Overdue', 'No records'] as const;
@@ -10,6 +11,8 @@ const Species = Type.Union(species.map((s) => Type.Literal(s)));
 const DateOnly = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD', examples: ['2021-04-12'] });
 const Name = NonBlankText(100);
 const Breed = NonBlankText(100);
+/** DESIGN §5: optional; grooming times and prices its packages by it. */
+export const PetSizeSchema = Type.Union(petSizes.map((s) => Type.Literal(s)), { description: 'small | medium | large | xlarge (grooming prices and times by it).' });
 const OwnerId = Type.String({ pattern: '^usr_[a-z0-9_]{1,60}$', description: 'Pet parent id (usr_…).' });
 
 export const PetSchema = Type.Object(
@@ -27,6 +30,7 @@ export const PetSchema = Type.Object(
     locationId: Type.String(),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
+    size: Type.Union([PetSizeSchema, Type.Null()], { description: 'small | medium | large | xlarge, or null when not recorded.' }),
   },
   { additionalProperties: false },
 );
@@ -39,6 +43,7 @@ export const CreatePetSchema = Type.Object(
     ownerId: OwnerId,
     locationId: LocationId,
     birthDate: Type.Optional(Type.Union([DateOnly, Type.Null()])),
+    size: Type.Optional(Type.Union([PetSizeSchema, Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -51,6 +56,7 @@ export const UpdatePetSchema = Type.Object(
     ownerId: Type.Optional(OwnerId),
     locationId: Type.Optional(LocationId),
     birthDate: Type.Optional(Type.Union([DateOnly, Type.Null()])),
+    size: Type.Optional(Type.Union([PetSizeSchema, Type.Null()])),
   },
   { additionalProperties: false, minProperties: 1 },
 );

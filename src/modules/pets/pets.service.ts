@@ -38,6 +38,7 @@ export async function createPet(db: Executor, actor: Actor, input: CreatePetInpu
     breed: input.breed,
     species: input.species,
     birth_date: input.birthDate ?? null,
+    size: input.size ?? null,
     last_visit: null,
     created_at: at,
     updated_at: at,
@@ -67,6 +68,7 @@ export async function patchPet(db: Executor, actor: Actor, id: string, input: Up
   if (input.ownerId !== undefined) patch.owner_id = input.ownerId;
   if (input.locationId !== undefined) patch.location_id = input.locationId;
   if (input.birthDate !== undefined) patch.birth_date = input.birthDate;
+  if (input.size !== undefined) patch.size = input.size;
   await updatePet(db, actor.tenantId, id, patch);
   return { ...existing, ...patch };
 }
