@@ -15,3 +15,36 @@ export function createLogger(level: string): Logger {
     pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 100 }),
   );
 }
+
+/** The access line of one request: flat strings and numbers only. */
+export interface AccessEntry {
+  requestId: string;
+  method: string;
+  route: string;
+  path: string;
+  status: number;
+  ms: number;
+  client: string | undefined;
+}
+
+/**
+ * Writes the access line of every request as the same JSON line pino would (level 30, time, the
+ * base fields, msg "request") straight into the logger's destination: pino's generic serialiser
+ * (redaction pass, key walk) cost ~8 µs a line, a template ~1 µs. The fields carry no secrets; the
+ * caller-controlled ones are JSON-escaped. Off when the logger's level is above info.
+ */
+export function accessLog(logger: Logger): (entry: AccessEntry) => void {
+  const stream = (logger as unknown as Record<symbol, { write?: (line: string) => unknown } | undefined>)[pino.symbols.streamSym];
+  const bindings = JSON.stringify(logger.bindings()).slice(1, -1);
+  const base = bindings ? `,${bindings}` : '';
+  if (!stream?.write) return (entry) => logger.info(entry, 'request');
+  const write = stream.write.bind(stream);
+  return (entry) => {
+    if (!logger.isLevelEnabled('info')) return;
+    const client = entry.client === undefined ? '' : `,"client":${JSON.stringify(entry.client)}`;
+    write(
+      `{"level":30,"time":${Date.now()}${base},"requestId":${JSON.stringify(entry.requestId)},"method":${JSON.stringify(entry.method)},` +
+        `"route":${JSON.stringify(entry.route)},"path":${JSON.stringify(entry.path)},"status":${entry.status},"ms":${entry.ms}${client},"msg":"request"}\n`,
+    );
+  };
+}

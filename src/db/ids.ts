@@ -1,20 +1,35 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
 
 const alphabet = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower-case
-const randomBits = 80n;
-const randomMax = (1n << randomBits) - 1n;
+/** The 80 random bits are two 40-bit halves: plain numbers (exact below 2^53), 8 characters each. */
+const halfMax = 2 ** 40 - 1;
 
-function encode(value: bigint, length: number): string {
+/** `value` (a whole number below 2^53) in `length` base32 characters, most significant first. */
+function encode(value: number, length: number): string {
   let out = '';
   for (let i = 0; i < length; i++) {
-    out = alphabet[Number(value & 31n)] + out;
-    value >>= 5n;
+    out = alphabet[value % 32]! + out;
+    value = Math.floor(value / 32);
   }
   return out;
 }
 
+/** Random bytes drawn 4 KB at a time: one draw per id cost more than the rest of newId. */
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
+function random40(): number {
+  if (poolAt + 5 > pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  const value = pool.readUIntBE(poolAt, 5);
+  poolAt += 5;
+  return value;
+}
+
 let lastTime = -1;
-let lastRandom = 0n;
+let lastHigh = 0;
+let lastLow = 0;
 
 /**
  * `prefix_` + 10 chars of millisecond time + 16 chars (80 bits) of randomness, ULID-style.
@@ -23,16 +38,20 @@ let lastRandom = 0n;
  */
 export function newId(prefix: string, now: number = Date.now()): string {
   let time = Math.max(0, Math.floor(now));
-  let random: bigint;
-  if (time <= lastTime && lastRandom < randomMax) {
+  let high: number;
+  let low: number;
+  if (time <= lastTime && !(lastHigh === halfMax && lastLow === halfMax)) {
     time = lastTime;
-    random = lastRandom + 1n;
+    high = lastLow === halfMax ? lastHigh + 1 : lastHigh;
+    low = lastLow === halfMax ? 0 : lastLow + 1;
   } else {
-    random = BigInt(`0x${randomBytes(10).toString('hex')}`);
+    high = random40();
+    low = random40();
   }
   lastTime = time;
-  lastRandom = random;
-  return `${prefix}_${encode(BigInt(time), 10)}${encode(random, 16)}`;
+  lastHigh = high;
+  lastLow = low;
+  return `${prefix}_${encode(time, 10)}${encode(high, 8)}${encode(low, 8)}`;
 }
 
 /** A random opaque secret of `bytes` bytes, base64url. */

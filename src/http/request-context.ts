@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import type { Actor } from './actor.js';
 import type { ApiVersion } from './api-versions.js';
 import type { Metrics } from './metrics.js';
+import { accessLog } from '../logger.js';
 
 /**
  * Everything the gateway records about one request: the one declared type of `ctx.state`
@@ -34,6 +35,7 @@ const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Request id (echoed or generated), platform version header, one log line and metrics per request. */
 export function requestContext(deps: { logger: Logger; clock: Clock; platformVersion: string; metrics: Metrics }) {
+  const access = accessLog(deps.logger);
   return async (ctx: AppContext, next: Next): Promise<void> => {
     const started = performance.now();
     const incoming = ctx.get('X-Request-Id');
@@ -47,8 +49,7 @@ export function requestContext(deps: { logger: Logger; clock: Clock; platformVer
       const ms = performance.now() - started;
       const { route = 'unmatched', actor } = ctx.state;
       deps.metrics.observe(ctx.method, route, ctx.status, ms);
-      // Flat strings and numbers only: pino writes them without a serializer pass.
-      deps.logger.info({ requestId, method: ctx.method, route, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100, client: actor?.clientId }, 'request');
+      access({ requestId, method: ctx.method, route, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100, client: actor?.clientId });
     }
   };
 }

@@ -25,3 +25,11 @@ test('later milliseconds sort after earlier ones', (t) => {
   const b = newId('loc', Date.UTC(2026, 0, 2));
   t.true(b > a);
 });
+
+test('the first 10 characters are the millisecond time in Crockford base32 (the format older ids have)', (t) => {
+  const now = Date.UTC(2026, 10, 24, 7, 30, 0, 123);
+  const body = newId('bkg', now + 86_400_000).slice(4);
+  const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
+  const decoded = [...body.slice(0, 10)].reduce((value, char) => value * 32 + alphabet.indexOf(char), 0);
+  t.is(decoded, now + 86_400_000);
+});

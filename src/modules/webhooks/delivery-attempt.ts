@@ -1,7 +1,7 @@
 import { envelopeJson } from '../events/index.js';
 import type { SecretBox } from '../../db/secret-box.js';
 import type { AttemptResult, Claim } from './delivery-statements.js';
-import { signatureHeader } from './webhook-signature.js';
+import { openSecret, signatureHeader } from './webhook-signature.js';
 import type { SendOutcome, WebhookSender } from './webhook-sender.js';
 
 /**
@@ -23,8 +23,8 @@ export async function sendAttempt(
 ): Promise<SendOutcome> {
   try {
     const body = due.payload ?? envelopeJson({ id: due.event_id, created_at: due.event_created_at!, data: due.event_data! }, due.event_type);
-    const secrets = [options.secrets.open(due.secret)];
-    if (due.previous_secret && due.previous_secret_expires_at && Date.parse(due.previous_secret_expires_at) > startedAt) secrets.push(options.secrets.open(due.previous_secret));
+    const secrets = [openSecret(options.secrets, due.secret)];
+    if (due.previous_secret && due.previous_secret_expires_at && Date.parse(due.previous_secret_expires_at) > startedAt) secrets.push(openSecret(options.secrets, due.previous_secret));
     const signature = signatureHeader(body, secrets, Math.floor(startedAt / 1000));
     return await sender.send({
       url: due.url,
