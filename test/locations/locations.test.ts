@@ -2,7 +2,7 @@ import test from 'ava';
 import { createLocation } from '../helpers/factories.js';
 import { startTestApp, type TestApp, type TokenSet } from '../helpers/test-app.js';
 
-const locationKeys = ['id', 'name', 'timezone', 'currency', 'taxRateBps', 'createdAt', 'updatedAt'].sort();
+const locationKeys = ['id', 'name', 'timezone', 'currency', 'taxRateBps', 'boardingRequiredVaccines', 'createdAt', 'updatedAt'].sort();
 
 // Tests that compare table-wide counts or move the clock run serially (AVA runs them before concurrent ones).
 let t: TestApp;
@@ -35,7 +35,7 @@ const countLocations = async () => (await db().selectFrom('locations').select('i
 
 // ---------------------------------------------------------------- happy path
 
-test('POST /v1/locations creates a location; GET returns exactly id, name, timezone, currency, taxRateBps, createdAt, updatedAt', async (a) => {
+test('POST /v1/locations creates a location; GET returns exactly id, name, timezone, currency, taxRateBps, boardingRequiredVaccines, createdAt, updatedAt', async (a) => {
   const created = await t.request('POST', '/v1/locations', { token: admin, body: { name: 'Gamma Grooming', timezone: 'Asia/Tokyo' } });
   a.is(created.status, 201, created.text);
   a.regex(created.body.id, /^loc_[a-z0-9]{26}$/);
@@ -43,7 +43,7 @@ test('POST /v1/locations creates a location; GET returns exactly id, name, timez
   a.is(res.status, 200);
   a.deepEqual(Object.keys(res.body).sort(), locationKeys);
   const at = new Date(t.clock.now()).toISOString();
-  a.deepEqual(res.body, { id: created.body.id, name: 'Gamma Grooming', timezone: 'Asia/Tokyo', currency: 'USD', taxRateBps: 0, createdAt: at, updatedAt: at });
+  a.deepEqual(res.body, { id: created.body.id, name: 'Gamma Grooming', timezone: 'Asia/Tokyo', currency: 'USD', taxRateBps: 0, boardingRequiredVaccines: {}, createdAt: at, updatedAt: at });
   a.deepEqual(created.body, res.body);
   const row = await db().selectFrom('locations').selectAll().where('id', '=', created.body.id).executeTakeFirstOrThrow();
   a.is(row.tenant_id, t.tenantId);

@@ -4,6 +4,7 @@ import type { Actor } from '../../http/actor.js';
 import { AppError, foundOr404, validationFailed } from '../../http/errors.js';
 import { findLocation, insertLocation, updateLocation } from './locations.repository.js';
 import type { CreateLocationInput, UpdateLocationInput } from './locations.schema.js';
+import { storedRequiredVaccines } from './boarding-vaccines.js';
 
 /** The zone as ICU resolves it, or null when Node's ICU does not know the name. */
 function resolveTimeZone(zone: string): string | null {
@@ -61,6 +62,7 @@ export async function createLocation(db: Executor, actor: Actor, input: CreateLo
     timezone,
     currency,
     tax_rate_bps: input.taxRateBps ?? 0,
+    boarding_required_vaccines: storedRequiredVaccines(input.boardingRequiredVaccines ?? {}),
     created_at: at,
     updated_at: at,
   };
@@ -81,6 +83,8 @@ export async function patchLocation(db: Executor, actor: Actor, id: string, inpu
   // Existing invoices keep the currency and rates they were written with; only new ones change.
   if (input.currency !== undefined) patch.currency = checkCurrency(input.currency);
   if (input.taxRateBps !== undefined) patch.tax_rate_bps = input.taxRateBps;
+  // Checked at each check-in from then on; pets already in house are not re-checked.
+  if (input.boardingRequiredVaccines !== undefined) patch.boarding_required_vaccines = storedRequiredVaccines(input.boardingRequiredVaccines);
   await updateLocation(db, actor.tenantId, id, patch);
   return { ...existing, ...patch };
 }
