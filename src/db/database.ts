@@ -59,6 +59,8 @@ export interface ApiClientsTable {
   disabled: number;
   /** Petcare-Version answered when a request sends none (a dated API version). */
   api_version: string;
+  /** Token watermark (a `tok_` id): access tokens whose jti sorts before it are refused. Null: none. */
+  tokens_valid_from: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -43,6 +43,8 @@ export interface CallerRecord {
   readonly locationIds: readonly string[] | null;
   readonly rateLimitPerMinute: number | null;
   readonly apiVersion: ApiVersion;
+  /** Access tokens whose jti sorts before this id were cut by a secret rotation or a disable; null: none. */
+  readonly tokensValidFrom: string | null;
 }
 
 export interface KnownCaller {
@@ -140,6 +142,9 @@ async function resolveCaller(token: string, deps: AuthenticateDeps): Promise<Cal
   const known = await deps.clients.client(env, claims.sub);
   if (!known || known.client.disabled || known.client.tenantId !== claims.tenant) {
     throw unauthorized('the client of this access token is disabled or gone', 'invalid_token');
+  }
+  if (known.client.tokensValidFrom !== null && claims.jti < known.client.tokensValidFrom) {
+    throw unauthorized("the access token was issued before the client's secret was rotated or the client was disabled", 'invalid_token');
   }
   if ((await deps.clients.isRevoked(env, claims.jti)) || (await deps.clients.isRevoked(env, claims.sid))) {
     throw unauthorized('the access token has been revoked', 'invalid_token');

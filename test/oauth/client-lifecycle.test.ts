@@ -34,12 +34,17 @@ test("disabling a client stops its existing access tokens at once, and it gets n
   assertOAuthError(a, await refresh(t, client, first.refresh_token), 401, 'invalid_client');
   assertOAuthError(a, await revoke(t, client, first.access_token), 401, 'invalid_client');
 
-  // Re-enabling lets it authenticate again, but the refresh tokens it held were revoked for good.
+  // Re-enabling lets it authenticate again, but the tokens it held were cut for good: its refresh
+  // tokens were revoked, and access tokens issued before the disable stay dead (not revived).
   a.is((await patchClient(client.id, { disabled: false })).status, 200);
   const again = await clientCredentials(t, client);
   a.is(again.status, 200, again.text);
   a.is((await pets(again.body.access_token)).status, 200);
   assertOAuthError(a, await refresh(t, client, second.refresh_token), 400, 'invalid_grant');
+  const revived = await pets(first.access_token);
+  assertInvalidToken(a, revived);
+  a.regex(revived.body.detail, /issued before/);
+  assertInvalidToken(a, await pets(second.access_token));
 });
 
 test('disabled clients are listed as such, and the last admin cannot be disabled', async (a) => {
@@ -74,9 +79,13 @@ test('rotating the secret makes the old one fail at once; the new one works', as
   const fresh = await clientCredentials(t, { clientId: client.clientId, clientSecret: rotated.body.clientSecret });
   a.is(fresh.status, 200, fresh.text);
 
-  // Refresh tokens issued under the old secret are revoked; documented: access tokens run until they expire.
+  // Every token issued under the old secret is dead at once: its refresh tokens are revoked and its
+  // access tokens refused; the token issued right after the rotation works.
   assertOAuthError(a, await refresh(t, { clientId: client.clientId, clientSecret: rotated.body.clientSecret }, before.refresh_token), 400, 'invalid_grant');
-  a.is((await pets(before.access_token)).status, 200);
+  const old = await pets(before.access_token);
+  assertInvalidToken(a, old);
+  a.regex(old.body.detail, /issued before the client's secret was rotated/);
+  a.is((await pets(fresh.body.access_token)).status, 200);
   // The secret is never readable again.
   const read = await t.request('GET', `/v1/clients/${client.id}`, { token: await t.adminToken() });
   a.is(read.status, 200);
@@ -115,4 +124,16 @@ test("a client's secret works in its own environment only", async (a) => {
   const off = await t.request('PATCH', `/v1/clients/${sandbox.id}`, { token: await t.adminToken('sandbox'), body: { disabled: true } });
   a.is(off.status, 200, off.text);
   assertInvalidToken(a, await pets(res.body.access_token));
+});
+
+test('the cut is exact to the token, not to the second: issued just before a rotation is refused, just after works', async (a) => {
+  const client = await createClient(t, { role: 'staff', scopes: ['pets'] });
+  // The test clock stands still: the three tokens and the rotation share one millisecond (and one JWT iat).
+  const before = (await clientCredentials(t, client)).body;
+  a.is((await pets(before.access_token)).status, 200);
+  const rotated = await t.request('POST', `/v1/clients/${client.id}/rotate-secret`, { token: await t.adminToken() });
+  a.is(rotated.status, 200, rotated.text);
+  const after = (await clientCredentials(t, { clientId: client.clientId, clientSecret: rotated.body.clientSecret })).body;
+  assertInvalidToken(a, await pets(before.access_token));
+  a.is((await pets(after.access_token)).status, 200);
 });

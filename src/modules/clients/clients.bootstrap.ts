@@ -58,6 +58,7 @@ async function upsertAdmin(store: EnvironmentStore, tenantId: string, id: string
     ipAllowlist: null,
     rateLimitPerMinute: null,
     disabled: false,
+    tokensValidFrom: null,
     apiVersion: currentApiVersion,
     createdAt: at,
     updatedAt: at,

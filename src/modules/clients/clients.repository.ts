@@ -4,6 +4,7 @@ import type { ApiVersion } from '../../http/api-versions.js';
 import type { Role, Scope } from '../../http/scopes.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import { inList } from '../../db/in-list.js';
+import { newId } from '../../db/ids.js';
 
 export interface ApiClient {
   id: string;
@@ -19,6 +20,8 @@ export interface ApiClient {
   disabled: boolean;
   /** Pinned Petcare-Version: the answers it gets when a request sends no header. */
   apiVersion: ApiVersion;
+  /** Access tokens whose id (jti) sorts before this `tok_` id are refused; null: none. Moved by updateClient. */
+  tokensValidFrom: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -37,6 +40,7 @@ export function toApiClient(row: ApiClientsTable): ApiClient {
     rateLimitPerMinute: row.rate_limit_per_minute,
     disabled: row.disabled === 1,
     apiVersion: row.api_version as ApiVersion,
+    tokensValidFrom: row.tokens_valid_from,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -90,14 +94,23 @@ export async function insertClient(db: Executor, client: ApiClient): Promise<voi
       rate_limit_per_minute: client.rateLimitPerMinute,
       disabled: client.disabled ? 1 : 0,
       api_version: client.apiVersion,
+      tokens_valid_from: client.tokensValidFrom,
       created_at: client.createdAt,
       updated_at: client.updatedAt,
     })
     .execute();
 }
 
+/**
+ * Changes a client. A new secret or a disable also moves the token watermark to now: every access
+ * token issued before the change is refused from then on (also after a re-enable), while one issued
+ * after it works. Token ids are time-ordered and strictly increasing in this process, so the cut is
+ * exact to the token, not to the second of a JWT's `iat`.
+ */
 export async function updateClient(db: Executor, tenantId: string, id: string, patch: ApiClientPatch, updatedAt: string): Promise<void> {
-  await db.updateTable('api_clients').set(toRowPatch(patch, updatedAt)).where('id', '=', id).where('tenant_id', '=', tenantId).execute();
+  const row = toRowPatch(patch, updatedAt);
+  if (patch.secretHash !== undefined || patch.disabled === true) row.tokens_valid_from = newId('tok', Date.parse(updatedAt));
+  await db.updateTable('api_clients').set(row).where('id', '=', id).where('tenant_id', '=', tenantId).execute();
 }
 
 export async function listClients(

@@ -84,7 +84,7 @@ export function clientRoutes(deps: ClientsDeps & { clock: Clock; directory: Clie
       path: '/v1/clients/:id/rotate-secret',
       operationId: 'rotateClientSecret',
       summary: 'Rotate the client secret',
-      description: 'The old secret and the refresh tokens stop working at once; access tokens already issued run until they expire.',
+      description: 'The old secret and every token issued under it stop working at once: refresh tokens are revoked and access tokens issued before the rotation are refused (exact to the token, not to the second); a token issued after it works.',
       tags,
       access: { scope: 'admin', roles: admin },
       params: ClientParams,

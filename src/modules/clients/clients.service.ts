@@ -106,6 +106,7 @@ export async function createClient(
     ipAllowlist: input.ipAllowlist ?? null,
     rateLimitPerMinute: input.rateLimitPerMinute ?? null,
     disabled: false,
+    tokensValidFrom: null,
     apiVersion: input.apiVersion ?? currentApiVersion,
     createdAt: at,
     updatedAt: at,
