@@ -46,6 +46,8 @@ export async function openAppliance(options: ApplianceOptions): Promise<Applianc
   if (stores.has('sandbox')) await seedSandboxIfEmpty(stores.get('sandbox').db, tenantId, clock.now());
   const secretBox = SecretBox.forDataDir(config.dataDir);
   const app = createApp({ config, clock, logger, stores, keys, secretBox, validateResponses: options.validateResponses ?? false });
+  // The CLI may rotate the signing key beside a running server: the new key signs within a second or two.
+  const stopWatchingKeys = keys.watch();
   return {
     config,
     clock,
@@ -55,6 +57,7 @@ export async function openAppliance(options: ApplianceOptions): Promise<Applianc
     tenantId,
     app,
     async close(jobsTimeoutMs) {
+      stopWatchingKeys();
       await app.runner.stop(jobsTimeoutMs);
       await app.audit.flush();
       await stores.close();

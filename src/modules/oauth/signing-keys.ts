@@ -1,5 +1,5 @@
 import { generateKeyPairSync, createPrivateKey, createPublicKey, createHash, type KeyObject } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync, existsSync, renameSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync, existsSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 interface StoredKey {
@@ -45,6 +45,8 @@ export class SigningKeys {
   private keys: SigningKey[] = [];
   private readonly byKid = new Map<string, SigningKey>();
   private readonly file: string;
+  /** The file as last loaded (inode, size, mtime): the file is replaced by rename, so any rewrite changes it. */
+  private stamp = '';
 
   /** True once a first start (or a rotation) has written the keys of this data dir. */
   static existIn(dataDir: string): boolean {
@@ -68,7 +70,13 @@ export class SigningKeys {
     renameSync(tmp, this.file);
   }
 
+  private fileStamp(): string {
+    const stat = statSync(this.file);
+    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+  }
+
   private load(): void {
+    this.stamp = this.fileStamp();
     this.keys = this.read().map((k) => {
       const privateKey = createPrivateKey(k.privateKeyPem);
       return { kid: k.kid, privateKey, publicKey: createPublicKey(privateKey) };
@@ -95,6 +103,28 @@ export class SigningKeys {
         return { kty: jwk.kty, n: jwk.n, e: jwk.e, kid: k.kid, use: 'sig', alg: 'RS256' };
       }),
     };
+  }
+
+  /**
+   * Loads the keys again when another process rewrote the file (the CLI's `keys rotate`, which works
+   * on the data dir while the server runs); true when it did. A file that cannot be read or parsed
+   * keeps the keys in use.
+   */
+  reloadIfChanged(): boolean {
+    try {
+      if (this.fileStamp() === this.stamp) return false;
+      this.load();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Checks the file every `intervalMs` (default 1 s), so a CLI rotation signs within seconds; returns the stop. */
+  watch(intervalMs = 1000): () => void {
+    const timer = setInterval(() => this.reloadIfChanged(), intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   /** Adds a new signing key; the oldest beyond `keysKept` is dropped. Returns the new kid. */
