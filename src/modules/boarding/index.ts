@@ -3,10 +3,13 @@ import type { Config } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import type { AnyRoute } from '../../http/route.js';
 import type { JobDefinition } from '../../jobs/job-definition.js';
+import { eraseBoardingRows } from './boarding-erasure.repository.js';
+import { roomRoutes } from './rooms.routes.js';
+import { stayRoutes } from './stays.routes.js';
 
-/** The boarding module (DESIGN §10). Scaffold: routes, jobs and the sandbox erasure are filled in by the module. */
-export function boardingRoutes(_deps: { config: Config; clock: Clock }): AnyRoute[] {
-  return [];
+/** The boarding module (DESIGN §10): rooms, stays (bookings of kind boarding), check-in/out, occupancy, care plans and the dose log. */
+export function boardingRoutes(deps: { config: Config; clock: Clock }): AnyRoute[] {
+  return [...roomRoutes(deps), ...stayRoutes(deps)];
 }
 
 export function boardingJobs(_deps: { config: Config }): JobDefinition[] {
@@ -14,4 +17,6 @@ export function boardingJobs(_deps: { config: Config }): JobDefinition[] {
 }
 
 /** Sandbox reset: erases this module's own rows of a tenant (run before the shared bookings rows go). */
-export async function eraseBoardingRecords(_db: Executor, _tenantId: string): Promise<void> {}
+export async function eraseBoardingRecords(db: Executor, tenantId: string): Promise<void> {
+  await eraseBoardingRows(db, tenantId, 'sandbox reset');
+}

@@ -1,0 +1,15 @@
+import type { Executor } from '../../db/database.js';
+
+/** Children first: every foreign key points at a table later in this list. */
+const boardingTables = ['boarding_dose_alerts', 'boarding_doses', 'boarding_care_plans', 'boarding_nights', 'boarding_stays', 'boarding_rooms'] as const;
+
+/**
+ * Erases every boarding row of a tenant (sandbox reset only). The dose log is append-only: the
+ * boarding_erasures row lets its DELETEs through the trigger and is removed in the same transaction.
+ * The shared bookings rows are the caller's to delete, after these.
+ */
+export async function eraseBoardingRows(db: Executor, tenantId: string, reason: string): Promise<void> {
+  await db.insertInto('boarding_erasures').values({ tenant_id: tenantId, reason }).execute();
+  for (const table of boardingTables) await db.deleteFrom(table).where('tenant_id', '=', tenantId).execute();
+  await db.deleteFrom('boarding_erasures').where('tenant_id', '=', tenantId).execute();
+}

@@ -1,0 +1,21 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/** Species a room may take and a pet may be: the pets module's list. */
+export const species = ['dog', 'cat', 'rabbit', 'bird', 'reptile', 'ferret', 'guinea_pig', 'hamster', 'horse', 'other'] as const;
+export const Species = Type.Union(species.map((s) => Type.Literal(s)));
+
+export const RecordId = (prefix: string, what: string) => Type.String({ pattern: `^${prefix}_[a-z0-9_]{1,60}$`, description: `${what} (${prefix}_…).` });
+export const IdParams = (what: string) => Type.Object({ id: Type.String({ maxLength: 100, description: what }) });
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export const DateOnly = (description: string) => Type.String({ format: 'date', description: `${description} (YYYY-MM-DD).`, examples: ['2026-12-01'] });
+export const RoomType = Type.String({
+  minLength: 1,
+  maxLength: 50,
+  pattern: '^[a-z0-9][a-z0-9_-]*$',
+  description: 'A room type of the location, lower-case, e.g. standard, suite, cattery.',
+  examples: ['suite'],
+});
+/** Longest stay one booking may be (DESIGN: more nights → 400). */
+export const maxNights = 60;
+/** Longest occupancy window (DESIGN: ≤ 92 nights). */
+export const maxOccupancyNights = 92;

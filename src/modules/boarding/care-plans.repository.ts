@@ -1,0 +1,61 @@
+import type { Executor } from '../../db/database.js';
+import { inList } from '../../db/in-list.js';
+import type { AccessFilter } from '../../http/actor.js';
+import { pageQuery, type PageRequest } from '../../http/paging.js';
+import type { BoardingCarePlansTable, BoardingDosesTable } from './boarding.table.js';
+import type { ListCarePlansFilters } from './care-plans.schema.js';
+
+function visible(db: Executor, actor: AccessFilter) {
+  let query = db.selectFrom('boarding_care_plans').selectAll('boarding_care_plans').where('boarding_care_plans.tenant_id', '=', actor.tenantId);
+  if (actor.locationIds !== null) query = query.where('boarding_care_plans.location_id', 'in', inList(actor.locationIds));
+  return query;
+}
+
+export async function findCarePlan(db: Executor, actor: AccessFilter, id: string): Promise<BoardingCarePlansTable | null> {
+  return (await visible(db, actor).where('boarding_care_plans.id', '=', id).executeTakeFirst()) ?? null;
+}
+
+export async function listCarePlans(db: Executor, actor: AccessFilter, page: PageRequest, filters: ListCarePlansFilters): Promise<BoardingCarePlansTable[]> {
+  let query = visible(db, actor);
+  if (filters.bookingId !== undefined) query = query.where('boarding_care_plans.booking_id', '=', filters.bookingId);
+  if (filters.petId !== undefined) query = query.where('boarding_care_plans.pet_id', '=', filters.petId);
+  if (filters.locationId !== undefined) query = query.where('boarding_care_plans.location_id', '=', filters.locationId);
+  if (filters.activeOn !== undefined) {
+    const on = filters.activeOn;
+    query = query.where('boarding_care_plans.booking_id', 'in', (eb) =>
+      eb.selectFrom('boarding_stays').select('booking_id').where('check_in_on', '<=', on).where('check_out_on', '>', on),
+    );
+  }
+  return pageQuery(query, page, 'boarding_care_plans.id').execute();
+}
+
+export async function carePlansOfBooking(db: Executor, bookingId: string): Promise<BoardingCarePlansTable[]> {
+  return db.selectFrom('boarding_care_plans').selectAll().where('booking_id', '=', bookingId).orderBy('id').execute();
+}
+
+export async function insertCarePlan(db: Executor, row: BoardingCarePlansTable): Promise<void> {
+  await db.insertInto('boarding_care_plans').values(row).execute();
+}
+
+export async function updateCarePlan(db: Executor, id: string, patch: Partial<BoardingCarePlansTable>): Promise<void> {
+  await db.updateTable('boarding_care_plans').set(patch).where('id', '=', id).execute();
+}
+
+export async function insertDose(db: Executor, row: BoardingDosesTable): Promise<void> {
+  await db.insertInto('boarding_doses').values(row).execute();
+}
+
+export async function listDoses(db: Executor, carePlanId: string, page: PageRequest): Promise<BoardingDosesTable[]> {
+  return pageQuery(db.selectFrom('boarding_doses').selectAll().where('care_plan_id', '=', carePlanId), page).execute();
+}
+
+/** Doses given per plan and medication of a booking: what check-out bills as care items. */
+export async function givenDoseCounts(db: Executor, bookingId: string) {
+  return db
+    .selectFrom('boarding_doses')
+    .select(['care_plan_id', 'medication_key', (eb) => eb.fn.countAll<number>().as('given')])
+    .where('booking_id', '=', bookingId)
+    .where('outcome', '=', 'given')
+    .groupBy(['care_plan_id', 'medication_key'])
+    .execute();
+}

@@ -1,0 +1,143 @@
+import { sql } from 'kysely';
+import { selectRows, type Executor } from '../../db/database.js';
+import { inList } from '../../db/in-list.js';
+import type { AccessFilter } from '../../http/actor.js';
+import { pageQuery, type PageRequest } from '../../http/paging.js';
+import { findBooking, type BookingsTable } from '../bookings/index.js';
+import type { BoardingStaysTable } from './boarding.table.js';
+import { nightsOf } from './stay-dates.js';
+import type { ListStaysFilters } from './stays.schema.js';
+
+/** A boarding stay: the shared booking facts and the boarding details. */
+export type StayRecord = BookingsTable & BoardingStaysTable;
+
+export async function findStay(db: Executor, actor: AccessFilter, id: string): Promise<StayRecord | null> {
+  const booking = await findBooking(db, actor, 'boarding', id);
+  if (!booking) return null;
+  const stay = await db.selectFrom('boarding_stays').selectAll().where('booking_id', '=', id).executeTakeFirst();
+  return stay ? { ...booking, ...stay } : null;
+}
+
+export async function listStays(db: Executor, actor: AccessFilter, page: PageRequest, filters: ListStaysFilters): Promise<StayRecord[]> {
+  let query = db
+    .selectFrom('bookings')
+    .innerJoin('boarding_stays', 'boarding_stays.booking_id', 'bookings.id')
+    .selectAll()
+    .where('bookings.tenant_id', '=', actor.tenantId)
+    .where('bookings.kind', '=', 'boarding');
+  if (actor.locationIds !== null) query = query.where('bookings.location_id', 'in', inList(actor.locationIds));
+  if (filters.locationId !== undefined) query = query.where('bookings.location_id', '=', filters.locationId);
+  if (filters.petId !== undefined) query = query.where('bookings.pet_id', '=', filters.petId);
+  if (filters.status !== undefined) query = query.where('bookings.status', '=', filters.status);
+  // Stays with a night in [from, to]: they start on or before `to` and leave after `from`.
+  if (filters.to !== undefined) query = query.where('boarding_stays.check_in_on', '<=', filters.to);
+  if (filters.from !== undefined) query = query.where('boarding_stays.check_out_on', '>', filters.from);
+  return (await pageQuery(query, page, 'bookings.id').execute()) as StayRecord[];
+}
+
+export async function insertStay(db: Executor, row: BoardingStaysTable): Promise<void> {
+  await db.insertInto('boarding_stays').values(row).execute();
+}
+
+export async function updateStay(db: Executor, bookingId: string, patch: Partial<BoardingStaysTable>): Promise<void> {
+  await db.updateTable('boarding_stays').set(patch).where('booking_id', '=', bookingId).execute();
+}
+
+/**
+ * Moves a stay's places on the nights [from, to): `reserved` and `checkedIn` are the changes
+ * (+1 when booked, −1/+1 at check-in, …). One statement, whatever the number of nights.
+ */
+export async function adjustNights(
+  db: Executor,
+  stay: Pick<StayRecord, 'tenant_id' | 'location_id' | 'room_type' | 'species'>,
+  from: string,
+  to: string,
+  change: { reserved: number; checkedIn: number },
+): Promise<void> {
+  if (from >= to) return;
+  if (change.reserved < 0 || change.checkedIn < 0) {
+    // Places given back: the nights' rows exist (they were counted when taken). An upsert would
+    // check its negative VALUES row against the CHECKs before noticing the conflict.
+    await db
+      .updateTable('boarding_nights')
+      .set({ reserved: sql`reserved + ${change.reserved}`, checked_in: sql`checked_in + ${change.checkedIn}` })
+      .where('location_id', '=', stay.location_id)
+      .where('room_type', '=', stay.room_type)
+      .where('species', '=', stay.species)
+      .where('night', '>=', from)
+      .where('night', '<', to)
+      .execute();
+    return;
+  }
+  await db
+    .insertInto('boarding_nights')
+    .values(
+      nightsOf(from, to).map((night) => ({
+        location_id: stay.location_id,
+        night,
+        room_type: stay.room_type,
+        species: stay.species,
+        tenant_id: stay.tenant_id,
+        reserved: change.reserved,
+        checked_in: change.checkedIn,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['location_id', 'night', 'room_type', 'species']).doUpdateSet({
+        reserved: sql`reserved + excluded.reserved`,
+        checked_in: sql`checked_in + excluded.checked_in`,
+      }),
+    )
+    .execute();
+}
+
+/** Places taken per night and species of one room type on [from, to). */
+export async function takenByNight(db: Executor, locationId: string, roomType: string, from: string, to: string) {
+  return db
+    .selectFrom('boarding_nights')
+    .select(['night', 'species', 'reserved', 'checked_in'])
+    .where('location_id', '=', locationId)
+    .where('night', '>=', from)
+    .where('night', '<', to)
+    .where('room_type', '=', roomType)
+    .execute();
+}
+
+/** Stays in house in one room that overlap [from, to): what a room assignment must fit beside. */
+export async function staysInRoom(db: Executor, roomId: string, from: string, to: string, exceptId: string) {
+  return db
+    .selectFrom('boarding_stays')
+    .innerJoin('bookings', 'bookings.id', 'boarding_stays.booking_id')
+    .select(['boarding_stays.check_in_on', 'boarding_stays.check_out_on'])
+    .where('boarding_stays.room_id', '=', roomId)
+    .where('boarding_stays.check_in_on', '<', to)
+    .where('boarding_stays.check_out_on', '>', from)
+    .where('bookings.status', '=', 'checked_in')
+    .where('bookings.id', '!=', exceptId)
+    .execute();
+}
+
+/** The latest due date the pet has per vaccine (lower-cased name). */
+export async function vaccineDueDates(db: Executor, tenantId: string, petId: string): Promise<Map<string, string>> {
+  const rows = await db
+    .selectFrom('vaccinations')
+    .select(['vaccine_key', (eb) => eb.fn.max('due_on').as('due_on')])
+    .where('tenant_id', '=', tenantId)
+    .where('pet_id', '=', petId)
+    .groupBy('vaccine_key')
+    .execute();
+  return new Map(rows.map((r) => [r.vaccine_key, r.due_on as string]));
+}
+
+// Occupancy is the module's hot read: SQL text prepared once, a few grouped rows each.
+const capacitySql =
+  'select room_type, sum(capacity) as capacity from boarding_rooms where location_id = ? and tenant_id = ? and active = 1 group by room_type';
+const takenSql =
+  'select night, room_type, sum(reserved) as reserved, sum(checked_in) as checked_in from boarding_nights ' +
+  'where location_id = ? and night >= ? and night <= ? group by night, room_type';
+
+export const capacityByRoomType = (db: Executor, tenantId: string, locationId: string) =>
+  selectRows<{ room_type: string; capacity: number }>(db, capacitySql, [locationId, tenantId]);
+
+export const takenByNightAndType = (db: Executor, locationId: string, from: string, to: string) =>
+  selectRows<{ night: string; room_type: string; reserved: number; checked_in: number }>(db, takenSql, [locationId, from, to]);
