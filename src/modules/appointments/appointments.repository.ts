@@ -54,6 +54,13 @@ export async function listAppointments(db: Executor, actor: AccessFilter, page: 
 /** No appointment blocks its provider longer than this (duration and both buffers at their maximum). */
 const maxSpanMs = (maxDurationMinutes + 2 * maxBufferMinutes) * minuteMs;
 
+/** No booking of the shared bookings table holds a provider longer than this (grooming packages last at most 600 minutes). */
+export const maxProviderBookingMinutes = 24 * 60;
+const maxBookingSpanMs = maxProviderBookingMinutes * minuteMs;
+
+/** Grooming bookings that no longer hold their stylist's time. */
+const releasedBookingStatuses = ['cancelled', 'no_show'];
+
 /**
  * Blocked intervals (buffers included) of the providers' appointments that still hold time and
  * could touch [from, to), whatever their location: a provider is in one place at a time. The
@@ -61,13 +68,17 @@ const maxSpanMs = (maxDurationMinutes + 2 * maxBufferMinutes) * minuteMs;
  * the window plus the longest possible span and answers without reading the table. `providerIds`
  * come from the caller's tenant-scoped provider lookup, so no tenant predicate is needed here (one
  * would steer SQLite to the (tenant_id, starts_at) index, which scans every provider's rows).
+ *
+ * The same statement adds the provider's grooming bookings (the shared `bookings` table, DESIGN
+ * §11): one busy time per provider, so a stylist is never double-booked across modules. Those read
+ * the (provider_id, starts_at) index of bookings, bounded the same way.
  */
 export async function busyIntervals(db: Executor, providerIds: readonly string[], from: number, to: number, exceptId?: string): Promise<Map<string, Interval[]>> {
   const out = new Map<string, Interval[]>(providerIds.map((id) => [id, []]));
   if (providerIds.length === 0) return out;
-  // One row per provider with its spans concatenated: materialising thousands of row objects costs
-  // more than the scan itself, and availability reads a whole location's fortnight at once.
-  let query = db
+  // One row per provider and table with its spans concatenated: materialising thousands of row
+  // objects costs more than the scan itself, and availability reads a whole location's fortnight at once.
+  let appointments = db
     .selectFrom('appointments')
     .select(['provider_id', sql<string>`group_concat(blocked_from || ' ' || blocked_until, ' ')`.as('spans')])
     .where('provider_id', 'in', [...providerIds])
@@ -76,8 +87,21 @@ export async function busyIntervals(db: Executor, providerIds: readonly string[]
     .where('status', 'in', [...holdingStatuses])
     .where('blocked_from', '<', toIso(to))
     .where('blocked_until', '>', toIso(from));
-  if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
-  for (const row of await query.groupBy('provider_id').execute()) {
+  let bookings = db
+    .selectFrom('bookings')
+    .select([sql<string>`provider_id`.as('provider_id'), sql<string>`group_concat(starts_at || ' ' || ends_at, ' ')`.as('spans')])
+    .where('provider_id', 'is not', null)
+    .where('provider_id', 'in', [...providerIds])
+    .where('starts_at', '>=', toIso(from - maxBookingSpanMs))
+    .where('starts_at', '<', toIso(to))
+    .where('kind', '=', 'grooming')
+    .where('status', 'not in', releasedBookingStatuses)
+    .where('ends_at', '>', toIso(from));
+  if (exceptId !== undefined) {
+    appointments = appointments.where('id', '!=', exceptId);
+    bookings = bookings.where('id', '!=', exceptId);
+  }
+  for (const row of await appointments.groupBy('provider_id').unionAll(bookings.groupBy('provider_id')).execute()) {
     const list = out.get(row.provider_id);
     if (!list) continue;
     // "from until from until …", read in place without splitting.

@@ -16,13 +16,13 @@ import { timeOffIntervals, weeklyOf } from './schedules.service.js';
 
 export const maxWindowDays = 31;
 
-interface Window {
+export interface Window {
   from: number;
   to: number;
 }
 
 /** from/to of a query in the location's zone; defaults now and now + `defaultDays`; at most 31 days. */
-function readWindow(clock: ZoneClock, input: { from?: string | undefined; to?: string | undefined }, now: number, defaultDays: number): Window {
+export function readWindow(clock: ZoneClock, input: { from?: string | undefined; to?: string | undefined }, now: number, defaultDays: number): Window {
   const from = input.from === undefined ? now : clock.parseBoundary(input.from);
   if (from === null) throw validationFailed([{ field: 'from', message: 'must be a date YYYY-MM-DD or a date-time with Z or an offset' }]);
   const to = input.to === undefined ? from + defaultDays * dayMs : clock.parseBoundary(input.to, true);
@@ -32,9 +32,12 @@ function readWindow(clock: ZoneClock, input: { from?: string | undefined; to?: s
   return { from, to };
 }
 
-interface SlotSearch {
-  location: LocationsTable;
-  type: AppointmentTypesTable;
+/** What a slot takes: its duration and buffers (an appointment type, or a grooming package's size). */
+export type SlotShape = Pick<AppointmentTypesTable, 'duration_minutes' | 'buffer_before_minutes' | 'buffer_after_minutes'>;
+
+export interface SlotSearch {
+  location: Pick<LocationsTable, 'timezone'>;
+  type: SlotShape;
   /** Schedules at the location of the candidate providers. */
   schedules: ReadonlyArray<Pick<BookableSchedule, 'provider_id' | 'weekly' | 'time_off'>>;
   window: Window;
@@ -43,8 +46,11 @@ interface SlotSearch {
   limitEach?: number;
 }
 
-/** Free slots per provider at one location: one query for the blocked intervals of all of them (at any location). */
-async function searchSlots(db: Executor, search: SlotSearch): Promise<Map<string, Interval[]>> {
+/**
+ * Free slots per provider at one location: one query for the blocked intervals of all of them (at
+ * any location; appointments and grooming bookings alike). Grooming availability runs through it too.
+ */
+export async function searchSlots(db: Executor, search: SlotSearch): Promise<Map<string, Interval[]>> {
   const { window, type, schedules } = search;
   const out = new Map<string, Interval[]>();
   if (schedules.length === 0) return out;

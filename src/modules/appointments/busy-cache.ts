@@ -14,7 +14,7 @@ const maxEntries = 10_000;
 /** Per database handle (live and sandbox each have theirs). */
 const caches = new WeakMap<object, Map<string, Entry>>();
 
-/** The appointments change counter (kept by triggers, so it also sees writes of other modules and processes). */
+/** The scheduling change counter (kept by triggers on appointments and on grooming bookings, so it also sees writes of other modules and processes). */
 async function appointmentsVersion(db: Executor): Promise<number> {
   const row = await db.selectFrom('scheduling_versions').select('version').where('name', '=', 'appointments').executeTakeFirst();
   return row?.version ?? -1;

@@ -1,0 +1,256 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import { inList } from '../../db/in-list.js';
+import type { AccessFilter } from '../../http/actor.js';
+import { pageQuery, type PageRequest } from '../../http/paging.js';
+import type { BookingsTable } from '../bookings/index.js';
+import type {
+  GroomingAppointmentsTable,
+  GroomingCreditUsesTable,
+  GroomingMembershipsTable,
+  GroomingPackageCreditsTable,
+  GroomingPackagesTable,
+} from './grooming.table.js';
+
+// ---------------------------------------------------------------- packages
+
+/** Tenant always; a location-scoped caller sees its locations' packages and the group-wide ones. */
+function visiblePackages(db: Executor, actor: AccessFilter) {
+  let query = db.selectFrom('grooming_packages').selectAll().where('tenant_id', '=', actor.tenantId);
+  if (actor.locationIds !== null) {
+    const ids = inList(actor.locationIds);
+    query = query.where((eb) => eb.or([eb('location_id', 'is', null), eb('location_id', 'in', ids)]));
+  }
+  return query;
+}
+
+export async function findPackage(db: Executor, actor: AccessFilter, id: string): Promise<GroomingPackagesTable | null> {
+  return (await visiblePackages(db, actor).where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
+export async function listPackages(db: Executor, actor: AccessFilter, page: PageRequest, filters: { locationId?: string | undefined; active?: boolean | undefined }) {
+  let query = visiblePackages(db, actor);
+  if (filters.locationId !== undefined) {
+    const locationId = filters.locationId;
+    query = query.where((eb) => eb.or([eb('location_id', 'is', null), eb('location_id', '=', locationId)]));
+  }
+  if (filters.active !== undefined) query = query.where('active', '=', filters.active ? 1 : 0);
+  return pageQuery(query, page).execute();
+}
+
+export async function insertPackage(db: Executor, row: GroomingPackagesTable): Promise<void> {
+  await db.insertInto('grooming_packages').values(row).execute();
+}
+
+export async function updatePackage(db: Executor, tenantId: string, id: string, patch: Partial<GroomingPackagesTable>): Promise<void> {
+  await db.updateTable('grooming_packages').set(patch).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+}
+
+// ---------------------------------------------------------------- appointments
+
+/** A grooming booking: the shared facts and the grooming details. */
+export type GroomingRecord = BookingsTable & Omit<GroomingAppointmentsTable, 'booking_id' | 'tenant_id'>;
+
+function visibleAppointments(db: Executor, actor: AccessFilter) {
+  let query = db
+    .selectFrom('bookings as b')
+    .innerJoin('grooming_appointments as g', 'g.booking_id', 'b.id')
+    .selectAll('b')
+    .select(['g.package_id', 'g.size', 'g.duration_minutes', 'g.pay_with', 'g.membership_id', 'g.notes'])
+    .where('b.tenant_id', '=', actor.tenantId)
+    .where('b.kind', '=', 'grooming');
+  if (actor.locationIds !== null) query = query.where('b.location_id', 'in', inList(actor.locationIds));
+  return query;
+}
+
+export async function findGroomingAppointment(db: Executor, actor: AccessFilter, id: string): Promise<GroomingRecord | null> {
+  return (await visibleAppointments(db, actor).where('b.id', '=', id).executeTakeFirst()) ?? null;
+}
+
+export interface GroomingFilters {
+  locationId?: string | undefined;
+  stylistId?: string | undefined;
+  petId?: string | undefined;
+  status?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+export async function listGroomingAppointments(db: Executor, actor: AccessFilter, page: PageRequest, filters: GroomingFilters): Promise<GroomingRecord[]> {
+  let query = visibleAppointments(db, actor);
+  if (filters.locationId !== undefined) query = query.where('b.location_id', '=', filters.locationId);
+  if (filters.stylistId !== undefined) query = query.where('b.provider_id', '=', filters.stylistId);
+  if (filters.petId !== undefined) query = query.where('b.pet_id', '=', filters.petId);
+  if (filters.status !== undefined) query = query.where('b.status', '=', filters.status);
+  if (filters.from !== undefined) query = query.where('b.starts_at', '>=', filters.from);
+  if (filters.to !== undefined) query = query.where('b.starts_at', '<', filters.to);
+  return pageQuery(query, page, 'b.id').execute();
+}
+
+export async function insertGroomingDetails(db: Executor, row: GroomingAppointmentsTable): Promise<void> {
+  await db.insertInto('grooming_appointments').values(row).execute();
+}
+
+/** The stylist of the pet's latest groom that still held its time (the assignment rule's first choice). */
+export async function lastStylistOf(db: Executor, tenantId: string, petId: string, exceptId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('bookings')
+    .select('provider_id')
+    .where('pet_id', '=', petId)
+    .where('kind', '=', 'grooming')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '!=', exceptId)
+    .where('provider_id', 'is not', null)
+    .where('status', 'not in', ['cancelled', 'no_show'])
+    .orderBy('starts_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.provider_id ?? null;
+}
+
+/** Grooming bookings per stylist in [from, to) that hold time (the least-booked rule). */
+export async function groomsPerStylist(db: Executor, stylistIds: readonly string[], from: string, to: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>(stylistIds.map((id) => [id, 0]));
+  if (stylistIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('bookings')
+    .select(['provider_id', (eb) => eb.fn.countAll<number>().as('count')])
+    .where('provider_id', 'in', [...stylistIds])
+    .where('starts_at', '>=', from)
+    .where('starts_at', '<', to)
+    .where('kind', '=', 'grooming')
+    .where('status', 'not in', ['cancelled', 'no_show'])
+    .groupBy('provider_id')
+    .execute();
+  for (const row of rows) if (row.provider_id !== null) out.set(row.provider_id, Number(row.count));
+  return out;
+}
+
+// ---------------------------------------------------------------- memberships
+
+/** A membership with what the API shows of it: its subscription's period end and its credits left. */
+export interface MembershipRecord extends GroomingMembershipsTable {
+  current_period_end: string | null;
+  subscription_status: string;
+  credits_remaining: number;
+}
+
+/**
+ * Credits are derived, never stored: sessionsPerPeriod × the subscription's PAID period invoices
+ * − the credits spent. A period paid by the billing job, a wallet or a front-desk payment grants
+ * its credits the moment its invoice is paid, and a spend reads this inside its write transaction.
+ */
+function membershipsWithCredits(db: Executor, tenantId: string) {
+  return db
+    .selectFrom('grooming_memberships as m')
+    .innerJoin('subscriptions as s', 's.id', 'm.subscription_id')
+    .selectAll('m')
+    .select([
+      sql<string | null>`nullif(s.current_period_end, '')`.as('current_period_end'),
+      's.status as subscription_status',
+      sql<number>`m.sessions_per_period * (select count(*) from subscription_invoices si join invoices i on i.id = si.invoice_id where si.subscription_id = m.subscription_id and i.status = 'paid')
+        - (select count(*) from grooming_credit_uses u where u.membership_id = m.id)`.as('credits_remaining'),
+    ])
+    .where('m.tenant_id', '=', tenantId);
+}
+
+/** Memberships are the parent's, good at every location: a location-scoped caller sees those billed at its locations. */
+function visibleMemberships(db: Executor, actor: AccessFilter) {
+  let query = membershipsWithCredits(db, actor.tenantId);
+  if (actor.locationIds !== null) query = query.where('m.location_id', 'in', inList(actor.locationIds));
+  return query;
+}
+
+export async function findMembership(db: Executor, actor: AccessFilter, id: string): Promise<MembershipRecord | null> {
+  return (await visibleMemberships(db, actor).where('m.id', '=', id).executeTakeFirst()) ?? null;
+}
+
+export async function listMemberships(db: Executor, actor: AccessFilter, page: PageRequest, filters: { parentId?: string | undefined; packageId?: string | undefined; status?: string | undefined }) {
+  let query = visibleMemberships(db, actor);
+  if (filters.parentId !== undefined) query = query.where('m.parent_id', '=', filters.parentId);
+  if (filters.packageId !== undefined) query = query.where('m.package_id', '=', filters.packageId);
+  if (filters.status !== undefined) query = query.where('m.status', '=', filters.status);
+  return pageQuery(query, page, 'm.id').execute();
+}
+
+/** The parent's active memberships of a package that the pet may use, oldest first, with their credits (any location of the group). */
+export async function spendableMemberships(db: Executor, tenantId: string, parentId: string, packageId: string, petId: string): Promise<MembershipRecord[]> {
+  return membershipsWithCredits(db, tenantId)
+    .where('m.parent_id', '=', parentId)
+    .where('m.package_id', '=', packageId)
+    .where('m.status', '=', 'active')
+    .where('s.status', '!=', 'canceled')
+    .where((eb) => eb.or([eb('m.pet_id', 'is', null), eb('m.pet_id', '=', petId)]))
+    .orderBy('m.id')
+    .execute();
+}
+
+/** One membership by id within the tenant (a named membership at completion, whichever location bills it). */
+export async function membershipById(db: Executor, tenantId: string, id: string): Promise<MembershipRecord | null> {
+  return (await membershipsWithCredits(db, tenantId).where('m.id', '=', id).executeTakeFirst()) ?? null;
+}
+
+export async function insertMembership(db: Executor, row: GroomingMembershipsTable): Promise<void> {
+  await db.insertInto('grooming_memberships').values(row).execute();
+}
+
+export async function updateMembership(db: Executor, tenantId: string, id: string, patch: Partial<GroomingMembershipsTable>): Promise<void> {
+  await db.updateTable('grooming_memberships').set(patch).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+}
+
+// ---------------------------------------------------------------- prepaid bundles
+
+export interface PackageCreditRecord extends GroomingPackageCreditsTable {
+  credits_remaining: number;
+}
+
+function bundlesWithCredits(db: Executor, tenantId: string) {
+  return db
+    .selectFrom('grooming_package_credits as c')
+    .selectAll('c')
+    .select(sql<number>`c.sessions - (select count(*) from grooming_credit_uses u where u.package_credit_id = c.id)`.as('credits_remaining'))
+    .where('c.tenant_id', '=', tenantId);
+}
+
+export async function findPackageCredit(db: Executor, actor: AccessFilter, id: string): Promise<PackageCreditRecord | null> {
+  let query = bundlesWithCredits(db, actor.tenantId).where('c.id', '=', id);
+  if (actor.locationIds !== null) query = query.where('c.location_id', 'in', inList(actor.locationIds));
+  return (await query.executeTakeFirst()) ?? null;
+}
+
+export async function listPackageCredits(db: Executor, actor: AccessFilter, page: PageRequest, filters: { parentId?: string | undefined; packageId?: string | undefined }) {
+  let query = bundlesWithCredits(db, actor.tenantId);
+  if (actor.locationIds !== null) query = query.where('c.location_id', 'in', inList(actor.locationIds));
+  if (filters.parentId !== undefined) query = query.where('c.parent_id', '=', filters.parentId);
+  if (filters.packageId !== undefined) query = query.where('c.package_id', '=', filters.packageId);
+  return pageQuery(query, page, 'c.id').execute();
+}
+
+/** The parent's unexpired bundles of a package with credits left, the one expiring first first (then the oldest). */
+export async function spendableBundles(db: Executor, tenantId: string, parentId: string, packageId: string, at: string): Promise<PackageCreditRecord[]> {
+  const rows = await bundlesWithCredits(db, tenantId)
+    .where('c.parent_id', '=', parentId)
+    .where('c.package_id', '=', packageId)
+    .where((eb) => eb.or([eb('c.expires_at', 'is', null), eb('c.expires_at', '>', at)]))
+    .orderBy(sql`coalesce(c.expires_at, '9999')`)
+    .orderBy('c.id')
+    .execute();
+  return rows.filter((r) => r.credits_remaining > 0);
+}
+
+export async function insertPackageCredit(db: Executor, row: GroomingPackageCreditsTable): Promise<void> {
+  await db.insertInto('grooming_package_credits').values(row).execute();
+}
+
+export async function insertCreditUse(db: Executor, row: GroomingCreditUsesTable): Promise<void> {
+  await db.insertInto('grooming_credit_uses').values(row).execute();
+}
+
+// ---------------------------------------------------------------- sandbox reset
+
+/** Every grooming row of a tenant (the bookings facts go after, by the caller). */
+export async function deleteGroomingRows(db: Executor, tenantId: string): Promise<void> {
+  for (const table of ['grooming_credit_uses', 'grooming_appointments', 'grooming_package_credits', 'grooming_memberships', 'grooming_packages'] as const) {
+    await db.deleteFrom(table).where('tenant_id', '=', tenantId).execute();
+  }
+}
