@@ -17,6 +17,11 @@ export interface Config {
   readonly tenantName: string;
   readonly adminClientId: string | undefined;
   readonly adminClientSecret: string | undefined;
+  /**
+   * The sandbox admin's own secret when the admin is configured (PETCARE_SANDBOX_ADMIN_CLIENT_SECRET);
+   * unset, one is generated and printed once. Never derived from the live secret.
+   */
+  readonly sandboxAdminClientSecret: string | undefined;
   readonly issuer: string;
   readonly audience: string;
   readonly accessTokenTtlSeconds: number;
@@ -89,6 +94,7 @@ type Env = Record<string, string | undefined>;
  */
 const secretFiles = [
   ['PETCARE_ADMIN_CLIENT_SECRET', 'PETCARE_ADMIN_CLIENT_SECRET_FILE'],
+  ['PETCARE_SANDBOX_ADMIN_CLIENT_SECRET', 'PETCARE_SANDBOX_ADMIN_CLIENT_SECRET_FILE'],
   ['PETCARE_SMTP_URL', 'PETCARE_SMTP_URL_FILE'],
 ] as const;
 
@@ -171,6 +177,7 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     tenantName: env.PETCARE_TENANT_NAME || 'My clinic group',
     adminClientId: env.PETCARE_ADMIN_CLIENT_ID || undefined,
     adminClientSecret: env.PETCARE_ADMIN_CLIENT_SECRET || undefined,
+    sandboxAdminClientSecret: env.PETCARE_SANDBOX_ADMIN_CLIENT_SECRET || undefined,
     issuer: env.PETCARE_ISSUER || 'urn:petcare:appliance',
     audience: env.PETCARE_AUDIENCE || 'petcare-api',
     accessTokenTtlSeconds: int(env, 'PETCARE_ACCESS_TOKEN_TTL', 3600, 60, 86400),

@@ -203,7 +203,12 @@ test('a running app accepts a CLI-made client and notices a CLI disable on the n
   a.true(listed.body.disabled);
 
   a.is((await cli(t.dataDir, 'clients', 'enable', created.id)).code, 0);
-  a.is((await t.request('GET', '/v1/pets', { token: accessToken })).status, 200);
+  // Enabled again, it gets new tokens; the one issued before the disable stays dead.
+  a.is((await t.request('GET', '/v1/pets', { token: accessToken })).status, 401);
+  // The CLI cut the tokens at its own real time: the server's test clock must not stand before it.
+  t.clock.set(Math.max(t.clock.now(), Date.now() + 1));
+  const renewed = await t.token(created.clientId, created.clientSecret);
+  a.is((await t.request('GET', '/v1/pets', { token: renewed.body.access_token as string })).status, 200);
 });
 
 test('rotate-secret stops the old secret at once; the new one works', async (a) => {

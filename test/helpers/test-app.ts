@@ -105,6 +105,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       logLevel: 'silent',
       adminClientId: adminCredentials.live.clientId,
       adminClientSecret: adminCredentials.live.clientSecret,
+      sandboxAdminClientSecret: adminCredentials.sandbox.clientSecret,
       auditFlushMs: 5,
       ...options.config,
     },

@@ -24,15 +24,28 @@ async function ensureTenant(stores: Stores, name: string, now: number): Promise<
   return tenantId;
 }
 
+const prefixed = /^(pk|sk)_(live|test)_/;
+
 /**
- * `pk_live_abc`/`sk_live_xyz` → `pk_test_abc`/`sk_test_xyz` for the sandbox (and back).
+ * The configured admin in one environment. The primary environment's admin has the configured id
+ * and secret (prefixes set to that environment's). The other environment's admin (the sandbox
+ * beside live) gets the matching id, `pk_live_abc` → `pk_test_abc`, but never a secret derived
+ * from the live one: giving a vendor the sandbox admin must not give away live. Its secret is
+ * PETCARE_SANDBOX_ADMIN_CLIENT_SECRET, else `secret: null` (generated and printed once).
  * A secret without the prefix names one client, created in the primary environment only.
  */
-function credentialsFor(env: Environment, primary: Environment, id: string, secret: string): { id: string; secret: string } | null {
-  const prefixed = /^(pk|sk)_(live|test)_/;
+function credentialsFor(
+  env: Environment,
+  primary: Environment,
+  id: string,
+  secret: string,
+  secondarySecret: string | undefined,
+): { id: string; secret: string | null } | null {
   if (!prefixed.test(secret)) return env === primary ? { id, secret } : null;
   const swap = (value: string, kind: 'pk' | 'sk') => value.replace(prefixed, `${kind}_${envTag(env)}_`);
-  return { id: prefixed.test(id) ? swap(id, 'pk') : id, secret: swap(secret, 'sk') };
+  const swappedId = prefixed.test(id) ? swap(id, 'pk') : id;
+  if (env === primary) return { id: swappedId, secret: swap(secret, 'sk') };
+  return { id: swappedId, secret: secondarySecret ?? null };
 }
 
 async function upsertAdmin(store: EnvironmentStore, tenantId: string, id: string, secret: string, now: number, logger: Logger): Promise<void> {
@@ -72,7 +85,7 @@ async function upsertAdmin(store: EnvironmentStore, tenantId: string, id: string
  */
 export async function bootstrapTenantAndAdmin(
   stores: Stores,
-  config: Pick<Config, 'tenantName' | 'adminClientId' | 'adminClientSecret'>,
+  config: Pick<Config, 'tenantName' | 'adminClientId' | 'adminClientSecret' | 'sandboxAdminClientSecret'>,
   logger: Logger,
   print: (text: string) => void,
   now: number = Date.now(),
@@ -82,8 +95,24 @@ export async function bootstrapTenantAndAdmin(
   for (const store of stores.all()) await seedDefaultAppointmentTypes(store.db, tenantId, now);
   for (const store of stores.all()) {
     if (config.adminClientId && config.adminClientSecret) {
-      const creds = credentialsFor(store.env, stores.primary().env, config.adminClientId, config.adminClientSecret);
-      if (creds) await upsertAdmin(store, tenantId, creds.id, creds.secret, now, logger);
+      const primary = stores.primary().env;
+      const creds = credentialsFor(store.env, primary, config.adminClientId, config.adminClientSecret, config.sandboxAdminClientSecret);
+      if (!creds) continue;
+      if (creds.secret !== null) {
+        await upsertAdmin(store, tenantId, creds.id, creds.secret, now, logger);
+        continue;
+      }
+      // No secret given for this environment's admin: keep the one it has, unless it is the secret
+      // older releases derived from the live one (then anyone holding live's could log in here).
+      const existing = await findClientByPublicId(store.db, creds.id);
+      const derived = config.adminClientSecret.replace(prefixed, `sk_${envTag(store.env)}_`);
+      if (existing && !(await verifySecret(derived, existing.secretHash))) continue;
+      const secret = newCredentials(store.env).secret;
+      await upsertAdmin(store, tenantId, creds.id, secret, now, logger);
+      print(
+        `\n  ${store.env} admin client ${existing ? 'secret replaced (it was derived from the live one)' : 'created'} (shown once; store it safely, ` +
+          `or set PETCARE_SANDBOX_ADMIN_CLIENT_SECRET):\n    client_id:     ${creds.id}\n    client_secret: ${secret}\n`,
+      );
       continue;
     }
     if ((await countEnabledAdmins(store.db, tenantId)) > 0) continue;
