@@ -4,16 +4,19 @@ import type { Executor } from '../../db/database.js';
 import type { AnyRoute } from '../../http/route.js';
 import type { JobDefinition } from '../../jobs/job-definition.js';
 import { eraseBoardingRows } from './boarding-erasure.repository.js';
+import { carePlanDosesJob } from './care-plan-doses.job.js';
+import { carePlanRoutes } from './care-plans.routes.js';
 import { roomRoutes } from './rooms.routes.js';
 import { stayRoutes } from './stays.routes.js';
 
 /** The boarding module (DESIGN §10): rooms, stays (bookings of kind boarding), check-in/out, occupancy, care plans and the dose log. */
 export function boardingRoutes(deps: { config: Config; clock: Clock }): AnyRoute[] {
-  return [...roomRoutes(deps), ...stayRoutes(deps)];
+  return [...roomRoutes(deps), ...stayRoutes(deps), ...carePlanRoutes(deps)];
 }
 
+/** `care-plan-doses` (every 5 minutes): boarding.dose_overdue once per missed dose. */
 export function boardingJobs(_deps: { config: Config }): JobDefinition[] {
-  return [];
+  return [carePlanDosesJob()];
 }
 
 /** Sandbox reset: erases this module's own rows of a tenant (run before the shared bookings rows go). */

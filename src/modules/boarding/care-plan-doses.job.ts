@@ -1,0 +1,122 @@
+import { DateTime } from 'luxon';
+import { addDays } from '../../calendar-dates.js';
+import { isoAt } from '../../clock.js';
+import type { Executor } from '../../db/database.js';
+import type { JobDefinition } from '../../jobs/job-definition.js';
+import { emit } from '../events/index.js';
+import { businessNow } from '../sandbox/index.js';
+import { medicationsOf } from './care-plans.presenter.js';
+import { medicationKey } from './care-plans.service.js';
+import { localDateAt } from './stay-dates.js';
+
+/** Days of missed doses one plan looks back over: a stay is at most 60 nights, overstays a little more. */
+const maxLookbackDays = 120;
+
+interface PlanInHouse {
+  id: string;
+  tenant_id: string;
+  booking_id: string;
+  pet_id: string;
+  location_id: string;
+  medications: string;
+  created_at: string;
+  checked_in_at: string | null;
+  timezone: string;
+}
+
+/** Care plans of stays in house now, with what the schedule needs. */
+async function plansInHouse(db: Executor): Promise<PlanInHouse[]> {
+  return db
+    .selectFrom('boarding_care_plans')
+    .innerJoin('bookings', 'bookings.id', 'boarding_care_plans.booking_id')
+    .innerJoin('boarding_stays', 'boarding_stays.booking_id', 'boarding_care_plans.booking_id')
+    .innerJoin('locations', 'locations.id', 'boarding_care_plans.location_id')
+    .select([
+      'boarding_care_plans.id',
+      'boarding_care_plans.tenant_id',
+      'boarding_care_plans.booking_id',
+      'boarding_care_plans.pet_id',
+      'boarding_care_plans.location_id',
+      'boarding_care_plans.medications',
+      'boarding_care_plans.created_at',
+      'boarding_stays.checked_in_at',
+      'locations.timezone',
+    ])
+    .where('bookings.status', '=', 'checked_in')
+    .orderBy('boarding_care_plans.id')
+    .execute();
+}
+
+/** The doses of a plan due in [from, to]: each medication time on each local date, as UTC instants. */
+export function scheduledDoses(plan: Pick<PlanInHouse, 'medications' | 'timezone'>, from: number, to: number): Array<{ medication: string; scheduledFor: string }> {
+  const out: Array<{ medication: string; scheduledFor: string }> = [];
+  const last = localDateAt(to, plan.timezone);
+  let date = localDateAt(Math.max(from, to - maxLookbackDays * 86_400_000), plan.timezone);
+  for (let i = 0; i <= maxLookbackDays + 1 && date <= last; i++, date = addDays(date, 1)) {
+    for (const medication of medicationsOf(plan)) {
+      for (const time of medication.times) {
+        const at = DateTime.fromISO(`${date}T${time}`, { zone: plan.timezone }).toMillis();
+        if (at >= from && at <= to) out.push({ medication: medication.name, scheduledFor: isoAt(at) });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Every 5 minutes, and on demand: for each care plan of a checked-in stay, every medication dose
+ * whose time (a local time at the location) passed more than PETCARE_DOSE_OVERDUE_MINUTES ago with
+ * no dose logged for it is announced once as `boarding.dose_overdue`. The alert ledger's primary key
+ * (plan, medication, scheduledFor) makes it once, whatever how often or how concurrently it runs.
+ */
+export function carePlanDosesJob(): JobDefinition {
+  return {
+    name: 'care-plan-doses',
+    description:
+      'Every 5 minutes. Emits boarding.dose_overdue once per medication dose of a checked-in stay that has nothing logged PETCARE_DOSE_OVERDUE_MINUTES after its scheduled time ' +
+      '(times are local at the location; doses before the check-in or the plan’s creation are not expected). Reads the business clock (the sandbox test clock in the sandbox).',
+    schedule: { cron: '*/5 * * * *' },
+    maxAttempts: 3,
+    async run(ctx) {
+      const { db } = ctx.store;
+      const now = await businessNow(db, ctx.env, ctx.clock);
+      const cutoff = now - ctx.config.doseOverdueMinutes * 60_000;
+      let plans = 0;
+      let overdue = 0;
+      for (const plan of await plansInHouse(db)) {
+        if (ctx.signal.aborted) break;
+        plans++;
+        const from = Math.max(Date.parse(plan.checked_in_at ?? plan.created_at), Date.parse(plan.created_at));
+        const due = scheduledDoses(plan, from, cutoff);
+        if (due.length === 0) continue;
+        overdue += await db.transaction().execute(async (trx) => {
+          const status = await trx.selectFrom('bookings').select('status').where('id', '=', plan.booking_id).executeTakeFirst();
+          if (status?.status !== 'checked_in') return 0;
+          const logged = await trx.selectFrom('boarding_doses').select(['medication_key', 'scheduled_for']).where('care_plan_id', '=', plan.id).execute();
+          const known = new Set(logged.map((d) => `${d.medication_key}|${d.scheduled_for}`));
+          let emitted = 0;
+          for (const dose of due) {
+            const key = medicationKey(dose.medication);
+            if (known.has(`${key}|${dose.scheduledFor}`)) continue;
+            const inserted = await trx
+              .insertInto('boarding_dose_alerts')
+              .values({ care_plan_id: plan.id, medication_key: key, scheduled_for: dose.scheduledFor, tenant_id: plan.tenant_id, created_at: isoAt(now) })
+              .onConflict((oc) => oc.doNothing())
+              .executeTakeFirst();
+            if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) continue;
+            await emit(
+              trx,
+              'boarding.dose_overdue',
+              { carePlanId: plan.id, bookingId: plan.booking_id, petId: plan.pet_id, locationId: plan.location_id, medication: dose.medication, scheduledFor: dose.scheduledFor },
+              plan.tenant_id,
+              now,
+            );
+            emitted++;
+          }
+          return emitted;
+        });
+      }
+      return { plans, overdue, businessNow: isoAt(now) };
+    },
+  };
+}
