@@ -1,0 +1,51 @@
+import test from 'ava';
+import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
+import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
+import { createProvider, putSchedule } from '../appointments/scheduling-support.js';
+import { complete, expectStatus, packageBody } from './grooming-support.js';
+
+/** Sandbox reset erases the tenant's grooming rows (packages, grooms, memberships, bundles, spent credits) before the shared bookings go. */
+const now = Date.parse('2026-11-23T08:00:00.000Z');
+
+let t: TestApp;
+test.before(async () => {
+  t = await startTestApp({ clock: new TestClock(now) });
+});
+test.after.always(async () => {
+  await t?.close();
+});
+
+test('POST /v1/sandbox/reset removes every grooming row of the sandbox and leaves live ones', async (a) => {
+  const token = await t.adminToken('sandbox');
+  const location = await createLocation(t, { currency: 'USD' }, 'sandbox');
+  const parent = await createPetParent(t, location.id, {}, token);
+  const pet = await createPet(t, parent.id, location.id, { size: 'small' }, token);
+  const stylist = await createProvider(t, { kind: 'groomer', locationIds: [location.id], services: ['grooming'] }, token);
+  await putSchedule(t, stylist.id, location.id, undefined, [], token);
+  const pkg = await expectStatus(await t.request('POST', '/v1/grooming/packages', { token, body: packageBody({ locationId: location.id, sessions: 2 }) }), 201, 'package');
+  await expectStatus(await t.request('POST', '/v1/grooming/package-credits', { token, body: { parentId: parent.id, packageId: pkg.body.id, locationId: location.id, size: 'small' } }), 201, 'bundle');
+  await expectStatus(
+    await t.request('POST', '/v1/grooming/memberships', { token, body: { parentId: parent.id, packageId: pkg.body.id, locationId: location.id, sessionsPerPeriod: 1, price: 1_000, interval: 'month', collection: 'send_invoice' } }),
+    201,
+    'membership',
+  );
+  const g = await expectStatus(
+    await t.request('POST', '/v1/grooming/appointments', { token, body: { petId: pet.id, packageId: pkg.body.id, locationId: location.id, startsAt: '2026-11-24T09:00:00Z', payWith: 'package_credit' } }),
+    201,
+    'groom',
+  );
+  a.is((await complete(t, g.body.id, token)).status, 200);
+
+  // A live package stays.
+  const liveLocation = await createLocation(t);
+  const live = await expectStatus(await t.request('POST', '/v1/grooming/packages', { token: await t.adminToken(), body: packageBody({ locationId: liveLocation.id }) }), 201, 'live package');
+
+  const sandboxDb = t.stores.get('sandbox').db;
+  const tables = ['grooming_packages', 'grooming_appointments', 'grooming_memberships', 'grooming_package_credits', 'grooming_credit_uses'] as const;
+  for (const table of tables) a.true((await sandboxDb.selectFrom(table).selectAll().execute()).length > 0, table);
+  const reset = await t.request('POST', '/v1/sandbox/reset', { token });
+  a.is(reset.status, 200, reset.text);
+  for (const table of tables) a.deepEqual(await sandboxDb.selectFrom(table).selectAll().execute(), [], table);
+  a.deepEqual(await sandboxDb.selectFrom('bookings').selectAll().where('kind', '=', 'grooming').execute(), []);
+  a.is((await t.request('GET', `/v1/grooming/packages/${live.body.id}`, { token: await t.adminToken() })).status, 200);
+});
