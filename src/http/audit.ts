@@ -5,7 +5,7 @@ import type { Environment } from '../config.js';
 import { runStatement, withConnection, type Executor } from '../db/database.js';
 import { newId } from '../db/ids.js';
 import type { Stores } from '../db/stores.js';
-import type { AppContext } from './request-context.js';
+import { probePaths, type AppContext } from './request-context.js';
 
 export interface AuditEntry {
   tenantId: string | null;
@@ -154,8 +154,6 @@ export function resourceIdOf(ctx: AppContext, status: number, body: unknown, nam
   return null;
 }
 
-/** Probes that run every few seconds would drown the trail; every other call is audited. */
-const unaudited = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * Records every call after its status is final, refused ones included. Writes that committed
@@ -170,7 +168,7 @@ export function auditMiddleware(deps: {
     try {
       await next();
     } finally {
-      if (!ctx.state.auditWritten && !unaudited.has(ctx.path)) {
+      if (!ctx.state.auditWritten && !probePaths.has(ctx.path)) {
         const { actor } = ctx.state;
         const env = actor?.env ?? deps.stores.primary().env;
         deps.audit.record(env, auditEntry(ctx, actor, ctx.status, resourceIdOf(ctx, ctx.status, ctx.body), deps.clock.now()));

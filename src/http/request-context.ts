@@ -33,6 +33,13 @@ export type AppContext = ParameterizedContext<RequestState>;
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * Health probes and scrapes run every few seconds (a HEALTHCHECK every 30 s is 2,880 calls a day):
+ * they would drown the access log and the audit trail, so a successful one is logged at debug only
+ * and never audited.
+ */
+export const probePaths: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+
 /** Request id (echoed or generated), platform version header, one log line and metrics per request. */
 export function requestContext(deps: { logger: Logger; clock: Clock; platformVersion: string; metrics: Metrics }) {
   const access = accessLog(deps.logger);
@@ -49,7 +56,9 @@ export function requestContext(deps: { logger: Logger; clock: Clock; platformVer
       const ms = performance.now() - started;
       const { route = 'unmatched', actor } = ctx.state;
       deps.metrics.observe(ctx.method, route, ctx.status, ms);
-      access({ requestId, method: ctx.method, route, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100, client: actor?.clientId });
+      const entry = { requestId, method: ctx.method, route, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100, client: actor?.clientId };
+      if (ctx.status < 400 && probePaths.has(ctx.path)) deps.logger.debug(entry, 'request');
+      else access(entry);
     }
   };
 }
