@@ -6,6 +6,8 @@
  *   (d) GET /v1/appointments/availability: 14 days at a location with 20 providers and 10,000 booked appointments,
  *   (e) POST /v1/appointments at that location, each request booking the next free slot (fresh Idempotency-Key),
  *   (f) POST /v1/payments against an open invoice and (g) POST /v1/refunds of a payment (payments-bench.ts),
+ *   (h) GET /v1/boarding/occupancy, 4 weeks over 40 rooms and 2,000 stays (boarding-bench.ts),
+ *   (i) POST /v1/grooming/appointments, each a new stylist/slot among 5,000 booked grooms (grooming-bench.ts),
  * with autocannon (50 connections, BENCH_DURATION seconds each, default 10), and checks the ratios
  * against the targets. Results go to bench-results/ (gitignored).
  *
@@ -29,6 +31,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatSummary, summarizeProfile, type CpuProfile } from '../../scripts/cpuprofile-summary.js';
 import { countMoneyWrites, createPaymentFixtures, paymentOptions, refundOptions } from './payments-bench.js';
+import { createBoardingFixtures, occupancyOptions } from './boarding-bench.js';
+import { countGrooms, createGroomingFixtures, groomingBookingOptions } from './grooming-bench.js';
 import { benchSetting, createFixtures, createSchedulingFixtures, startGateway, startHelloWorld, type BenchFixtures, type BenchServer, type SchedulingFixtures, pinLoadGenerator } from './bench-servers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -45,6 +49,8 @@ const targets = { getRatio: 0.25, getP99Ms: 10, postRatio: 0.1, availabilityOver
 
 /** POST /v1/payments and POST /v1/refunds, each against POST /v1/pets in the same run (issue 11). */
 const moneyOverPostTarget = 0.6;
+/** Issue 12: occupancy ≥ 0.3 × GET /v1/pets/:id, a grooming booking ≥ 0.5 × POST /v1/appointments, in the same run. */
+const bookingTargets = { occupancyOverGet: 0.3, groomingOverAppointments: 0.5 } as const;
 
 const serverCpu = pinLoadGenerator();
 
@@ -243,6 +249,9 @@ async function runAll(): Promise<boolean> {
   let f: Measured;
   let g: Measured;
   let money = { payments: 0, refunds: 0, journalEntries: 0, unbalancedEntries: 0 };
+  let h: Measured;
+  let i: Measured;
+  let grooms = { fixtures: 0, byRun: 0, rooms: 0, stays: 0 };
   try {
     const fx = await createFixtures(gateway.url);
     process.stdout.write('seeding 20 providers and 10,000 appointments…\n');
@@ -283,6 +292,18 @@ async function runAll(): Promise<boolean> {
       journalEntries: refundsBefore.journalEntries - paymentsBefore.journalEntries + (moneyAfter.journalEntries - refundsBefore.journalEntries),
       unbalancedEntries: moneyAfter.unbalancedEntries,
     };
+    process.stdout.write('seeding 40 rooms and 2,000 stays…\n');
+    const bx = await createBoardingFixtures(gateway.url);
+    process.stdout.write('(h) GET /v1/boarding/occupancy…\n');
+    h = await measure('(h) GET boarding occupancy (4 weeks, 40 rooms)', gateway, occupancyOptions(gateway.url, bx));
+    process.stdout.write('seeding 20 stylists and 5,000 grooms…\n');
+    const gx = await createGroomingFixtures(gateway.url, gateway.dataDir);
+    let groomsBefore = countGrooms(gateway.dataDir);
+    process.stdout.write('(i) POST /v1/grooming/appointments…\n');
+    i = await measure('(i) POST /v1/grooming/appointments (new slot each)', gateway, groomingBookingOptions(gateway.url, gx), () => {
+      groomsBefore = countGrooms(gateway.dataDir);
+    });
+    grooms = { fixtures: gx.seededGrooms, byRun: countGrooms(gateway.dataDir) - groomsBefore, rooms: bx.rooms, stays: bx.stays };
   } finally {
     await gateway.stop();
   }
@@ -297,10 +318,16 @@ async function runAll(): Promise<boolean> {
     // Issue 11: money writes keep up with the plain write path in the same run.
     paymentOverPost: { value: f.reqPerSec / c.reqPerSec, target: `>= ${moneyOverPostTarget}`, pass: f.reqPerSec / c.reqPerSec >= moneyOverPostTarget },
     refundOverPost: { value: g.reqPerSec / c.reqPerSec, target: `>= ${moneyOverPostTarget}`, pass: g.reqPerSec / c.reqPerSec >= moneyOverPostTarget },
+    occupancyOverGet: { value: h.reqPerSec / b.reqPerSec, target: `>= ${bookingTargets.occupancyOverGet}`, pass: h.reqPerSec / b.reqPerSec >= bookingTargets.occupancyOverGet },
+    groomingOverAppointments: {
+      value: i.reqPerSec / e.reqPerSec,
+      target: `>= ${bookingTargets.groomingOverAppointments}`,
+      pass: i.reqPerSec / e.reqPerSec >= bookingTargets.groomingOverAppointments,
+    },
   };
   const rows = [
     ['run', 'req/s', 'p50 ms', 'p99 ms', 'max ms', '2xx', 'non-2xx', 'errors', 'server CPU µs/req', 'server core', 'autocannon core', 'ratio vs (a)', 'ratio vs (b)'],
-    ...[a, b, c, d, e, f, g].map((m, i) => [
+    ...[a, b, c, d, e, f, g, h, i].map((m, index) => [
       m.name,
       fmt(m.reqPerSec),
       fmt(m.p50Ms),
@@ -312,8 +339,8 @@ async function runAll(): Promise<boolean> {
       m.serverCpuUsPerRequest === null ? '-' : fmt(m.serverCpuUsPerRequest, 1),
       m.serverCpuShare === null ? '-' : `${fmt(100 * m.serverCpuShare)}%`,
       `${fmt(100 * m.loadGeneratorCpuShare)}%`,
-      i === 0 ? '1.00' : fmt(m.reqPerSec / a.reqPerSec, 3),
-      i < 1 ? '-' : fmt(m.reqPerSec / b.reqPerSec, 3),
+      index === 0 ? '1.00' : fmt(m.reqPerSec / a.reqPerSec, 3),
+      index < 1 ? '-' : fmt(m.reqPerSec / b.reqPerSec, 3),
     ]),
   ];
   const verdict = (pass: boolean) => (pass ? 'PASS' : 'MISS');
@@ -329,15 +356,20 @@ async function runAll(): Promise<boolean> {
   process.stdout.write(`f/c = ${checks.paymentOverPost.value.toFixed(3)} (target ${checks.paymentOverPost.target})  ${verdict(checks.paymentOverPost.pass)}\n`);
   process.stdout.write(`g/c = ${checks.refundOverPost.value.toFixed(3)} (target ${checks.refundOverPost.target})  ${verdict(checks.refundOverPost.pass)}\n`);
   process.stdout.write(`(f) wrote ${money.payments} payments for ${f.ok} 2xx responses, (g) ${money.refunds} refunds for ${g.ok}; ${money.journalEntries} journal entries, unbalanced: ${money.unbalancedEntries}\n`);
+  process.stdout.write(`h/b = ${checks.occupancyOverGet.value.toFixed(3)} (target ${checks.occupancyOverGet.target})  ${verdict(checks.occupancyOverGet.pass)}\n`);
+  process.stdout.write(`(h) each answer covers 28 nights of ${grooms.rooms} rooms with ${grooms.stays} stays booked\n`);
+  process.stdout.write(`i/e = ${checks.groomingOverAppointments.value.toFixed(3)} (target ${checks.groomingOverAppointments.target})  ${verdict(checks.groomingOverAppointments.pass)}\n`);
+  process.stdout.write(`(i) booked ${grooms.byRun} grooms for ${i.ok} 2xx responses, on top of ${grooms.fixtures} fixture grooms\n`);
   const file = writeResults('bench', {
     at: new Date().toISOString(),
     environment: environment(),
-    runs: { a, b, c, d, e, f, g },
+    runs: { a, b, c, d, e, f, g, h, i },
     ratios: { getOverHello: ratioB, postOverHello: ratioC, availabilityOverGet: d.reqPerSec / b.reqPerSec, bookingOverGet: e.reqPerSec / b.reqPerSec },
     checks,
     writes,
     booked,
     money,
+    grooms,
   });
   process.stdout.write(`results: ${path.relative(root, file)}\n`);
   return Object.values(checks).every((check) => check.pass);
