@@ -235,6 +235,7 @@ test('prepaid bundle: POST /v1/grooming/package-credits invoices sessions × pri
   a.is(invoice.body.status, 'open');
   a.is(invoice.body.total, 3 * 5_500);
   a.is(invoice.body.lines[0].sourceId, res.body.id);
+  a.is((await eventsWith(t, 'invoice.finalized', 'invoiceId', res.body.invoiceId)).length, 1);
   const g = await expectStatus(await groom(t, { petId: s.pet.id, packageId: bundle.id, locationId: s.location.id, startsAt: '2026-12-01T09:00:00Z', payWith: 'package_credit' }), 201, 'groom');
   const done = await complete(t, g.body.id, desk.accessToken);
   a.is(done.status, 200, done.text);
