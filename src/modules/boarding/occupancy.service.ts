@@ -1,61 +1,70 @@
+import { isCalendarDate } from '../../calendar-dates.js';
 import type { Executor } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
-import { foundOr404, validationFailed } from '../../http/errors.js';
-import { findLocation } from '../locations/index.js';
-import { isCalendarDate } from '../../calendar-dates.js';
+import { notFound, validationFailed } from '../../http/errors.js';
 import { maxOccupancyNights } from './boarding-fields.js';
-import { daysBetween, nightsOf } from './stay-dates.js';
-import { capacityByRoomType, takenByNightAndType } from './stays.repository.js';
+import { daysBetween } from './stay-dates.js';
+import { capacityByRoomType, locationVisible, takenByNightAndType } from './stays.repository.js';
 import type { Occupancy } from './stays.schema.js';
-import { addDays } from '../../calendar-dates.js';
 
-interface Counts {
-  capacity: number;
-  reserved: number;
-  checkedIn: number;
-  available: number;
-}
+const dayMs = 86_400_000;
+const pad = (n: number): string => (n < 10 ? `0${n}` : String(n));
+const dateOf = (ms: number): string => {
+  const d = new Date(ms);
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+};
 
 /**
- * Occupancy per night and room type, from two grouped queries (capacity of the active rooms, the
- * night counters) and one pass over the nights: its cost follows nights × room types, not stays.
+ * Occupancy per night and room type, from two small queries (capacity of the active rooms per
+ * type, the non-empty night counters) and one pass over the nights: its cost follows nights ×
+ * room types, never the number of stays. The module's hot read, so no query builder here.
  */
 export async function occupancy(db: Executor, actor: AccessFilter, query: { locationId: string; from: string; to: string }): Promise<Occupancy> {
-  if (!isCalendarDate(query.from) || !isCalendarDate(query.to)) throw validationFailed([{ field: isCalendarDate(query.from) ? 'to' : 'from', message: 'is not a calendar date' }]);
+  if (!isCalendarDate(query.from)) throw validationFailed([{ field: 'from', message: 'is not a calendar date' }]);
+  if (!isCalendarDate(query.to)) throw validationFailed([{ field: 'to', message: 'is not a calendar date' }]);
   if (query.to < query.from) throw validationFailed([{ field: 'to', message: 'must be on or after from' }]);
-  if (daysBetween(query.from, query.to) + 1 > maxOccupancyNights) throw validationFailed([{ field: 'to', message: `at most ${maxOccupancyNights} nights from from` }]);
-  const location = foundOr404(await findLocation(db, actor, query.locationId), 'location', query.locationId);
+  const count = daysBetween(query.from, query.to) + 1;
+  if (count > maxOccupancyNights) throw validationFailed([{ field: 'to', message: `at most ${maxOccupancyNights} nights from from` }]);
+  if (!(await locationVisible(db, actor, query.locationId))) throw notFound('location', query.locationId);
 
   const capacity = new Map<string, number>();
-  for (const row of await capacityByRoomType(db, actor.tenantId, location.id)) capacity.set(row.room_type, Number(row.capacity));
-  const taken = new Map<string, Map<string, { reserved: number; checkedIn: number }>>();
-  for (const row of await takenByNightAndType(db, location.id, query.from, query.to)) {
-    const reserved = Number(row.reserved);
-    const checkedIn = Number(row.checked_in);
-    if (reserved === 0 && checkedIn === 0) continue;
-    let types = taken.get(row.night);
-    if (!types) taken.set(row.night, (types = new Map()));
-    types.set(row.room_type, { reserved, checkedIn });
+  for (const row of await capacityByRoomType(db, actor.tenantId, query.locationId)) capacity.set(row.room_type, Number(row.capacity));
+  const rows = await takenByNightAndType(db, query.locationId, query.from, query.to);
+  for (const row of rows) if (!capacity.has(row.room_type)) capacity.set(row.room_type, 0);
+  const roomTypes = [...capacity.keys()].sort();
+  const typeIndex = new Map(roomTypes.map((type, i) => [type, i]));
+  const width = roomTypes.length;
+  // reserved and checkedIn per (night, room type), summed over species, in two flat arrays.
+  const reserved = new Array<number>(count * width).fill(0);
+  const checkedIn = new Array<number>(count * width).fill(0);
+  const start = Date.parse(`${query.from}T00:00:00Z`);
+  const dates = new Array<string>(count);
+  const dateIndex = new Map<string, number>();
+  for (let n = 0; n < count; n++) {
+    dates[n] = dateOf(start + n * dayMs);
+    dateIndex.set(dates[n]!, n);
   }
-  const allTypes = new Set(capacity.keys());
-  for (const types of taken.values()) for (const type of types.keys()) allTypes.add(type);
-  const roomTypes = [...allTypes].sort();
+  for (const row of rows) {
+    const at = dateIndex.get(row.night)! * width + typeIndex.get(row.room_type)!;
+    reserved[at]! += row.reserved;
+    checkedIn[at]! += row.checked_in;
+  }
+  const caps = roomTypes.map((type) => capacity.get(type)!);
+  const totalCapacity = caps.reduce((sum, c) => sum + c, 0);
 
-  const nights = nightsOf(query.from, addDays(query.to, 1)).map((date) => {
-    const total: Counts = { capacity: 0, reserved: 0, checkedIn: 0, available: 0 };
-    const types = taken.get(date);
-    const byRoomType = roomTypes.map((roomType) => {
-      const cap = capacity.get(roomType) ?? 0;
-      const counts = types?.get(roomType);
-      const reserved = counts?.reserved ?? 0;
-      const checkedIn = counts?.checkedIn ?? 0;
-      total.capacity += cap;
-      total.reserved += reserved;
-      total.checkedIn += checkedIn;
-      return { roomType, capacity: cap, reserved, checkedIn, available: cap - reserved - checkedIn };
-    });
-    total.available = total.capacity - total.reserved - total.checkedIn;
-    return { date, ...total, byRoomType };
-  });
-  return { locationId: location.id, from: query.from, to: query.to, nights };
+  const nights: Occupancy['nights'] = new Array(count);
+  for (let n = 0; n < count; n++) {
+    let nightReserved = 0;
+    let nightIn = 0;
+    const byRoomType: Occupancy['nights'][number]['byRoomType'] = new Array(width);
+    for (let i = 0; i < width; i++) {
+      const r = reserved[n * width + i]!;
+      const c = checkedIn[n * width + i]!;
+      nightReserved += r;
+      nightIn += c;
+      byRoomType[i] = { roomType: roomTypes[i]!, capacity: caps[i]!, reserved: r, checkedIn: c, available: caps[i]! - r - c };
+    }
+    nights[n] = { date: dates[n]!, capacity: totalCapacity, reserved: nightReserved, checkedIn: nightIn, available: totalCapacity - nightReserved - nightIn, byRoomType };
+  }
+  return { locationId: query.locationId, from: query.from, to: query.to, nights };
 }

@@ -129,15 +129,30 @@ export async function vaccineDueDates(db: Executor, tenantId: string, petId: str
   return new Map(rows.map((r) => [r.vaccine_key, r.due_on as string]));
 }
 
-// Occupancy is the module's hot read: SQL text prepared once, a few grouped rows each.
+// Occupancy is the module's hot read: SQL text prepared once, a few rows each.
 const capacitySql =
   'select room_type, sum(capacity) as capacity from boarding_rooms where location_id = ? and tenant_id = ? and active = 1 group by room_type';
+// Rows per night, room type and species (the primary key's order); summed over species by the caller.
 const takenSql =
-  'select night, room_type, sum(reserved) as reserved, sum(checked_in) as checked_in from boarding_nights ' +
-  'where location_id = ? and night >= ? and night <= ? group by night, room_type';
+  'select night, room_type, reserved, checked_in from boarding_nights where location_id = ? and night >= ? and night <= ? and (reserved > 0 or checked_in > 0)';
 
 export const capacityByRoomType = (db: Executor, tenantId: string, locationId: string) =>
   selectRows<{ room_type: string; capacity: number }>(db, capacitySql, [locationId, tenantId]);
 
 export const takenByNightAndType = (db: Executor, locationId: string, from: string, to: string) =>
   selectRows<{ night: string; room_type: string; reserved: number; checked_in: number }>(db, takenSql, [locationId, from, to]);
+
+const locationSql = new Map<number, string>();
+/** Whether the caller sees the location (tenant, and its locations when scoped), as SQL text built once per number of locations. */
+export async function locationVisible(db: Executor, actor: AccessFilter, locationId: string): Promise<boolean> {
+  const scoped = actor.locationIds;
+  const n = scoped === null ? -1 : scoped.length;
+  let text = locationSql.get(n);
+  if (!text) {
+    const inLocations = n < 0 ? '' : n === 0 ? ' and 0' : ` and id in (${new Array<string>(n).fill('?').join(', ')})`;
+    text = `select id from locations where id = ? and tenant_id = ?${inLocations}`;
+    if (locationSql.size < 100) locationSql.set(n, text);
+  }
+  const rows = await selectRows<{ id: string }>(db, text, scoped === null ? [locationId, actor.tenantId] : [locationId, actor.tenantId, ...scoped]);
+  return rows.length > 0;
+}
