@@ -80,7 +80,8 @@ export async function createBoardingFixtures(url: string, stays = 2_000): Promis
     const res = await fetch(`${url}/v1/boarding/bookings`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${desk}` },
-      body: JSON.stringify({ petId: pets[i % pets.length], locationId: location.id, roomType: roomTypes[i % roomTypes.length], checkInOn: day(offset), checkOutOn: day(offset + 1 + (slot % 2)) }),
+      // One pet per room type, round of 27 days and parity of the day: its stays start 2 days apart, never overlapping.
+      body: JSON.stringify({ petId: pets[(i % roomTypes.length) * 50 + 2 * Math.floor(slot / (windowNights - 1)) + (offset % 2)], locationId: location.id, roomType: roomTypes[i % roomTypes.length], checkInOn: day(offset), checkOutOn: day(offset + 1 + (slot % 2)) }),
     });
     const body = (await res.json()) as Fields;
     if (res.status === 201) {

@@ -103,6 +103,18 @@ test('no_vacancy: full on a night (with the nights), a room type the location la
   a.is(inactive.body.reason, 'room_type_not_offered');
 });
 
+test('a pet cannot have two reserved or in-house stays over the same nights (409 conflict); back to back, or after a cancellation, is fine', async (a) => {
+  const s = await site(t);
+  await room(t, tokens.staff.accessToken, s.location.id, { capacity: 5 });
+  const first = await booked(t, tokens.staff.accessToken, s, { checkInOn: dayAfter(2), checkOutOn: dayAfter(5) });
+  const overlap = await bookStay(t, tokens.staff.accessToken, s, { checkInOn: dayAfter(4), checkOutOn: dayAfter(6) });
+  assertProblem(a, overlap, 409, 'conflict');
+  a.is(overlap.body.bookingId, first.id);
+  a.is((await bookStay(t, tokens.staff.accessToken, s, { checkInOn: dayAfter(5), checkOutOn: dayAfter(6) })).status, 201, 'arriving on the day the first stay leaves');
+  await t.request('POST', `/v1/boarding/bookings/${first.id}/cancel`, { token: tokens.staff.accessToken, body: {} });
+  a.is((await bookStay(t, tokens.staff.accessToken, s, { checkInOn: dayAfter(4), checkOutOn: dayAfter(5) })).status, 201);
+});
+
 test('a room shared by dogs and cats: the dogs that fill it leave no place for a cat', async (a) => {
   const s = await site(t);
   await room(t, tokens.staff.accessToken, s.location.id, { capacity: 1, species: ['dog'] });

@@ -117,6 +117,21 @@ export async function staysInRoom(db: Executor, roomId: string, from: string, to
     .execute();
 }
 
+/** A reserved or in-house stay of the pet with a night in [from, to), if any. */
+export async function overlappingStayOfPet(db: Executor, petId: string, from: string, to: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('bookings')
+    .innerJoin('boarding_stays', 'boarding_stays.booking_id', 'bookings.id')
+    .select('bookings.id')
+    .where('bookings.pet_id', '=', petId)
+    .where('bookings.kind', '=', 'boarding')
+    .where('bookings.status', 'in', ['reserved', 'checked_in'])
+    .where('boarding_stays.check_in_on', '<', to)
+    .where('boarding_stays.check_out_on', '>', from)
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
 /** The latest due date the pet has per vaccine (lower-cased name). */
 export async function vaccineDueDates(db: Executor, tenantId: string, petId: string): Promise<Map<string, string>> {
   const rows = await db

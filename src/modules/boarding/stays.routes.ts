@@ -30,12 +30,12 @@ export function stayRoutes(deps: { clock: Clock }): AnyRoute[] {
         'Nights: checkInOn inclusive, checkOutOn exclusive; checkInOn today or later at the location; at most 60 nights (else 400). ' +
         capacity +
         'amount = nights × the lowest nightlyRate of the type’s active rooms that take the species (before tax; check-out bills the assigned room’s rate for the nights actually stayed). ' +
-        'A room is assigned at check-in. Emits `booking.created` (service `boarding`).',
+        'A pet with a reserved or checked-in stay on any of the nights is 409 `conflict` (with that `bookingId`). A room is assigned at check-in. Emits `booking.created` (service `boarding`).',
       tags,
       access: { scope: 'bookings' },
       body: CreateStaySchema,
       response: { status: 201, description: 'The reserved stay', schema: StaySchema },
-      errors: ['resource_missing', 'no_vacancy'],
+      errors: ['resource_missing', 'no_vacancy', 'conflict'],
       handler: async ({ db, actor, body }) => ({ body: presentStay(await createStay(db, actor, body, await businessNow(db, actor.env, deps.clock))) }),
     }),
     defineRoute({

@@ -14,7 +14,7 @@ import { roomSpecies } from './rooms.presenter.js';
 import { activeRooms, findRoom } from './rooms.repository.js';
 import { daysBetween, localDateAt, nightsOf, startOfLocalDay } from './stay-dates.js';
 import { maxNights } from './boarding-fields.js';
-import { adjustNights, findStay, insertStay, staysInRoom, takenByNight, updateStay, vaccineDueDates, type StayRecord } from './stays.repository.js';
+import { adjustNights, findStay, insertStay, overlappingStayOfPet, staysInRoom, takenByNight, updateStay, vaccineDueDates, type StayRecord } from './stays.repository.js';
 import type { CheckInInput, CreateStayInput, StayStatus } from './stays.schema.js';
 import { checkVacancy } from './vacancy.js';
 
@@ -68,11 +68,20 @@ async function book(
   const location = await requireLocation(db, actor, input.locationId);
   const pet = await requirePet(db, actor, input.petId);
   checkDates(input.checkInOn, input.checkOutOn, localDateAt(now, location.timezone), checkInField);
-
   const typeRooms = await activeRooms(db, actor.tenantId, location.id, input.roomType);
   const nights = nightsOf(input.checkInOn, input.checkOutOn);
   const taken = await takenByNight(db, location.id, input.roomType, input.checkInOn, input.checkOutOn);
   const vacancy = checkVacancy(typeRooms, typeRooms.length, pet.species, taken, nights);
+  // What the location offers first, then the pet's own stays, then the places left.
+  if (vacancy.ok || vacancy.reason === 'full') {
+    // A pet sleeps in one place a night: a second stay over the same nights is a mistake, not a second booking.
+    const overlapping = await overlappingStayOfPet(db, pet.id, input.checkInOn, input.checkOutOn);
+    if (overlapping !== null) {
+      throw new AppError('conflict', `Pet ${pet.id} already has boarding booking ${overlapping} on some of these nights; cancel or check it out first.`, {
+        extensions: { bookingId: overlapping },
+      });
+    }
+  }
   if (!vacancy.ok) {
     const detail =
       vacancy.reason === 'room_type_not_offered'
