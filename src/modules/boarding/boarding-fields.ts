@@ -1,8 +1,8 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { boardingSpecies } from '../locations/index.js';
 
-/** Species a room may take and a pet may be: the pets module's list. */
-export const species = ['dog', 'cat', 'rabbit', 'bird', 'reptile', 'ferret', 'guinea_pig', 'hamster', 'horse', 'other'] as const;
-export const Species = Type.Union(species.map((s) => Type.Literal(s)));
+/** Species a room may take: the same list the location's boardingRequiredVaccines names (the pets module's species). */
+export const Species = Type.Union(boardingSpecies.map((s) => Type.Literal(s)));
 
 export const RecordId = (prefix: string, what: string) => Type.String({ pattern: `^${prefix}_[a-z0-9_]{1,60}$`, description: `${what} (${prefix}_…).` });
 export const IdParams = (what: string) => Type.Object({ id: Type.String({ maxLength: 100, description: what }) });
