@@ -164,10 +164,11 @@ test('care-plan-doses job: one boarding.dose_overdue per missed dose (local time
     await t.request('POST', '/v1/boarding/care-plans', { token: tokens.staff.accessToken, body: { bookingId: reserved.id, feeding: [], medications: [{ name: 'X', dose: '1', times: ['08:00'] }] } });
 
     // 2 Dec 15:00Z = 10:00 local: due so far 08:00 local 1 Dec (13:00Z), 20:00 local 1 Dec (01:00Z 2 Dec), 08:00 local 2 Dec (13:00Z).
-    await move(Date.parse('2026-12-02T15:00:00Z'));
+    // Logged ahead of the clock move, so no scheduled run in between can see that dose as missed.
     await expectStatus(await t.request('POST', `/v1/boarding/care-plans/${plan.id}/doses`, {
       token: tokens.staff.accessToken, body: dose({ scheduledFor: '2026-12-01T20:00:00-05:00', outcome: 'skipped' }),
     }), 201, 'dose');
+    await move(Date.parse('2026-12-02T15:00:00Z'));
     await runJob(t, tokens.admin, 'care-plan-doses');
     await runJob(t, tokens.admin, 'care-plan-doses');
     const events = await eventsOf(t, 'boarding.dose_overdue', 'carePlanId', plan.id);
