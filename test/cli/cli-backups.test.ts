@@ -1,25 +1,18 @@
 import test from 'ava';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { lockFile } from '../../src/data-dir.js';
+import { runCli } from '../helpers/cli-process.js';
 import { createHousehold } from '../helpers/factories.js';
 import { startTestApp } from '../helpers/test-app.js';
 
 /** The operator's runbook, as the operator types it: backup, verify, restore. */
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const scratch = mkdtempSync(path.join(tmpdir(), 'petcare-cli-backup-'));
 test.after.always(() => rmSync(scratch, { recursive: true, force: true }));
 
-function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import=tsx', path.join(root, 'src/cli.ts'), ...args], { cwd: root, env: { ...process.env, ...env }, timeout: 90_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const cli = (env: Record<string, string>, ...args: string[]) => runCli(args, env);
 
 test('backup prints the archive path last; verify checks it; restore brings the appliance back in a fresh data dir', async (t) => {
   const app = await startTestApp({ jobs: false });

@@ -1,38 +1,17 @@
 import test from 'ava';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { Stores } from '../../src/db/stores.js';
 import { bootstrapTenantAndAdmin } from '../../src/modules/clients/index.js';
+import { runCli, type CliResult } from '../helpers/cli-process.js';
 import { eventually } from '../helpers/eventually.js';
 import { adminCredentials, startTestApp, type TestApp } from '../helpers/test-app.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the operator CLI as the operator would, in its own process, against `dataDir`. */
-function cli(dataDir: string, ...args: string[]): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import=tsx', path.join(root, 'src/cli.ts'), ...args],
-      { cwd: root, env: { ...process.env, PETCARE_DATA_DIR: dataDir }, timeout: 90_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+const cli = (dataDir: string, ...args: string[]): Promise<CliResult> => runCli(args, { PETCARE_DATA_DIR: dataDir });
 
 // The CLI prints JSON the tests read field by field, as HTTP bodies are read in the other tests.
 async function cliJson<T = any>(dataDir: string, ...args: string[]): Promise<T> {
