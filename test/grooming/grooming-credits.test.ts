@@ -123,6 +123,7 @@ test('payWith membership spends one credit at completion, at any location of the
   a.is(done.status, 200, done.text);
   a.is(done.body.invoiceId, null);
   a.is(done.body.payWith, 'membership');
+  a.is(done.body.membershipId, m.body.id, 'the groom names the membership that paid it');
   a.is((await membership(m.body.id)).creditsRemaining, 0);
   const g2 = await expectStatus(await groom(t, { petId: s.pet.id, packageId: wide.id, locationId: other.id, startsAt: '2026-11-25T09:00:00Z', payWith: 'membership' }), 201, 'groom');
   await moveTo(t, g2.body.id, 'checked_in');

@@ -150,7 +150,11 @@ export async function moveGroomingAppointment(db: Executor, actor: Actor, id: st
   assertTransition(groomingMachine, 'Grooming appointment', id, current, input.status);
   const at = toIso(now);
   const updated: GroomingRecord = { ...existing, status: input.status, updated_at: at };
-  if (input.status === 'completed') updated.invoice_id = await bill(db, actor, existing, now);
+  if (input.status === 'completed') {
+    const paid = await bill(db, actor, existing, now);
+    updated.invoice_id = paid.invoiceId;
+    updated.membership_id = paid.membershipId ?? existing.membership_id;
+  }
   await updateBooking(db, actor.tenantId, id, { status: input.status, invoice_id: updated.invoice_id }, at);
   if (input.status === 'cancelled' || input.status === 'no_show') {
     await emitBookingCancelled(db, updated, 'grooming', input.status, input.reason ?? null, now);
@@ -164,7 +168,7 @@ export async function moveGroomingAppointment(db: Executor, actor: Actor, id: st
  * write transaction (and grooming_credit_uses holds one row per booking), so one credit is never
  * spent twice; none left → 422 and the transaction, status move included, rolls back.
  */
-async function bill(db: Executor, actor: Actor, booking: GroomingRecord, now: number): Promise<string | null> {
+async function bill(db: Executor, actor: Actor, booking: GroomingRecord, now: number): Promise<{ invoiceId: string | null; membershipId: string | null }> {
   const access = tenantWide(actor);
   const pkg = await getPackage(db, access, booking.package_id);
   const at = toIso(now);
@@ -183,7 +187,7 @@ async function bill(db: Executor, actor: Actor, booking: GroomingRecord, now: nu
       },
       now,
     );
-    return invoice.id;
+    return { invoiceId: invoice.id, membershipId: null };
   }
   if (booking.pay_with === 'membership') {
     const candidates = booking.membership_id
@@ -194,12 +198,12 @@ async function bill(db: Executor, actor: Actor, booking: GroomingRecord, now: nu
       throw new AppError('no_membership_credit', `Parent ${booking.parent_id} has no active membership of package ${booking.package_id} with a credit left${booking.membership_id ? ` (membership ${booking.membership_id})` : ''}; the groom stays ${booking.status}.`);
     }
     await insertCreditUse(db, { booking_id: booking.id, tenant_id: actor.tenantId, membership_id: membership.id, package_credit_id: null, created_at: at });
-    return null;
+    return { invoiceId: null, membershipId: membership.id };
   }
   const [bundle] = await spendableBundles(db, actor.tenantId, booking.parent_id, booking.package_id, at);
   if (!bundle) throw new AppError('no_package_credit', `Parent ${booking.parent_id} has no unexpired prepaid credit of package ${booking.package_id}; the groom stays ${booking.status}.`);
   await insertCreditUse(db, { booking_id: booking.id, tenant_id: actor.tenantId, membership_id: null, package_credit_id: bundle.id, created_at: at });
-  return null;
+  return { invoiceId: null, membershipId: null };
 }
 
 /** POST /v1/grooming/stylists/assign: a named stylist is checked (409 stylist_unavailable), else the rule picks one (409 no_stylist_available). */

@@ -56,7 +56,9 @@ function visibleAppointments(db: Executor, actor: AccessFilter) {
     .selectFrom('bookings as b')
     .innerJoin('grooming_appointments as g', 'g.booking_id', 'b.id')
     .selectAll('b')
-    .select(['g.package_id', 'g.size', 'g.duration_minutes', 'g.pay_with', 'g.membership_id', 'g.notes'])
+    .select(['g.package_id', 'g.size', 'g.duration_minutes', 'g.pay_with', 'g.notes'])
+    // The membership named on create, else (once completed) the one whose credit paid it.
+    .select(sql<string | null>`coalesce(g.membership_id, (select u.membership_id from grooming_credit_uses u where u.booking_id = b.id))`.as('membership_id'))
     .where('b.tenant_id', '=', actor.tenantId)
     .where('b.kind', '=', 'grooming');
   if (actor.locationIds !== null) query = query.where('b.location_id', 'in', inList(actor.locationIds));

@@ -110,7 +110,7 @@ export const GroomingAppointmentSchema = Type.Object(
     amount: Type.Integer({ description: 'The package price for the size, integer minor units (before tax).' }),
     currency: Type.String(),
     payWith: Type.Union(payMethods.map((p) => Type.Literal(p))),
-    membershipId: Nullable(Type.String({ description: 'The membership named on create (payWith membership), else null.' })),
+    membershipId: Nullable(Type.String({ description: 'The membership named on create (payWith membership); once completed, the membership whose credit paid it; else null.' })),
     invoiceId: Nullable(Type.String({ description: 'The finalized invoice of a completed groom paid by invoice.' })),
     notes: Nullable(Type.String()),
     createdAt: Type.String({ format: 'date-time' }),
