@@ -24,7 +24,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       created_at TEXT NOT NULL,
       updated_at TEXT NOT NULL
     )`);
-  await run(sql`CREATE INDEX boarding_rooms_location_idx ON boarding_rooms (location_id, room_type)`);
+  // Covers the occupancy capacity sum (active rooms per type) without reading the rows.
+  await run(sql`CREATE INDEX boarding_rooms_location_idx ON boarding_rooms (location_id, active, room_type, capacity, tenant_id)`);
 
   // One row per booking of kind boarding; status lives in bookings (the facts table).
   await run(sql`
@@ -64,6 +65,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       reserved INTEGER NOT NULL DEFAULT 0 CHECK (reserved >= 0),
       checked_in INTEGER NOT NULL DEFAULT 0 CHECK (checked_in >= 0),
       PRIMARY KEY (location_id, night, room_type, species)
+    ) WITHOUT ROWID`);
+  // The same counts summed over species, kept beside them: occupancy reads one row per night and room type.
+  await run(sql`
+    CREATE TABLE boarding_night_totals (
+      location_id TEXT NOT NULL REFERENCES locations(id),
+      night TEXT NOT NULL,
+      room_type TEXT NOT NULL,
+      tenant_id TEXT NOT NULL,
+      reserved INTEGER NOT NULL DEFAULT 0 CHECK (reserved >= 0),
+      checked_in INTEGER NOT NULL DEFAULT 0 CHECK (checked_in >= 0),
+      PRIMARY KEY (location_id, night, room_type)
     ) WITHOUT ROWID`);
 
   await run(sql`
@@ -126,7 +138,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const name of ['boarding_doses_no_delete', 'boarding_doses_no_update']) await sql`DROP TRIGGER IF EXISTS ${sql.raw(name)}`.execute(db);
-  for (const table of ['boarding_dose_alerts', 'boarding_doses', 'boarding_erasures', 'boarding_care_plans', 'boarding_nights', 'boarding_stays', 'boarding_rooms']) {
+  for (const table of ['boarding_dose_alerts', 'boarding_doses', 'boarding_erasures', 'boarding_care_plans', 'boarding_night_totals', 'boarding_nights', 'boarding_stays', 'boarding_rooms']) {
     await sql`DROP TABLE IF EXISTS ${sql.raw(table)}`.execute(db);
   }
 }

@@ -50,6 +50,18 @@ test('per night and room type: capacity of active rooms, reserved, checked in, a
       night(dayAfter(3), [type('cattery', 4, 0, 0), type('standard', 3, 0, 0)]),
     ],
   });
+  // The totals occupancy reads are the per-species counters summed.
+  const db = t.stores.get('live').db;
+  const totals = await db.selectFrom('boarding_night_totals').select(['night', 'room_type', 'reserved', 'checked_in']).where('location_id', '=', s.location.id).orderBy('night').orderBy('room_type').execute();
+  const summed = await db
+    .selectFrom('boarding_nights')
+    .select(['night', 'room_type', (eb) => eb.fn.sum<number>('reserved').as('reserved'), (eb) => eb.fn.sum<number>('checked_in').as('checked_in')])
+    .where('location_id', '=', s.location.id)
+    .groupBy(['night', 'room_type'])
+    .orderBy('night')
+    .orderBy('room_type')
+    .execute();
+  a.deepEqual(totals, summed.map((r) => ({ ...r, reserved: Number(r.reserved), checked_in: Number(r.checked_in) })));
 });
 
 test('validation: to before from, more than 92 nights, missing fields: 400 on the field', async (a) => {

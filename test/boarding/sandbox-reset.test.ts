@@ -22,7 +22,7 @@ test('POST /v1/sandbox/reset erases rooms, stays, night counters, care plans, th
     const reset = await req('POST', '/v1/sandbox/reset');
     a.is(reset.status, 200, reset.text);
     const db = t.stores.get('sandbox').db;
-    for (const table of ['boarding_rooms', 'boarding_stays', 'boarding_nights', 'boarding_care_plans', 'boarding_doses', 'boarding_dose_alerts', 'boarding_erasures'] as const) {
+    for (const table of ['boarding_rooms', 'boarding_stays', 'boarding_nights', 'boarding_night_totals', 'boarding_care_plans', 'boarding_doses', 'boarding_dose_alerts', 'boarding_erasures'] as const) {
       a.is((await db.selectFrom(table).select('tenant_id').execute()).length, 0, table);
     }
     a.is((await db.selectFrom('bookings').select('id').execute()).length, 0);

@@ -58,6 +58,16 @@ export interface BoardingNightsTable {
   checked_in: number;
 }
 
+/** boarding_nights summed over species: what occupancy reads. */
+export interface BoardingNightTotalsTable {
+  location_id: string;
+  night: string;
+  room_type: string;
+  tenant_id: string;
+  reserved: number;
+  checked_in: number;
+}
+
 export interface BoardingCarePlansTable {
   /** cpl_… */
   id: string;
@@ -111,6 +121,7 @@ export interface BoardingTables {
   boarding_rooms: BoardingRoomsTable;
   boarding_stays: BoardingStaysTable;
   boarding_nights: BoardingNightsTable;
+  boarding_night_totals: BoardingNightTotalsTable;
   boarding_care_plans: BoardingCarePlansTable;
   boarding_doses: BoardingDosesTable;
   boarding_dose_alerts: BoardingDoseAlertsTable;

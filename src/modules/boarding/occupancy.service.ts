@@ -4,7 +4,7 @@ import type { AccessFilter } from '../../http/actor.js';
 import { notFound, validationFailed } from '../../http/errors.js';
 import { maxOccupancyNights } from './boarding-fields.js';
 import { daysBetween } from './stay-dates.js';
-import { capacityByRoomType, locationVisible, takenByNightAndType } from './stays.repository.js';
+import { occupancyFacts } from './stays.repository.js';
 import type { Occupancy } from './stays.schema.js';
 
 const dayMs = 86_400_000;
@@ -15,9 +15,9 @@ const dateOf = (ms: number): string => {
 };
 
 /**
- * Occupancy per night and room type, from two small queries (capacity of the active rooms per
- * type, the non-empty night counters) and one pass over the nights: its cost follows nights ×
- * room types, never the number of stays. The module's hot read, so no query builder here.
+ * Occupancy per night and room type, from one statement (capacity of the active rooms per type,
+ * the non-empty night totals) and one pass over the nights: its cost follows nights × room types,
+ * never the number of stays.
  */
 export async function occupancy(db: Executor, actor: AccessFilter, query: { locationId: string; from: string; to: string }): Promise<Occupancy> {
   if (!isCalendarDate(query.from)) throw validationFailed([{ field: 'from', message: 'is not a calendar date' }]);
@@ -25,18 +25,20 @@ export async function occupancy(db: Executor, actor: AccessFilter, query: { loca
   if (query.to < query.from) throw validationFailed([{ field: 'to', message: 'must be on or after from' }]);
   const count = daysBetween(query.from, query.to) + 1;
   if (count > maxOccupancyNights) throw validationFailed([{ field: 'to', message: `at most ${maxOccupancyNights} nights from from` }]);
-  if (!(await locationVisible(db, actor, query.locationId))) throw notFound('location', query.locationId);
+  const facts = await occupancyFacts(db, actor, query.locationId, query.from, query.to);
+  if (facts.visible === 0) throw notFound('location', query.locationId);
 
   const capacity = new Map<string, number>();
-  for (const row of await capacityByRoomType(db, actor.tenantId, query.locationId)) capacity.set(row.room_type, Number(row.capacity));
-  const rows = await takenByNightAndType(db, query.locationId, query.from, query.to);
-  for (const row of rows) if (!capacity.has(row.room_type)) capacity.set(row.room_type, 0);
+  for (const entry of facts.capacity ? facts.capacity.split(';') : []) {
+    const bar = entry.indexOf('|');
+    capacity.set(entry.slice(0, bar), Number(entry.slice(bar + 1)));
+  }
+  const taken = facts.taken ? facts.taken.split(';').map((entry) => entry.split('|')) : [];
+  for (const [, roomType] of taken) if (!capacity.has(roomType!)) capacity.set(roomType!, 0);
   const roomTypes = [...capacity.keys()].sort();
   const typeIndex = new Map(roomTypes.map((type, i) => [type, i]));
   const width = roomTypes.length;
-  // reserved and checkedIn per (night, room type), summed over species, in two flat arrays.
-  const reserved = new Array<number>(count * width).fill(0);
-  const checkedIn = new Array<number>(count * width).fill(0);
+
   const start = Date.parse(`${query.from}T00:00:00Z`);
   const dates = new Array<string>(count);
   const dateIndex = new Map<string, number>();
@@ -44,10 +46,13 @@ export async function occupancy(db: Executor, actor: AccessFilter, query: { loca
     dates[n] = dateOf(start + n * dayMs);
     dateIndex.set(dates[n]!, n);
   }
-  for (const row of rows) {
-    const at = dateIndex.get(row.night)! * width + typeIndex.get(row.room_type)!;
-    reserved[at]! += row.reserved;
-    checkedIn[at]! += row.checked_in;
+  // reserved and checkedIn per (night, room type), in two flat arrays.
+  const reserved = new Array<number>(count * width).fill(0);
+  const checkedIn = new Array<number>(count * width).fill(0);
+  for (const [night, roomType, r, c] of taken) {
+    const at = dateIndex.get(night!)! * width + typeIndex.get(roomType!)!;
+    reserved[at] = Number(r);
+    checkedIn[at] = Number(c);
   }
   const caps = roomTypes.map((type) => capacity.get(type)!);
   const totalCapacity = caps.reduce((sum, c) => sum + c, 0);

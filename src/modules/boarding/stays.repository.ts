@@ -45,7 +45,7 @@ export async function updateStay(db: Executor, bookingId: string, patch: Partial
 
 /**
  * Moves a stay's places on the nights [from, to): `reserved` and `checkedIn` are the changes
- * (+1 when booked, −1/+1 at check-in, …). One statement, whatever the number of nights.
+ * (+1 when booked, −1/+1 at check-in, …), in the per-species counters and in their totals.
  */
 export async function adjustNights(
   db: Executor,
@@ -58,36 +58,44 @@ export async function adjustNights(
   if (change.reserved < 0 || change.checkedIn < 0) {
     // Places given back: the nights' rows exist (they were counted when taken). An upsert would
     // check its negative VALUES row against the CHECKs before noticing the conflict.
+    const set = { reserved: sql<number>`reserved + ${change.reserved}`, checked_in: sql<number>`checked_in + ${change.checkedIn}` };
     await db
       .updateTable('boarding_nights')
-      .set({ reserved: sql`reserved + ${change.reserved}`, checked_in: sql`checked_in + ${change.checkedIn}` })
+      .set(set)
       .where('location_id', '=', stay.location_id)
       .where('room_type', '=', stay.room_type)
       .where('species', '=', stay.species)
       .where('night', '>=', from)
       .where('night', '<', to)
       .execute();
+    await db
+      .updateTable('boarding_night_totals')
+      .set(set)
+      .where('location_id', '=', stay.location_id)
+      .where('room_type', '=', stay.room_type)
+      .where('night', '>=', from)
+      .where('night', '<', to)
+      .execute();
     return;
   }
+  const rows = nightsOf(from, to).map((night) => ({
+    location_id: stay.location_id,
+    night,
+    room_type: stay.room_type,
+    tenant_id: stay.tenant_id,
+    reserved: change.reserved,
+    checked_in: change.checkedIn,
+  }));
+  const add = { reserved: sql<number>`reserved + excluded.reserved`, checked_in: sql<number>`checked_in + excluded.checked_in` };
   await db
     .insertInto('boarding_nights')
-    .values(
-      nightsOf(from, to).map((night) => ({
-        location_id: stay.location_id,
-        night,
-        room_type: stay.room_type,
-        species: stay.species,
-        tenant_id: stay.tenant_id,
-        reserved: change.reserved,
-        checked_in: change.checkedIn,
-      })),
-    )
-    .onConflict((oc) =>
-      oc.columns(['location_id', 'night', 'room_type', 'species']).doUpdateSet({
-        reserved: sql`reserved + excluded.reserved`,
-        checked_in: sql`checked_in + excluded.checked_in`,
-      }),
-    )
+    .values(rows.map((row) => ({ ...row, species: stay.species })))
+    .onConflict((oc) => oc.columns(['location_id', 'night', 'room_type', 'species']).doUpdateSet(add))
+    .execute();
+  await db
+    .insertInto('boarding_night_totals')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['location_id', 'night', 'room_type']).doUpdateSet(add))
     .execute();
 }
 
@@ -144,30 +152,36 @@ export async function vaccineDueDates(db: Executor, tenantId: string, petId: str
   return new Map(rows.map((r) => [r.vaccine_key, r.due_on as string]));
 }
 
-// Occupancy is the module's hot read: SQL text prepared once, a few rows each.
-const capacitySql =
-  'select room_type, sum(capacity) as capacity from boarding_rooms where location_id = ? and tenant_id = ? and active = 1 group by room_type';
-// Rows per night, room type and species (the primary key's order); summed over species by the caller.
-const takenSql =
-  'select night, room_type, reserved, checked_in from boarding_nights where location_id = ? and night >= ? and night <= ? and (reserved > 0 or checked_in > 0)';
+const occupancySql = new Map<number, string>();
 
-export const capacityByRoomType = (db: Executor, tenantId: string, locationId: string) =>
-  selectRows<{ room_type: string; capacity: number }>(db, capacitySql, [locationId, tenantId]);
-
-export const takenByNightAndType = (db: Executor, locationId: string, from: string, to: string) =>
-  selectRows<{ night: string; room_type: string; reserved: number; checked_in: number }>(db, takenSql, [locationId, from, to]);
-
-const locationSql = new Map<number, string>();
-/** Whether the caller sees the location (tenant, and its locations when scoped), as SQL text built once per number of locations. */
-export async function locationVisible(db: Executor, actor: AccessFilter, locationId: string): Promise<boolean> {
+/**
+ * Everything occupancy reads, in one statement (it is the module's hot read): whether the caller
+ * sees the location (tenant, and its locations when scoped), the capacity of its active rooms per
+ * type as `type|capacity;…`, and the non-empty night totals as `night|type|reserved|checkedIn;…`.
+ * Room types and dates hold neither separator (the schema's patterns). SQL text built once per
+ * number of locations.
+ */
+export async function occupancyFacts(
+  db: Executor,
+  actor: AccessFilter,
+  locationId: string,
+  from: string,
+  to: string,
+): Promise<{ visible: number; capacity: string | null; taken: string | null }> {
   const scoped = actor.locationIds;
   const n = scoped === null ? -1 : scoped.length;
-  let text = locationSql.get(n);
+  let text = occupancySql.get(n);
   if (!text) {
     const inLocations = n < 0 ? '' : n === 0 ? ' and 0' : ` and id in (${new Array<string>(n).fill('?').join(', ')})`;
-    text = `select id from locations where id = ? and tenant_id = ?${inLocations}`;
-    if (locationSql.size < 100) locationSql.set(n, text);
+    text =
+      `select (select count(*) from locations where id = ? and tenant_id = ?${inLocations}) as visible, ` +
+      "(select group_concat(room_type || '|' || capacity, ';') from " +
+      '(select room_type, sum(capacity) as capacity from boarding_rooms where location_id = ? and tenant_id = ? and active = 1 group by room_type)) as capacity, ' +
+      "(select group_concat(night || '|' || room_type || '|' || reserved || '|' || checked_in, ';') from boarding_night_totals " +
+      'where location_id = ? and night >= ? and night <= ? and (reserved > 0 or checked_in > 0)) as taken';
+    if (occupancySql.size < 100) occupancySql.set(n, text);
   }
-  const rows = await selectRows<{ id: string }>(db, text, scoped === null ? [locationId, actor.tenantId] : [locationId, actor.tenantId, ...scoped]);
-  return rows.length > 0;
+  const parameters = [locationId, actor.tenantId, ...(scoped ?? []), locationId, actor.tenantId, locationId, from, to];
+  const [row] = await selectRows<{ visible: number; capacity: string | null; taken: string | null }>(db, text, parameters);
+  return row ?? { visible: 0, capacity: null, taken: null };
 }
