@@ -24,6 +24,17 @@ async function packageFor(db: Executor, actor: AccessFilter, id: string) {
   }
 }
 
+/** Who buys what where, for a membership or a bundle: each named record the caller can see (else 400 on its field), the package offered there. */
+async function purchase(db: Executor, actor: AccessFilter, input: { parentId: string; packageId: string; locationId: string }) {
+  const parent = await findPetParent(db, actor, input.parentId);
+  if (!parent) throw missingReference('parentId', 'pet parent', input.parentId);
+  const pkg = await packageFor(db, actor, input.packageId);
+  const location = await findLocation(db, actor, input.locationId);
+  if (!location) throw missingReference('locationId', 'location', input.locationId);
+  checkPackageAt(pkg, location.id);
+  return { parent, pkg, location };
+}
+
 export async function getMembership(db: Executor, actor: AccessFilter, id: string): Promise<MembershipRecord> {
   return foundOr404(await findMembership(db, actor, id), 'membership', id);
 }
@@ -35,12 +46,7 @@ export async function getMembership(db: Executor, actor: AccessFilter, id: strin
  * with collection wallet, pays it when it holds the whole amount).
  */
 export async function createMembership(db: Executor, actor: AccessFilter, input: CreateMembershipInput, now: number): Promise<MembershipRecord> {
-  const parent = await findPetParent(db, actor, input.parentId);
-  if (!parent) throw missingReference('parentId', 'pet parent', input.parentId);
-  const pkg = await packageFor(db, actor, input.packageId);
-  const location = await findLocation(db, actor, input.locationId);
-  if (!location) throw missingReference('locationId', 'location', input.locationId);
-  checkPackageAt(pkg, location.id);
+  const { parent, pkg, location } = await purchase(db, actor, input);
   if (input.petId !== undefined) {
     const pet = await findPet(db, actor, input.petId);
     if (!pet) throw missingReference('petId', 'pet', input.petId);
@@ -99,12 +105,7 @@ export async function getPackageCredit(db: Executor, actor: AccessFilter, id: st
  * line's sourceId = the bundle id) and `sessions` credits at once, valid validDays (none: no expiry).
  */
 export async function buyPackageCredits(db: Executor, actor: AccessFilter, input: CreatePackageCreditInput, now: number): Promise<PackageCreditRecord> {
-  const parent = await findPetParent(db, actor, input.parentId);
-  if (!parent) throw missingReference('parentId', 'pet parent', input.parentId);
-  const pkg = await packageFor(db, actor, input.packageId);
-  const location = await findLocation(db, actor, input.locationId);
-  if (!location) throw missingReference('locationId', 'location', input.locationId);
-  checkPackageAt(pkg, location.id);
+  const { parent, pkg, location } = await purchase(db, actor, input);
   if (pkg.sessions < 2) throw validationFailed([{ field: 'packageId', message: `package ${pkg.id} is a single session, not a prepaid bundle (sessions > 1)` }]);
   const id = newId('pcr', now);
   const invoice = await createInvoice(
