@@ -187,8 +187,8 @@ export async function startGateway(root: string, options: GatewayOptions = {}): 
   };
 }
 
-/** The few fields the setup reads from API responses. */
-type Fields = Record<string, string>;
+/** The fields the setup reads from API responses. */
+export type Fields = Record<string, unknown>;
 
 async function call(url: string, method: string, pathname: string, body: unknown, token?: string): Promise<{ status: number; body: Fields }> {
   const res = await fetch(url + pathname, {
@@ -200,14 +200,16 @@ async function call(url: string, method: string, pathname: string, body: unknown
   return { status: res.status, body: text ? (JSON.parse(text) as Fields) : {} };
 }
 
-async function expect(url: string, method: string, pathname: string, status: number, body: unknown, token?: string): Promise<Fields> {
+/** One API call of a fixture: the answer's body, or an error naming the call when the status is not `status`. */
+export async function expectStatus(url: string, method: string, pathname: string, status: number, body: unknown, token?: string): Promise<Fields> {
   const res = await call(url, method, pathname, body, token);
   if (res.status !== status) throw new Error(`${method} ${pathname} answered ${res.status}, expected ${status}: ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
-async function accessToken(url: string, clientId: string, clientSecret: string): Promise<string> {
-  const body = await expect(url, 'POST', '/oauth/token', 200, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+/** A client-credentials access token. */
+export async function accessToken(url: string, clientId: string, clientSecret: string): Promise<string> {
+  const body = await expectStatus(url, 'POST', '/oauth/token', 200, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
   return String(body.access_token);
 }
 
@@ -222,13 +224,13 @@ export interface BenchFixtures {
 /** Location → parent → pet through the admin API, and a bench client with rateLimitPerMinute 100000000. */
 export async function createFixtures(url: string): Promise<BenchFixtures> {
   const admin = await accessToken(url, benchAdmin.clientId, benchAdmin.clientSecret);
-  const location = await expect(url, 'POST', '/v1/locations', 201, { name: 'Bench clinic', timezone: 'Europe/London' }, admin);
-  const parent = await expect(url, 'POST', '/v1/pet-parents', 201, { name: 'Bench parent', email: 'bench@example.com', locationId: location.id }, admin);
-  const pet = await expect(url, 'POST', '/v1/pets', 201, { name: 'Rex', breed: 'Beagle', species: 'dog', ownerId: parent.id, locationId: location.id }, admin);
-  const client = await expect(url, 'POST', '/v1/clients', 201, { name: 'bench', role: 'staff', scopes: ['pets'], rateLimitPerMinute: 100_000_000 }, admin);
+  const location = await expectStatus(url, 'POST', '/v1/locations', 201, { name: 'Bench clinic', timezone: 'Europe/London' }, admin);
+  const parent = await expectStatus(url, 'POST', '/v1/pet-parents', 201, { name: 'Bench parent', email: 'bench@example.com', locationId: location.id }, admin);
+  const pet = await expectStatus(url, 'POST', '/v1/pets', 201, { name: 'Rex', breed: 'Beagle', species: 'dog', ownerId: parent.id, locationId: location.id }, admin);
+  const client = await expectStatus(url, 'POST', '/v1/clients', 201, { name: 'bench', role: 'staff', scopes: ['pets'], rateLimitPerMinute: 100_000_000 }, admin);
   const token = await accessToken(url, String(client.clientId), String(client.clientSecret));
   // One call through the pipeline proves the token and the fixtures before the load starts.
-  await expect(url, 'GET', `/v1/pets/${pet.id}`, 200, undefined, token);
+  await expectStatus(url, 'GET', `/v1/pets/${pet.id}`, 200, undefined, token);
   return { petId: String(pet.id), locationId: String(location.id), ownerId: String(parent.id), token };
 }
 
@@ -271,17 +273,17 @@ export async function createSchedulingFixtures(url: string, dataDir: string, slo
     import('../../src/db/ids.js'),
   ]);
   const admin = await accessToken(url, benchAdmin.clientId, benchAdmin.clientSecret);
-  const location = await expect(url, 'POST', '/v1/locations', 201, { name: 'Bench scheduling clinic', timezone: benchZone }, admin);
-  const parent = await expect(url, 'POST', '/v1/pet-parents', 201, { name: 'Bench owner', locationId: location.id }, admin);
-  const pet = await expect(url, 'POST', '/v1/pets', 201, { name: 'Bench dog', breed: 'Beagle', species: 'dog', ownerId: parent.id, locationId: location.id }, admin);
+  const location = await expectStatus(url, 'POST', '/v1/locations', 201, { name: 'Bench scheduling clinic', timezone: benchZone }, admin);
+  const parent = await expectStatus(url, 'POST', '/v1/pet-parents', 201, { name: 'Bench owner', locationId: location.id }, admin);
+  const pet = await expectStatus(url, 'POST', '/v1/pets', 201, { name: 'Bench dog', breed: 'Beagle', species: 'dog', ownerId: parent.id, locationId: location.id }, admin);
   const weekly = workingDays.map((weekday) => ({ weekday, start: '08:00', end: '18:00' }));
   const providerIds: string[] = [];
   for (let i = 0; i < benchProviders; i++) {
-    const provider = await expect(url, 'POST', '/v1/providers', 201, { name: `Bench vet ${String(i + 1).padStart(2, '0')}`, kind: 'vet', locationIds: [location.id] }, admin);
-    await expect(url, 'PUT', `/v1/appointments/schedules/${provider.id}`, 200, { locationId: location.id, weekly }, admin);
+    const provider = await expectStatus(url, 'POST', '/v1/providers', 201, { name: `Bench vet ${String(i + 1).padStart(2, '0')}`, kind: 'vet', locationIds: [location.id] }, admin);
+    await expectStatus(url, 'PUT', `/v1/appointments/schedules/${provider.id}`, 200, { locationId: location.id, weekly }, admin);
     providerIds.push(String(provider.id));
   }
-  const client = await expect(url, 'POST', '/v1/clients', 201, { name: 'bench scheduling', role: 'staff', scopes: ['pets', 'bookings'], rateLimitPerMinute: 100_000_000 }, admin);
+  const client = await expectStatus(url, 'POST', '/v1/clients', 201, { name: 'bench scheduling', role: 'staff', scopes: ['pets', 'bookings'], rateLimitPerMinute: 100_000_000 }, admin);
   const token = await accessToken(url, String(client.clientId), String(client.clientSecret));
 
   const today = DateTime.now().setZone(benchZone).startOf('day');
@@ -339,7 +341,7 @@ export async function createSchedulingFixtures(url: string, dataDir: string, slo
   // limit=5000: the whole fortnight in one answer (about 1,600 slots), not the default first 1,000.
   const availabilityPath = `/v1/appointments/availability?locationId=${location.id}&type=vet_consultation&from=${from}&to=${to}&limit=5000`;
   // One call of each proves the fixtures before the load starts.
-  const probe = await expect(url, 'GET', availabilityPath, 200, undefined, token);
+  const probe = await expectStatus(url, 'GET', availabilityPath, 200, undefined, token);
   if (!Array.isArray(probe.data) || probe.data.length === 0) throw new Error('availability returned no slots for the bench fixtures');
   const availabilitySlots = probe.data.length;
   return { locationId: String(location.id), petId: String(pet.id), providerIds, token, availabilityPath, freeSlots, bookedAppointments: booked, availabilitySlots };

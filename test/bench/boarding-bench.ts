@@ -7,24 +7,7 @@
  */
 import type autocannon from 'autocannon';
 import { DateTime } from 'luxon';
-import { benchAdmin } from './bench-servers.js';
-
-type Fields = Record<string, unknown>;
-
-async function call(url: string, method: string, pathname: string, status: number, body: unknown, token?: string): Promise<Fields> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (token) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(url + pathname, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status !== status) throw new Error(`${method} ${pathname}: expected ${status}, got ${res.status} ${text}`);
-  return JSON.parse(text) as Fields;
-}
-
-async function token(url: string, clientId: string, clientSecret: string): Promise<string> {
-  const res = await call(url, 'POST', '/oauth/token', 200, { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
-  return String(res.access_token);
-}
+import { accessToken as token, benchAdmin, expectStatus as call, type Fields } from './bench-servers.js';
 
 const zone = 'Europe/London';
 const roomTypes = ['standard', 'deluxe', 'suite', 'cattery'] as const;
