@@ -171,7 +171,8 @@ export function auditMiddleware(deps: {
       if (!ctx.state.auditWritten && !probePaths.has(ctx.path)) {
         const { actor } = ctx.state;
         const env = actor?.env ?? deps.stores.primary().env;
-        deps.audit.record(env, auditEntry(ctx, actor, ctx.status, resourceIdOf(ctx, ctx.status, ctx.body), deps.clock.now()));
+        const resourceId = ctx.state.resourceId !== undefined && ctx.status < 400 ? ctx.state.resourceId : resourceIdOf(ctx, ctx.status, ctx.body);
+        deps.audit.record(env, auditEntry(ctx, actor, ctx.status, resourceId, deps.clock.now()));
       }
     }
   };

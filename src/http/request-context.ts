@@ -20,6 +20,8 @@ export interface RequestState {
   route?: string;
   /** The caller, as soon as authentication knows it: refusals after that are audited against it. */
   actor?: Actor;
+  /** The resource the answer named (set when a route responds), for the audit row of a read. */
+  resourceId?: string | null;
   /** Set once a write committed its audit row in its own transaction. */
   auditWritten?: boolean;
   /** Petcare-Version from the request header, once checked. */
