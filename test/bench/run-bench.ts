@@ -13,7 +13,7 @@
  *
  *   npm run bench                      the three runs and the table
  *   npm run bench -- --profile get     GET load against a server under `node --cpu-prof`, then the profile summary
- *   npm run bench -- --profile post    the same for POST
+ *   npm run bench -- --profile post    the same for POST (and `availability` for (d))
  *
  * Env: BENCH_DURATION (s), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS (default 50),
  * BENCH_LOG_LEVEL (gateway PETCARE_LOG_LEVEL, default info: the shipped default, one access line per request), BENCH_SKIP_BUILD=1,
@@ -376,7 +376,9 @@ async function runAll(): Promise<boolean> {
 }
 
 /** The gateway under `node --cpu-prof` and one load; the profile is cut to the measured window and summarised. */
-async function runProfile(kind: 'get' | 'post'): Promise<void> {
+type ProfileKind = 'get' | 'post' | 'availability';
+
+async function runProfile(kind: ProfileKind): Promise<void> {
   const profileDir = path.join(resultsDir, 'profiles');
   mkdirSync(profileDir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -385,8 +387,14 @@ async function runProfile(kind: 'get' | 'post'): Promise<void> {
   let measured: Measured;
   try {
     const fx = await createFixtures(gateway.url);
-    process.stdout.write(`profiling ${kind.toUpperCase()} under ${connections} connections for ${duration} s (log level ${logLevel})…\n`);
-    measured = await measure(kind === 'get' ? 'GET /v1/pets/:id (profiled)' : 'POST /v1/pets (profiled)', gateway, kind === 'get' ? getOptions(gateway.url, fx) : postOptions(gateway.url, fx));
+    const sx = kind === 'availability' ? await createSchedulingFixtures(gateway.url, gateway.dataDir) : null;
+    process.stdout.write(`profiling ${kind} under ${connections} connections for ${duration} s (log level ${logLevel})…\n`);
+    const runs = {
+      get: () => measure('GET /v1/pets/:id (profiled)', gateway, getOptions(gateway.url, fx)),
+      post: () => measure('POST /v1/pets (profiled)', gateway, postOptions(gateway.url, fx)),
+      availability: () => measure('GET availability (profiled)', gateway, availabilityOptions(gateway.url, sx!)),
+    };
+    measured = await runs[kind]();
   } finally {
     await gateway.stop();
   }
@@ -402,10 +410,11 @@ async function runProfile(kind: 'get' | 'post'): Promise<void> {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { profile: { type: 'string' } } });
-  if (values.profile !== undefined && values.profile !== 'get' && values.profile !== 'post') throw new Error('--profile takes get or post');
+  const kinds: readonly string[] = ['get', 'post', 'availability'];
+  if (values.profile !== undefined && !kinds.includes(values.profile)) throw new Error('--profile takes get, post or availability');
   build();
   if (values.profile) {
-    await runProfile(values.profile);
+    await runProfile(values.profile as ProfileKind);
     return;
   }
   const met = await runAll();
