@@ -1,0 +1,243 @@
+/**
+ * The HTTP core every SDK method goes through: the token (fetched, refreshed, shared by concurrent
+ * calls), Idempotency-Key on writes, Petcare-Version, retries with backoff and jitter, and the
+ * problem body turned into a PetCareError.
+ */
+import { randomUUID } from 'node:crypto';
+import { PetCareError, type ProblemBody } from './errors.js';
+import type { CallOptions, HttpMethod } from './types.js';
+
+export interface PetCareOptions {
+  /** Where the appliance answers, e.g. `https://petcare.example.com` (no `/v1`). */
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** Space-separated scopes to ask for (default: everything the client may have). */
+  scope?: string;
+  /** Dated API version sent as `Petcare-Version` on every call (default: the client's pinned one). */
+  apiVersion?: string;
+  /** The fetch to use (default: the global one). */
+  fetch?: typeof fetch;
+  /** Retries of a call answered 429 or 5xx, or lost to a network error (default 3). */
+  maxRetries?: number;
+  /** First backoff delay; doubles per retry, with jitter (default 500 ms). */
+  retryBaseDelayMs?: number;
+  /** Longest wait between two tries, Retry-After included (default 30 s). */
+  maxRetryDelayMs?: number;
+  /** Refresh the token when it has less than this left (default 60 s). */
+  refreshMarginSeconds?: number;
+  /** The clock that decides when the token is near expiry, in ms (default Date.now). */
+  now?: () => number;
+}
+
+export interface RequestInput {
+  /** Values for the `{param}`s of the path, in order. */
+  ids?: readonly string[];
+  query?: Record<string, unknown> | undefined;
+  body?: unknown;
+}
+
+interface TokenState {
+  accessToken: string;
+  refreshToken: string | undefined;
+  /** Epoch ms. */
+  expiresAt: number;
+}
+
+interface TokenAnswer {
+  access_token: string;
+  expires_in: number;
+  refresh_token?: string;
+  scope?: string;
+}
+
+const sleep = (ms: number, signal: AbortSignal | undefined) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+/** Fills `{param}`s in order, URL-encoded. */
+export function fillPath(template: string, ids: readonly string[] = []): string {
+  let i = 0;
+  const path = template.replace(/\{[^}]+\}/g, (name) => {
+    const value = ids[i++];
+    if (value === undefined || value === '') throw new TypeError(`${template}: missing ${name}`);
+    return encodeURIComponent(value);
+  });
+  if (i !== ids.length) throw new TypeError(`${template}: expected ${i} id(s), got ${ids.length}`);
+  return path;
+}
+
+export const paramCount = (template: string): number => template.match(/\{[^}]+\}/g)?.length ?? 0;
+
+function queryString(query: Record<string, unknown> | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    if (Array.isArray(value)) for (const v of value) params.append(key, String(v));
+    else params.append(key, String(value));
+  }
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+async function readBody(res: Response): Promise<unknown> {
+  const text = await res.text();
+  if (!text) return undefined;
+  const type = res.headers.get('content-type') ?? '';
+  if (!/json/i.test(type)) return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** Retry-After in seconds (delta-seconds or an HTTP date), or undefined. */
+export function retryAfterSeconds(headers: Headers, nowMs: number = Date.now()): number | undefined {
+  const value = headers.get('retry-after');
+  if (value === null) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - nowMs) / 1000));
+}
+
+const retryableStatus = (status: number) => status === 429 || status >= 500;
+
+export class Transport {
+  readonly baseUrl: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly maxRetries: number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly marginMs: number;
+  private readonly now: () => number;
+  private token: TokenState | undefined;
+  private pendingToken: Promise<TokenState> | undefined;
+
+  constructor(private readonly options: PetCareOptions) {
+    if (!options.baseUrl) throw new TypeError('PetCare: baseUrl is required');
+    if (!options.clientId || !options.clientSecret) throw new TypeError('PetCare: clientId and clientSecret are required');
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.maxRetries = options.maxRetries ?? 3;
+    this.baseDelayMs = options.retryBaseDelayMs ?? 500;
+    this.maxDelayMs = options.maxRetryDelayMs ?? 30_000;
+    this.marginMs = (options.refreshMarginSeconds ?? 60) * 1000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Sends a call: token, headers, retries; the parsed answer or a PetCareError. */
+  async request(method: HttpMethod, pathTemplate: string, input: RequestInput = {}, options: CallOptions = {}): Promise<unknown> {
+    const url = this.baseUrl + fillPath(pathTemplate, input.ids) + queryString(input.query);
+    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+    const version = options.apiVersion ?? this.options.apiVersion;
+    if (version) headers['petcare-version'] = version;
+    // One key for every try of this call: a retry after a lost answer replays instead of writing twice.
+    if (method !== 'get') headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
+    let body: string | undefined;
+    if (input.body !== undefined) {
+      body = JSON.stringify(input.body);
+      headers['content-type'] = 'application/json';
+    }
+    let refreshedAfter401 = false;
+    for (;;) {
+      const token = await this.accessToken();
+      const res = await this.send(url, { method: method.toUpperCase(), headers: { ...headers, authorization: `Bearer ${token.accessToken}` }, body }, options.signal);
+      const parsed = await readBody(res);
+      if (res.ok) return parsed;
+      if (res.status === 401 && !refreshedAfter401 && (parsed as ProblemBody | undefined)?.code === 'invalid_token') {
+        // Expired or revoked early: get a fresh token once and try again.
+        refreshedAfter401 = true;
+        if (this.token === token) this.token = { ...token, expiresAt: 0 };
+        continue;
+      }
+      throw this.problem(res, parsed);
+    }
+  }
+
+  /** Fetches with retries on network errors, 429 and 5xx (each retry after backoff or Retry-After). */
+  private async send(url: string, init: RequestInit, signal: AbortSignal | undefined): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      let res: Response;
+      try {
+        res = await this.fetchImpl(url, { ...init, signal });
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        if (attempt >= this.maxRetries) throw new PetCareError(0, undefined, { cause: error, message: `connection_error: ${String((error as Error)?.message ?? error)}` });
+        await sleep(this.backoff(attempt, undefined), signal);
+        continue;
+      }
+      if (!retryableStatus(res.status) || attempt >= this.maxRetries) return res;
+      const retryAfter = retryAfterSeconds(res.headers);
+      await res.body?.cancel().catch(() => undefined);
+      await sleep(this.backoff(attempt, retryAfter), signal);
+    }
+  }
+
+  /** Retry-After when given (capped), else exponential from the base delay with ±50 % jitter. */
+  private backoff(attempt: number, retryAfter: number | undefined): number {
+    if (retryAfter !== undefined) return Math.min(retryAfter * 1000, this.maxDelayMs);
+    const exp = Math.min(this.baseDelayMs * 2 ** attempt, this.maxDelayMs);
+    return Math.round(exp * (0.5 + Math.random()));
+  }
+
+  private problem(res: Response, parsed: unknown): PetCareError {
+    const body = parsed && typeof parsed === 'object' ? (parsed as ProblemBody) : undefined;
+    return new PetCareError(res.status, body, { headers: res.headers, retryAfter: retryAfterSeconds(res.headers) });
+  }
+
+  /** The current access token, refreshed near expiry; concurrent calls share one token request. */
+  private async accessToken(): Promise<TokenState> {
+    const token = this.token;
+    if (token && this.now() < token.expiresAt - this.marginMs) return token;
+    this.pendingToken ??= this.renew(token).finally(() => {
+      this.pendingToken = undefined;
+    });
+    return this.pendingToken;
+  }
+
+  private async renew(current: TokenState | undefined): Promise<TokenState> {
+    if (current?.refreshToken) {
+      try {
+        return this.store(await this.tokenCall({ grant_type: 'refresh_token', refresh_token: current.refreshToken }));
+      } catch (error) {
+        // A refused refresh (spent, revoked, expired family) falls back to the client's credentials.
+        if (!(error instanceof PetCareError) || error.status === 0 || error.status >= 500) throw error;
+      }
+    }
+    const grant: Record<string, string> = { grant_type: 'client_credentials' };
+    if (this.options.scope) grant.scope = this.options.scope;
+    return this.store(await this.tokenCall(grant));
+  }
+
+  private store(answer: TokenAnswer): TokenState {
+    this.token = { accessToken: answer.access_token, refreshToken: answer.refresh_token, expiresAt: this.now() + answer.expires_in * 1000 };
+    return this.token;
+  }
+
+  private async tokenCall(grant: Record<string, string>): Promise<TokenAnswer> {
+    const res = await this.send(
+      `${this.baseUrl}/oauth/token`,
+      {
+        method: 'POST',
+        headers: { accept: 'application/json', 'content-type': 'application/json' },
+        body: JSON.stringify({ ...grant, client_id: this.options.clientId, client_secret: this.options.clientSecret }),
+      },
+      undefined,
+    );
+    const parsed = await readBody(res);
+    if (!res.ok) throw this.problem(res, parsed);
+    return parsed as TokenAnswer;
+  }
+}
