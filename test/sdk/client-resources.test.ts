@@ -117,3 +117,29 @@ test('a 400 from the server is a PetCareError with code and field errors, and is
   a.regex(error?.requestId ?? '', /.+/);
   a.is(rec.exchanges.filter((e) => e.url.pathname === '/v1/pets').length, 1);
 });
+
+test('appointments: the quick start books a free slot; PATCH answers per apiVersion', async (a) => {
+  const sdk = sdkFor();
+  const { locationId, ownerId } = await household();
+  const pet = await sdk.pets.create({ name: 'Booked', breed: 'Lab', species: 'dog', ownerId, locationId });
+  const provider = await sdk.providers.create({ name: 'Dr. Chen', kind: 'vet', locationIds: [locationId], services: ['vaccination', 'vet_consultation'] });
+  const weekly = [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, start: '09:00', end: '17:00' }));
+  await sdk.appointments.schedules.put(provider.id, { locationId, weekly, timeOff: [] });
+  const day = (offset: number) => new Date(t.clock.now() + offset * 86_400_000).toISOString().slice(0, 10);
+
+  const { data: [slot] } = await sdk.appointments.availability({ locationId, type: 'vaccination', from: day(2), to: day(3) });
+  a.truthy(slot);
+  const appointment = await sdk.appointments.create({ petId: pet.id, providerId: slot!.providerId, type: 'vaccination', startsAt: slot!.startsAt });
+  a.is(appointment.providerId, provider.id);
+  a.is((await sdk.appointments.get(appointment.id)).id, appointment.id);
+  a.deepEqual((await sdk.appointments.list({ petId: pet.id }).toArray()).map((x) => x.id), [appointment.id]);
+  const taken = await a.throwsAsync(sdk.appointments.create({ petId: pet.id, providerId: slot!.providerId, type: 'vaccination', startsAt: slot!.startsAt }), {
+    instanceOf: PetCareError,
+  });
+  a.is(taken?.code, 'slot_unavailable');
+
+  const current = await sdk.appointments.update(appointment.id, { status: 'confirmed' });
+  a.is(current.status, 'confirmed');
+  const old = await sdk.appointments.update(appointment.id, { status: 'checked_in' }, { apiVersion: '2025-06-01' });
+  a.is(old.status, 'CHECKED_IN', 'the 2025-06-01 shape');
+});
