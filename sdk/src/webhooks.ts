@@ -23,9 +23,16 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
  * Checks the signature of a delivery against its raw body (exactly the bytes received, before any
  * JSON parsing) and returns the parsed event; throws WebhookVerificationError otherwise.
  */
-export function verifyWebhook(rawBody: string | Uint8Array, signatureHeader: string | null | undefined, secret: string, options: VerifyOptions = {}): WebhookEvent {
+export function verifyWebhook(
+  rawBody: string | Uint8Array,
+  signatureHeader: string | readonly string[] | null | undefined,
+  secret: string,
+  options: VerifyOptions = {},
+): WebhookEvent {
   if (!secret) throw new WebhookVerificationError('No webhook secret given');
-  if (!signatureHeader) throw new WebhookVerificationError('No signature header');
+  // Node's IncomingHttpHeaders may hand a repeated header over as an array.
+  const header = typeof signatureHeader === 'string' ? signatureHeader : signatureHeader?.join(',');
+  if (!header) throw new WebhookVerificationError('No signature header');
   let body: string;
   try {
     body = typeof rawBody === 'string' ? rawBody : decoder.decode(rawBody);
@@ -34,7 +41,7 @@ export function verifyWebhook(rawBody: string | Uint8Array, signatureHeader: str
   }
   let timestamp: number | undefined;
   const signatures: string[] = [];
-  for (const part of signatureHeader.split(',')) {
+  for (const part of header.split(',')) {
     const index = part.indexOf('=');
     if (index < 0) continue;
     const key = part.slice(0, index).trim();

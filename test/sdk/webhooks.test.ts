@@ -47,6 +47,8 @@ test.serial('verifies a real delivery and returns the event; a tampered body, an
   a.regex(event.id, /^evt_/);
   // The standalone export is the same function; raw bytes work as well as a string.
   a.deepEqual(verifyWebhook(Buffer.from(delivery.rawBody, 'utf8'), header, endpoint.secret), event);
+  // A header as node:http hands it over (string | string[] | undefined) is accepted as it is.
+  a.deepEqual(verifyWebhook(delivery.rawBody, delivery.headers['x-service-signature'], endpoint.secret), event);
 
   const tampered = delivery.rawBody.replace(pet.id, 'pet_someoneelse00000');
   a.throws(() => client.webhooks.verify(tampered, header, endpoint.secret), { instanceOf: WebhookVerificationError });
