@@ -94,3 +94,26 @@ test('401, 403, and another location’s client (or an unknown location) gets 40
   assertProblem(a, await t.request('GET', path, { token: scoped.accessToken }), 404, 'not_found');
   assertProblem(a, await t.request('GET', `/v1/boarding/occupancy?locationId=loc_unknown&from=${today}&to=${today}`, { token: tokens.reader.accessToken }), 404, 'not_found');
 });
+
+test('a repeated read is answered from the cache only while nothing it reads changed: a booking, a check-in, a room change and a cancel each show at once', async (a) => {
+  const s = await site(t);
+  const kennel = await room(t, tokens.staff.accessToken, s.location.id, { capacity: 2 });
+  const grid = async () => {
+    const res = await t.request('GET', `/v1/boarding/occupancy?locationId=${s.location.id}&from=${today}&to=${today}`, { token: tokens.reader.accessToken });
+    a.is(res.status, 200, res.text);
+    const [night] = res.body.nights as Array<{ capacity: number; reserved: number; checkedIn: number; available: number }>;
+    return { capacity: night!.capacity, reserved: night!.reserved, checkedIn: night!.checkedIn, available: night!.available };
+  };
+  a.deepEqual(await grid(), { capacity: 2, reserved: 0, checkedIn: 0, available: 2 });
+  a.deepEqual(await grid(), { capacity: 2, reserved: 0, checkedIn: 0, available: 2 });
+  const stay = await booked(t, tokens.staff.accessToken, s, { checkInOn: today, checkOutOn: dayAfter(1) });
+  a.deepEqual(await grid(), { capacity: 2, reserved: 1, checkedIn: 0, available: 1 });
+  await checkedIn(t, tokens.staff.accessToken, stay.id);
+  a.deepEqual(await grid(), { capacity: 2, reserved: 0, checkedIn: 1, available: 1 });
+  a.is((await t.request('PATCH', `/v1/boarding/rooms/${kennel.id}`, { token: tokens.staff.accessToken, body: { capacity: 3 } })).status, 200);
+  a.deepEqual(await grid(), { capacity: 3, reserved: 0, checkedIn: 1, available: 2 });
+  const other = await booked(t, tokens.staff.accessToken, { ...s, pet: await anotherPet(t, s) }, { checkInOn: today, checkOutOn: dayAfter(1) });
+  a.deepEqual(await grid(), { capacity: 3, reserved: 1, checkedIn: 1, available: 1 });
+  await t.request('POST', `/v1/boarding/bookings/${other.id}/cancel`, { token: tokens.staff.accessToken, body: {} });
+  a.deepEqual(await grid(), { capacity: 3, reserved: 0, checkedIn: 1, available: 2 });
+});

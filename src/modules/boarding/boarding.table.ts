@@ -117,7 +117,14 @@ export interface BoardingErasuresTable {
   reason: string;
 }
 
+/** The change counter of rooms and night totals (one row, bumped by triggers): occupancy answers are reused while it stands still. */
+export interface BoardingVersionTable {
+  id: number;
+  version: number;
+}
+
 export interface BoardingTables {
+  boarding_version: BoardingVersionTable;
   boarding_rooms: BoardingRoomsTable;
   boarding_stays: BoardingStaysTable;
   boarding_nights: BoardingNightsTable;

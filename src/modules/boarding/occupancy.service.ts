@@ -4,7 +4,7 @@ import type { AccessFilter } from '../../http/actor.js';
 import { notFound, validationFailed } from '../../http/errors.js';
 import { maxOccupancyNights } from './boarding-fields.js';
 import { daysBetween } from './stay-dates.js';
-import { occupancyFacts } from './stays.repository.js';
+import { occupancyFacts, occupancyKey } from './stays.repository.js';
 import type { Occupancy } from './stays.schema.js';
 
 const dayMs = 86_400_000;
@@ -13,6 +13,15 @@ const dateOf = (ms: number): string => {
   const d = new Date(ms);
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
 };
+
+/**
+ * Answers by database (environment), tenant, location and window, with the change counter they were
+ * computed under: rooms and night totals change only through writes, whose triggers move the
+ * counter, so an answer is reused exactly while nothing it reads changed (a front desk polls the
+ * grid). The caller's visibility is checked on every call, before the cache is consulted.
+ */
+const answers = new WeakMap<object, Map<string, { version: number; answer: Occupancy }>>();
+const maxCachedAnswers = 1000;
 
 /**
  * Occupancy per night and room type, from one statement (capacity of the active rooms per type,
@@ -25,6 +34,24 @@ export async function occupancy(db: Executor, actor: AccessFilter, query: { loca
   if (query.to < query.from) throw validationFailed([{ field: 'to', message: 'must be on or after from' }]);
   const count = daysBetween(query.from, query.to) + 1;
   if (count > maxOccupancyNights) throw validationFailed([{ field: 'to', message: `at most ${maxOccupancyNights} nights from from` }]);
+  const key = await occupancyKey(db, actor, query.locationId);
+  if (key.visible === 0) throw notFound('location', query.locationId);
+  let cache = answers.get(db);
+  if (!cache) {
+    cache = new Map();
+    answers.set(db, cache);
+  }
+  const cacheKey = `${actor.tenantId}|${query.locationId}|${query.from}|${query.to}`;
+  const cached = cache.get(cacheKey);
+  if (cached && cached.version === key.version) return cached.answer;
+  const answer = await computeOccupancy(db, actor, query, count);
+  if (cache.size >= maxCachedAnswers) cache.clear();
+  // Stored under the counter read before computing: a write landing in between only makes the next call recompute.
+  cache.set(cacheKey, { version: key.version, answer });
+  return answer;
+}
+
+async function computeOccupancy(db: Executor, actor: AccessFilter, query: { locationId: string; from: string; to: string }, count: number): Promise<Occupancy> {
   const facts = await occupancyFacts(db, actor, query.locationId, query.from, query.to);
   if (facts.visible === 0) throw notFound('location', query.locationId);
 

@@ -161,6 +161,22 @@ const occupancySql = new Map<number, string>();
  * Room types and dates hold neither separator (the schema's patterns). SQL text built once per
  * number of locations.
  */
+const occupancyKeySql = new Map<number, string>();
+
+/** Whether the caller sees the location, and the change counter of what occupancy reads: one statement. */
+export async function occupancyKey(db: Executor, actor: AccessFilter, locationId: string): Promise<{ visible: number; version: number }> {
+  const scoped = actor.locationIds;
+  const n = scoped === null ? -1 : scoped.length;
+  let text = occupancyKeySql.get(n);
+  if (!text) {
+    const inLocations = n < 0 ? '' : n === 0 ? ' and 0' : ` and id in (${new Array<string>(n).fill('?').join(', ')})`;
+    text = `select (select count(*) from locations where id = ? and tenant_id = ?${inLocations}) as visible, (select version from boarding_version where id = 1) as version`;
+    if (occupancyKeySql.size < 100) occupancyKeySql.set(n, text);
+  }
+  const [row] = await selectRows<{ visible: number; version: number }>(db, text, [locationId, actor.tenantId, ...(scoped ?? [])]);
+  return row ?? { visible: 0, version: 0 };
+}
+
 export async function occupancyFacts(
   db: Executor,
   actor: AccessFilter,
