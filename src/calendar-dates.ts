@@ -1,4 +1,5 @@
 /** Calendar dates as the API writes them: YYYY-MM-DD, in UTC unless a time zone is applied first. */
+import { DateTime } from 'luxon';
 
 export const dayMs = 86_400_000;
 
@@ -6,6 +7,10 @@ const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** The UTC date of an instant. */
 export const utcDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/** The date at a location (its IANA zone) at an instant. */
+export const localDate = (ms: number, timezone: string): string =>
+  DateTime.fromMillis(ms, { zone: timezone }).toISODate() ?? utcDate(ms);
 
 /** A date plus whole days (negative: minus). */
 export const addDays = (date: string, days: number): string => utcDate(Date.parse(`${date}T00:00:00Z`) + days * dayMs);

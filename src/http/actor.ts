@@ -27,3 +27,9 @@ export const canSeeLocation = (actor: Actor, locationId: string): boolean =>
  * (null = the whole tenant). Repositories take this, not a whole Actor, so jobs can pass one too.
  */
 export type AccessFilter = Pick<Actor, 'tenantId' | 'locationIds'>;
+
+/**
+ * The whole tenant of a caller: for a lookup that follows a record the caller already proved it can
+ * see (a stay's location, a groom's package), where the related row may sit at another location.
+ */
+export const wholeTenant = (actor: AccessFilter): AccessFilter => ({ tenantId: actor.tenantId, locationIds: null });

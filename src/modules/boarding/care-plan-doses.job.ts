@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { addDays } from '../../calendar-dates.js';
+import { addDays, dayMs, localDate } from '../../calendar-dates.js';
 import { isoAt } from '../../clock.js';
 import type { Executor } from '../../db/database.js';
 import type { JobDefinition } from '../../jobs/job-definition.js';
@@ -7,7 +7,6 @@ import { emit } from '../events/index.js';
 import { businessNow } from '../sandbox/index.js';
 import { medicationsOf } from './care-plans.presenter.js';
 import { medicationKey } from './care-plans.service.js';
-import { localDateAt } from './stay-dates.js';
 
 /** Days of missed doses one plan looks back over: a stay is at most 60 nights, overstays a little more. */
 const maxLookbackDays = 120;
@@ -50,8 +49,8 @@ async function plansInHouse(db: Executor): Promise<PlanInHouse[]> {
 /** The doses of a plan due in [from, to]: each medication time on each local date, as UTC instants. */
 export function scheduledDoses(plan: Pick<PlanInHouse, 'medications' | 'timezone'>, from: number, to: number): Array<{ medication: string; scheduledFor: string }> {
   const out: Array<{ medication: string; scheduledFor: string }> = [];
-  const last = localDateAt(to, plan.timezone);
-  let date = localDateAt(Math.max(from, to - maxLookbackDays * 86_400_000), plan.timezone);
+  const last = localDate(to, plan.timezone);
+  let date = localDate(Math.max(from, to - maxLookbackDays * dayMs), plan.timezone);
   for (let i = 0; i <= maxLookbackDays + 1 && date <= last; i++, date = addDays(date, 1)) {
     for (const medication of medicationsOf(plan)) {
       for (const time of medication.times) {

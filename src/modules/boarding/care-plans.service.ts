@@ -1,7 +1,7 @@
 import { isoAt } from '../../clock.js';
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
-import type { AccessFilter, Actor } from '../../http/actor.js';
+import { type AccessFilter, type Actor, wholeTenant } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, validationFailed, type FieldError } from '../../http/errors.js';
 import type { BoardingCarePlansTable, BoardingDosesTable } from './boarding.table.js';
 import { medicationsOf } from './care-plans.presenter.js';
@@ -69,7 +69,7 @@ export async function getCarePlan(db: Executor, actor: AccessFilter, id: string)
 }
 
 async function stayOf(db: Executor, actor: AccessFilter, plan: BoardingCarePlansTable): Promise<StayRecord> {
-  return foundOr404(await findStay(db, { tenantId: actor.tenantId, locationIds: null }, plan.booking_id), 'boarding booking', plan.booking_id);
+  return foundOr404(await findStay(db, wholeTenant(actor), plan.booking_id), 'boarding booking', plan.booking_id);
 }
 
 /** Replaces feeding and/or medications whole; doses already logged stay as they are. */

@@ -1,4 +1,4 @@
-import { isCalendarDate } from '../../calendar-dates.js';
+import { dayMs, isCalendarDate, utcDate } from '../../calendar-dates.js';
 import type { Executor } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { notFound, validationFailed } from '../../http/errors.js';
@@ -7,12 +7,6 @@ import { daysBetween } from './stay-dates.js';
 import { occupancyFacts, occupancyKey } from './stays.repository.js';
 import type { Occupancy } from './stays.schema.js';
 
-const dayMs = 86_400_000;
-const pad = (n: number): string => (n < 10 ? `0${n}` : String(n));
-const dateOf = (ms: number): string => {
-  const d = new Date(ms);
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
-};
 
 /**
  * Answers by database (environment), tenant, location and window, with the change counter they were
@@ -70,7 +64,7 @@ async function computeOccupancy(db: Executor, actor: AccessFilter, query: { loca
   const dates = new Array<string>(count);
   const dateIndex = new Map<string, number>();
   for (let n = 0; n < count; n++) {
-    dates[n] = dateOf(start + n * dayMs);
+    dates[n] = utcDate(start + n * dayMs);
     dateIndex.set(dates[n]!, n);
   }
   // reserved and checkedIn per (night, room type), in two flat arrays.

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { addDays } from '../../calendar-dates.js';
+import { addDays, dayMs } from '../../calendar-dates.js';
 import { isoAt } from '../../clock.js';
 
 /** The dates of the nights [from, to): check-in day inclusive, check-out day exclusive. */
@@ -10,10 +10,7 @@ export function nightsOf(from: string, to: string): string[] {
 }
 
 /** Whole days from one date to another (negative when `to` is earlier). */
-export const daysBetween = (from: string, to: string): number => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
-
-/** The date at a location at an instant. */
-export const localDateAt = (ms: number, zone: string): string => DateTime.fromMillis(ms, { zone }).toISODate() ?? isoAt(ms).slice(0, 10);
+export const daysBetween = (from: string, to: string): number => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / dayMs);
 
 /** The start of a local date at a location, ISO UTC: a stay's starts_at / ends_at in the bookings facts. */
 export function startOfLocalDay(date: string, zone: string): string {

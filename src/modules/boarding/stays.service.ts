@@ -1,7 +1,8 @@
+import { localDate } from '../../calendar-dates.js';
 import { isoAt } from '../../clock.js';
 import type { Executor, LocationsTable, PetsTable } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
-import type { AccessFilter, Actor } from '../../http/actor.js';
+import { type AccessFilter, type Actor, wholeTenant } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, validationFailed, type FieldError } from '../../http/errors.js';
 import { assertTransition, emitBookingCancelled, emitBookingCreated, insertBooking, updateBooking, type BookingsTable, type StateMachine } from '../bookings/index.js';
 import { emit } from '../events/index.js';
@@ -12,7 +13,7 @@ import type { BoardingRoomsTable, BoardingStaysTable } from './boarding.table.js
 import { careItemLines } from './care-plans.service.js';
 import { roomSpecies } from './rooms.presenter.js';
 import { activeRooms, findRoom } from './rooms.repository.js';
-import { daysBetween, localDateAt, nightsOf, startOfLocalDay } from './stay-dates.js';
+import { daysBetween, nightsOf, startOfLocalDay } from './stay-dates.js';
 import { maxNights } from './boarding-fields.js';
 import { adjustNights, findStay, insertStay, overlappingStayOfPet, staysInRoom, takenByNight, updateStay, vaccineDueDates, type StayRecord } from './stays.repository.js';
 import type { CheckInInput, CreateStayInput, StayStatus } from './stays.schema.js';
@@ -28,7 +29,6 @@ export const stayMachine: StateMachine<StayStatus> = {
 };
 
 const what = 'Boarding booking';
-const wholeTenant = (actor: AccessFilter): AccessFilter => ({ tenantId: actor.tenantId, locationIds: null });
 
 export async function getStay(db: Executor, actor: AccessFilter, id: string): Promise<StayRecord> {
   return foundOr404(await findStay(db, actor, id), 'boarding booking', id);
@@ -67,7 +67,7 @@ async function book(
 ): Promise<StayRecord> {
   const location = await requireLocation(db, actor, input.locationId);
   const pet = await requirePet(db, actor, input.petId);
-  checkDates(input.checkInOn, input.checkOutOn, localDateAt(now, location.timezone), checkInField);
+  checkDates(input.checkInOn, input.checkOutOn, localDate(now, location.timezone), checkInField);
   const typeRooms = await activeRooms(db, actor.tenantId, location.id, input.roomType);
   const nights = nightsOf(input.checkInOn, input.checkOutOn);
   const taken = await takenByNight(db, location.id, input.roomType, input.checkInOn, input.checkOutOn);
@@ -151,7 +151,7 @@ export async function endReservation(db: Executor, actor: Actor, id: string, to:
   assertTransition(stayMachine, what, id, stay.status as StayStatus, to, to === 'no_show' ? 'be marked no_show' : 'be cancelled');
   if (to === 'no_show') {
     const location = await requireLocation(db, wholeTenant(actor), stay.location_id);
-    const today = localDateAt(now, location.timezone);
+    const today = localDate(now, location.timezone);
     if (today < stay.check_in_on) throw new AppError('conflict', `Booking ${id} starts on ${stay.check_in_on}; it can be marked no_show from that day on (today is ${today}). Cancel it instead.`);
   }
   const at = isoAt(now);
@@ -205,12 +205,12 @@ export async function checkIn(db: Executor, actor: Actor, input: CheckInInput, n
     const missing = (['petId', 'locationId', 'roomType', 'checkOutOn'] as const).filter((f) => input[f] === undefined);
     if (missing.length > 0) throw validationFailed(missing.map((field) => ({ field, message: 'is required for a walk-in (or give bookingId)' })));
     const location = await requireLocation(db, actor, input.locationId!);
-    const today = localDateAt(now, location.timezone);
+    const today = localDate(now, location.timezone);
     stay = await book(db, actor, { petId: input.petId!, locationId: location.id, roomType: input.roomType!, checkInOn: today, checkOutOn: input.checkOutOn!, notes: input.notes }, now, null);
   }
   assertTransition(stayMachine, what, stay.id, stay.status as StayStatus, 'checked_in', 'be checked in');
   const location = await requireLocation(db, wholeTenant(actor), stay.location_id);
-  const today = localDateAt(now, location.timezone);
+  const today = localDate(now, location.timezone);
   if (today < stay.check_in_on) throw new AppError('conflict', `Booking ${stay.id} starts on ${stay.check_in_on}; check-in opens that day (today is ${today} at the location).`);
   if (today >= stay.check_out_on) throw new AppError('conflict', `Booking ${stay.id} ended on ${stay.check_out_on}; mark it no_show and book again.`);
 
@@ -265,8 +265,8 @@ export async function checkOut(db: Executor, actor: Actor, bookingId: string, no
   const all = wholeTenant(actor);
   const location = await requireLocation(db, all, stay.location_id);
   const room = foundOr404(await findRoom(db, all, stay.room_id ?? ''), 'room', stay.room_id ?? '');
-  const today = localDateAt(now, location.timezone);
-  const arrived = localDateAt(Date.parse(stay.checked_in_at ?? isoAt(now)), location.timezone);
+  const today = localDate(now, location.timezone);
+  const arrived = localDate(Date.parse(stay.checked_in_at ?? isoAt(now)), location.timezone);
   const nights = Math.max(1, daysBetween(arrived, today));
 
   // The stay was booked by this client: bill it tenant-wide (the parent may be kept at another location).

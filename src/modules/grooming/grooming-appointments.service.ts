@@ -1,7 +1,7 @@
 import type { Config } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
-import type { Actor, AccessFilter } from '../../http/actor.js';
+import { type Actor, type AccessFilter, wholeTenant } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
 import { dayMs, minuteMs, parseInstant, toIso } from '../appointments/index.js';
 import { assertTransition, emitBookingCancelled, emitBookingCreated, insertBooking, updateBooking, type BookingsTable, type StateMachine } from '../bookings/index.js';
@@ -40,7 +40,6 @@ export const maxLeadDays = 730;
 export type GroomingSettings = Pick<Config, 'bookingMinNoticeMinutes'>;
 
 /** The whole tenant: billing and credits of a booking the caller already sees (the parent may be registered at another location). */
-const tenantWide = (actor: AccessFilter): AccessFilter => ({ tenantId: actor.tenantId, locationIds: null });
 
 export async function getGroomingAppointment(db: Executor, actor: AccessFilter, id: string): Promise<GroomingRecord> {
   return foundOr404(await findGroomingAppointment(db, actor, id), 'grooming appointment', id);
@@ -169,7 +168,7 @@ export async function moveGroomingAppointment(db: Executor, actor: Actor, id: st
  * spent twice; none left → 422 and the transaction, status move included, rolls back.
  */
 async function bill(db: Executor, actor: Actor, booking: GroomingRecord, now: number): Promise<{ invoiceId: string | null; membershipId: string | null }> {
-  const access = tenantWide(actor);
+  const access = wholeTenant(actor);
   const pkg = await getPackage(db, access, booking.package_id);
   const at = toIso(now);
   if (booking.pay_with === 'invoice') {
@@ -216,7 +215,7 @@ export async function assignStylist(db: Executor, actor: Actor, input: { booking
   }
   const location = await findLocation(db, actor, booking.location_id);
   if (!location) throw missingReference('bookingId', 'booking', booking.id);
-  const pkg = await getPackage(db, tenantWide(actor), booking.package_id);
+  const pkg = await getPackage(db, wholeTenant(actor), booking.package_id);
   const slot: GroomSlot = { location, pkg, start: Date.parse(booking.starts_at), end: Date.parse(booking.ends_at), exceptId: booking.id };
   let stylistId: string;
   if (input.stylistId !== undefined) {

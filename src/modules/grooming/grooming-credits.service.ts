@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
-import type { AccessFilter } from '../../http/actor.js';
+import { type AccessFilter, wholeTenant } from '../../http/actor.js';
 import { foundOr404, missingReference, validationFailed } from '../../http/errors.js';
 import { dayMs, toIso } from '../appointments/index.js';
 import { assertTransition, type StateMachine } from '../bookings/index.js';
@@ -90,7 +90,7 @@ export async function createMembership(db: Executor, actor: AccessFilter, input:
 export async function cancelMembership(db: Executor, actor: AccessFilter, id: string, now: number): Promise<MembershipRecord> {
   const membership = await getMembership(db, actor, id);
   assertTransition(membershipMachine, 'Membership', id, membershipStatus(membership), 'cancelled', 'be cancelled');
-  if (membership.subscription_status !== 'canceled') await cancelSubscription(db, { tenantId: actor.tenantId, locationIds: null }, membership.subscription_id, false, now);
+  if (membership.subscription_status !== 'canceled') await cancelSubscription(db, wholeTenant(actor), membership.subscription_id, false, now);
   const at = toIso(now);
   await updateMembership(db, actor.tenantId, id, { status: 'cancelled', cancelled_at: at, updated_at: at });
   return getMembership(db, actor, id);

@@ -2,12 +2,11 @@ import { DateTime } from 'luxon';
 import type { Executor, LocationsTable } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import { isoAt } from '../../clock.js';
-import { addDays } from '../../calendar-dates.js';
+import { addDays, localDate } from '../../calendar-dates.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { foundOr404 } from '../../http/errors.js';
 import type { SettlementsTable } from './payments.table.js';
 import { claimForSettlement, closedThrough, findSettlement, insertSettlement, markClosed, unsettledPayments, unsettledRefunds, type UnsettledItem } from './settlements.repository.js';
-import { localDate } from './local-dates.js';
 
 export async function getSettlement(db: Executor, access: AccessFilter, id: string): Promise<SettlementsTable> {
   return foundOr404(await findSettlement(db, access, id), 'settlement', id);
