@@ -169,3 +169,22 @@ test('walk-in: books from today and checks in at once (booking.created and board
     await t.close();
   }
 });
+
+test("a vaccine's latest dose decides, as for the pet's vaccinationStatus: a later dose due before check-out makes it missing, even after an earlier dose due later", async (a) => {
+  const { t, tokens } = await boardingApp();
+  try {
+    const s = await site(t, { boardingRequiredVaccines: { dog: ['Rabies'] } });
+    await room(t, tokens.staff.accessToken, s.location.id, { capacity: 1 });
+    const dose = (administeredOn: string, dueOn: string) =>
+      t.request('POST', `/v1/pets/${s.pet.id}/vaccinations`, { token: tokens.admin, body: { vaccine: 'Rabies', administeredOn, dueOn } });
+    await expectStatus(await dose('2026-01-10', dayAfter(400)), 201, 'first dose');
+    await expectStatus(await dose('2026-06-01', dayAfter(1)), 201, 'latest dose');
+    const b = await booked(t, tokens.staff.accessToken, s, { checkInOn: today, checkOutOn: dayAfter(3) });
+    const refused = await t.request('POST', '/v1/boarding/check-in', { token: tokens.staff.accessToken, body: { bookingId: b.id } });
+    assertProblem(a, refused, 422, 'vaccinations_required');
+    a.deepEqual(refused.body.missing, ['Rabies']);
+    a.is((await t.request('GET', `/v1/pets/${s.pet.id}`, { token: tokens.admin })).body.vaccinationStatus, 'Due soon');
+  } finally {
+    await t.close();
+  }
+});

@@ -140,27 +140,6 @@ export async function overlappingStayOfPet(db: Executor, petId: string, from: st
   return row?.id ?? null;
 }
 
-/** The latest due date the pet has per vaccine (lower-cased name). */
-export async function vaccineDueDates(db: Executor, tenantId: string, petId: string): Promise<Map<string, string>> {
-  const rows = await db
-    .selectFrom('vaccinations')
-    .select(['vaccine_key', (eb) => eb.fn.max('due_on').as('due_on')])
-    .where('tenant_id', '=', tenantId)
-    .where('pet_id', '=', petId)
-    .groupBy('vaccine_key')
-    .execute();
-  return new Map(rows.map((r) => [r.vaccine_key, r.due_on as string]));
-}
-
-const occupancySql = new Map<number, string>();
-
-/**
- * Everything occupancy reads, in one statement (it is the module's hot read): whether the caller
- * sees the location (tenant, and its locations when scoped), the capacity of its active rooms per
- * type as `type|capacity;…`, and the non-empty night totals as `night|type|reserved|checkedIn;…`.
- * Room types and dates hold neither separator (the schema's patterns). SQL text built once per
- * number of locations.
- */
 const occupancyKeySql = new Map<number, string>();
 
 /** Whether the caller sees the location, and the change counter of what occupancy reads: one statement. */
@@ -177,6 +156,15 @@ export async function occupancyKey(db: Executor, actor: AccessFilter, locationId
   return row ?? { visible: 0, version: 0 };
 }
 
+const occupancySql = new Map<number, string>();
+
+/**
+ * Everything occupancy reads, in one statement (it is the module's hot read): whether the caller
+ * sees the location (tenant, and its locations when scoped), the capacity of its active rooms per
+ * type as `type|capacity;…`, and the non-empty night totals as `night|type|reserved|checkedIn;…`.
+ * Room types and dates hold neither separator (the schema's patterns). SQL text built once per
+ * number of locations.
+ */
 export async function occupancyFacts(
   db: Executor,
   actor: AccessFilter,

@@ -8,14 +8,15 @@ import { assertTransition, emitBookingCancelled, emitBookingCreated, insertBooki
 import { emit } from '../events/index.js';
 import { findLocation, requiredVaccinesOf } from '../locations/index.js';
 import { createInvoice } from '../payments/index.js';
-import { findPet } from '../pets/index.js';
+import { findPet, latestDueDates } from '../pets/index.js';
+import { vaccineKey } from '../vaccinations/index.js';
 import type { BoardingRoomsTable, BoardingStaysTable } from './boarding.table.js';
 import { careItemLines } from './care-plans.service.js';
 import { roomSpecies } from './rooms.presenter.js';
 import { activeRooms, findRoom } from './rooms.repository.js';
 import { daysBetween, nightsOf, startOfLocalDay } from './stay-dates.js';
 import { maxNights } from './boarding-fields.js';
-import { adjustNights, findStay, insertStay, overlappingStayOfPet, staysInRoom, takenByNight, updateStay, vaccineDueDates, type StayRecord } from './stays.repository.js';
+import { adjustNights, findStay, insertStay, overlappingStayOfPet, staysInRoom, takenByNight, updateStay, type StayRecord } from './stays.repository.js';
 import type { CheckInInput, CreateStayInput, StayStatus } from './stays.schema.js';
 import { checkVacancy } from './vacancy.js';
 
@@ -166,9 +167,10 @@ export async function endReservation(db: Executor, actor: Actor, id: string, to:
 async function missingVaccines(db: Executor, location: LocationsTable, pet: PetsTable, through: string): Promise<string[]> {
   const required = requiredVaccinesOf(location)[pet.species as keyof ReturnType<typeof requiredVaccinesOf>] ?? [];
   if (required.length === 0) return [];
-  const due = await vaccineDueDates(db, location.tenant_id, pet.id);
+  // Per vaccine the latest dose counts, as for the pet's vaccinationStatus.
+  const due = await latestDueDates(db, location.tenant_id, pet.id);
   return required.filter((name) => {
-    const dueOn = due.get(name.trim().toLowerCase());
+    const dueOn = due.get(vaccineKey(name));
     return dueOn === undefined || dueOn < through;
   });
 }

@@ -12,10 +12,21 @@ export const dueSoonDays = 30;
  * none → No records; before today → Overdue; within 30 days → Due soon; else Up to date.
  */
 const latestDoses = (where: string, partition: string) =>
-  `select pet_id, due_on, row_number() over (partition by ${partition} order by administered_on desc, id desc) as rank from vaccinations where ${where}`;
+  `select pet_id, vaccine_key, due_on, row_number() over (partition by ${partition} order by administered_on desc, id desc) as rank from vaccinations where ${where}`;
 
 /** SQL expression: the earliest due date of the pet whose id is the expression `petId` (null without records). */
 export const earliestDueOf = (petId: string): string => `(select min(due_on) from (${latestDoses(`pet_id = ${petId}`, 'vaccine_key')}) where rank = 1)`;
+
+const latestDueSql = `select vaccine_key, due_on from (${latestDoses('tenant_id = ? and pet_id = ?', 'vaccine_key')}) where rank = 1`;
+
+/**
+ * Each vaccine's due date by vaccine key (lower-case name), from its latest dose: the rule the status
+ * above follows, for callers that check particular vaccines (boarding's required vaccines).
+ */
+export async function latestDueDates(db: Executor, tenantId: string, petId: string): Promise<Map<string, string>> {
+  const rows = await selectRows<{ vaccine_key: string; due_on: string }>(db, latestDueSql, [tenantId, petId]);
+  return new Map(rows.map((row) => [row.vaccine_key, row.due_on]));
+}
 
 /** The status for the earliest due date (from `earliestDueOf`) as of `today` (YYYY-MM-DD of the service clock). */
 export function statusFrom(earliestDue: string | null, today: string): VaccinationStatus {

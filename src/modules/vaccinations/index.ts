@@ -1,2 +1,2 @@
 export { vaccinationRoutes } from './vaccinations.routes.js';
-export { deleteTenantVaccinations, findVaccination } from './vaccinations.repository.js';
+export { deleteTenantVaccinations, findVaccination, vaccineKey } from './vaccinations.repository.js';
