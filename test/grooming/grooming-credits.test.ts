@@ -151,6 +151,31 @@ test('one membership credit completed twice in parallel is spent once', async (a
   a.is(uses.length, 1);
 });
 
+test('20 grooms completed in parallel against a membership with 3 credits: exactly 3 are paid by it, 17 answer 422 and stay in progress', async (a) => {
+  const s = await salon(t);
+  const m = await join(s, { sessionsPerPeriod: 3 });
+  await payLatest(m.body.subscriptionId);
+  // Small grooms (60 min) of the salon's stylist, Monday–Friday 09:00–17:00: 8 a day over three days.
+  const days = ['2026-11-26', '2026-11-27', '2026-11-30'];
+  const grooms: Array<{ id: string }> = [];
+  for (let i = 0; i < 20; i++) {
+    const pet = await createPet(t, s.parent.id, s.location.id, { size: 'small' });
+    const startsAt = `${days[Math.floor(i / 8)]}T${String(9 + (i % 8)).padStart(2, '0')}:00:00Z`;
+    grooms.push(await groomInProgress(s, startsAt, 'membership', { stylistId: s.stylist.id }, pet.id));
+  }
+  const results = await Promise.all(grooms.map((g) => moveTo(t, g.id, 'completed', desk.accessToken)));
+  a.is(results.filter((r) => r.status === 200).length, 3);
+  const refused = results.filter((r) => r.status === 422);
+  a.is(refused.length, 17);
+  for (const r of refused) a.is(r.body.code, 'no_membership_credit');
+  a.is((await membership(m.body.id)).creditsRemaining, 0);
+  const uses = await t.stores.get('live').db.selectFrom('grooming_credit_uses').selectAll().where('membership_id', '=', m.body.id).execute();
+  a.is(uses.length, 3);
+  const statuses = await Promise.all(grooms.map(async (g) => (await t.request('GET', `/v1/grooming/appointments/${g.id}`, { token: desk.accessToken })).body.status as string));
+  a.is(statuses.filter((status) => status === 'completed').length, 3);
+  a.is(statuses.filter((status) => status === 'in_progress').length, 17);
+});
+
 test('a named membership is the one spent; membershipId needs payWith membership and the parent’s membership of that package', async (a) => {
   const s = await salon(t);
   const older = await join(s, { sessionsPerPeriod: 1 });
