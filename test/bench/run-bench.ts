@@ -14,6 +14,7 @@
  *   npm run bench                      the three runs and the table
  *   npm run bench -- --profile get     GET load against a server under `node --cpu-prof`, then the profile summary
  *   npm run bench -- --profile post    the same for POST (and `availability` for (d))
+ *   npm run bench -- --only j,k        (a), (b) and only the named module cases of module-cases.ts
  *
  * Env: BENCH_DURATION (s), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS (default 50),
  * BENCH_LOG_LEVEL (gateway PETCARE_LOG_LEVEL, default info: the shipped default, one access line per request), BENCH_SKIP_BUILD=1,
@@ -33,7 +34,8 @@ import { formatSummary, summarizeProfile, type CpuProfile } from '../../scripts/
 import { countMoneyWrites, createPaymentFixtures, paymentOptions, refundOptions } from './payments-bench.js';
 import { createBoardingFixtures, occupancyOptions } from './boarding-bench.js';
 import { countGrooms, createGroomingFixtures, groomingBookingOptions } from './grooming-bench.js';
-import { benchSetting, createFixtures, createSchedulingFixtures, startGateway, startHelloWorld, type BenchFixtures, type BenchServer, type SchedulingFixtures, pinLoadGenerator } from './bench-servers.js';
+import { moduleCases, type ModuleBenchCase } from './module-cases.js';
+import { benchSetting, createFixtures, createSchedulingFixtures, startGateway, startHelloWorld, type BenchFixtures, type BenchServer, type GatewayServer, type SchedulingFixtures, pinLoadGenerator } from './bench-servers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const resultsDir = path.join(root, 'bench-results');
@@ -224,6 +226,87 @@ function writeResults(name: string, data: unknown): string {
   return file;
 }
 
+interface ModuleRun {
+  key: string;
+  targetOverGet: number;
+  measured: Measured;
+  report: string | undefined;
+}
+
+/** Each module case against the running gateway, in order: seed, warm up, measure. */
+async function measureModuleCases(gateway: GatewayServer, fx: BenchFixtures, cases: readonly ModuleBenchCase[]): Promise<ModuleRun[]> {
+  const runs: ModuleRun[] = [];
+  for (const c of cases) {
+    process.stdout.write(`(${c.key}) ${c.label}: seeding…\n`);
+    const prepared = await c.prepare(gateway, fx);
+    process.stdout.write(`(${c.key}) ${c.label}…\n`);
+    const measured = await measure(`(${c.key}) ${c.label}`, gateway, prepared.options, prepared.afterWarmup);
+    runs.push({ key: c.key, targetOverGet: c.targetOverGet, measured, report: prepared.report?.() });
+  }
+  return runs;
+}
+
+function moduleChecks(runs: readonly ModuleRun[], b: Measured) {
+  return Object.fromEntries(
+    runs.map((run) => {
+      const value = run.measured.reqPerSec / b.reqPerSec;
+      return [`${run.key}OverGet`, { value, target: `>= ${run.targetOverGet}`, pass: value >= run.targetOverGet }];
+    }),
+  );
+}
+
+function reportModuleCases(runs: readonly ModuleRun[], b: Measured): void {
+  for (const run of runs) {
+    const value = run.measured.reqPerSec / b.reqPerSec;
+    const pass = value >= run.targetOverGet;
+    process.stdout.write(`${run.key}/b = ${value.toFixed(3)} (target >= ${run.targetOverGet})  ${pass ? 'PASS' : 'MISS'}\n`);
+    if (run.report) process.stdout.write(`(${run.key}) ${run.report}\n`);
+  }
+}
+
+/** `--only j,k`: (a), (b) and the named module cases, for working on one module's target. */
+async function runOnly(keys: readonly string[]): Promise<boolean> {
+  const cases = moduleCases.filter((c) => keys.includes(c.key));
+  const unknown = keys.filter((key) => !moduleCases.some((c) => c.key === key));
+  if (unknown.length > 0) throw new Error(`--only: no module case ${unknown.join(', ')} (known: ${moduleCases.map((c) => c.key).join(', ') || 'none'})`);
+  const hello = await startHelloWorld(serverCpu);
+  let a: Measured;
+  try {
+    a = await measure('(a) bare node:http {"ok":true}', hello, () => ({ url: hello.url }));
+  } finally {
+    await hello.stop();
+  }
+  const gateway = await startGateway(root, { logLevel, cpu: serverCpu });
+  let b: Measured;
+  let runs: ModuleRun[];
+  try {
+    const fx = await createFixtures(gateway.url);
+    b = await measure('(b) GET /v1/pets/:id', gateway, getOptions(gateway.url, fx));
+    runs = await measureModuleCases(gateway, fx, cases);
+  } finally {
+    await gateway.stop();
+  }
+  const rows = [
+    ['run', 'req/s', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', 'server CPU µs/req', 'ratio vs (a)', 'ratio vs (b)'],
+    ...[a, b, ...runs.map((run) => run.measured)].map((m, index) => [
+      m.name,
+      fmt(m.reqPerSec),
+      fmt(m.p50Ms),
+      fmt(m.p99Ms),
+      fmt(m.ok),
+      fmt(m.non2xx),
+      m.serverCpuUsPerRequest === null ? '-' : fmt(m.serverCpuUsPerRequest, 1),
+      index === 0 ? '1.00' : fmt(m.reqPerSec / a.reqPerSec, 3),
+      index < 1 ? '-' : fmt(m.reqPerSec / b.reqPerSec, 3),
+    ]),
+  ];
+  process.stdout.write(`\n${table(rows)}\n\n`);
+  reportModuleCases(runs, b);
+  const checks = moduleChecks(runs, b);
+  writeResults(`bench-only-${keys.join('-')}`, { at: new Date().toISOString(), environment: environment(), runs: [a, b, ...runs.map((run) => run.measured)], checks });
+  return Object.values(checks).every((check) => check.pass);
+}
+
 async function runAll(): Promise<boolean> {
   const pinned = serverCpu === undefined ? 'not pinned' : `server pinned to CPU ${serverCpu}, autocannon to CPU 0`;
   process.stdout.write(`${connections} connections, ${warmup} s warm-up + ${duration} s per run, gateway log level ${logLevel}, ${pinned}\n`);
@@ -252,6 +335,7 @@ async function runAll(): Promise<boolean> {
   let h: Measured;
   let i: Measured;
   let grooms = { fixtures: 0, byRun: 0, rooms: 0, stays: 0 };
+  let modules: ModuleRun[] = [];
   try {
     const fx = await createFixtures(gateway.url);
     process.stdout.write('seeding 20 providers and 10,000 appointments…\n');
@@ -304,6 +388,7 @@ async function runAll(): Promise<boolean> {
       groomsBefore = countGrooms(gateway.dataDir);
     });
     grooms = { fixtures: gx.seededGrooms, byRun: countGrooms(gateway.dataDir) - groomsBefore, rooms: bx.rooms, stays: bx.stays };
+    modules = await measureModuleCases(gateway, fx, moduleCases);
   } finally {
     await gateway.stop();
   }
@@ -324,10 +409,11 @@ async function runAll(): Promise<boolean> {
       target: `>= ${bookingTargets.groomingOverAppointments}`,
       pass: i.reqPerSec / e.reqPerSec >= bookingTargets.groomingOverAppointments,
     },
+    ...moduleChecks(modules, b),
   };
   const rows = [
     ['run', 'req/s', 'p50 ms', 'p99 ms', 'max ms', '2xx', 'non-2xx', 'errors', 'server CPU µs/req', 'server core', 'autocannon core', 'ratio vs (a)', 'ratio vs (b)'],
-    ...[a, b, c, d, e, f, g, h, i].map((m, index) => [
+    ...[a, b, c, d, e, f, g, h, i, ...modules.map((run) => run.measured)].map((m, index) => [
       m.name,
       fmt(m.reqPerSec),
       fmt(m.p50Ms),
@@ -360,10 +446,11 @@ async function runAll(): Promise<boolean> {
   process.stdout.write(`(h) each answer covers 28 nights of ${grooms.rooms} rooms with ${grooms.stays} stays booked\n`);
   process.stdout.write(`i/e = ${checks.groomingOverAppointments.value.toFixed(3)} (target ${checks.groomingOverAppointments.target})  ${verdict(checks.groomingOverAppointments.pass)}\n`);
   process.stdout.write(`(i) booked ${grooms.byRun} grooms for ${i.ok} 2xx responses, on top of ${grooms.fixtures} fixture grooms\n`);
+  reportModuleCases(modules, b);
   const file = writeResults('bench', {
     at: new Date().toISOString(),
     environment: environment(),
-    runs: { a, b, c, d, e, f, g, h, i },
+    runs: { a, b, c, d, e, f, g, h, i, ...Object.fromEntries(modules.map((run) => [run.key, run.measured])) },
     ratios: { getOverHello: ratioB, postOverHello: ratioC, availabilityOverGet: d.reqPerSec / b.reqPerSec, bookingOverGet: e.reqPerSec / b.reqPerSec },
     checks,
     writes,
@@ -409,7 +496,7 @@ async function runProfile(kind: ProfileKind): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { profile: { type: 'string' } } });
+  const { values } = parseArgs({ options: { profile: { type: 'string' }, only: { type: 'string' } } });
   const kinds: readonly string[] = ['get', 'post', 'availability'];
   if (values.profile !== undefined && !kinds.includes(values.profile)) throw new Error('--profile takes get, post or availability');
   build();
@@ -417,7 +504,8 @@ async function main(): Promise<void> {
     await runProfile(values.profile as ProfileKind);
     return;
   }
-  const met = await runAll();
+  const only = values.only?.split(',').map((key) => key.trim()).filter(Boolean);
+  const met = only && only.length > 0 ? await runOnly(only) : await runAll();
   // A missed target is a finding to report, not a crash: exit 0 either way, but say so.
   process.stdout.write(met ? 'all targets met\n' : 'some targets missed (see above)\n');
 }
