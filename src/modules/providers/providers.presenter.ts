@@ -1,17 +1,44 @@
 import type { ProviderRecord } from './providers.repository.js';
-import type { ProviderKind, ProviderOut, ProviderStatus } from './providers.schema.js';
+import type { ListingOut, ProviderKind, ProviderOut, ProviderStatus } from './providers.schema.js';
+import type { MarketplaceListingsTable } from './providers.table.js';
 
 export const providerServices = (row: Pick<ProviderRecord, 'services'>): string[] => JSON.parse(row.services) as string[];
 
-export const presentProvider = (row: ProviderRecord): ProviderOut => ({
+export const presentListing = (row: MarketplaceListingsTable): ListingOut => ({
   id: row.id,
   name: row.name,
-  kind: row.kind as ProviderKind,
-  status: row.status as ProviderStatus,
-  locationIds: row.locationIds,
-  services: providerServices(row),
-  rating: row.rating,
-  ratingCount: row.rating_count,
+  category: row.category,
+  amount: row.amount,
+  currency: row.currency,
+  durationMinutes: row.duration_minutes,
+  status: row.status,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
+
+export const presentProvider = (row: ProviderRecord): ProviderOut => {
+  const out: ProviderOut = {
+    id: row.id,
+    name: row.name,
+    kind: row.kind as ProviderKind,
+    status: row.status as ProviderStatus,
+    locationIds: row.locationIds,
+    services: providerServices(row),
+    rating: row.rating,
+    ratingCount: row.rating_count,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+  const market = row.marketplace;
+  if (market) {
+    out.marketplace = {
+      bio: market.profile.bio,
+      serviceArea: market.profile.service_area,
+      commissionBps: market.profile.commission_bps,
+      approvedAt: market.profile.approved_at,
+      suspendedAt: market.profile.suspended_at,
+      listings: market.listings.map(presentListing),
+    };
+  }
+  return out;
+};

@@ -2,12 +2,14 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
-import type { ProvidersTable } from './providers.table.js';
+import type { MarketplaceListingsTable, ProviderMarketplaceProfilesTable, ProvidersTable } from './providers.table.js';
 import { inList } from '../../db/in-list.js';
 
 /** A provider row with the locations it works at (only those the caller may see). */
 export interface ProviderRecord extends ProvidersTable {
   locationIds: string[];
+  /** A marketplace provider's profile and listings, when the caller asked for them (`withMarketplace`). */
+  marketplace?: { profile: ProviderMarketplaceProfilesTable; listings: MarketplaceListingsTable[] } | undefined;
 }
 
 /**

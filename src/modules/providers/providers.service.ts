@@ -9,6 +9,8 @@ import { unknownAppointmentTypes } from '../appointments/appointment-types.repos
 import { allLocationsOf, findProvider, insertProvider, replaceProviderLocations, updateProvider, type ProviderRecord } from './providers.repository.js';
 import type { CreateProviderInput, UpdateProviderInput } from './providers.schema.js';
 import type { ProvidersTable } from './providers.table.js';
+import { AppError } from '../../http/errors.js';
+import { isMarketplaceStatus, onboardMarketplace, patchMarketplaceProfile, requireMarketplaceScope, withMarketplace } from './marketplace-providers.service.js';
 
 async function checkLocations(db: Executor, actor: Actor, ids: readonly string[]): Promise<void> {
   const missing = await missingLocations(db, actor, ids);
@@ -28,7 +30,12 @@ async function checkServices(db: Executor, actor: Actor, services: readonly stri
   return codes.sort();
 }
 
+/**
+ * A staff provider starts `active`; one onboarded with `marketplace` (needs the marketplace scope)
+ * starts `pending` with its profile and listings, and waits for an approval.
+ */
 export async function createProvider(db: Executor, actor: Actor, input: CreateProviderInput, now: number): Promise<ProviderRecord> {
+  if (input.marketplace !== undefined) requireMarketplaceScope(actor, 'Onboarding a marketplace provider');
   await checkLocations(db, actor, input.locationIds);
   const services = await checkServices(db, actor, input.services ?? []);
   const at = new Date(now).toISOString();
@@ -37,7 +44,7 @@ export async function createProvider(db: Executor, actor: Actor, input: CreatePr
     tenant_id: actor.tenantId,
     name: input.name,
     kind: input.kind,
-    status: 'active',
+    status: input.marketplace === undefined ? 'active' : 'pending',
     services: JSON.stringify(services),
     rating: null,
     rating_count: 0,
@@ -46,6 +53,7 @@ export async function createProvider(db: Executor, actor: Actor, input: CreatePr
   };
   const locationIds = [...input.locationIds].sort();
   await insertProvider(db, row, locationIds);
+  const marketplace = input.marketplace === undefined ? undefined : await onboardMarketplace(db, actor, row, locationIds, input.marketplace, now);
   await emit(
     db,
     'provider.onboarded',
@@ -53,11 +61,13 @@ export async function createProvider(db: Executor, actor: Actor, input: CreatePr
     actor.tenantId,
     now,
   );
-  return { ...row, locationIds };
+  return { ...row, locationIds, marketplace };
 }
 
+/** A provider the caller can see, with its marketplace profile and listings when it has them. */
 export async function getProvider(db: Executor, actor: Actor, id: string): Promise<ProviderRecord> {
-  return foundOr404(await findProvider(db, actor, id), 'provider', id);
+  const row = foundOr404(await findProvider(db, actor, id), 'provider', id);
+  return (await withMarketplace(db, actor, [row]))[0]!;
 }
 
 export async function patchProvider(db: Executor, actor: Actor, id: string, input: UpdateProviderInput, now: number): Promise<ProviderRecord> {
@@ -65,7 +75,16 @@ export async function patchProvider(db: Executor, actor: Actor, id: string, inpu
   const patch: Partial<ProvidersTable> = { updated_at: new Date(now).toISOString() };
   if (input.name !== undefined) patch.name = input.name;
   if (input.kind !== undefined) patch.kind = input.kind;
-  if (input.status !== undefined) patch.status = input.status;
+  if (input.status !== undefined) {
+    // Marketplace providers move only through approve and suspend.
+    if (isMarketplaceStatus(existing.status)) {
+      throw new AppError('invalid_state_transition', `Provider ${id} is a marketplace provider (${existing.status}); use /approve or /suspend to change its status.`, {
+        extensions: { currentStatus: existing.status },
+      });
+    }
+    patch.status = input.status;
+  }
+  await patchMarketplaceProfile(db, actor, existing, input, now);
   if (input.services !== undefined) patch.services = JSON.stringify(await checkServices(db, actor, input.services));
   let locationIds = existing.locationIds;
   if (input.locationIds !== undefined) {
@@ -76,5 +95,5 @@ export async function patchProvider(db: Executor, actor: Actor, id: string, inpu
     locationIds = [...input.locationIds].sort();
   }
   await updateProvider(db, actor.tenantId, id, patch);
-  return { ...existing, ...patch, locationIds };
+  return (await withMarketplace(db, actor, [{ ...existing, ...patch, locationIds, marketplace: undefined }]))[0]!;
 }

@@ -7,11 +7,11 @@ export interface ProvidersTable {
   name: string;
   /** vet | groomer | sitter | walker | trainer */
   kind: string;
-  /** active | inactive (the marketplace work may add pending / approved / suspended). */
+  /** Staff: active | inactive. Marketplace (a profile row exists): pending | approved | suspended. */
   status: string;
   /** JSON array of lower-case appointment type codes; [] means every type. */
   services: string;
-  /** Average rating 1–5, null until rated (marketplace ratings). */
+  /** Average stars of its reviews, 1 decimal, null until rated: kept by triggers on provider_reviews. */
   rating: number | null;
   rating_count: number;
   created_at: string;
@@ -25,7 +25,61 @@ export interface ProviderLocationsTable {
   tenant_id: string;
 }
 
+/** The marketplace side of a provider; its presence makes the provider a marketplace provider. */
+export interface ProviderMarketplaceProfilesTable {
+  provider_id: string;
+  tenant_id: string;
+  bio: string | null;
+  service_area: string | null;
+  /** Per-provider commission override in basis points; null = the tenant default. */
+  commission_bps: number | null;
+  approved_at: string | null;
+  suspended_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export const listingCategories = ['walking', 'sitting', 'boarding', 'daycare', 'training', 'grooming', 'transport', 'other'] as const;
+export type ListingCategory = (typeof listingCategories)[number];
+
+/** What a marketplace provider sells: a priced, timed service (lst_…). */
+export interface MarketplaceListingsTable {
+  id: string;
+  tenant_id: string;
+  provider_id: string;
+  name: string;
+  category: ListingCategory;
+  /** Integer minor units. */
+  amount: number;
+  currency: string;
+  duration_minutes: number;
+  /** active | inactive (deactivated listings take no new orders). */
+  status: 'active' | 'inactive';
+  created_at: string;
+  updated_at: string;
+}
+
+/** One verified review per completed marketplace booking (rev_…); only the reply changes, once. */
+export interface ProviderReviewsTable {
+  id: string;
+  tenant_id: string;
+  provider_id: string;
+  booking_id: string;
+  parent_id: string;
+  pet_id: string;
+  /** The booking's location: location-scoped clients see reviews of their locations. */
+  location_id: string;
+  stars: number;
+  comment: string | null;
+  reply: string | null;
+  replied_at: string | null;
+  created_at: string;
+}
+
 export interface ProvidersTables {
   providers: ProvidersTable;
   provider_locations: ProviderLocationsTable;
+  provider_marketplace_profiles: ProviderMarketplaceProfilesTable;
+  marketplace_listings: MarketplaceListingsTable;
+  provider_reviews: ProviderReviewsTable;
 }
