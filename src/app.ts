@@ -23,6 +23,7 @@ import { backupJob } from './modules/backups/index.js';
 import { auditRoutes } from './modules/audit/index.js';
 import { ClientDirectory, clientRoutes } from './modules/clients/index.js';
 import { docsRoutes } from './modules/docs/docs.routes.js';
+import { consoleRoutes } from './modules/console/index.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { locationRoutes } from './modules/locations/index.js';
 import { AccessTokens, oauthHousekeeping, oauthRoutes, type SigningKeys } from './modules/oauth/index.js';
@@ -40,6 +41,7 @@ import { eventRoutes } from './modules/events/index.js';
 import { paymentJobs, paymentRoutes } from './modules/payments/index.js';
 import { boardingJobs, boardingRoutes } from './modules/boarding/index.js';
 import { groomingJobs, groomingRoutes } from './modules/grooming/index.js';
+import { analyticsRoutes } from './modules/analytics/index.js';
 import { WebhookDispatcher, webhookHousekeeping, webhookJobs, webhookRoutes } from './modules/webhooks/index.js';
 
 export interface AppDeps {
@@ -104,6 +106,7 @@ export function createApp(deps: AppDeps): PetCareApp {
     ...paymentRoutes(shared),
     ...boardingRoutes(shared),
     ...groomingRoutes(shared),
+    ...analyticsRoutes(shared),
     ...eventRoutes(),
     ...webhookRoutes({ ...shared, webhooks }),
     ...auditRoutes({ audit }),
@@ -112,6 +115,7 @@ export function createApp(deps: AppDeps): PetCareApp {
     ...healthRoutes({ stores, metrics, platformVersion: config.platformVersion, auditBacklog: () => audit.backlog() }),
   ];
   routes.push(...docsRoutes({ routes: () => routes, platformVersion: config.platformVersion }));
+  routes.push(...consoleRoutes());
 
   const bodyParser = koaBody({
     json: true,

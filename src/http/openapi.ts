@@ -203,11 +203,13 @@ const tagDescriptions: Record<string, string> = {
   Settlements: 'Daily closes per location and local day (stl_ ids), and provider payouts.',
   Boarding: 'Rooms (room_ ids), boarding stays booked by room type (bkg_ ids, kind boarding), check-in and check-out, occupancy, care plans (cpl_ ids) and the dose log.',
   Grooming: 'Packages (pkg_ ids) priced by pet size, grooming appointments on the stylists\' schedules (bkg_ ids, kind grooming), stylist assignment, availability, memberships (mbr_ ids).',
+  Analytics: 'Metrics over the other modules\' records (revenue, open invoices, appointments, no-shows, occupancy, grooming, vaccination compliance, pets, marketplace), each with its declared basis, as a summary, a series (JSON or CSV) and the records behind a value.',
   Jobs: 'Background jobs: schedules, last and next runs, run now.',
   Audit: 'The audit trail of every call.',
   Sandbox: 'Sandbox environment tools.',
   Operations: 'Health, readiness, metrics and version; no token needed.',
   Docs: 'This document.',
+  Console: 'The admin console web page and its static assets (served locally, strict Content-Security-Policy).',
 };
 
 /** The info description's part on dated versions: the rule and the changelog as a table. */

@@ -1,0 +1,160 @@
+import type { Executor } from '../../db/database.js';
+import type { AccessFilter } from '../../http/actor.js';
+import { foundOr404, validationFailed } from '../../http/errors.js';
+import type { PageRequest } from '../../http/paging.js';
+import { isoAt } from '../../clock.js';
+import { recordRows, scopeLocations, tallies, type RecordRow, type TalliedMetric, type TallyRow } from './analytics.repository.js';
+import { metricNames, type Interval, type Metric, type MetricName, type Series } from './analytics.schema.js';
+import { metricDefinitions } from './metric-definitions.js';
+import { bucketsOf, checkRange, windowRows, type Bucket, type ScopeLocation } from './metric-windows.js';
+
+/** What a metric is asked for: local dates (inclusive), optionally one location and, for money, one currency. */
+export interface MetricWindow {
+  from: string;
+  to: string;
+  locationId?: string | undefined;
+  currency?: string | undefined;
+}
+
+/** Locations' default currency (DESIGN §7), for money metrics over no location at all. */
+const fallbackCurrency = 'USD';
+
+/** Metrics whose source tables belong to a module not in this release yet: 0, and the basis says why. */
+const notYetRecorded = new Set<MetricName>(['marketplace_gmv', 'commission_earned']);
+const notYetBasis = 'Always 0 in this release: the marketplace module that records orders and commission lines is not installed. Once it is: ';
+
+const isTallied = (name: MetricName): name is TalliedMetric => !notYetRecorded.has(name);
+
+interface Evaluated {
+  locations: ScopeLocation[];
+  buckets: Bucket[];
+  /** Tally rows by bucket. */
+  byBucket: Map<string, TallyRow[]>;
+}
+
+async function requireScope(db: Executor, access: AccessFilter, locationId: string | undefined): Promise<ScopeLocation[]> {
+  return foundOr404(await scopeLocations(db, access, locationId), 'location', locationId ?? '');
+}
+
+async function evaluate(db: Executor, access: AccessFilter, name: MetricName, window: MetricWindow, interval: Interval | null, locations?: ScopeLocation[]): Promise<Evaluated> {
+  checkRange(window.from, window.to);
+  const scope = locations ?? (await requireScope(db, access, window.locationId));
+  const buckets = bucketsOf(window.from, window.to, interval);
+  const byBucket = new Map<string, TallyRow[]>(buckets.map((b) => [b.bucket, []]));
+  if (isTallied(name) && scope.length > 0) {
+    for (const row of await tallies(db, name, access.tenantId, windowRows(scope, buckets))) byBucket.get(row.bucket)?.push(row);
+  }
+  return { locations: scope, buckets, byBucket };
+}
+
+/** The currencies a money metric answers in: the one asked for, else those of the locations and of the rows found. */
+function currenciesOf(evaluated: Evaluated, asked: string | undefined): string[] {
+  if (asked !== undefined) return [asked];
+  const found = new Set(evaluated.locations.map((l) => l.currency));
+  for (const rows of evaluated.byBucket.values()) for (const row of rows) found.add(row.key);
+  if (found.size === 0) found.add(fallbackCurrency);
+  return [...found].sort();
+}
+
+/** The one currency of a single-valued answer; several without `currency` → 400. */
+function singleCurrency(evaluated: Evaluated, asked: string | undefined): string {
+  const currencies = currenciesOf(evaluated, asked);
+  if (currencies.length > 1) {
+    throw validationFailed([{ field: 'currency', message: `the locations covered have money in ${currencies.join(', ')}: name one` }]);
+  }
+  return currencies[0] ?? fallbackCurrency;
+}
+
+interface Figures {
+  value: number;
+  numerator?: number;
+  denominator?: number;
+  breakdown?: Array<{ key: string; value: number }>;
+}
+
+function figuresOf(name: MetricName, rows: readonly TallyRow[], currency: string | undefined): Figures {
+  const unit = metricDefinitions[name].unit;
+  if (unit === 'minor') return { value: rows.filter((r) => r.key === currency).reduce((sum, r) => sum + r.num, 0) };
+  if (unit === 'ratio') {
+    const numerator = rows.reduce((sum, r) => sum + r.num, 0);
+    const denominator = rows.reduce((sum, r) => sum + r.den, 0);
+    return { value: denominator === 0 ? 0 : numerator / denominator, numerator, denominator };
+  }
+  const value = rows.reduce((sum, r) => sum + r.num, 0);
+  if (name !== 'appointments_by_status') return { value };
+  return { value, breakdown: [...rows].sort((a, b) => a.key.localeCompare(b.key)).map((r) => ({ key: r.key, value: r.num })) };
+}
+
+const basisOf = (name: MetricName) => {
+  const definition = metricDefinitions[name];
+  return { date: definition.date, formula: notYetRecorded.has(name) ? notYetBasis + definition.formula : definition.formula };
+};
+
+function metricOf(name: MetricName, evaluated: Evaluated, window: MetricWindow, currency: string | undefined, now: number): Metric {
+  const rows = evaluated.byBucket.get(evaluated.buckets[0]?.bucket ?? '') ?? [];
+  const unit = metricDefinitions[name].unit;
+  return {
+    name,
+    ...figuresOf(name, rows, currency),
+    unit,
+    ...(unit === 'minor' ? { currency } : {}),
+    from: window.from,
+    to: window.to,
+    locationIds: evaluated.locations.map((l) => l.id),
+    asOf: isoAt(now),
+    basis: basisOf(name),
+  };
+}
+
+/**
+ * One metric over [from, to] for the caller's locations (or the one named): the value with its
+ * declared basis. The API's routes and other modules (the AI agent's live counts) use this.
+ */
+export async function computeMetric(db: Executor, access: AccessFilter, name: MetricName, window: MetricWindow, now: number): Promise<Metric> {
+  const evaluated = await evaluate(db, access, name, window, null);
+  const currency = metricDefinitions[name].unit === 'minor' ? singleCurrency(evaluated, window.currency) : undefined;
+  return metricOf(name, evaluated, window, currency, now);
+}
+
+/** Every metric once (a money metric once per currency of the locations and rows). */
+export async function metricSummary(db: Executor, access: AccessFilter, window: MetricWindow, now: number): Promise<Metric[]> {
+  checkRange(window.from, window.to);
+  const locations = await requireScope(db, access, window.locationId);
+  const metrics: Metric[] = [];
+  for (const name of metricNames) {
+    const evaluated = await evaluate(db, access, name, window, null, locations);
+    if (metricDefinitions[name].unit !== 'minor') metrics.push(metricOf(name, evaluated, window, undefined, now));
+    else for (const currency of currenciesOf(evaluated, undefined)) metrics.push(metricOf(name, evaluated, window, currency, now));
+  }
+  return metrics;
+}
+
+/** A metric per bucket (day, week or month in each location's calendar): every bucket present, an empty one 0. */
+export async function metricSeries(db: Executor, access: AccessFilter, name: MetricName, window: MetricWindow, interval: Interval, now: number): Promise<Series> {
+  const evaluated = await evaluate(db, access, name, window, interval);
+  const unit = metricDefinitions[name].unit;
+  const currency = unit === 'minor' ? singleCurrency(evaluated, window.currency) : undefined;
+  return {
+    name,
+    unit,
+    ...(unit === 'minor' ? { currency } : {}),
+    interval,
+    from: window.from,
+    to: window.to,
+    locationIds: evaluated.locations.map((l) => l.id),
+    asOf: isoAt(now),
+    basis: basisOf(name),
+    points: evaluated.buckets.map((b) => {
+      const { value, numerator, denominator } = figuresOf(name, evaluated.byBucket.get(b.bucket) ?? [], currency);
+      return { bucket: b.bucket, from: b.from, to: b.to, value, ...(unit === 'ratio' ? { numerator, denominator } : {}) };
+    }),
+  };
+}
+
+/** A page of the rows behind the metric's value over [from, to]; money rows in one currency. */
+export async function metricRecords(db: Executor, access: AccessFilter, name: MetricName, window: MetricWindow, page: PageRequest): Promise<RecordRow[]> {
+  const evaluated = await evaluate(db, access, name, window, null);
+  if (!isTallied(name) || evaluated.locations.length === 0) return [];
+  const currency = metricDefinitions[name].unit === 'minor' ? singleCurrency(evaluated, window.currency) : undefined;
+  return recordRows(db, name, access.tenantId, windowRows(evaluated.locations, evaluated.buckets), page, currency);
+}
