@@ -6,6 +6,7 @@
  */
 import type autocannon from 'autocannon';
 import type { BenchFixtures, GatewayServer } from './bench-servers.js';
+import { analyticsCase } from './analytics-bench.js';
 
 export interface PreparedCase {
   /** autocannon options, built anew for the warm-up and for the measured run. */
@@ -29,4 +30,5 @@ export interface ModuleBenchCase {
 
 export const moduleCases: readonly ModuleBenchCase[] = [
   // One line per module case, in key order.
+  analyticsCase,
 ];
