@@ -184,7 +184,10 @@ const tagDescriptions: Record<string, string> = {
   Locations: 'Clinics, salons and boarding sites, each with its time zone. Admin only.',
   'Pet parents': 'Owners of pets (usr_ ids).',
   Pets: 'Pets (pet_ ids), scoped to a location.',
-  Providers: 'Vets, groomers, sitters, walkers and trainers (prv_ ids), where they work and what they offer; ranked matching.',
+  Providers:
+    'Vets, groomers, sitters, walkers and trainers (prv_ ids), where they work and what they offer; ranked matching. Marketplace providers: ' +
+    'onboarding with listings (lst_ ids), approval and suspension, the directory with ratings, and open slots across providers.',
+  'Provider reviews': 'Ratings and verified reviews (rev_ ids) of marketplace providers, one per completed marketplace booking, and the provider reply.',
   'Appointment types': 'The catalogue of bookable services with durations and buffers (vaccination, vet_consultation, …).',
   Schedules: "Providers' weekly working hours and time off per location, in the location's time zone.",
   Appointments: 'Bookings with a provider (apt_ ids): availability, booking without double-booking, state changes, calendar links.',
@@ -202,8 +205,12 @@ const tagDescriptions: Record<string, string> = {
   Subscriptions: 'Recurring plans (sub_ ids) invoiced each period, collected from the wallet or sent.',
   Settlements: 'Daily closes per location and local day (stl_ ids), and provider payouts.',
   Boarding: 'Rooms (room_ ids), boarding stays booked by room type (bkg_ ids, kind boarding), check-in and check-out, occupancy, care plans (cpl_ ids) and the dose log.',
+  'AI agents': 'The care coordinator (a pet\'s care summary and rule-based next actions, computed from the database) and vaccination recall campaigns (rcl_ ids) sent through the notifications outbox.',
+  Marketplace:
+    'Orders of marketplace services (ord_ ids) whose lines claim providers\' slots as bookings (bkg_ ids, kind marketplace), paid through their invoice; completion, refunds by line, commission lines and provider payout statements (stl_ ids, kind provider_payout).',
   Grooming: 'Packages (pkg_ ids) priced by pet size, grooming appointments on the stylists\' schedules (bkg_ ids, kind grooming), stylist assignment, availability, memberships (mbr_ ids).',
   Analytics: 'Metrics over the other modules\' records (revenue, open invoices, appointments, no-shows, occupancy, grooming, vaccination compliance, pets, marketplace), each with its declared basis, as a summary, a series (JSON or CSV) and the records behind a value.',
+  AI: 'Knowledge services (ais_ ids) and their documents (kdoc_ ids), indexed for lexical (FTS5) and optional vector retrieval; answers with citations or an abstention, and the agent query with live counts from SQL (stored as ans_ ids).',
   Jobs: 'Background jobs: schedules, last and next runs, run now.',
   Audit: 'The audit trail of every call.',
   Sandbox: 'Sandbox environment tools.',

@@ -156,14 +156,16 @@ test('GET /v1/providers filters by locationId, kind, service and status, with cu
   a.deepEqual(await ids(`locationId=${loc.id}&kind=groomer`), [groomer.id]);
   a.deepEqual(await ids(`locationId=${loc.id}&service=SURGERY`), [generalist.id, vet.id]);
   a.deepEqual(await ids(`locationId=${loc.id}&service=grooming&kind=vet`), [generalist.id]);
-  await t.request('PATCH', `/v1/providers/${vet.id}`, { token: admin, body: { status: 'inactive' } });
-  a.deepEqual(await ids(`locationId=${loc.id}&status=inactive`), [vet.id]);
   const page1 = await t.request('GET', `/v1/providers?locationId=${loc.id}&limit=2`, { token: reader.accessToken });
   a.is(page1.body.data.length, 2);
   a.true(page1.body.hasMore);
   const page2 = await t.request('GET', `/v1/providers?locationId=${loc.id}&limit=2&cursor=${page1.body.nextCursor}`, { token: reader.accessToken });
   a.deepEqual(page2.body.data.map((p: { id: string }) => p.id), [vet.id]);
   a.false(page2.body.hasMore);
+  // Inactive providers leave the default list (the bookable ones) and stay reachable by status.
+  await t.request('PATCH', `/v1/providers/${vet.id}`, { token: admin, body: { status: 'inactive' } });
+  a.deepEqual(await ids(`locationId=${loc.id}&status=inactive`), [vet.id]);
+  a.deepEqual(await ids(`locationId=${loc.id}`), [generalist.id, groomer.id]);
   a.is((await t.request('GET', '/v1/providers?kind=plumber', { token: reader.accessToken })).status, 400);
 });
 

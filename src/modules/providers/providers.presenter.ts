@@ -1,6 +1,7 @@
 import type { ProviderRecord } from './providers.repository.js';
 import type { ListingOut, ProviderKind, ProviderOut, ProviderStatus } from './providers.schema.js';
-import type { MarketplaceListingsTable } from './providers.table.js';
+import type { MarketplaceListingsTable, ProviderReviewsTable } from './providers.table.js';
+import type { ReviewOut } from './reviews.schema.js';
 
 export const providerServices = (row: Pick<ProviderRecord, 'services'>): string[] => JSON.parse(row.services) as string[];
 
@@ -42,3 +43,14 @@ export const presentProvider = (row: ProviderRecord): ProviderOut => {
   }
   return out;
 };
+
+export const presentReview = (row: ProviderReviewsTable): ReviewOut => ({
+  id: row.id,
+  providerId: row.provider_id,
+  bookingId: row.booking_id,
+  stars: row.stars,
+  comment: row.comment,
+  reply: row.reply,
+  verified: true,
+  createdAt: row.created_at,
+});

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
-import type { MarketplaceListingsTable, ProviderMarketplaceProfilesTable, ProvidersTable } from './providers.table.js';
+import type { ListingCategory, MarketplaceListingsTable, ProviderMarketplaceProfilesTable, ProvidersTable } from './providers.table.js';
 import { inList } from '../../db/in-list.js';
 
 /** A provider row with the locations it works at (only those the caller may see). */
@@ -65,7 +65,18 @@ export interface ProviderFilters {
   /** Lower-case type code: providers offering it, or offering every type. */
   service?: string | undefined;
   status?: string | undefined;
+  /** Any of these statuses (the directory's default: the bookable ones). */
+  statuses?: readonly string[] | undefined;
+  /** Marketplace providers with an active listing of this category. */
+  category?: ListingCategory | undefined;
+  /** Rated at least this (unrated providers drop out). */
+  minRating?: number | undefined;
+  /** Text in the name or the marketplace bio, case-insensitive. */
+  q?: string | undefined;
 }
+
+/** `%text%` for LIKE with its wildcards taken literally (ESCAPE '\\'). */
+const likeText = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 function filtered(db: Executor, actor: AccessFilter, filters: ProviderFilters) {
   let query = visible(db, actor);
@@ -85,6 +96,36 @@ function filtered(db: Executor, actor: AccessFilter, filters: ProviderFilters) {
   }
   if (filters.kind !== undefined) query = query.where('providers.kind', '=', filters.kind);
   if (filters.status !== undefined) query = query.where('providers.status', '=', filters.status);
+  if (filters.statuses !== undefined) query = query.where('providers.status', 'in', [...filters.statuses]);
+  if (filters.minRating !== undefined) query = query.where('providers.rating', '>=', filters.minRating);
+  if (filters.category !== undefined) {
+    const category = filters.category;
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('marketplace_listings as ml')
+          .select(sql<number>`1`.as('one'))
+          .whereRef('ml.provider_id', '=', 'providers.id')
+          .where('ml.status', '=', 'active')
+          .where('ml.category', '=', category),
+      ),
+    );
+  }
+  if (filters.q !== undefined) {
+    const text = likeText(filters.q);
+    query = query.where((eb) =>
+      eb.or([
+        sql<boolean>`lower(providers.name) LIKE ${text} ESCAPE '\\'`,
+        eb.exists(
+          eb
+            .selectFrom('provider_marketplace_profiles as mp')
+            .select(sql<number>`1`.as('one'))
+            .whereRef('mp.provider_id', '=', 'providers.id')
+            .where(sql<boolean>`lower(mp.bio) LIKE ${text} ESCAPE '\\'`),
+        ),
+      ]),
+    );
+  }
   if (filters.service !== undefined) {
     const service = filters.service;
     query = query.where((eb) =>
@@ -127,4 +168,45 @@ export async function replaceProviderLocations(db: Executor, tenantId: string, i
     .insertInto('provider_locations')
     .values(locationIds.map((location_id) => ({ provider_id: id, location_id, tenant_id: tenantId })))
     .execute();
+}
+
+/** What the marketplace slot search needs of one schedule (a provider's weekly hours at one location). */
+export interface ProviderScheduleFacts {
+  provider_id: string;
+  location_id: string;
+  timezone: string;
+  weekly: string;
+  time_off: string;
+}
+
+/**
+ * Schedules (kept by the appointments module) of the given providers at locations they still work
+ * at and the caller can see, optionally at one location: one query for a whole directory page.
+ */
+export async function schedulesOfProviders(db: Executor, actor: AccessFilter, providerIds: readonly string[], locationId?: string): Promise<ProviderScheduleFacts[]> {
+  if (providerIds.length === 0) return [];
+  let query = db
+    .selectFrom('provider_schedules as s')
+    .innerJoin('locations as l', 'l.id', 's.location_id')
+    .innerJoin('provider_locations as pl', (join) => join.onRef('pl.provider_id', '=', 's.provider_id').onRef('pl.location_id', '=', 's.location_id'))
+    .select(['s.provider_id', 's.location_id', 'l.timezone', 's.weekly', 's.time_off'])
+    .where('s.tenant_id', '=', actor.tenantId)
+    .where('s.provider_id', 'in', [...providerIds]);
+  if (actor.locationIds !== null) query = query.where('s.location_id', 'in', inList(actor.locationIds));
+  if (locationId !== undefined) query = query.where('s.location_id', '=', locationId);
+  return query.orderBy('s.provider_id').orderBy('s.location_id').execute();
+}
+
+/** The shortest active listing per provider (of one category when given): the slot length a search uses. */
+export async function shortestListings(db: Executor, tenantId: string, providerIds: readonly string[], category?: ListingCategory): Promise<Map<string, number>> {
+  if (providerIds.length === 0) return new Map();
+  let query = db
+    .selectFrom('marketplace_listings')
+    .select(['provider_id', (eb) => eb.fn.min<number>('duration_minutes').as('minutes')])
+    .where('tenant_id', '=', tenantId)
+    .where('provider_id', 'in', [...providerIds])
+    .where('status', '=', 'active');
+  if (category !== undefined) query = query.where('category', '=', category);
+  const rows = await query.groupBy('provider_id').execute();
+  return new Map(rows.map((r) => [r.provider_id, Number(r.minutes)]));
 }

@@ -180,3 +180,44 @@ export type ListingInput = Static<typeof ListingInputSchema>;
 export type UpdateListingInput = Static<typeof UpdateListingSchema>;
 export type ListingOut = Static<typeof ListingSchema>;
 export type MarketplaceProfileOut = Static<typeof MarketplaceProfile>;
+
+const WindowBoundary = (description: string) =>
+  Type.String({
+    minLength: 10,
+    maxLength: 40,
+    description: `${description} A date (YYYY-MM-DD, read in each provider location's time zone; as \`to\` it includes that day) or a date-time with Z or an offset.`,
+    examples: ['2026-12-24'],
+  });
+
+export const ProviderAvailabilityQuery = Type.Object(
+  {
+    category: Type.Optional(Category),
+    providerIds: Type.Optional(Type.String({ minLength: 5, maxLength: 3300, description: 'Comma-separated provider ids (up to 50).' })),
+    locationId: Type.Optional(Type.String({ maxLength: 100, description: 'Only slots at this location.' })),
+    from: Type.Optional(WindowBoundary('Start of the window (default now).')),
+    to: Type.Optional(WindowBoundary('End of the window (default from + 7 days; at most 31 days).')),
+    durationMinutes: Type.Optional(DurationMinutes),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 500, description: 'At most this many slots (earliest first).' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ProviderSlotsSchema = Type.Object(
+  {
+    data: Type.Array(
+      Type.Object(
+        {
+          providerId: Type.String(),
+          startsAt: Type.String({ format: 'date-time' }),
+          endsAt: Type.String({ format: 'date-time' }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    hasMore: Type.Boolean({ description: 'More slots than `limit` in the window.' }),
+    nextFrom: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Ask again with from= this to read on.' }),
+  },
+  { additionalProperties: false },
+);
+
+export type ProviderAvailabilityInput = Static<typeof ProviderAvailabilityQuery>;

@@ -5,6 +5,7 @@ import { eraseMoneyRecords } from '../payments/index.js';
 import { eraseBoardingRecords } from '../boarding/index.js';
 import { deleteTenantBookings } from '../bookings/index.js';
 import { eraseGroomingRecords } from '../grooming/index.js';
+import { eraseMarketplaceProviderRecords } from '../providers/index.js';
 import { deleteTenantVaccinations } from '../vaccinations/index.js';
 import { dayMs, utcDate } from '../../calendar-dates.js';
 
@@ -104,6 +105,7 @@ export async function clearSandboxData(db: Executor, tenantId: string): Promise<
   // Each booking kind erases its own rows, then the shared facts go (they reference pets and locations).
   await eraseBoardingRecords(db, tenantId);
   await eraseGroomingRecords(db, tenantId);
+  await eraseMarketplaceProviderRecords(db, tenantId);
   await deleteTenantBookings(db, tenantId);
   // Clinical records reference pets; medical records are append-only and need the explicit erasure.
   await deleteTenantVaccinations(db, tenantId);

@@ -1,0 +1,133 @@
+import { addDays, isCalendarDate } from '../../calendar-dates.js';
+import type { Executor } from '../../db/database.js';
+import type { Actor, AccessFilter } from '../../http/actor.js';
+import { missingReference, validationFailed } from '../../http/errors.js';
+import { providersFor, schedulesOfProviders, shortestListings, type ProviderFilters, type ProviderScheduleFacts } from './providers.repository.js';
+import type { ProviderAvailabilityInput } from './providers.schema.js';
+import type { ListingCategory } from './providers.table.js';
+
+/**
+ * Open slots of many providers across their locations, through the appointments module's slot
+ * engine: working hours minus time off minus busy time (appointments and bookings holding the
+ * provider). The appointments module builds on this one (its schemas import ours when loaded), so
+ * its index is loaded on first use rather than with this file.
+ */
+const slotEngine = () => import('../appointments/index.js');
+
+/** Slot length of a provider without a matching listing (clinic staff): the appointment grid. */
+export const staffSlotMinutes = 30;
+
+/** The statuses that take bookings: what the directory lists by default and availability searches. */
+export const bookableStatuses = ['approved', 'active'] as const;
+
+interface Candidate {
+  id: string;
+  minutes: number;
+}
+
+export interface ProviderSlot {
+  providerId: string;
+  from: number;
+  to: number;
+}
+
+/** Each schedule's window in its location's zone: a local date, or from/to as the appointments availability reads them. */
+type WindowOf = (timezone: string) => { from: number; to: number };
+
+async function searchProviders(db: Executor, actor: AccessFilter, candidates: readonly Candidate[], windowOf: WindowOf, now: number, locationId?: string): Promise<ProviderSlot[]> {
+  if (candidates.length === 0) return [];
+  const engine = await slotEngine();
+  const minutes = new Map(candidates.map((c) => [c.id, c.minutes]));
+  const schedules = await schedulesOfProviders(db, actor, [...minutes.keys()], locationId);
+  if (schedules.length === 0) return [];
+  const windows = new Map<ProviderScheduleFacts, { from: number; to: number }>(schedules.map((s) => [s, windowOf(s.timezone)]));
+  const spans = [...windows.values()];
+  const busy = await engine.cachedBusyIntervals(
+    db,
+    [...new Set(schedules.map((s) => s.provider_id))],
+    Math.min(...spans.map((w) => w.from)),
+    Math.max(...spans.map((w) => w.to)) + engine.maxProviderBookingMinutes * engine.minuteMs,
+  );
+  const out: ProviderSlot[] = [];
+  for (const [schedule, window] of windows) {
+    const durationMs = (minutes.get(schedule.provider_id) ?? staffSlotMinutes) * engine.minuteMs;
+    const reach = window.to + durationMs;
+    const clock = engine.zoneClock(schedule.timezone);
+    const slots = engine.freeSlots({
+      working: engine.workingIntervals(engine.weeklyOf(schedule), clock, window.from, reach),
+      timeOff: engine.timeOffIntervals(schedule, window.from, reach),
+      busy: busy.get(schedule.provider_id) ?? [],
+      durationMs,
+      bufferBeforeMs: 0,
+      bufferAfterMs: 0,
+      from: window.from,
+      to: window.to,
+      earliest: now,
+    });
+    for (const slot of slots) out.push({ providerId: schedule.provider_id, from: slot.from, to: slot.to });
+  }
+  return out;
+}
+
+/** Slot lengths: the requested duration, else each provider's shortest active listing (of the category), else the staff grid. */
+async function candidatesOf(db: Executor, actor: AccessFilter, ids: readonly string[], durationMinutes: number | undefined, category: ListingCategory | undefined): Promise<Candidate[]> {
+  if (durationMinutes !== undefined) return ids.map((id) => ({ id, minutes: durationMinutes }));
+  const shortest = await shortestListings(db, actor.tenantId, ids, category);
+  return ids.map((id) => ({ id, minutes: shortest.get(id) ?? staffSlotMinutes }));
+}
+
+/** The providers among `ids` with at least one open slot on a local date (the directory's `availableOn`). */
+export async function openOn(db: Executor, actor: AccessFilter, ids: readonly string[], date: string, now: number, category?: ListingCategory, locationId?: string): Promise<Set<string>> {
+  if (!isCalendarDate(date)) throw validationFailed([{ field: 'availableOn', message: 'must be a real date YYYY-MM-DD' }]);
+  const engine = await slotEngine();
+  const windowOf: WindowOf = (timezone) => {
+    const clock = engine.zoneClock(timezone);
+    return { from: clock.toUtc(date, 0), to: clock.toUtc(addDays(date, 1), 0) };
+  };
+  const slots = await searchProviders(db, actor, await candidatesOf(db, actor, ids, undefined, category), windowOf, now, locationId);
+  return new Set(slots.map((s) => s.providerId));
+}
+
+export interface ProviderAvailability {
+  data: Array<{ providerId: string; startsAt: string; endsAt: string }>;
+  hasMore: boolean;
+  nextFrom: string | null;
+}
+
+/**
+ * Open slots across bookable providers (approved marketplace, active staff) chosen by `category`
+ * (an active listing of it) or `providerIds`, earliest first. Suspended, pending and inactive
+ * providers have no open slots; their existing bookings are untouched.
+ */
+export async function providerAvailability(db: Executor, actor: Actor, input: ProviderAvailabilityInput, now: number): Promise<ProviderAvailability> {
+  if (input.category === undefined && input.providerIds === undefined) {
+    throw validationFailed([{ field: 'category', message: 'give category or providerIds' }]);
+  }
+  const engine = await slotEngine();
+  const ids = input.providerIds === undefined ? undefined : [...new Set(input.providerIds.split(',').map((id) => id.trim()))];
+  if (ids !== undefined) {
+    const bad = ids.findIndex((id) => !/^prv_[a-z0-9_]{1,60}$/.test(id));
+    if (bad >= 0 || ids.length > 50) throw validationFailed([{ field: 'providerIds', message: 'a comma-separated list of up to 50 provider ids (prv_…)' }]);
+  }
+  const filters: ProviderFilters & { ids?: readonly string[] } = { statuses: bookableStatuses, category: input.category, locationId: input.locationId };
+  if (ids !== undefined) filters.ids = ids;
+  const providers = await providersFor(db, actor, filters);
+  if (ids !== undefined && input.category === undefined) {
+    // Naming a provider the caller cannot see is a bad reference; one that is not bookable just has no slots.
+    const seen = new Set((await providersFor(db, actor, { ids })).map((p) => p.id));
+    const unknown = ids.find((id) => !seen.has(id));
+    if (unknown !== undefined) throw missingReference('providerIds', 'provider', unknown);
+  }
+  const windowOf: WindowOf = (timezone) => engine.readWindow(engine.zoneClock(timezone), input, now, 7);
+  const candidates = await candidatesOf(db, actor, providers.map((p) => p.id), input.durationMinutes, input.category);
+  const all = await searchProviders(db, actor, candidates, windowOf, now, input.locationId);
+  all.sort((a, b) => a.from - b.from || (a.providerId < b.providerId ? -1 : a.providerId > b.providerId ? 1 : 0));
+  const limit = input.limit ?? 500;
+  const hasMore = all.length > limit;
+  const page = hasMore ? all.slice(0, limit) : all;
+  return {
+    data: page.map((s) => ({ providerId: s.providerId, startsAt: engine.toIso(s.from), endsAt: engine.toIso(s.to) })),
+    hasMore,
+    nextFrom: hasMore ? engine.toIso(all[limit]!.from) : null,
+  };
+}
