@@ -1,0 +1,113 @@
+import { api, type Page } from './api.js';
+import { clearProblem, h, showProblem } from './dom.js';
+import { dateTime } from './format.js';
+import type { Panel } from './panel.js';
+
+interface AuditEvent {
+  id: string;
+  occurredAt: string;
+  requestId: string;
+  clientId: string | null;
+  role: string | null;
+  ip: string;
+  method: string;
+  route: string;
+  path: string;
+  resourceId: string | null;
+  status: number;
+  latencyMs: number;
+}
+
+/** A datetime-local value (the browser's zone) as an ISO instant for the API. */
+const instant = (value: string): string | undefined => (value ? new Date(value).toISOString() : undefined);
+
+export const auditPanel: Panel = {
+  id: 'audit',
+  label: 'Audit',
+  scope: 'admin.read',
+  adminOnly: true,
+  mount(body, problem) {
+    const field = (id: string, label: string, input: HTMLInputElement | HTMLSelectElement) => h('div', { class: 'field' }, h('label', { for: id }, label), input);
+    const clientId = h('input', { id: 'audit-client', name: 'clientId', maxlength: '100', placeholder: 'cli_…', autocomplete: 'off' });
+    const resourceId = h('input', { id: 'audit-resource', name: 'resourceId', maxlength: '100', placeholder: 'pet_…', autocomplete: 'off' });
+    const method = h('select', { id: 'audit-method', name: 'method' }, h('option', { value: '' }, 'Any'), ...['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].map((m) => h('option', { value: m }, m)));
+    const status = h('input', { id: 'audit-status', name: 'status', type: 'number', min: '100', max: '599', placeholder: 'e.g. 403' });
+    const from = h('input', { id: 'audit-from', name: 'from', type: 'datetime-local' });
+    const to = h('input', { id: 'audit-to', name: 'to', type: 'datetime-local' });
+    const list = h('div', { class: 'table-scroll', 'aria-live': 'polite' });
+    const more = h('button', { type: 'button', hidden: true }, 'Load more');
+    let rows: AuditEvent[] = [];
+    let cursor: string | null = null;
+
+    function draw() {
+      list.replaceChildren(
+        rows.length === 0
+          ? h('p', { class: 'muted' }, 'No calls match.')
+          : h(
+              'table',
+              { class: 'data', id: 'audit-table' },
+              h('caption', {}, `${rows.length} calls, newest first`),
+              h('thead', {}, h('tr', {}, ...['Time', 'Client', 'Call', 'Resource', 'Status', 'Latency'].map((t) => h('th', { scope: 'col' }, t)))),
+              h(
+                'tbody',
+                {},
+                ...rows.map((e) =>
+                  h(
+                    'tr',
+                    {},
+                    h('td', {}, dateTime(e.occurredAt)),
+                    h('td', {}, e.clientId ?? '—', e.role ? h('div', { class: 'muted' }, `${e.role} · ${e.ip}`) : null),
+                    h('td', {}, h('span', { class: 'mono' }, `${e.method} ${e.path}`)),
+                    h('td', {}, e.resourceId ?? '—'),
+                    h('td', {}, h('span', { class: `badge http-${Math.floor(e.status / 100)}xx` }, String(e.status))),
+                    h('td', {}, `${Math.round(e.latencyMs * 10) / 10} ms`),
+                  ),
+                ),
+              ),
+            ),
+      );
+    }
+
+    async function load(next: boolean) {
+      clearProblem(problem);
+      try {
+        const page = await api<Page<AuditEvent>>('GET', '/v1/audit-events', {
+          query: {
+            limit: '50',
+            clientId: clientId.value.trim() || undefined,
+            resourceId: resourceId.value.trim() || undefined,
+            method: method.value || undefined,
+            status: status.value || undefined,
+            from: instant(from.value),
+            to: instant(to.value),
+            cursor: next && cursor ? cursor : undefined,
+          },
+        });
+        rows = next ? [...rows, ...page.data] : page.data;
+        cursor = page.nextCursor;
+        more.hidden = !page.hasMore;
+        draw();
+      } catch (error) {
+        showProblem(problem, error);
+      }
+    }
+
+    more.addEventListener('click', () => void load(true));
+    body.append(
+      h(
+        'form',
+        { class: 'filters', role: 'search', onsubmit: (e: Event) => { e.preventDefault(); void load(false); } },
+        field('audit-client', 'Client', clientId),
+        field('audit-resource', 'Resource', resourceId),
+        field('audit-method', 'Method', method),
+        field('audit-status', 'Status', status),
+        field('audit-from', 'From', from),
+        field('audit-to', 'To', to),
+        h('div', { class: 'field actions' }, h('button', { type: 'submit' }, 'Search')),
+      ),
+      list,
+      more,
+    );
+    void load(false);
+  },
+};

@@ -1,0 +1,98 @@
+import { api } from './api.js';
+import { metricChart, type SeriesPoint } from './charts.js';
+import { clearProblem, h, showProblem } from './dom.js';
+import { localDate, metricValue, monthRange } from './format.js';
+import type { Panel } from './panel.js';
+
+interface Metric {
+  name: string;
+  value: number;
+  unit: string;
+  currency?: string;
+  breakdown?: { key: string; value: number }[];
+  from: string;
+  to: string;
+  asOf: string;
+  basis: { date: string; formula: string };
+}
+
+interface Series {
+  name: string;
+  unit: string;
+  currency?: string;
+  points: (SeriesPoint & { from: string; to: string })[];
+}
+
+const labels: Record<string, string> = {
+  revenue_net: 'Revenue (net)',
+  invoices_open: 'Open invoices',
+  appointments_by_status: 'Appointments',
+  no_show_rate: 'No-show rate',
+  boarding_occupancy_rate: 'Boarding occupancy',
+  grooming_completed: 'Grooms completed',
+  vaccination_compliance_rate: 'Vaccination compliance',
+  new_pets: 'New pets',
+  active_pets: 'Active pets',
+  marketplace_gmv: 'Marketplace GMV',
+  commission_earned: 'Commission earned',
+};
+
+/** The four charts the manager asked for; the summary above them lists every metric. */
+const charted = ['revenue_net', 'boarding_occupancy_rate', 'no_show_rate', 'vaccination_compliance_rate'] as const;
+
+export const dashboardPanel: Panel = {
+  id: 'dashboard',
+  label: 'Dashboard',
+  scope: 'analytics.read',
+  mount(body, problem) {
+    const month = h('input', { type: 'month', id: 'dash-month', name: 'month', value: localDate(new Date()).slice(0, 7), required: true });
+    const kpis = h('dl', { class: 'kpis', 'aria-live': 'polite' });
+    const boxes = new Map(charted.map((name) => [name, h('div', { class: 'chart-box' })]));
+    const figures = charted.map((name) =>
+      h('figure', { class: 'chart-card', 'data-metric': name }, h('figcaption', {}, labels[name] ?? name), boxes.get(name) ?? null),
+    );
+    const note = h('p', { class: 'muted' });
+
+    async function load() {
+      clearProblem(problem);
+      const { from, to } = monthRange(month.value || localDate(new Date()).slice(0, 7));
+      kpis.setAttribute('aria-busy', 'true');
+      try {
+        const [summary, ...series] = await Promise.all([
+          api<{ metrics: Metric[] }>('GET', '/v1/analytics/summary', { query: { from, to } }),
+          ...charted.map((name) => api<Series>('GET', `/v1/analytics/metrics/${name}`, { query: { from, to, interval: 'day' } })),
+        ]);
+        kpis.replaceChildren(
+          ...summary.metrics.flatMap((m) => [
+            h('div', { class: 'kpi', 'data-metric': m.name, 'data-value': String(m.value), 'data-currency': m.currency, title: `${m.basis.formula} (${m.basis.date})` },
+              h('dt', {}, labels[m.name] ?? m.name, m.currency ? ` (${m.currency})` : ''),
+              h('dd', {}, metricValue(m.value, m.unit, m.currency)),
+              m.breakdown?.length ? h('dd', { class: 'breakdown' }, m.breakdown.map((b) => `${b.key.replace(/_/g, ' ')} ${b.value}`).join(' · ')) : null,
+            ),
+          ]),
+        );
+        const asOf = summary.metrics[0]?.asOf;
+        note.textContent = `${from} to ${to}, each location in its own time zone${asOf ? `; as of ${new Date(asOf).toLocaleString('en')}` : ''}. Hover a figure for how it is counted.`;
+        series.forEach((s, i) => {
+          const name = charted[i];
+          const box = name && boxes.get(name);
+          if (box) metricChart(box, labels[s.name] ?? s.name, s.unit, s.points, s.currency);
+        });
+      } catch (error) {
+        showProblem(problem, error);
+      } finally {
+        kpis.removeAttribute('aria-busy');
+      }
+    }
+
+    const form = h(
+      'form',
+      { class: 'toolbar', onsubmit: (e: Event) => { e.preventDefault(); void load(); } },
+      h('label', { for: 'dash-month' }, 'Month'),
+      month,
+      h('button', { type: 'submit' }, 'Show'),
+    );
+    body.append(form, note, kpis, h('div', { class: 'charts' }, ...figures));
+    void load();
+  },
+};

@@ -1,0 +1,42 @@
+/** Money in minor units shown in its currency (2 decimals for most; Intl knows the exceptions). */
+export function money(minor: number, currency = 'USD'): string {
+  const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  return new Intl.NumberFormat('en', { style: 'currency', currency }).format(minor / 10 ** digits);
+}
+
+export const percent = (ratio: number): string => `${(ratio * 100).toFixed(1)} %`;
+
+export const count = (n: number): string => new Intl.NumberFormat('en').format(n);
+
+/** A metric value as the API's unit says. */
+export function metricValue(value: number, unit: string, currency?: string): string {
+  if (unit === 'minor') return money(value, currency);
+  if (unit === 'ratio') return percent(value);
+  return count(value);
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** The browser's local calendar date, YYYY-MM-DD. */
+export const localDate = (d: Date): string => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+
+export function addDays(date: string, days: number): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  return localDate(new Date(y, m - 1, d + days));
+}
+
+/** First and last day of the month of `yyyyMm` (YYYY-MM). */
+export function monthRange(yyyyMm: string): { from: string; to: string } {
+  const [y, m] = yyyyMm.split('-').map(Number) as [number, number];
+  return { from: `${yyyyMm}-01`, to: localDate(new Date(y, m, 0)) };
+}
+
+export const time = (iso: string): string => new Date(iso).toLocaleTimeString('en', { hour: '2-digit', minute: '2-digit' });
+
+export const dateTime = (iso: string | null | undefined): string =>
+  iso ? new Date(iso).toLocaleString('en', { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }) : '—';
+
+export const shortDay = (date: string): string => {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  return new Date(y, m - 1, d).toLocaleDateString('en', { weekday: 'short', day: 'numeric' });
+};

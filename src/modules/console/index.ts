@@ -1,0 +1,1 @@
+export { consoleRoutes, consoleSecurityHeaders } from './console.routes.js';
