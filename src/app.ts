@@ -41,6 +41,9 @@ import { eventRoutes } from './modules/events/index.js';
 import { paymentJobs, paymentRoutes } from './modules/payments/index.js';
 import { boardingJobs, boardingRoutes } from './modules/boarding/index.js';
 import { groomingJobs, groomingRoutes } from './modules/grooming/index.js';
+import { marketplaceRoutes } from './modules/marketplace/index.js';
+import { aiJobs, aiRoutes } from './modules/ai/index.js';
+import { aiAgentRoutes } from './modules/ai/index.js';
 import { analyticsRoutes } from './modules/analytics/index.js';
 import { WebhookDispatcher, webhookHousekeeping, webhookJobs, webhookRoutes } from './modules/webhooks/index.js';
 
@@ -81,6 +84,7 @@ export function createApp(deps: AppDeps): PetCareApp {
   runner.register([...notificationJobs(shared), ...reminderJobs(shared)]);
   runner.register(paymentJobs());
   runner.register([...boardingJobs(shared), ...groomingJobs(shared)]);
+  runner.register(aiJobs(shared));
   const webhooks = new WebhookDispatcher({ config, clock, secretBox });
   runner.register(webhookJobs({ config, webhooks }));
   // The idempotency store belongs to the gateway, which has no module to register its clean-up from.
@@ -106,6 +110,9 @@ export function createApp(deps: AppDeps): PetCareApp {
     ...paymentRoutes(shared),
     ...boardingRoutes(shared),
     ...groomingRoutes(shared),
+    ...marketplaceRoutes(shared),
+    ...aiRoutes(shared),
+    ...aiAgentRoutes(shared),
     ...analyticsRoutes(shared),
     ...eventRoutes(),
     ...webhookRoutes({ ...shared, webhooks }),

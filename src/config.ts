@@ -63,6 +63,16 @@ export interface Config {
   readonly appointmentReminderHours: number;
   /** A boarding medication dose with nothing logged this many minutes after its time is overdue (care-plan-doses job). */
   readonly doseOverdueMinutes: number;
+  /** The marketplace commission in basis points when a provider has no override (1500 = 15 %). */
+  readonly commissionBps: number;
+  /** OpenAI-compatible server for the AI platform, including /v1 (Ollama, llama.cpp, vLLM); unset: extractive answers, lexical retrieval. */
+  readonly llmBaseUrl: string | undefined;
+  /** Chat model that phrases answers (needs llmBaseUrl). */
+  readonly llmModel: string | undefined;
+  /** Embedding model for vector retrieval (needs llmBaseUrl); pinned per knowledge service. */
+  readonly embeddingsModel: string | undefined;
+  /** How long an answer waits for the model server before falling back to extractive. */
+  readonly llmTimeoutMs: number;
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -207,6 +217,11 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     vaccinationReminderDays: int(env, 'PETCARE_VACCINATION_REMINDER_DAYS', 30, 0, 365),
     appointmentReminderHours: int(env, 'PETCARE_APPOINTMENT_REMINDER_HOURS', 24, 0, 24 * 30),
     doseOverdueMinutes: int(env, 'PETCARE_DOSE_OVERDUE_MINUTES', 60, 1, 24 * 60),
+    commissionBps: int(env, 'PETCARE_COMMISSION_BPS', 1500, 0, 10_000),
+    llmBaseUrl: url(env, 'PETCARE_LLM_BASE_URL'),
+    llmModel: env.PETCARE_LLM_MODEL || undefined,
+    embeddingsModel: env.PETCARE_EMBEDDINGS_MODEL || undefined,
+    llmTimeoutMs: int(env, 'PETCARE_LLM_TIMEOUT_MS', 15_000, 100, 600_000),
     ...overrides,
   };
   // The default backup folder follows the data dir, also one given as an override (tests, CLI).

@@ -1,4 +1,5 @@
 import SQLite from 'better-sqlite3';
+import { createRequire } from 'node:module';
 import {
   CompiledQuery,
   Kysely,
@@ -12,10 +13,13 @@ import {
   type Transaction,
 } from 'kysely';
 import type { JobsTables } from '../jobs/jobs.table.js';
+import type { AiTables } from '../modules/ai/ai.table.js';
+import type { RecallTables } from '../modules/ai/recall.table.js';
 import type { AppointmentsTables } from '../modules/appointments/appointments.table.js';
 import type { BookingsTables } from '../modules/bookings/bookings.table.js';
 import type { BoardingTables } from '../modules/boarding/boarding.table.js';
 import type { GroomingTables } from '../modules/grooming/grooming.table.js';
+import type { MarketplaceTables } from '../modules/marketplace/marketplace.table.js';
 import type { DocumentsTables } from '../modules/documents/documents.table.js';
 import type { MedicalRecordsTables } from '../modules/medical-records/medical-records.table.js';
 import type { NotificationsTables } from '../modules/notifications/notifications.table.js';
@@ -157,7 +161,10 @@ export interface Database
     SandboxClockTables,
     BookingsTables,
     BoardingTables,
-    GroomingTables {
+    GroomingTables,
+    MarketplaceTables,
+    AiTables,
+    RecallTables {
   tenants: TenantsTable;
   locations: LocationsTable;
   api_clients: ApiClientsTable;
@@ -322,6 +329,27 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/** Whether sqlite-vec loaded into the connections opened so far, and why not when it did not. */
+let vectorExtension: { loaded: boolean; reason: string | null } = { loaded: false, reason: 'no database opened yet' };
+
+/** sqlite-vec's state for the AI platform: without it retrieval stays lexical and says why. */
+export const vectorExtensionStatus = (): { loaded: boolean; reason: string | null } => vectorExtension;
+
+const requireModule = createRequire(import.meta.url);
+
+/**
+ * Loads sqlite-vec (vector distance functions for the AI platform's retrieval) into a connection.
+ * A platform without its binary still opens the database: lexical search keeps working.
+ */
+function loadVectorExtension(sqlite: SQLite.Database): void {
+  try {
+    (requireModule('sqlite-vec') as { load(db: SQLite.Database): void }).load(sqlite);
+    vectorExtension = { loaded: true, reason: null };
+  } catch (err) {
+    vectorExtension = { loaded: false, reason: `sqlite-vec could not be loaded: ${err instanceof Error ? err.message : String(err)}`.slice(0, 300) };
+  }
+}
+
 /** Opens one environment's SQLite file: WAL for concurrent readers, enforced foreign keys, a busy timeout for the CLI. */
 export function openDatabase(file: string): DatabaseHandle {
   const sqlite = new SQLite(file);
@@ -333,6 +361,7 @@ export function openDatabase(file: string): DatabaseHandle {
   // savepoint keeps the pages it changes in a sub-journal: in memory that costs a copy, in a temp
   // file a system call per page (measured: 135 → 76 µs of SQLite CPU per POST /v1/pets).
   sqlite.pragma('temp_store = MEMORY');
+  loadVectorExtension(sqlite);
   const statements = new StatementCache(sqlite);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite, statements) }) });
   rawConnections.set(db, { sqlite, statements, owned: false });

@@ -15,7 +15,8 @@ export interface PdfTextLimits {
 }
 
 export type PdfTextResult =
-  | { ok: true; text: string; pageCount: number; truncated: boolean }
+  /** `pages`: the text of each page read, in order (empty for a page without a text layer), for page-aware indexing. */
+  | { ok: true; text: string; pageCount: number; truncated: boolean; pages: string[] }
   | { ok: false; reason: string };
 
 const require = createRequire(import.meta.url);
@@ -41,6 +42,7 @@ const { readFile } = require('node:fs/promises');
     standardFontDataUrl, cMapUrl, cMapPacked: true,
   }).promise;
   let text = '';
+  const pageTexts = [];
   let truncated = doc.numPages > maxPages;
   const pages = Math.min(doc.numPages, maxPages);
   for (let n = 1; n <= pages; n++) {
@@ -54,6 +56,7 @@ const { readFile } = require('node:fs/promises');
     }
     page.cleanup();
     pageText = pageText.trim();
+    pageTexts.push(pageText);
     if (pageText) text += (text ? '\\n\\n' : '') + pageText;
     if (text.length >= maxChars) {
       text = text.slice(0, maxChars);
@@ -63,7 +66,7 @@ const { readFile } = require('node:fs/promises');
   }
   const pageCount = doc.numPages;
   await doc.destroy();
-  parentPort.postMessage({ ok: true, text, pageCount, truncated });
+  parentPort.postMessage({ ok: true, text, pageCount, truncated, pages: pageTexts });
 })().catch((err) => parentPort.postMessage({ ok: false, reason: String((err && err.name) || 'Error') + ': ' + String((err && err.message) || err) }));
 `;
 

@@ -1,0 +1,198 @@
+import { sql, type Expression, type SqlBool } from 'kysely';
+import { insertRow, runStatement, selectRows, type Executor } from '../../db/database.js';
+import type { AccessFilter } from '../../http/actor.js';
+import { pageQuery, type PageRequest } from '../../http/paging.js';
+import type { AiAnswersTable, AiDocumentsTable, AiServicesTable } from './ai.table.js';
+
+/**
+ * The access policy of knowledge: a service with no locations is the whole tenant's (clinic-group
+ * policies) and every caller of the tenant sees it; a service bound to locations is seen only by a
+ * caller who covers every one of them, since its documents may come from any of them.
+ */
+function serviceVisible(actor: AccessFilter): Expression<SqlBool> {
+  if (actor.locationIds === null) return sql<SqlBool>`1 = 1`;
+  const ids = actor.locationIds.length ? actor.locationIds : [''];
+  return sql<SqlBool>`(ai_services.location_ids is null or not exists (select 1 from json_each(ai_services.location_ids) j where j.value not in (${sql.join(ids)})))`;
+}
+
+export async function insertService(db: Executor, row: AiServicesTable): Promise<void> {
+  await insertRow(db, 'ai_services', row);
+}
+
+export async function findService(db: Executor, actor: AccessFilter, id: string): Promise<AiServicesTable | null> {
+  const row = await db
+    .selectFrom('ai_services')
+    .selectAll()
+    .where('id', '=', id)
+    .where('tenant_id', '=', actor.tenantId)
+    .where(serviceVisible(actor))
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+export async function listServices(db: Executor, actor: AccessFilter, page: PageRequest): Promise<AiServicesTable[]> {
+  const query = db.selectFrom('ai_services').selectAll().where('tenant_id', '=', actor.tenantId).where(serviceVisible(actor));
+  return pageQuery(query, page).execute();
+}
+
+/**
+ * Services a question in `scope` searches: visible to the caller, and tenant-wide or bound to at
+ * least one of the scope's locations (`locationIds` null: every location the caller may see).
+ */
+export async function servicesInScope(db: Executor, actor: AccessFilter, locationIds: readonly string[] | null): Promise<AiServicesTable[]> {
+  let query = db.selectFrom('ai_services').selectAll().where('tenant_id', '=', actor.tenantId).where(serviceVisible(actor));
+  if (locationIds !== null) {
+    const ids = locationIds.length ? locationIds : [''];
+    query = query.where(
+      sql<SqlBool>`(ai_services.location_ids is null or exists (select 1 from json_each(ai_services.location_ids) j where j.value in (${sql.join(ids)})))`,
+    );
+  }
+  return query.orderBy('id').limit(200).execute();
+}
+
+export async function updateService(db: Executor, tenantId: string, id: string, patch: Partial<AiServicesTable>): Promise<void> {
+  await db.updateTable('ai_services').set(patch).where('id', '=', id).where('tenant_id', '=', tenantId).execute();
+}
+
+/** Documents per service (every status), for the services' documentCount. */
+export async function documentCounts(db: Executor, serviceIds: readonly string[]): Promise<Map<string, number>> {
+  if (serviceIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('ai_documents')
+    .select(['service_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('service_id', 'in', serviceIds)
+    .groupBy('service_id')
+    .execute();
+  return new Map(rows.map((r) => [r.service_id, Number(r.n)]));
+}
+
+export async function insertKnowledgeDocument(db: Executor, row: AiDocumentsTable): Promise<void> {
+  await insertRow(db, 'ai_documents', row);
+}
+
+export async function findDocumentBySha(db: Executor, serviceId: string, sha256: string): Promise<AiDocumentsTable | null> {
+  return (await db.selectFrom('ai_documents').selectAll().where('service_id', '=', serviceId).where('sha256', '=', sha256).executeTakeFirst()) ?? null;
+}
+
+/** A document of a service the caller has already been shown to see. */
+export async function findKnowledgeDocument(db: Executor, serviceId: string, id: string): Promise<AiDocumentsTable | null> {
+  return (await db.selectFrom('ai_documents').selectAll().where('service_id', '=', serviceId).where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
+export async function listKnowledgeDocuments(db: Executor, serviceId: string, page: PageRequest): Promise<AiDocumentsTable[]> {
+  return pageQuery(db.selectFrom('ai_documents').selectAll().where('service_id', '=', serviceId), page).execute();
+}
+
+/** The next document the indexing job should take (a run of one job never overlaps another, so `extracting` left over is from a stop). */
+export async function nextPendingDocument(db: Executor): Promise<AiDocumentsTable | null> {
+  return (await db.selectFrom('ai_documents').selectAll().where('status', 'in', ['uploaded', 'extracting']).orderBy('id').limit(1).executeTakeFirst()) ?? null;
+}
+
+export async function updateKnowledgeDocument(db: Executor, id: string, patch: Partial<AiDocumentsTable>): Promise<void> {
+  await db.updateTable('ai_documents').set(patch).where('id', '=', id).execute();
+}
+
+/** Queues every document of a service for indexing again (re-index after an embedding model change). */
+export async function requeueServiceDocuments(db: Executor, serviceId: string, now: string): Promise<number> {
+  const result = await db
+    .updateTable('ai_documents')
+    .set({ status: 'uploaded', error: null, chunks: 0, updated_at: now })
+    .where('service_id', '=', serviceId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export async function deleteDocumentChunks(db: Executor, documentId: string): Promise<void> {
+  await runStatement(db, 'delete from ai_chunk_vectors where chunk_seq in (select seq from ai_chunks where document_id = ?)', [documentId]);
+  await runStatement(db, 'delete from ai_chunks where document_id = ?', [documentId]);
+}
+
+export async function deleteServiceVectors(db: Executor, serviceId: string): Promise<void> {
+  await runStatement(db, 'delete from ai_chunk_vectors where service_id = ?', [serviceId]);
+}
+
+export interface NewChunk {
+  id: string;
+  tenantId: string;
+  serviceId: string;
+  documentId: string;
+  position: number;
+  page: number;
+  text: string;
+  vector: { model: string; dimension: number; embedding: Buffer } | null;
+}
+
+/** Inserts chunks (and their vectors) in the caller's transaction; the FTS index follows by trigger. */
+export async function insertChunks(db: Executor, chunks: readonly NewChunk[]): Promise<void> {
+  for (const c of chunks) {
+    await runStatement(db, 'insert into ai_chunks (id, tenant_id, service_id, document_id, position, page, text) values (?, ?, ?, ?, ?, ?, ?)', [
+      c.id,
+      c.tenantId,
+      c.serviceId,
+      c.documentId,
+      c.position,
+      c.page,
+      c.text,
+    ]);
+    if (c.vector) {
+      await runStatement(
+        db,
+        'insert into ai_chunk_vectors (chunk_seq, service_id, model, dimension, embedding) values ((select seq from ai_chunks where id = ?), ?, ?, ?, ?)',
+        [c.id, c.serviceId, c.vector.model, c.vector.dimension, c.vector.embedding],
+      );
+    }
+  }
+}
+
+export interface ChunkHit {
+  seq: number;
+  id: string;
+  service_id: string;
+  document_id: string;
+  page: number | null;
+  position: number;
+  text: string;
+  title: string;
+  /** bm25 (lower is better) or cosine distance (lower is better). */
+  score: number;
+}
+
+const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
+
+/** FTS5 bm25 search over the chunks of the given services (already filtered by visibility). */
+export async function lexicalSearch(db: Executor, serviceIds: readonly string[], match: string, limit: number): Promise<ChunkHit[]> {
+  if (serviceIds.length === 0 || match === '') return [];
+  const text =
+    'select c.seq, c.id, c.service_id, c.document_id, c.page, c.position, c.text, d.title, bm25(ai_chunks_fts) as score ' +
+    'from ai_chunks_fts join ai_chunks c on c.seq = ai_chunks_fts.rowid join ai_documents d on d.id = c.document_id ' +
+    `where ai_chunks_fts match ? and c.service_id in (${placeholders(serviceIds.length)}) and d.status = 'indexed' ` +
+    'order by score limit ?';
+  return selectRows<ChunkHit>(db, text, [match, ...serviceIds, limit]);
+}
+
+/** Nearest chunks by cosine distance (sqlite-vec's vec_distance_cosine), brute force within the services. */
+export async function vectorSearch(db: Executor, serviceIds: readonly string[], embedding: Buffer, model: string, limit: number): Promise<ChunkHit[]> {
+  if (serviceIds.length === 0) return [];
+  const text =
+    'select c.seq, c.id, c.service_id, c.document_id, c.page, c.position, c.text, d.title, vec_distance_cosine(v.embedding, ?) as score ' +
+    'from ai_chunk_vectors v join ai_chunks c on c.seq = v.chunk_seq join ai_documents d on d.id = c.document_id ' +
+    `where v.service_id in (${placeholders(serviceIds.length)}) and v.model = ? and v.dimension = ? and d.status = 'indexed' ` +
+    'order by score limit ?';
+  return selectRows<ChunkHit>(db, text, [embedding, ...serviceIds, model, embedding.length / 4, limit]);
+}
+
+export async function insertAnswer(db: Executor, row: AiAnswersTable): Promise<void> {
+  await insertRow(db, 'ai_answers', row);
+}
+
+/** An answer is readable by a caller who covers every location it drew from (tenant-wide answers: tenant-wide callers). */
+export async function findAnswer(db: Executor, actor: AccessFilter, id: string): Promise<AiAnswersTable | null> {
+  let query = db.selectFrom('ai_answers').selectAll().where('id', '=', id).where('tenant_id', '=', actor.tenantId);
+  if (actor.locationIds !== null) {
+    const ids = actor.locationIds.length ? actor.locationIds : [''];
+    query = query.where(
+      sql<SqlBool>`(ai_answers.location_ids is not null and not exists (select 1 from json_each(ai_answers.location_ids) j where j.value not in (${sql.join(ids)})))`,
+    );
+  }
+  return (await query.executeTakeFirst()) ?? null;
+}

@@ -1,0 +1,102 @@
+import type { Executor } from '../../db/database.js';
+import type { WriteBatches } from '../../db/write-batches.js';
+import type { Actor } from '../../http/actor.js';
+import { foundOr404 } from '../../http/errors.js';
+import { insertAnswer, servicesInScope } from './ai.repository.js';
+import type { LiveCount } from './ai.schema.js';
+import type { AiAnswersTable } from './ai.table.js';
+import { answerRow, assertEmbeddingsMatch, compose, questionWords, retrieve, type Composed } from './answers.service.js';
+import { getService } from './knowledge.service.js';
+import { computeCount, countSentence, matchCountIntent, scopeLocations } from './live-counts.js';
+import type { LlmClient } from './llm-client.js';
+
+export interface AskDeps {
+  llm: LlmClient;
+  /** The environment's group-committed writes: answers are stored after the (network) work, never inside a held transaction. */
+  writes: WriteBatches;
+}
+
+const union = (a: readonly string[] | null, b: readonly string[] | null): string[] | null => (a === null && b === null ? null : [...new Set([...(a ?? []), ...(b ?? [])])]);
+
+/** POST /v1/ai/services/:id/query: retrieval within one service, the answer stored. */
+export async function askService(
+  db: Executor,
+  actor: Actor,
+  serviceId: string,
+  input: { question: string; topK?: number | undefined },
+  deps: AskDeps,
+  now: number,
+): Promise<{ row: AiAnswersTable; composed: Composed }> {
+  const words = questionWords(input.question);
+  const service = await getService(db, actor, serviceId);
+  assertEmbeddingsMatch(service, deps.llm);
+  const retrieved = await retrieve(db, deps.llm, [service], words, input.question, input.topK ?? 5);
+  const composed = await compose(deps.llm, input.question, words, retrieved.passages);
+  if (retrieved.fallback && !composed.fallback) composed.fallback = retrieved.fallback;
+  const serviceLocations = service.location_ids === null ? null : (JSON.parse(service.location_ids) as string[]);
+  const row = answerRow(
+    actor,
+    {
+      kind: 'knowledge',
+      serviceId: service.id,
+      scope: null,
+      locationIds: union(actor.locationIds, serviceLocations),
+      question: input.question,
+      composed,
+      retrieval: retrieved.retrieval,
+      liveCounts: [],
+    },
+    now,
+  );
+  await deps.writes.run((trx) => insertAnswer(trx, row));
+  return { row, composed };
+}
+
+/**
+ * POST /ai/agent/query: every service the scope covers, plus a live count when the question asks
+ * for one (the number from SQL, never from a model). A location scope outside the caller's → 404.
+ */
+export async function askAgent(
+  db: Executor,
+  actor: Actor,
+  input: { question: string; scope: string },
+  deps: AskDeps,
+  now: number,
+): Promise<{ row: AiAnswersTable; composed: Composed; liveCounts: LiveCount[] }> {
+  const words = questionWords(input.question);
+  const scopeIds = input.scope === 'tenant' ? null : [input.scope];
+  const locations = await scopeLocations(db, actor, scopeIds);
+  if (scopeIds !== null) foundOr404(locations[0], 'location', input.scope);
+  // `tenant` for a caller confined to locations means exactly its locations.
+  const covered = scopeIds ?? actor.locationIds;
+  const services = await servicesInScope(db, actor, covered);
+  const retrieved = await retrieve(db, deps.llm, services, words, input.question, 5);
+  const intent = matchCountIntent(input.question, locations);
+  const liveCounts: LiveCount[] = [];
+  let composed: Composed;
+  if (intent) {
+    const count = await computeCount(db, actor, intent, now);
+    liveCounts.push(count);
+    const documents = await compose(deps.llm, input.question, words, retrieved.passages);
+    const sentence = countSentence(count, intent);
+    composed = documents.abstained
+      ? { ...documents, answer: sentence, abstained: false }
+      : { ...documents, answer: `${sentence} ${documents.answer}` };
+  } else {
+    composed = await compose(deps.llm, input.question, words, retrieved.passages);
+  }
+  if (retrieved.fallback && !composed.fallback) composed.fallback = retrieved.fallback;
+  // Who may read the stored answer: whoever covers the scope and every service it drew from.
+  const cited = new Set(composed.citations.map((c) => c.documentId));
+  const drewFrom = services.filter((s) => retrieved.passages.some((p) => p.hit.service_id === s.id && cited.has(p.hit.document_id)));
+  let locationIds: string[] | null = scopeIds ?? (actor.locationIds ? [...actor.locationIds] : null);
+  for (const s of drewFrom) locationIds = union(locationIds, s.location_ids === null ? null : (JSON.parse(s.location_ids) as string[]));
+  if (intent) locationIds = union(locationIds, intent.locations.map((l) => l.id));
+  const row = answerRow(
+    actor,
+    { kind: 'agent', serviceId: null, scope: input.scope, locationIds, question: input.question, composed, retrieval: retrieved.retrieval, liveCounts },
+    now,
+  );
+  await deps.writes.run((trx) => insertAnswer(trx, row));
+  return { row, composed, liveCounts };
+}

@@ -1,0 +1,159 @@
+import { DateTime } from 'luxon';
+import { selectRows, type Executor } from '../../db/database.js';
+import type { AccessFilter } from '../../http/actor.js';
+import { localDate } from '../../calendar-dates.js';
+import type { LiveCount } from './ai.schema.js';
+import { wordsOf } from './knowledge-text.js';
+
+/** Point-in-time counts the agent computes in SQL itself (DESIGN §13). */
+export const liveMetrics = ['pets_total', 'appointments_today', 'boarded_tonight'] as const;
+export type LiveMetric = (typeof liveMetrics)[number];
+
+export interface ScopeLocation {
+  id: string;
+  name: string;
+  timezone: string;
+}
+
+export interface CountIntent {
+  metric: LiveMetric;
+  /** Lower-case singular species (dog, cat…), or null for every pet. */
+  species: string | null;
+  /** The locations counted: those the question names among the scope's, else all of the scope's. */
+  locations: ScopeLocation[];
+}
+
+const speciesWords: Record<string, string> = {
+  dog: 'dog', dogs: 'dog', puppy: 'dog', puppies: 'dog',
+  cat: 'cat', cats: 'cat', kitten: 'cat', kittens: 'cat',
+  rabbit: 'rabbit', rabbits: 'rabbit', bird: 'bird', birds: 'bird',
+  ferret: 'ferret', ferrets: 'ferret', horse: 'horse', horses: 'horse',
+  hamster: 'hamster', hamsters: 'hamster', reptile: 'reptile', reptiles: 'reptile',
+};
+
+const countAsk = /\b(how many|number of|count of|total (?:number of )?|how much)\b/i;
+
+/**
+ * A deterministic intent matcher: a count question ("how many…", "number of…") about boarding
+ * tonight, appointments today or pets, with an optional species word and location name. No model
+ * is involved: the same question always asks for the same metric.
+ */
+export function matchCountIntent(question: string, scope: readonly ScopeLocation[]): CountIntent | null {
+  if (!countAsk.test(question)) return null;
+  const words = wordsOf(question);
+  const has = (...options: string[]) => options.some((o) => words.includes(o));
+  let metric: LiveMetric | null = null;
+  if (has('boarded', 'boarding', 'staying', 'lodging', 'kennelled', 'overnight') || (has('tonight') && !has('appointment', 'appointments'))) metric = 'boarded_tonight';
+  else if (has('appointment', 'appointments', 'visits', 'consultations', 'bookings') && has('today')) metric = 'appointments_today';
+  else if (has('pets', 'pet', 'patients', 'animals', 'registered') || words.some((w) => w in speciesWords)) metric = 'pets_total';
+  if (!metric) return null;
+  const speciesWord = words.find((w) => w in speciesWords);
+  const lower = ` ${words.join(' ')} `;
+  const named = scope.filter((l) => {
+    const name = wordsOf(l.name).join(' ');
+    return name !== '' && lower.includes(` ${name} `);
+  });
+  return { metric, species: speciesWord ? (speciesWords[speciesWord] as string) : null, locations: named.length ? named : [...scope] };
+}
+
+const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
+
+/** Computes the intent's count from the database as of `now`, each location in its own time zone. */
+export async function computeCount(db: Executor, actor: AccessFilter, intent: CountIntent, now: number): Promise<LiveCount> {
+  const asOf = new Date(now).toISOString();
+  const locationIds = intent.locations.map((l) => l.id);
+  const speciesNote = intent.species ? ` of species ${intent.species}` : '';
+  if (locationIds.length === 0) {
+    return { metric: intent.metric, value: 0, asOf, locationIds, basis: { date: 'no location in scope', formula: 'nothing to count' } };
+  }
+  let value = 0;
+  if (intent.metric === 'pets_total') {
+    const params: unknown[] = [actor.tenantId, ...locationIds];
+    let text = `select count(*) as n from pets where tenant_id = ? and location_id in (${placeholders(locationIds.length)})`;
+    if (intent.species) {
+      text += ' and lower(species) = ?';
+      params.push(intent.species);
+    }
+    value = (await selectRows<{ n: number }>(db, text, params))[0]?.n ?? 0;
+    return {
+      metric: 'pets_total',
+      value,
+      asOf,
+      locationIds,
+      basis: { date: 'pets registered at asOf (point in time)', formula: `count of pets whose current location is in locationIds${speciesNote}`, ...(intent.species ? { species: intent.species } : {}) },
+    };
+  }
+  if (intent.metric === 'appointments_today') {
+    for (const location of intent.locations) {
+      const day = DateTime.fromMillis(now, { zone: location.timezone }).startOf('day');
+      const from = day.toUTC().toJSDate().toISOString();
+      const to = day.plus({ days: 1 }).toUTC().toJSDate().toISOString();
+      const rows = await selectRows<{ n: number }>(
+        db,
+        "select count(*) as n from appointments where tenant_id = ? and location_id = ? and starts_at >= ? and starts_at < ? and status not in ('cancelled')",
+        [actor.tenantId, location.id, from, to],
+      );
+      value += rows[0]?.n ?? 0;
+    }
+    return {
+      metric: 'appointments_today',
+      value,
+      asOf,
+      locationIds,
+      basis: { date: "appointment startsAt on today's date in each location's time zone", formula: 'count of appointments not cancelled (any other status)' },
+    };
+  }
+  for (const location of intent.locations) {
+    const tonight = localDate(now, location.timezone);
+    const params: unknown[] = [actor.tenantId, location.id, tonight, tonight];
+    let text =
+      'select count(*) as n from boarding_stays s join bookings b on b.id = s.booking_id ' +
+      "where s.tenant_id = ? and s.location_id = ? and b.status in ('reserved', 'checked_in') and s.check_in_on <= ? and s.check_out_on > ?";
+    if (intent.species) {
+      text += ' and lower(s.species) = ?';
+      params.push(intent.species);
+    }
+    value += (await selectRows<{ n: number }>(db, text, params))[0]?.n ?? 0;
+  }
+  return {
+    metric: 'boarded_tonight',
+    value,
+    asOf,
+    locationIds,
+    basis: {
+      date: "tonight = today's date in each location's time zone",
+      formula: `count of boarding stays reserved or checked in whose nights include tonight (checkInOn <= tonight < checkOutOn)${speciesNote}`,
+      ...(intent.species ? { species: intent.species } : {}),
+    },
+  };
+}
+
+/** The sentence that reports a count; the number is the database's, whatever phrases the rest. */
+export function countSentence(count: LiveCount, intent: CountIntent): string {
+  const where = intent.locations.map((l) => l.name).join(', ');
+  const what = intent.species ? `${intent.species}s` : 'pets';
+  switch (count.metric) {
+    case 'boarded_tonight':
+      return `${count.value} ${what} ${count.value === 1 ? 'is' : 'are'} boarded tonight at ${where} (as of ${count.asOf}).`;
+    case 'appointments_today':
+      return `${count.value} appointment${count.value === 1 ? '' : 's'} today at ${where} (as of ${count.asOf}).`;
+    default:
+      return `${count.value} ${what} registered at ${where} (as of ${count.asOf}).`;
+  }
+}
+
+/** The locations a scope covers, as the caller sees them. */
+export async function scopeLocations(db: Executor, actor: AccessFilter, ids: readonly string[] | null): Promise<ScopeLocation[]> {
+  const params: unknown[] = [actor.tenantId];
+  let text = 'select id, name, timezone from locations where tenant_id = ?';
+  const visible = actor.locationIds;
+  if (visible !== null) {
+    text += ` and id in (${placeholders(Math.max(visible.length, 1))})`;
+    params.push(...(visible.length ? visible : ['']));
+  }
+  if (ids !== null) {
+    text += ` and id in (${placeholders(Math.max(ids.length, 1))})`;
+    params.push(...(ids.length ? ids : ['']));
+  }
+  return selectRows<ScopeLocation>(db, `${text} order by id limit 500`, params);
+}
