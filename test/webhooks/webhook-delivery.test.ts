@@ -213,6 +213,12 @@ const samples: Record<EventType, Record<string, unknown>> = {
   'subscription.past_due': { subscriptionId: 'sub_x', parentId: 'usr_x', status: 'past_due', latestInvoiceId: 'inv_x' },
   'subscription.canceled': { subscriptionId: 'sub_x', parentId: 'usr_x', status: 'canceled', latestInvoiceId: 'inv_x' },
   'boarding.dose_overdue': { carePlanId: 'cpl_x', bookingId: 'bkg_x', petId: 'pet_x', locationId: 'loc_x', medication: 'Apoquel', scheduledFor: '2026-12-01T08:00:00.000Z' },
+  'order.created': { orderId: 'ord_x', parentId: 'usr_x', petId: 'pet_x', locationId: 'loc_x', status: 'pending_payment', total: 2000, amountRefunded: 0, currency: 'USD', invoiceId: 'inv_x' },
+  'order.paid': { orderId: 'ord_x', parentId: 'usr_x', petId: 'pet_x', locationId: 'loc_x', status: 'paid', total: 2000, amountRefunded: 0, currency: 'USD', invoiceId: 'inv_x' },
+  'order.cancelled': { orderId: 'ord_x', parentId: 'usr_x', petId: 'pet_x', locationId: 'loc_x', status: 'cancelled', total: 2000, amountRefunded: 0, currency: 'USD', invoiceId: 'inv_x' },
+  'order.refunded': { orderId: 'ord_x', parentId: 'usr_x', petId: 'pet_x', locationId: 'loc_x', status: 'refunded', total: 2000, amountRefunded: 2000, currency: 'USD', invoiceId: 'inv_x', refundIds: ['ref_x'], amount: 2000 },
+  'marketplace.booking_completed': { bookingId: 'bkg_x', orderId: 'ord_x', providerId: 'prv_x', petId: 'pet_x', completedAt: '2026-12-01T08:00:00.000Z' },
+  'ai.recall_sent': { campaignId: 'rcl_x', locationId: null, dueThrough: '2026-12-31', recipients: 3, sent: 2, skipped: 1 },
 };
 
 test.serial('every catalogue type delivers; an alias subscription receives the alias name, "*" the canonical one, both: once, canonical', async (a) => {

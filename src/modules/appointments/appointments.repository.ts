@@ -9,6 +9,7 @@ import type { AppointmentsTable } from './appointments.table.js';
 import { holdingStatuses } from './appointments.schema.js';
 import { isoMsAt, minuteMs, toIso } from './local-time.js';
 import { inList } from '../../db/in-list.js';
+import type { BookingKind } from '../bookings/index.js';
 
 /** An appointment with its provider's name (both forms of the seed's object need it). */
 export interface AppointmentRecord extends AppointmentsTable {
@@ -58,7 +59,10 @@ const maxSpanMs = (maxDurationMinutes + 2 * maxBufferMinutes) * minuteMs;
 export const maxProviderBookingMinutes = 24 * 60;
 const maxBookingSpanMs = maxProviderBookingMinutes * minuteMs;
 
-/** Grooming bookings that no longer hold their stylist's time. */
+/** Bookings of the shared table that take a provider's time (DESIGN §11, §12): grooms and marketplace bookings. */
+const providerBookingKinds: BookingKind[] = ['grooming', 'marketplace'];
+
+/** Grooming and marketplace bookings that no longer hold their provider's time. */
 const releasedBookingStatuses = ['cancelled', 'no_show'];
 
 /**
@@ -69,8 +73,8 @@ const releasedBookingStatuses = ['cancelled', 'no_show'];
  * come from the caller's tenant-scoped provider lookup, so no tenant predicate is needed here (one
  * would steer SQLite to the (tenant_id, starts_at) index, which scans every provider's rows).
  *
- * The same statement adds the provider's grooming bookings (the shared `bookings` table, DESIGN
- * §11): one busy time per provider, so a stylist is never double-booked across modules. Those read
+ * The same statement adds the provider's grooming and marketplace bookings (the shared `bookings`
+ * table, DESIGN §11, §12): one busy time per provider, so nobody is double-booked across modules. Those read
  * the (provider_id, starts_at) index of bookings, bounded the same way.
  */
 export async function busyIntervals(db: Executor, providerIds: readonly string[], from: number, to: number, exceptId?: string): Promise<Map<string, Interval[]>> {
@@ -94,7 +98,7 @@ export async function busyIntervals(db: Executor, providerIds: readonly string[]
     .where('provider_id', 'in', [...providerIds])
     .where('starts_at', '>=', toIso(from - maxBookingSpanMs))
     .where('starts_at', '<', toIso(to))
-    .where('kind', '=', 'grooming')
+    .where('kind', 'in', providerBookingKinds)
     .where('status', 'not in', releasedBookingStatuses)
     .where('ends_at', '>', toIso(from));
   if (exceptId !== undefined) {

@@ -23,6 +23,14 @@ export const canonicalEventTypes = [
   'subscription.canceled',
   // Boarding (DESIGN §10)
   'boarding.dose_overdue',
+  // Marketplace orders (DESIGN §12)
+  'order.created',
+  'order.paid',
+  'order.cancelled',
+  'order.refunded',
+  'marketplace.booking_completed',
+  // AI platform (DESIGN §13): vaccination recall campaigns
+  'ai.recall_sent',
 ] as const;
 
 export type EventType = (typeof canonicalEventTypes)[number];
@@ -73,6 +81,18 @@ const invoiceData = {
   total: amount,
   amountDue: amount,
   currency,
+};
+
+const orderData = {
+  orderId: id('ord', 'The order'),
+  parentId: id('usr', 'The pet parent'),
+  petId: id('pet', 'The pet'),
+  locationId: id('loc', 'The location billing it (the pet’s)'),
+  status: Type.String({ description: 'pending_payment | paid | fulfilled | cancelled | partially_refunded | refunded' }),
+  total: amount,
+  amountRefunded: amount,
+  currency,
+  invoiceId: id('inv', 'The order’s invoice'),
 };
 
 const subscriptionData = {
@@ -144,7 +164,7 @@ export const eventCatalogue: Record<EventType, EventTypeInfo> = {
   },
   'pet.vaccination_due': {
     description: 'A vaccine falls due for a pet (alias vaccination.due). Sent once per pet, vaccine and due date.',
-    emittedBy: 'the daily vaccination-reminders job',
+    emittedBy: 'the daily vaccination-reminders job, or POST /v1/ai/recall (whichever handles the pet, vaccine and due date first)',
     data: data(
       {
         petId: id('pet', 'The pet'),
@@ -279,6 +299,8 @@ export const eventCatalogue: Record<EventType, EventTypeInfo> = {
         amount,
         currency,
         startsAt: Type.Optional(dateTime('Start, ISO 8601 UTC.')),
+        orderId: Type.Optional(id('ord', 'The order it is a line of')),
+        listingId: Type.Optional(id('lst', 'The listing booked')),
       },
       'The marketplace booking.',
     ),
@@ -335,6 +357,62 @@ export const eventCatalogue: Record<EventType, EventTypeInfo> = {
         scheduledFor: dateTime('When the dose was due, ISO 8601 UTC (the plan gives local times at the location).'),
       },
       'The missed dose.',
+    ),
+  },
+  'order.created': {
+    description: 'A marketplace order was placed: its bookings are reserved and its invoice is open.',
+    emittedBy: 'POST /v1/orders',
+    data: data(orderData, 'The order.'),
+  },
+  'order.paid': {
+    description: 'A marketplace order’s invoice was paid: its bookings are confirmed and its commission lines accrued.',
+    emittedBy: 'the payment (POST /v1/payments) that paid the order’s invoice',
+    data: data(orderData, 'The paid order.'),
+  },
+  'order.cancelled': {
+    description: 'An unpaid marketplace order was cancelled: its invoice voided, its bookings cancelled.',
+    emittedBy: 'POST /v1/orders/:id/cancel',
+    data: data(orderData, 'The cancelled order.'),
+  },
+  'order.refunded': {
+    description: 'Lines of a marketplace order were refunded (partially or in full).',
+    emittedBy: 'POST /v1/orders/:id/refund',
+    data: data(
+      {
+        ...orderData,
+        refundIds: Type.Array(id('ref', 'A refund made')),
+        amount: Type.Integer({ description: 'Money paid back by this refund, tax shares included.' }),
+      },
+      'The order after the refund.',
+    ),
+  },
+  'marketplace.booking_completed': {
+    description: 'A provider completed a marketplace booking; it now counts for the next payout statement.',
+    emittedBy: 'POST /v1/marketplace/bookings/:id/complete',
+    data: data(
+      {
+        bookingId: id('bkg', 'The booking'),
+        orderId: id('ord', 'Its order'),
+        providerId: id('prv', 'The provider'),
+        petId: id('pet', 'The pet'),
+        completedAt: dateTime('Completion time.'),
+      },
+      'The completed booking.',
+    ),
+  },
+  'ai.recall_sent': {
+    description: 'A vaccination recall campaign ran (not for dry runs): its messages are queued in the notifications outbox.',
+    emittedBy: 'POST /v1/ai/recall',
+    data: data(
+      {
+        campaignId: id('rcl', 'The campaign'),
+        locationId: Type.Union([id('loc', 'The location asked for'), Type.Null()]),
+        dueThrough: date('The last due date selected (overdue ones included).'),
+        recipients: Type.Integer({ description: 'Pets and vaccines selected.' }),
+        sent: Type.Integer({ description: 'Messages queued.' }),
+        skipped: Type.Integer({ description: 'Already reminded, or no consent or email address.' }),
+      },
+      'The campaign totals.',
     ),
   },
 };

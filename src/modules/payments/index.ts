@@ -21,12 +21,14 @@ export function paymentJobs(): JobDefinition[] {
 }
 
 // The service API other modules bill through, inside their own transaction.
-export { createInvoice, finalizeInvoice, getInvoice, markInvoiceUncollectible, voidInvoice } from './invoices.service.js';
+export { amountDueOf, createInvoice, finalizeInvoice, getInvoice, markInvoiceUncollectible, voidInvoice } from './invoices.service.js';
 export { postJournal, type JournalLine, type JournalPosting } from './ledger.service.js';
 export { createRefund, getPayment, recordPayment } from './payments.service.js';
+export { refundablePaymentsOf } from './payments.repository.js';
+export { onInvoicePaid, type InvoicePaidHook } from './invoice-hooks.js';
 export { cancelSubscription, createSubscription } from './subscriptions.service.js';
 export { adjustWallet, createWallet, moveWallet, topUpWallet } from './wallets.service.js';
 export { accounts } from './ledger-accounts.js';
-export { taxOf, isCurrency, maxAmount } from './money.js';
+export { taxOf, isCurrency, maxAmount, PositiveAmount } from './money.js';
 export type { InvoiceWithLines } from './invoices.repository.js';
 export { eraseMoneyRecords } from './money-erasure.repository.js';

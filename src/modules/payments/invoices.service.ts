@@ -7,6 +7,7 @@ import { emit } from '../events/index.js';
 import { findLocation } from '../locations/index.js';
 import { findPetParent } from '../pet-parents/index.js';
 import { findPet } from '../pets/index.js';
+import { runInvoicePaidHooks } from './invoice-hooks.js';
 import { accounts } from './ledger-accounts.js';
 import { postJournal, type JournalPosting } from './ledger.service.js';
 import { isCurrency, maxAmount, proportion, taxOf } from './money.js';
@@ -238,7 +239,10 @@ export async function finalizeInvoice(trx: Executor, access: AccessFilter, id: s
     now,
   );
   await emit(trx, 'invoice.finalized', invoiceEventData(finalized), access.tenantId, now);
-  if (status === 'paid') await emit(trx, 'invoice.paid', invoiceEventData(finalized), access.tenantId, now);
+  if (status === 'paid') {
+    await emit(trx, 'invoice.paid', invoiceEventData(finalized), access.tenantId, now);
+    await runInvoicePaidHooks(trx, finalized, now);
+  }
   return finalized;
 }
 
@@ -351,7 +355,10 @@ export async function applyPaymentToInvoice(trx: Executor, invoice: InvoicesTabl
     );
   }
   const updated = { ...invoice, ...patch };
-  if (paid) await emit(trx, 'invoice.paid', invoiceEventData(updated), invoice.tenant_id, now);
+  if (paid) {
+    await emit(trx, 'invoice.paid', invoiceEventData(updated), invoice.tenant_id, now);
+    await runInvoicePaidHooks(trx, updated, now);
+  }
   return updated;
 }
 

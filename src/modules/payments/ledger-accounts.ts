@@ -15,4 +15,8 @@ export const accounts = {
   badDebt: (locationId: string) => `bad_debt:${locationId}`,
   /** The other side of an admin's wallet adjustment (goodwill credit, correction). */
   walletAdjustments: (locationId: string) => `wallet_adjustments:${locationId}`,
+  /** What the clinic group owes a marketplace provider (credit balance until paid out). */
+  providerPayable: (providerId: string) => `provider_payable:${providerId}`,
+  /** The group's marketplace commission earned at a location (credit balance, like revenue). */
+  commission: (locationId: string) => `commission:${locationId}`,
 } as const;

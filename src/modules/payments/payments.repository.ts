@@ -76,3 +76,15 @@ export async function insertRefund(db: Executor, row: RefundsTable): Promise<voi
 export async function addRefunded(db: Executor, paymentId: string, amount: number): Promise<void> {
   await moneyRun(db, 'update "payments" set "amount_refunded" = "amount_refunded" + ? where "id" = ?', [amount, paymentId]);
 }
+
+/** The payments applied to an invoice that still have money left to refund, oldest first (the invoice was found through the caller's filter). */
+export async function refundablePaymentsOf(db: Executor, tenantId: string, invoiceId: string): Promise<PaymentsTable[]> {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('invoice_id', '=', invoiceId)
+    .whereRef('amount_refunded', '<', 'amount')
+    .orderBy('id')
+    .execute();
+}

@@ -207,6 +207,10 @@ export interface SettlementsTable {
   /** closed (daily_close); pending | paid (provider_payout). */
   status: string;
   created_at: string;
+  /** provider_payout: the commission the statement keeps (0 for daily_close); net = gross − refunds − commission. */
+  commission: number;
+  /** provider_payout: when it was marked paid. */
+  paid_at: string | null;
 }
 
 export interface DailyCloseMarksTable {

@@ -63,6 +63,8 @@ export async function closeDay(trx: Executor, location: LocationsTable, day: str
       refund_count: totals.refundItems.length,
       status: 'closed',
       created_at: isoAt(now),
+      commission: 0,
+      paid_at: null,
     };
     await insertSettlement(trx, row);
     await claimForSettlement(trx, row.id, totals.payments.map((p) => p.id), totals.refundItems.map((r) => r.id));

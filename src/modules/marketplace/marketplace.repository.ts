@@ -1,0 +1,181 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import { inList } from '../../db/in-list.js';
+import type { AccessFilter } from '../../http/actor.js';
+import { pageQuery, type PageRequest } from '../../http/paging.js';
+import type { SettlementsTable } from '../payments/payments.table.js';
+import type { MarketplaceCommissionLinesTable, MarketplaceOrderLinesTable, MarketplaceOrdersTable, OrderStatus } from './marketplace.table.js';
+
+/** An order with its lines, in position order. */
+export interface OrderRecord extends MarketplaceOrdersTable {
+  lines: MarketplaceOrderLinesTable[];
+}
+
+/** Orders the caller sees: its tenant, and its locations when location-scoped (the order's location is the pet's). */
+function visibleOrders(db: Executor, actor: AccessFilter) {
+  let query = db.selectFrom('marketplace_orders').selectAll().where('tenant_id', '=', actor.tenantId);
+  if (actor.locationIds !== null) query = query.where('location_id', 'in', inList(actor.locationIds));
+  return query;
+}
+
+export async function insertOrder(db: Executor, order: MarketplaceOrdersTable, lines: MarketplaceOrderLinesTable[]): Promise<void> {
+  await db.insertInto('marketplace_orders').values(order).execute();
+  if (lines.length > 0) await db.insertInto('marketplace_order_lines').values(lines).execute();
+}
+
+async function withLines(db: Executor, orders: MarketplaceOrdersTable[]): Promise<OrderRecord[]> {
+  if (orders.length === 0) return [];
+  const lines = await db
+    .selectFrom('marketplace_order_lines')
+    .selectAll()
+    .where('order_id', 'in', orders.map((o) => o.id))
+    .orderBy('order_id')
+    .orderBy('position')
+    .execute();
+  const byOrder = new Map<string, MarketplaceOrderLinesTable[]>();
+  for (const line of lines) byOrder.set(line.order_id, [...(byOrder.get(line.order_id) ?? []), line]);
+  return orders.map((o) => ({ ...o, lines: byOrder.get(o.id) ?? [] }));
+}
+
+export async function findOrder(db: Executor, actor: AccessFilter, id: string): Promise<OrderRecord | null> {
+  const row = await visibleOrders(db, actor).where('id', '=', id).executeTakeFirst();
+  return row ? ((await withLines(db, [row]))[0] ?? null) : null;
+}
+
+/** The order an invoice bills (the invoice-paid hook: the payment already passed the caller's filter). */
+export async function findOrderByInvoice(db: Executor, tenantId: string, invoiceId: string): Promise<OrderRecord | null> {
+  const row = await db.selectFrom('marketplace_orders').selectAll().where('tenant_id', '=', tenantId).where('invoice_id', '=', invoiceId).executeTakeFirst();
+  return row ? ((await withLines(db, [row]))[0] ?? null) : null;
+}
+
+export interface OrderFilters {
+  status?: OrderStatus | undefined;
+  parentId?: string | undefined;
+  petId?: string | undefined;
+}
+
+function filteredOrders(db: Executor, actor: AccessFilter, filters: OrderFilters) {
+  let query = visibleOrders(db, actor);
+  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
+  if (filters.parentId !== undefined) query = query.where('parent_id', '=', filters.parentId);
+  if (filters.petId !== undefined) query = query.where('pet_id', '=', filters.petId);
+  return query;
+}
+
+/** Newest first by cursor. */
+export async function listOrders(db: Executor, actor: AccessFilter, page: PageRequest, filters: OrderFilters): Promise<OrderRecord[]> {
+  return withLines(db, await pageQuery(filteredOrders(db, actor, filters), page).execute());
+}
+
+/** Newest first by page number (1-based), one extra row to tell whether more follow. */
+export async function listOrdersAt(db: Executor, actor: AccessFilter, pageNumber: number, perPage: number, filters: OrderFilters): Promise<OrderRecord[]> {
+  const rows = await filteredOrders(db, actor, filters).orderBy('id', 'desc').limit(perPage + 1).offset((pageNumber - 1) * perPage).execute();
+  return withLines(db, rows);
+}
+
+export async function countOrders(db: Executor, actor: AccessFilter, filters: OrderFilters): Promise<number> {
+  const row = await filteredOrders(db, actor, filters).clearSelect().select(sql<number>`count(*)`.as('n')).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+export async function updateOrder(db: Executor, tenantId: string, id: string, patch: Partial<MarketplaceOrdersTable>): Promise<void> {
+  await db.updateTable('marketplace_orders').set(patch).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+}
+
+export async function updateOrderLine(db: Executor, tenantId: string, id: string, patch: Partial<Pick<MarketplaceOrderLinesTable, 'amount_refunded' | 'completed_at'>>): Promise<void> {
+  await db.updateTable('marketplace_order_lines').set(patch).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+}
+
+/** The order line holding a booking, through the booking's visibility (tenant, locations). */
+export async function findLineOfBooking(db: Executor, actor: AccessFilter, bookingId: string): Promise<MarketplaceOrderLinesTable | null> {
+  let query = db
+    .selectFrom('marketplace_order_lines as l')
+    .innerJoin('bookings as b', 'b.id', 'l.booking_id')
+    .selectAll('l')
+    .where('l.booking_id', '=', bookingId)
+    .where('b.tenant_id', '=', actor.tenantId)
+    .where('b.kind', '=', 'marketplace');
+  if (actor.locationIds !== null) query = query.where('b.location_id', 'in', inList(actor.locationIds));
+  return (await query.executeTakeFirst()) ?? null;
+}
+
+// ---------------------------------------------------------------- commission lines
+
+export async function insertCommissionLines(db: Executor, rows: MarketplaceCommissionLinesTable[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('marketplace_commission_lines').values(rows).execute();
+}
+
+export interface CommissionFilters {
+  providerId?: string | undefined;
+  status?: 'accrued' | 'settled' | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/** Commission lines the caller sees: through their order's location when location-scoped. */
+export async function listCommissionLines(db: Executor, actor: AccessFilter, page: PageRequest, filters: CommissionFilters): Promise<MarketplaceCommissionLinesTable[]> {
+  let query = db.selectFrom('marketplace_commission_lines as c').selectAll('c').where('c.tenant_id', '=', actor.tenantId);
+  if (actor.locationIds !== null) {
+    const locations = inList(actor.locationIds);
+    query = query.where('c.order_id', 'in', (sub) => sub.selectFrom('marketplace_orders').select('id').where('location_id', 'in', locations));
+  }
+  if (filters.providerId !== undefined) query = query.where('c.provider_id', '=', filters.providerId);
+  if (filters.status !== undefined) query = query.where('c.status', '=', filters.status);
+  if (filters.from !== undefined) query = query.where('c.created_at', '>=', filters.from);
+  if (filters.to !== undefined) query = query.where('c.created_at', '<', filters.to);
+  return pageQuery(query, page, 'c.id').execute();
+}
+
+/**
+ * The lines a statement takes: unsettled sale and refund lines of order lines completed before
+ * `completedBefore` (the UTC instant after periodEnd). A refund of a line never completed waits
+ * with the line's sale, so a statement never carries a refund without its sale.
+ */
+export async function payableLines(db: Executor, tenantId: string, completedBefore: string, providerId?: string): Promise<MarketplaceCommissionLinesTable[]> {
+  let query = db
+    .selectFrom('marketplace_commission_lines as c')
+    .innerJoin('marketplace_order_lines as l', 'l.id', 'c.order_line_id')
+    .selectAll('c')
+    .where('c.tenant_id', '=', tenantId)
+    .where('c.settlement_id', 'is', null)
+    .where('l.completed_at', 'is not', null)
+    .where('l.completed_at', '<', completedBefore);
+  if (providerId !== undefined) query = query.where('c.provider_id', '=', providerId);
+  return query.orderBy('c.id').execute();
+}
+
+export async function claimLines(db: Executor, settlementId: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('marketplace_commission_lines').set({ settlement_id: settlementId, status: 'settled' }).where('id', 'in', ids).where('settlement_id', 'is', null).execute();
+}
+
+export async function linesOfStatements(db: Executor, settlementIds: string[]): Promise<MarketplaceCommissionLinesTable[]> {
+  if (settlementIds.length === 0) return [];
+  return db.selectFrom('marketplace_commission_lines').selectAll().where('settlement_id', 'in', settlementIds).orderBy('id').execute();
+}
+
+// ---------------------------------------------------------------- payout statements (payments' settlements table, kind provider_payout)
+
+export async function insertStatement(db: Executor, row: SettlementsTable): Promise<void> {
+  await db.insertInto('settlements').values(row).execute();
+}
+
+export async function statementsOfPeriod(db: Executor, tenantId: string, periodStart: string, periodEnd: string, providerId?: string): Promise<SettlementsTable[]> {
+  let query = db
+    .selectFrom('settlements')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('kind', '=', 'provider_payout')
+    .where('period_start', '=', periodStart)
+    .where('period_end', '=', periodEnd);
+  if (providerId !== undefined) query = query.where('provider_id', '=', providerId);
+  return query.orderBy('id').execute();
+}
+
+export async function findStatement(db: Executor, tenantId: string, id: string): Promise<SettlementsTable | null> {
+  return (await db.selectFrom('settlements').selectAll().where('tenant_id', '=', tenantId).where('kind', '=', 'provider_payout').where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
+export async function markStatementPaid(db: Executor, tenantId: string, id: string, paidAt: string): Promise<void> {
+  await db.updateTable('settlements').set({ status: 'paid', paid_at: paidAt }).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+}

@@ -1,0 +1,487 @@
+import type { Config } from '../../config.js';
+import type { Executor, LocationsTable } from '../../db/database.js';
+import { newId } from '../../db/ids.js';
+import { type Actor, type AccessFilter, wholeTenant } from '../../http/actor.js';
+import { AppError, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
+import { busyIntervals, covers, dayMs, findSchedule, minuteMs, overlapsAny, parseInstant, timeOffIntervals, toIso, weeklyOf, workingIntervals, zoneClock } from '../appointments/index.js';
+import { assertTransition, emitBookingCancelled, emitBookingCreated, findBooking, insertBooking, updateBooking, type BookingsTable, type StateMachine } from '../bookings/index.js';
+import { emit } from '../events/index.js';
+import { findLocation } from '../locations/index.js';
+import { accounts, createInvoice, createRefund, postJournal, refundablePaymentsOf, taxOf, voidInvoice, type JournalLine } from '../payments/index.js';
+import type { InvoicesTable } from '../payments/payments.table.js';
+import { findPet } from '../pets/index.js';
+import { findBookableListing, type BookableListing } from '../providers/index.js';
+import type { CreateOrderInput, MarketplaceBookingStatus, RefundOrderInput } from './marketplace.schema.js';
+import type { MarketplaceCommissionLinesTable, MarketplaceOrderLinesTable, MarketplaceOrdersTable, OrderStatus } from './marketplace.table.js';
+import {
+  findLineOfBooking,
+  findOrder,
+  findOrderByInvoice,
+  insertCommissionLines,
+  insertOrder,
+  updateOrder,
+  updateOrderLine,
+  type OrderRecord,
+} from './marketplace.repository.js';
+
+/** DESIGN §12: the moves of an order; anything else is 409 invalid_state_transition with the current state. */
+export const orderMachine: StateMachine<OrderStatus> = {
+  pending_payment: ['paid', 'cancelled'],
+  paid: ['fulfilled', 'partially_refunded', 'refunded'],
+  fulfilled: ['partially_refunded', 'refunded'],
+  partially_refunded: ['partially_refunded', 'refunded'],
+  cancelled: [],
+  refunded: [],
+};
+
+/** A marketplace booking: reserved while its order awaits payment, confirmed once paid, then completed; reserved or confirmed → cancelled. */
+export const marketplaceBookingMachine: StateMachine<MarketplaceBookingStatus> = {
+  reserved: ['confirmed', 'cancelled'],
+  confirmed: ['completed', 'cancelled'],
+  completed: [],
+  cancelled: [],
+};
+
+/** Orders further ahead than this are refused (as appointments and grooms are). */
+export const maxLeadDays = 730;
+
+export type MarketplaceSettings = Pick<Config, 'bookingMinNoticeMinutes' | 'commissionBps'>;
+
+export async function getOrder(db: Executor, actor: AccessFilter, id: string): Promise<OrderRecord> {
+  return foundOr404(await findOrder(db, actor, id), 'order', id);
+}
+
+/** The provider and listing of one line; an unknown or unseen one is a bad reference in the body (400 resource_missing). */
+async function bookableLine(db: Executor, actor: AccessFilter, line: CreateOrderInput['lines'][number], at: number): Promise<BookableListing> {
+  try {
+    return await findBookableListing(db, actor, line.providerId, line.listingId);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'not_found') {
+      const kind = err.message.includes(line.listingId) ? 'listing' : 'provider';
+      throw missingReference(`lines[${at}].${kind === 'listing' ? 'listingId' : 'providerId'}`, kind, kind === 'listing' ? line.listingId : line.providerId);
+    }
+    throw err;
+  }
+}
+
+interface Claim {
+  start: number;
+  end: number;
+}
+
+/**
+ * Whether the provider can take [start, end) at the location, inside the write transaction:
+ * working hours of its schedule there (§5), time off, and every busy time it has (appointments,
+ * grooms, marketplace bookings), plus the claims earlier lines of this order made. 409 otherwise.
+ */
+async function claimSlot(db: Executor, actor: AccessFilter, found: BookableListing, location: Pick<LocationsTable, 'id' | 'name' | 'timezone'>, slot: Claim, earlier: Claim[]): Promise<void> {
+  const { provider } = found;
+  const when = `${toIso(slot.start)}–${toIso(slot.end)}`;
+  const schedule = await findSchedule(db, wholeTenant(actor), provider.id, location.id);
+  if (!schedule || !covers(workingIntervals(weeklyOf(schedule), zoneClock(location.timezone), slot.start - dayMs, slot.end + dayMs), slot.start, slot.end)) {
+    throw new AppError('slot_unavailable', `${when} is outside ${provider.name}'s working hours at ${location.name} (${location.timezone}).`);
+  }
+  if (overlapsAny(timeOffIntervals(schedule, slot.start, slot.end), slot.start, slot.end)) throw new AppError('slot_unavailable', `${provider.name} is off at ${when}.`);
+  const busy = (await busyIntervals(db, [provider.id], slot.start, slot.end)).get(provider.id) ?? [];
+  if (busy.length > 0 || overlapsAny(earlier.map((c) => ({ from: c.start, to: c.end })), slot.start, slot.end)) throw new AppError('slot_unavailable', `${provider.name} is already booked at ${when}.`);
+}
+
+const orderEventData = (order: MarketplaceOrdersTable) => ({
+  orderId: order.id,
+  parentId: order.parent_id,
+  petId: order.pet_id,
+  locationId: order.location_id,
+  status: order.status,
+  total: order.total,
+  amountRefunded: order.amount_refunded,
+  currency: order.currency,
+  invoiceId: order.invoice_id,
+});
+
+/**
+ * POST /v1/orders in the route's write transaction: each line's provider and listing must be
+ * bookable (422 provider_not_bookable), each slot free in the provider's calendar (409
+ * slot_unavailable) — checked and taken in the same transaction, so parallel orders for one slot
+ * cannot both win. Creates one booking per line (reserved), a finalized invoice at the pet's
+ * location (tax by its rules, one line per order line, sourceId = the booking), and emits
+ * booking.created and marketplace.booking_created per line.
+ */
+export async function createOrder(db: Executor, actor: Actor, input: CreateOrderInput, now: number, settings: MarketplaceSettings): Promise<OrderRecord> {
+  const pet = await findPet(db, actor, input.petId);
+  if (!pet) throw missingReference('petId', 'pet', input.petId);
+  if (pet.owner_id !== input.parentId) throw validationFailed([{ field: 'parentId', message: `pet ${pet.id} belongs to another pet parent` }]);
+  const location = await findLocation(db, wholeTenant(actor), pet.location_id);
+  if (!location) throw missingReference('petId', 'pet', input.petId);
+
+  const starts = input.lines.map((line, at) => {
+    const start = parseInstant(line.startsAt);
+    if (start === null) throw validationFailed([{ field: `lines[${at}].startsAt`, message: 'is not a date-time with Z or an offset' }]);
+    if (start < now) throw validationFailed([{ field: `lines[${at}].startsAt`, message: 'is in the past' }]);
+    if (start > now + maxLeadDays * dayMs) throw validationFailed([{ field: `lines[${at}].startsAt`, message: `is more than ${maxLeadDays} days ahead` }]);
+    return start;
+  });
+  const found: BookableListing[] = [];
+  for (const [at, line] of input.lines.entries()) found.push(await bookableLine(db, actor, line, at));
+  const currency = found[0]!.listing.currency;
+  found.forEach((f, at) => {
+    if (f.listing.currency !== currency) throw validationFailed([{ field: `lines[${at}].listingId`, message: `listing ${f.listing.id} is priced in ${f.listing.currency}; one order bills one currency (${currency})` }]);
+  });
+
+  const earliest = now + settings.bookingMinNoticeMinutes * minuteMs;
+  const claims = new Map<string, Claim[]>();
+  const slots: Claim[] = [];
+  for (const [at, f] of found.entries()) {
+    const start = starts[at]!;
+    if (start < earliest) throw new AppError('slot_unavailable', `Bookings need at least ${settings.bookingMinNoticeMinutes} minutes' notice; the first bookable start is ${toIso(earliest)}.`);
+    const slot = { start, end: start + f.listing.durationMinutes * minuteMs };
+    const earlier = claims.get(f.provider.id) ?? [];
+    await claimSlot(db, actor, f, location, slot, earlier);
+    claims.set(f.provider.id, [...earlier, slot]);
+    slots.push(slot);
+  }
+
+  const at = toIso(now);
+  const orderId = newId('ord', now);
+  const bookingIds = found.map(() => newId('bkg', now));
+  const invoice = await createInvoice(
+    db,
+    wholeTenant(actor),
+    {
+      parentId: pet.owner_id,
+      locationId: location.id,
+      petId: pet.id,
+      currency,
+      lines: found.map((f, i) => ({
+        description: `${f.listing.name} with ${f.provider.name} (${toIso(slots[i]!.start)})`.slice(0, 500),
+        quantity: 1,
+        unitAmount: f.listing.amount,
+        sourceId: bookingIds[i]!,
+      })),
+      finalize: true,
+    },
+    now,
+  );
+  const bookings: BookingsTable[] = found.map((f, i) => ({
+    id: bookingIds[i]!,
+    tenant_id: actor.tenantId,
+    kind: 'marketplace',
+    status: 'reserved',
+    pet_id: pet.id,
+    parent_id: pet.owner_id,
+    location_id: location.id,
+    provider_id: f.provider.id,
+    starts_at: toIso(slots[i]!.start),
+    ends_at: toIso(slots[i]!.end),
+    amount: f.listing.amount,
+    currency,
+    invoice_id: invoice.id,
+    created_at: at,
+    updated_at: at,
+  }));
+  const lines: MarketplaceOrderLinesTable[] = found.map((f, i) => {
+    const rate = f.provider.commissionBps ?? settings.commissionBps;
+    return {
+      id: newId('oln', now),
+      tenant_id: actor.tenantId,
+      order_id: orderId,
+      position: i,
+      provider_id: f.provider.id,
+      listing_id: f.listing.id,
+      listing_name: f.listing.name,
+      category: f.listing.category,
+      booking_id: bookingIds[i]!,
+      starts_at: bookings[i]!.starts_at,
+      ends_at: bookings[i]!.ends_at,
+      amount: f.listing.amount,
+      tax_rate_bps: invoice.lines[i]!.tax_rate_bps,
+      currency,
+      commission_bps: rate,
+      commission_amount: taxOf(f.listing.amount, rate),
+      amount_refunded: 0,
+      completed_at: null,
+    };
+  });
+  const order: MarketplaceOrdersTable = {
+    id: orderId,
+    tenant_id: actor.tenantId,
+    location_id: location.id,
+    parent_id: pet.owner_id,
+    pet_id: pet.id,
+    status: 'pending_payment',
+    currency,
+    subtotal: invoice.subtotal,
+    tax: invoice.tax,
+    total: invoice.total,
+    amount_refunded: 0,
+    invoice_id: invoice.id,
+    created_at: at,
+    updated_at: at,
+    paid_at: null,
+    cancelled_at: null,
+  };
+  for (const booking of bookings) await insertBooking(db, booking);
+  await insertOrder(db, order, lines);
+  for (const [i, booking] of bookings.entries()) {
+    const line = lines[i]!;
+    await emitBookingCreated(db, booking, line.category, now);
+    await emit(
+      db,
+      'marketplace.booking_created',
+      { bookingId: booking.id, providerId: line.provider_id, petId: booking.pet_id, service: line.category, amount: booking.amount, currency, startsAt: booking.starts_at, orderId, listingId: line.listing_id },
+      actor.tenantId,
+      now,
+    );
+  }
+  await emit(db, 'order.created', orderEventData(order), actor.tenantId, now);
+  const record: OrderRecord = { ...order, lines };
+  // A zero total is paid on finalization (before the order existed for the hook to find).
+  if (invoice.status === 'paid') return markOrderPaid(db, record, now);
+  return record;
+}
+
+/**
+ * pending_payment → paid when the order's invoice is paid (payments' invoice-paid hook, in the
+ * paying transaction): bookings confirmed, one commission accrual per line, and the journal moves
+ * the lines' revenue to what is owed to each provider and the group's commission.
+ */
+export async function markOrderPaid(db: Executor, order: OrderRecord, now: number): Promise<OrderRecord> {
+  if (order.status !== 'pending_payment') return order;
+  const at = toIso(now);
+  await updateOrder(db, order.tenant_id, order.id, { status: 'paid', paid_at: at, updated_at: at });
+  for (const line of order.lines) await updateBooking(db, order.tenant_id, line.booking_id, { status: 'confirmed' }, at);
+  const accruals: MarketplaceCommissionLinesTable[] = order.lines.map((line) => ({
+    id: newId('cml', now),
+    tenant_id: order.tenant_id,
+    order_id: order.id,
+    order_line_id: line.id,
+    provider_id: line.provider_id,
+    kind: 'sale',
+    refund_id: null,
+    gross: line.amount,
+    rate_bps: line.commission_bps,
+    commission: line.commission_amount,
+    currency: line.currency,
+    status: 'accrued',
+    settlement_id: null,
+    created_at: at,
+  }));
+  await insertCommissionLines(db, accruals);
+  await postJournal(
+    db,
+    {
+      tenantId: order.tenant_id,
+      locationId: order.location_id,
+      sourceType: 'order',
+      sourceId: order.id,
+      currency: order.currency,
+      memo: `marketplace order ${order.id} paid: owed to providers and commission`,
+      lines: payableLines(order.location_id, order.lines.map((l) => ({ providerId: l.provider_id, gross: l.amount, commission: l.commission_amount }))),
+    },
+    now,
+  );
+  const paid: OrderRecord = { ...order, status: 'paid', paid_at: at, updated_at: at };
+  await emit(db, 'order.paid', orderEventData(paid), order.tenant_id, now);
+  return paid;
+}
+
+/**
+ * The journal lines moving `gross` of marketplace sales out of the location's revenue into each
+ * provider's payable (gross − commission) and the location's commission. Negative amounts reverse it (refunds).
+ */
+function payableLines(locationId: string, parts: Array<{ providerId: string; gross: number; commission: number }>): JournalLine[] {
+  const gross = parts.reduce((s, p) => s + p.gross, 0);
+  const commission = parts.reduce((s, p) => s + p.commission, 0);
+  return [
+    { account: accounts.revenue(locationId), amount: gross },
+    ...parts.map((p) => ({ account: accounts.providerPayable(p.providerId), amount: -(p.gross - p.commission) })),
+    { account: accounts.commission(locationId), amount: -commission },
+  ];
+}
+
+/** The invoice-paid hook payments calls: an order's invoice moves its order to paid; other invoices are not ours. */
+export async function onOrderInvoicePaid(db: Executor, invoice: InvoicesTable, now: number): Promise<void> {
+  const order = await findOrderByInvoice(db, invoice.tenant_id, invoice.id);
+  if (order) await markOrderPaid(db, order, now);
+}
+
+/** pending_payment → cancelled: voids the invoice (nothing may be paid on it), cancels every booking (slots released, booking.cancelled). */
+export async function cancelOrder(db: Executor, actor: Actor, id: string, reason: string | undefined, now: number): Promise<OrderRecord> {
+  const order = await getOrder(db, actor, id);
+  assertTransition(orderMachine, 'Order', id, order.status, 'cancelled', 'be cancelled');
+  await voidInvoice(db, wholeTenant(actor), order.invoice_id, now);
+  const at = toIso(now);
+  for (const line of order.lines) {
+    const booking = await findBooking(db, wholeTenant(actor), 'marketplace', line.booking_id);
+    if (!booking || booking.status === 'cancelled') continue;
+    await updateBooking(db, actor.tenantId, booking.id, { status: 'cancelled' }, at);
+    await emitBookingCancelled(db, { ...booking, status: 'cancelled' }, line.category, 'cancelled', reason?.trim() ?? 'order cancelled', now);
+  }
+  const cancelled: OrderRecord = { ...order, status: 'cancelled', cancelled_at: at, updated_at: at };
+  await updateOrder(db, actor.tenantId, id, { status: 'cancelled', cancelled_at: at, updated_at: at });
+  await emit(db, 'order.cancelled', orderEventData(cancelled), actor.tenantId, now);
+  return cancelled;
+}
+
+/** Every line done: completed, or fully refunded (its booking cancelled). */
+const allDone = (lines: readonly MarketplaceOrderLinesTable[]): boolean => lines.every((l) => l.completed_at !== null || l.amount_refunded === l.amount);
+
+/**
+ * The provider's word that a booking's service was done: confirmed → completed (the order must be
+ * paid; allowed before startsAt). The order becomes fulfilled when every line is done. Emits
+ * marketplace.booking_completed.
+ */
+export async function completeBooking(db: Executor, actor: Actor, bookingId: string, now: number): Promise<{ booking: BookingsTable; line: MarketplaceOrderLinesTable; order: OrderRecord }> {
+  const line = foundOr404(await findLineOfBooking(db, actor, bookingId), 'marketplace booking', bookingId);
+  const booking = foundOr404(await findBooking(db, actor, 'marketplace', bookingId), 'marketplace booking', bookingId);
+  const current = booking.status as MarketplaceBookingStatus;
+  if (current === 'reserved') {
+    throw new AppError('invalid_state_transition', `Marketplace booking ${bookingId} is reserved: its order ${line.order_id} is not paid yet.`, { extensions: { currentStatus: current } });
+  }
+  assertTransition(marketplaceBookingMachine, 'Marketplace booking', bookingId, current, 'completed', 'be completed');
+  const at = toIso(now);
+  await updateBooking(db, actor.tenantId, bookingId, { status: 'completed' }, at);
+  await updateOrderLine(db, actor.tenantId, line.id, { completed_at: at });
+  const completedLine = { ...line, completed_at: at };
+  let order = await getOrder(db, wholeTenant(actor), line.order_id);
+  if (order.status === 'paid' && allDone(order.lines)) {
+    await updateOrder(db, actor.tenantId, order.id, { status: 'fulfilled', updated_at: at });
+    order = { ...order, status: 'fulfilled', updated_at: at };
+  }
+  await emit(
+    db,
+    'marketplace.booking_completed',
+    { bookingId, orderId: line.order_id, providerId: line.provider_id, petId: booking.pet_id, completedAt: at },
+    actor.tenantId,
+    now,
+  );
+  return { booking: { ...booking, status: 'completed', updated_at: at }, line: completedLine, order };
+}
+
+interface LineRefund {
+  line: MarketplaceOrderLinesTable;
+  gross: number;
+  tax: number;
+  commission: number;
+}
+
+/** The lines a refund request names and how much of each (gross), or 400/422. */
+function refundPlan(order: OrderRecord, input: RefundOrderInput): LineRefund[] {
+  let targets = order.lines;
+  if (input.lineIds !== undefined) {
+    targets = input.lineIds.map((lineId, at) => {
+      const line = order.lines.find((l) => l.id === lineId);
+      if (!line) throw validationFailed([{ field: `lineIds[${at}]`, message: `order ${order.id} has no line ${lineId}` }]);
+      return line;
+    });
+  }
+  if (input.amount !== undefined && (input.lineIds === undefined || input.lineIds.length !== 1)) {
+    throw validationFailed([{ field: 'amount', message: 'a partial amount needs exactly one line in lineIds' }]);
+  }
+  const plan: LineRefund[] = [];
+  for (const line of targets) {
+    const left = line.amount - line.amount_refunded;
+    const gross = input.amount ?? left;
+    if (gross > left) {
+      throw new AppError('refund_exceeds_payment', `Order line ${line.id} has ${left} ${line.currency} left to refund; ${gross} is more.`, { extensions: { amountRefundable: left } });
+    }
+    if (gross === 0) continue;
+    const before = line.amount_refunded;
+    const after = before + gross;
+    // Cumulative shares: partial refunds never return more tax or commission than the line carried.
+    plan.push({
+      line,
+      gross,
+      tax: taxOf(after, line.tax_rate_bps) - taxOf(before, line.tax_rate_bps),
+      commission: taxOf(after, line.commission_bps) - taxOf(before, line.commission_bps),
+    });
+  }
+  if (plan.length === 0) throw new AppError('refund_exceeds_payment', `Order ${order.id} has nothing left to refund on ${input.lineIds ? 'those lines' : 'any line'}.`, { extensions: { amountRefundable: 0 } });
+  return plan;
+}
+
+/**
+ * POST /v1/orders/{id}/refund: refunds lines of a paid (or fulfilled) order through §9 refunds of
+ * the order's payments — each line's gross plus its tax share — posts one negative commission
+ * line per refunded line, moves the refunded money back out of provider_payable and commission,
+ * and cancels the booking of a line refunded in full before completion (its slot is released).
+ * The order becomes partially_refunded, or refunded once everything is paid back.
+ */
+export async function refundOrder(db: Executor, actor: Actor, id: string, input: RefundOrderInput, now: number): Promise<OrderRecord> {
+  const order = await getOrder(db, actor, id);
+  // paid, fulfilled and partially_refunded may move on to (partially_)refunded; the machine names the rest.
+  assertTransition(orderMachine, 'Order', id, order.status, 'refunded', 'be refunded');
+  const plan = refundPlan(order, input);
+  const money = plan.reduce((s, p) => s + p.gross + p.tax, 0);
+
+  // Pay the money back from the invoice's payments, oldest first.
+  const access = wholeTenant(actor);
+  const refundIds: string[] = [];
+  let left = money;
+  for (const payment of await refundablePaymentsOf(db, actor.tenantId, order.invoice_id)) {
+    if (left === 0) break;
+    const part = Math.min(left, payment.amount - payment.amount_refunded);
+    const refund = await createRefund(db, access, { paymentId: payment.id, amount: part, ...(input.reason ? { reason: input.reason } : {}) }, now);
+    refundIds.push(refund.id);
+    left -= part;
+  }
+  if (left > 0) throw new AppError('refund_exceeds_payment', `Order ${id}'s payments have ${money - left} ${order.currency} left to refund; ${money} is asked.`, { extensions: { amountRefundable: money - left } });
+
+  const at = toIso(now);
+  const lines = order.lines.map((l) => ({ ...l }));
+  const negatives: MarketplaceCommissionLinesTable[] = [];
+  for (const p of plan) {
+    const line = lines.find((l) => l.id === p.line.id)!;
+    line.amount_refunded += p.gross;
+    await updateOrderLine(db, actor.tenantId, line.id, { amount_refunded: line.amount_refunded });
+    negatives.push({
+      id: newId('cml', now),
+      tenant_id: actor.tenantId,
+      order_id: order.id,
+      order_line_id: line.id,
+      provider_id: line.provider_id,
+      kind: 'refund',
+      refund_id: refundIds[0]!,
+      gross: -p.gross,
+      rate_bps: line.commission_bps,
+      commission: -p.commission,
+      currency: line.currency,
+      status: 'accrued',
+      settlement_id: null,
+      created_at: at,
+    });
+    if (line.amount_refunded === line.amount && line.completed_at === null) {
+      const booking = await findBooking(db, access, 'marketplace', line.booking_id);
+      if (booking && booking.status !== 'cancelled' && booking.status !== 'completed') {
+        await updateBooking(db, actor.tenantId, booking.id, { status: 'cancelled' }, at);
+        await emitBookingCancelled(db, { ...booking, status: 'cancelled' }, line.category, 'cancelled', input.reason?.trim() ?? 'refunded', now);
+      }
+    }
+  }
+  await insertCommissionLines(db, negatives);
+  await postJournal(
+    db,
+    {
+      tenantId: order.tenant_id,
+      locationId: order.location_id,
+      sourceType: 'order',
+      sourceId: order.id,
+      currency: order.currency,
+      memo: `marketplace order ${order.id}: refund ${refundIds.join(', ')} taken back from providers and commission`,
+      lines: payableLines(order.location_id, plan.map((p) => ({ providerId: p.line.provider_id, gross: -p.gross, commission: -p.commission }))),
+    },
+    now,
+  );
+  const amountRefunded = order.amount_refunded + money;
+  const status: OrderStatus = amountRefunded === order.total ? 'refunded' : 'partially_refunded';
+  await updateOrder(db, actor.tenantId, id, { amount_refunded: amountRefunded, status, updated_at: at });
+  const refunded: OrderRecord = { ...order, lines, amount_refunded: amountRefunded, status, updated_at: at };
+  await emit(db, 'order.refunded', { ...orderEventData(refunded), refundIds, amount: money }, actor.tenantId, now);
+  return refunded;
+}
+
+/** A marketplace booking with its order line (GET-style read used by the complete route's answer). */
+export async function getMarketplaceBooking(db: Executor, actor: AccessFilter, bookingId: string) {
+  const line = foundOr404(await findLineOfBooking(db, actor, bookingId), 'marketplace booking', bookingId);
+  const booking = foundOr404(await findBooking(db, actor, 'marketplace', bookingId), 'marketplace booking', bookingId);
+  return { booking, line };
+}
