@@ -49,7 +49,7 @@ export async function approvedProvider(
  */
 export async function insertMarketplaceBooking(
   t: TestApp,
-  facts: { providerId: string; parentId: string; petId: string; locationId: string; status?: string; startsAt?: string; minutes?: number },
+  facts: { providerId: string; parentId: string; petId: string; locationId: string; status?: string; startsAt?: string; minutes?: number; kind?: 'marketplace' | 'grooming' },
 ) {
   const now = t.clock.now();
   const startsAt = facts.startsAt ?? new Date(now - 86_400_000).toISOString();
@@ -62,7 +62,7 @@ export async function insertMarketplaceBooking(
     .values({
       id,
       tenant_id: t.tenantId,
-      kind: 'marketplace',
+      kind: facts.kind ?? 'marketplace',
       status: facts.status ?? 'completed',
       pet_id: facts.petId,
       parent_id: facts.parentId,
@@ -78,4 +78,11 @@ export async function insertMarketplaceBooking(
     })
     .execute();
   return id;
+}
+
+/** The first date (YYYY-MM-DD, UTC) on ISO weekday `weekday` (Monday 1 … Sunday 7) at least `minDays` after `now`. */
+export function nextWeekday(now: number, weekday: number, minDays = 7): string {
+  let ms = now + minDays * 86_400_000;
+  while (((new Date(ms).getUTCDay() + 6) % 7) + 1 !== weekday) ms += 86_400_000;
+  return new Date(ms).toISOString().slice(0, 10);
 }
