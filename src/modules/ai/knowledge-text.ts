@@ -74,6 +74,8 @@ export function stem(word: string): string {
   else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
   // A doubled final consonant left by -ing/-ed (stopping → stopp → stop).
   if (/([b-df-hj-np-tv-z])\1$/.test(w) && !/(?:ll|ss|zz)$/.test(w)) w = w.slice(0, -1);
+  // A final silent e, so "premedicate" meets "premedicated" (→ premedicat).
+  if (w.length > 4 && w.endsWith('e')) w = w.slice(0, -1);
   return w;
 }
 
