@@ -72,7 +72,7 @@ test.serial('bad input answers 400 and writes nothing', async (tt) => {
   tt.is((await t.request('POST', '/v1/marketplace/settlements', { token, body: { periodStart: '2026-02-30', periodEnd: '2026-03-01' } })).status, 400);
 });
 
-test.serial('business refusals: outside working hours 409, a pending provider 422, an unpaid order’s booking cannot complete', async (tt) => {
+test.serial('business refusals: outside working hours 409, a pending provider 422', async (tt) => {
   const outside = await order(t, m, mondayAt(t, 20, 0, 5));
   tt.is(outside.status, 409);
   tt.is(outside.body.code, 'slot_unavailable');
