@@ -62,6 +62,27 @@ export function scheduledDoses(plan: Pick<PlanInHouse, 'medications' | 'timezone
   return out;
 }
 
+/** Doses are expected from the later of the check-in and the plan's creation on (not before either). */
+export const doseWatchStart = (plan: Pick<PlanInHouse, 'created_at' | 'checked_in_at'>): number =>
+  Math.max(Date.parse(plan.checked_in_at ?? plan.created_at), Date.parse(plan.created_at));
+
+/**
+ * The doses of a plan scheduled from its watch start up to `cutoff` with nothing logged for them (a
+ * dose logged given, refused or skipped counts as logged): what this job announces as overdue and
+ * the care coordinator lists as missed.
+ */
+export async function missedDoses(
+  db: Executor,
+  plan: Pick<PlanInHouse, 'id' | 'medications' | 'timezone' | 'created_at' | 'checked_in_at'>,
+  cutoff: number,
+): Promise<Array<{ medication: string; scheduledFor: string }>> {
+  const due = scheduledDoses(plan, doseWatchStart(plan), cutoff);
+  if (due.length === 0) return [];
+  const logged = await db.selectFrom('boarding_doses').select(['medication_key', 'scheduled_for']).where('care_plan_id', '=', plan.id).execute();
+  const known = new Set(logged.map((d) => `${d.medication_key}|${d.scheduled_for}`));
+  return due.filter((dose) => !known.has(`${medicationKey(dose.medication)}|${dose.scheduledFor}`));
+}
+
 /**
  * Every 5 minutes, and on demand: for each care plan of a checked-in stay, every medication dose
  * whose time (a local time at the location) passed more than PETCARE_DOSE_OVERDUE_MINUTES ago with
@@ -85,18 +106,13 @@ export function carePlanDosesJob(): JobDefinition {
       for (const plan of await plansInHouse(db)) {
         if (ctx.signal.aborted) break;
         plans++;
-        const from = Math.max(Date.parse(plan.checked_in_at ?? plan.created_at), Date.parse(plan.created_at));
-        const due = scheduledDoses(plan, from, cutoff);
-        if (due.length === 0) continue;
+        if (scheduledDoses(plan, doseWatchStart(plan), cutoff).length === 0) continue;
         overdue += await db.transaction().execute(async (trx) => {
           const status = await trx.selectFrom('bookings').select('status').where('id', '=', plan.booking_id).executeTakeFirst();
           if (status?.status !== 'checked_in') return 0;
-          const logged = await trx.selectFrom('boarding_doses').select(['medication_key', 'scheduled_for']).where('care_plan_id', '=', plan.id).execute();
-          const known = new Set(logged.map((d) => `${d.medication_key}|${d.scheduled_for}`));
           let emitted = 0;
-          for (const dose of due) {
+          for (const dose of await missedDoses(trx, plan, cutoff)) {
             const key = medicationKey(dose.medication);
-            if (known.has(`${key}|${dose.scheduledFor}`)) continue;
             const inserted = await trx
               .insertInto('boarding_dose_alerts')
               .values({ care_plan_id: plan.id, medication_key: key, scheduled_for: dose.scheduledFor, tenant_id: plan.tenant_id, created_at: isoAt(now) })

@@ -19,6 +19,12 @@ export function boardingJobs(_deps: { config: Config }): JobDefinition[] {
   return [carePlanDosesJob()];
 }
 
+// What the care coordinator (src/modules/ai) reads: the check-in vaccine rule and the missed-dose rule, one copy each.
+export { missingVaccines } from './stays.service.js';
+export { missedDoses } from './care-plan-doses.job.js';
+export { presentCarePlan, presentDose } from './care-plans.presenter.js';
+export { CarePlanSchema, DoseSchema } from './care-plans.schema.js';
+
 /** Sandbox reset: erases this module's own rows of a tenant (run before the shared bookings rows go). */
 export async function eraseBoardingRecords(db: Executor, tenantId: string): Promise<void> {
   await eraseBoardingRows(db, tenantId, 'sandbox reset');

@@ -164,7 +164,7 @@ export async function endReservation(db: Executor, actor: Actor, id: string, to:
 }
 
 /** Required vaccines (as the location names them) the pet has no record of valid through `through`. */
-async function missingVaccines(db: Executor, location: LocationsTable, pet: PetsTable, through: string): Promise<string[]> {
+export async function missingVaccines(db: Executor, location: LocationsTable, pet: PetsTable, through: string): Promise<string[]> {
   const required = requiredVaccinesOf(location)[pet.species as keyof ReturnType<typeof requiredVaccinesOf>] ?? [];
   if (required.length === 0) return [];
   // Per vaccine the latest dose counts, as for the pet's vaccinationStatus.

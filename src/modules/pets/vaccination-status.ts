@@ -11,8 +11,8 @@ export const dueSoonDays = 30;
  * the earlier one's due date); then the earliest of those due dates decides:
  * none → No records; before today → Overdue; within 30 days → Due soon; else Up to date.
  */
-const latestDoses = (where: string, partition: string) =>
-  `select pet_id, vaccine_key, due_on, row_number() over (partition by ${partition} order by administered_on desc, id desc) as rank from vaccinations where ${where}`;
+const latestDoses = (where: string, partition: string, columns = 'pet_id, vaccine_key, due_on') =>
+  `select ${columns}, row_number() over (partition by ${partition} order by administered_on desc, id desc) as rank from vaccinations where ${where}`;
 
 /** SQL expression: the earliest due date of the pet whose id is the expression `petId` (null without records). */
 export const earliestDueOf = (petId: string): string => `(select min(due_on) from (${latestDoses(`pet_id = ${petId}`, 'vaccine_key')}) where rank = 1)`;
@@ -26,6 +26,44 @@ const latestDueSql = `select vaccine_key, due_on from (${latestDoses('tenant_id 
 export async function latestDueDates(db: Executor, tenantId: string, petId: string): Promise<Map<string, string>> {
   const rows = await selectRows<{ vaccine_key: string; due_on: string }>(db, latestDueSql, [tenantId, petId]);
   return new Map(rows.map((row) => [row.vaccine_key, row.due_on]));
+}
+
+/** A pet's latest dose of one vaccine, as the record it comes from (for callers that cite record ids). */
+export interface LatestDose {
+  id: string;
+  tenant_id: string;
+  pet_id: string;
+  vaccine: string;
+  vaccine_key: string;
+  administered_on: string;
+  due_on: string;
+}
+
+const latestDoseColumns = 'id, tenant_id, pet_id, vaccine, vaccine_key, administered_on, due_on';
+const latestDosesOfPetSql = `select ${latestDoseColumns} from (${latestDoses('tenant_id = ? and pet_id = ?', 'vaccine_key', latestDoseColumns)}) where rank = 1 order by due_on, vaccine_key`;
+
+/** The records behind `latestDueDates` (same rule): each vaccine's latest dose of one pet, earliest due first. */
+export async function latestDosesOfPet(db: Executor, tenantId: string, petId: string): Promise<LatestDose[]> {
+  return selectRows<LatestDose>(db, latestDosesOfPetSql, [tenantId, petId]);
+}
+
+/**
+ * The latest dose per pet and vaccine (same rule) due on or before `dueThrough` — overdue ones
+ * included — of the pets now at `locationIds` (null: the whole tenant; an empty list matches
+ * nothing), limited to `vaccineKeys` when given. Earliest due first.
+ */
+export async function latestDosesDueThrough(
+  db: Executor,
+  access: { tenantId: string; locationIds: readonly string[] | null },
+  dueThrough: string,
+  vaccineKeys: readonly string[] | null,
+): Promise<LatestDose[]> {
+  const marks = (n: number) => new Array<string>(n).fill('?').join(', ');
+  const locations = access.locationIds === null ? '' : access.locationIds.length === 0 ? ' and 0' : ` and location_id in (${marks(access.locationIds.length)})`;
+  const keys = vaccineKeys === null ? '' : vaccineKeys.length === 0 ? ' and 0' : ` and vaccine_key in (${marks(vaccineKeys.length)})`;
+  const where = `tenant_id = ? and pet_id in (select id from pets where tenant_id = ?${locations})${keys}`;
+  const text = `select ${latestDoseColumns} from (${latestDoses(where, 'pet_id, vaccine_key', latestDoseColumns)}) where rank = 1 and due_on <= ? order by due_on, pet_id, vaccine_key`;
+  return selectRows<LatestDose>(db, text, [access.tenantId, access.tenantId, ...(access.locationIds ?? []), ...(vaccineKeys ?? []), dueThrough]);
 }
 
 /** The status for the earliest due date (from `earliestDueOf`) as of `today` (YYYY-MM-DD of the service clock). */

@@ -10,6 +10,7 @@ import {
   appointmentReminderKey,
   findAudience,
   findDueVaccinations,
+  type DueVaccination,
   findUpcomingAppointments,
   insertLedgerEntry,
   isReminded,
@@ -18,7 +19,7 @@ import {
   type ReminderKind,
 } from './reminders.repository.js';
 
-type Outcome = 'notified' | 'no_consent' | 'no_email' | 'skipped';
+export type Outcome = 'notified' | 'no_consent' | 'no_email' | 'skipped';
 
 
 /**
@@ -31,10 +32,10 @@ async function notifyParent(
   reminder: { tenantId: string; kind: NotificationKind; relatedId: string; text: (a: ReminderAudience) => MailText },
   now: number,
 ): Promise<{ outcome: Exclude<Outcome, 'skipped'>; notificationId: string | null }> {
+  const outcome = consentOutcome(audience);
   const parent = audience?.parent;
-  if (!audience || !parent) return { outcome: 'no_email', notificationId: null };
-  if (parent.reminder_consent !== 1) return { outcome: 'no_consent', notificationId: null };
-  if (!parent.email) return { outcome: 'no_email', notificationId: null };
+  if (outcome !== 'notified') return { outcome, notificationId: null };
+  if (!audience || !parent?.email) return { outcome: 'no_email', notificationId: null }; // narrows the types; consentOutcome checked it
   const text = reminder.text(audience);
   const row = await queueNotification(
     trx,
@@ -66,13 +67,83 @@ function tally(outcomes: Outcome[]) {
   return { notified: count('notified'), noConsent: count('no_consent'), noEmail: count('no_email'), alreadyReminded: count('skipped') };
 }
 
+/** What the consent rule decides for a parent, without writing anything (a recall's dry run). */
+export function consentOutcome(audience: ReminderAudience | null): Exclude<Outcome, 'skipped'> {
+  const parent = audience?.parent;
+  if (!audience || !parent) return 'no_email';
+  if (parent.reminder_consent !== 1) return 'no_consent';
+  if (!parent.email) return 'no_email';
+  return 'notified';
+}
+
+/**
+ * One vaccination reminder, at most once per pet + vaccine + due date (the reminder ledger's key),
+ * whoever asks: the daily job or a recall campaign (POST /v1/ai/recall). In the caller's
+ * transaction: the ledger row, `pet.vaccination_due` and, under the consent rule, the email.
+ * 'skipped' when the key is in the ledger already (reminded by the job or recalled before).
+ */
+export async function remindVaccination(
+  trx: Executor,
+  vaccination: DueVaccination,
+  today: string,
+  now: number,
+): Promise<{ outcome: Outcome; notificationId: string | null }> {
+  const kind: ReminderKind = 'vaccination';
+  const key = vaccinationReminderKey(vaccination);
+  if (await isReminded(trx, vaccination.tenant_id, kind, key)) return { outcome: 'skipped', notificationId: null };
+  const event = await emit(
+    trx,
+    'pet.vaccination_due',
+    { petId: vaccination.pet_id, vaccine: vaccination.vaccine, dueOn: vaccination.due_on, vaccinationId: vaccination.id },
+    vaccination.tenant_id,
+    now,
+  );
+  const audience = await findAudience(trx, vaccination.tenant_id, vaccination.pet_id);
+  const sent = await notifyParent(
+    trx,
+    audience,
+    {
+      tenantId: vaccination.tenant_id,
+      kind: 'vaccination_reminder',
+      relatedId: vaccination.id,
+      text: (a) =>
+        vaccinationReminderText({
+          parentName: a.parent?.name ?? 'pet parent',
+          petName: a.pet.name,
+          vaccine: vaccination.vaccine,
+          dueOn: vaccination.due_on,
+          today,
+          place: placeOf(a),
+        }),
+    },
+    now,
+  );
+  await insertLedgerEntry(trx, {
+    tenant_id: vaccination.tenant_id,
+    kind,
+    reminder_key: key,
+    related_id: vaccination.id,
+    pet_id: vaccination.pet_id,
+    event_id: event.id,
+    notification_id: sent.notificationId,
+    outcome: sent.outcome,
+    created_at: new Date(now).toISOString(),
+  });
+  return sent;
+}
+
+/** What `remindVaccination` would do now, writing nothing: 'skipped' when already in the ledger, else the consent rule's outcome. */
+export async function previewVaccinationReminder(db: Executor, vaccination: DueVaccination): Promise<Outcome> {
+  if (await isReminded(db, vaccination.tenant_id, 'vaccination', vaccinationReminderKey(vaccination))) return 'skipped';
+  return consentOutcome(await findAudience(db, vaccination.tenant_id, vaccination.pet_id));
+}
+
 /**
  * Daily: each pet's latest dose per vaccine due within the next N days (PETCARE_VACCINATION_REMINDER_DAYS,
  * default 30) — or overdue by at most N days and never reminded (recorded late, appliance down) —
  * emits `pet.vaccination_due` and emails the parent, once per pet + vaccine + due date.
  */
 export function vaccinationRemindersJob(): JobDefinition {
-  const kind: ReminderKind = 'vaccination';
   return {
     name: 'vaccination-reminders',
     description:
@@ -90,50 +161,8 @@ export function vaccinationRemindersJob(): JobDefinition {
       const outcomes: Outcome[] = [];
       for (const vaccination of due) {
         if (ctx.signal.aborted) break;
-        const key = vaccinationReminderKey(vaccination);
         // One transaction per reminder: ledger row, event and notification exist together or not at all.
-        const outcome = await db.transaction().execute(async (trx): Promise<Outcome> => {
-          if (await isReminded(trx, vaccination.tenant_id, kind, key)) return 'skipped';
-          const event = await emit(
-            trx,
-            'pet.vaccination_due',
-            { petId: vaccination.pet_id, vaccine: vaccination.vaccine, dueOn: vaccination.due_on, vaccinationId: vaccination.id },
-            vaccination.tenant_id,
-            now,
-          );
-          const audience = await findAudience(trx, vaccination.tenant_id, vaccination.pet_id);
-          const sent = await notifyParent(
-            trx,
-            audience,
-            {
-              tenantId: vaccination.tenant_id,
-              kind: 'vaccination_reminder',
-              relatedId: vaccination.id,
-              text: (a) =>
-                vaccinationReminderText({
-                  parentName: a.parent?.name ?? 'pet parent',
-                  petName: a.pet.name,
-                  vaccine: vaccination.vaccine,
-                  dueOn: vaccination.due_on,
-                  today,
-                  place: placeOf(a),
-                }),
-            },
-            now,
-          );
-          await insertLedgerEntry(trx, {
-            tenant_id: vaccination.tenant_id,
-            kind,
-            reminder_key: key,
-            related_id: vaccination.id,
-            pet_id: vaccination.pet_id,
-            event_id: event.id,
-            notification_id: sent.notificationId,
-            outcome: sent.outcome,
-            created_at: new Date(now).toISOString(),
-          });
-          return sent.outcome;
-        });
+        const outcome = await db.transaction().execute(async (trx) => (await remindVaccination(trx, vaccination, today, now)).outcome);
         outcomes.push(outcome);
       }
       const counts = tally(outcomes);

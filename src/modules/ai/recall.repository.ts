@@ -1,0 +1,53 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import { inList } from '../../db/in-list.js';
+import type { AccessFilter } from '../../http/actor.js';
+import type { AiRecallCampaignsTable, AiRecallRecipientsTable } from './recall.table.js';
+
+/** Rows per insert statement (13 columns each: well under SQLite's parameter limit). */
+const insertBatch = 500;
+
+export async function insertCampaign(db: Executor, campaign: AiRecallCampaignsTable, recipients: readonly AiRecallRecipientsTable[]): Promise<void> {
+  await db.insertInto('ai_recall_campaigns').values(campaign).execute();
+  for (let i = 0; i < recipients.length; i += insertBatch) {
+    await db.insertInto('ai_recall_recipients').values(recipients.slice(i, i + insertBatch)).execute();
+  }
+}
+
+/**
+ * A campaign through the caller's access: a tenant-wide caller sees every campaign of the tenant; a
+ * location-scoped caller only campaigns that covered nothing beyond its own locations (so a campaign
+ * run tenant-wide, which names pets everywhere, is not shown to it).
+ */
+export async function findCampaign(db: Executor, actor: AccessFilter, id: string): Promise<AiRecallCampaignsTable | null> {
+  let query = db.selectFrom('ai_recall_campaigns').selectAll().where('id', '=', id).where('tenant_id', '=', actor.tenantId);
+  if (actor.locationIds !== null) {
+    const mine = inList(actor.locationIds);
+    query = query
+      .where('scope_location_ids', 'is not', null)
+      .where(
+        sql<boolean>`not exists (select 1 from json_each(ai_recall_campaigns.scope_location_ids) where json_each.value not in (${sql.join(mine)}))`,
+      );
+  }
+  return (await query.executeTakeFirst()) ?? null;
+}
+
+export async function recipientsOf(db: Executor, campaignId: string): Promise<AiRecallRecipientsTable[]> {
+  return db.selectFrom('ai_recall_recipients').selectAll().where('campaign_id', '=', campaignId).orderBy('position').execute();
+}
+
+/** Parent and current location of each pet (the caller already selected these pets through its access). */
+export async function petHomes(db: Executor, tenantId: string, petIds: readonly string[]): Promise<Map<string, { parentId: string; locationId: string }>> {
+  const homes = new Map<string, { parentId: string; locationId: string }>();
+  const ids = [...new Set(petIds)];
+  for (let i = 0; i < ids.length; i += insertBatch) {
+    const rows = await db
+      .selectFrom('pets')
+      .select(['id', 'owner_id', 'location_id'])
+      .where('tenant_id', '=', tenantId)
+      .where('id', 'in', ids.slice(i, i + insertBatch))
+      .execute();
+    for (const row of rows) homes.set(row.id, { parentId: row.owner_id, locationId: row.location_id });
+  }
+  return homes;
+}

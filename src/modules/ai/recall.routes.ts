@@ -1,0 +1,59 @@
+import type { Clock } from '../../clock.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { businessNow } from '../sandbox/index.js';
+import { CreateRecallSchema, maxDueWithinDays, maxRecallVaccines, RecallCampaignSchema, RecallParams } from './recall.schema.js';
+import { getRecall, runRecall } from './recall.service.js';
+
+const tags = ['AI agents'];
+
+const rules =
+  "Selection: among the pets now at the caller's locations (or the one `locationId` asked for; a location the caller does not cover answers 404), " +
+  "each pet's latest dose per vaccine (a newer dose replaces an older one's due date, the vaccinationStatus rule) due on or before today + dueWithinDays, " +
+  'overdue doses included however old, only the `vaccines` named when given (case-insensitive). Today is the UTC date of the business clock, as the vaccination-reminders job counts. ' +
+  'Sending: each recipient goes through the vaccination-reminders job’s own step, so a pet + vaccine + due date is handled once in all, whoever comes first: ' +
+  'one row in the shared reminder ledger, one `pet.vaccination_due` event and, if the parent consented to reminders and has an email address (the job’s consent rule), ' +
+  'one `vaccination_reminder` email queued in the notifications outbox (GET /v1/notifications). A pet the job already reminded is skipped (already_reminded), ' +
+  'and the job does not remind a recalled pet again; a parent without consent or email is skipped too and recorded as decided (not asked again for that due date, as the job does). ' +
+  '`sent` counts messages queued by this call, `skipped` the rest. ';
+
+export function recallRoutes(deps: { clock: Clock }): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/ai/recall',
+      operationId: 'createRecall',
+      summary: 'Run a vaccination recall campaign',
+      description:
+        'Needs scope `ai` (roles admin and doctor hold it). ' +
+        rules +
+        `dueWithinDays is 0–${maxDueWithinDays}; at most ${maxRecallVaccines} vaccines; bad input answers 400 and changes nothing. ` +
+        'With dryRun: 200, the recipients and what would happen to each (status would_send or skipped), nothing written, sent or emitted, and id null. ' +
+        'Otherwise 201 with the stored campaign (rcl_…, readable at GET /v1/ai/recall/{id}); emits `ai.recall_sent` with the totals. ' +
+        'Everything commits in one transaction, so parallel recalls send one message per pet, vaccine and due date.',
+      tags,
+      access: { scope: 'ai' },
+      body: CreateRecallSchema,
+      response: { status: 201, description: 'The campaign (200 with id null for a dry run)', schema: RecallCampaignSchema },
+      errors: ['not_found'],
+      handler: async ({ db, actor, body }) => {
+        const result = await runRecall(db, actor, body, await businessNow(db, actor.env, deps.clock), deps.clock.now());
+        return { status: result.dryRun ? 200 : 201, body: result.body };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/ai/recall/:id',
+      operationId: 'getRecall',
+      summary: 'Get a recall campaign',
+      description:
+        'Needs scope `ai.read`. The campaign as it ran, with each recipient’s status (sent or skipped with the reason) and queued message id. ' +
+        'A location-scoped caller sees only campaigns that covered nothing beyond its own locations; any other answers 404.',
+      tags,
+      access: { scope: 'ai.read' },
+      params: RecallParams,
+      response: { status: 200, description: 'The campaign', schema: RecallCampaignSchema },
+      errors: ['not_found'],
+      handler: async ({ db, actor, params }) => ({ body: await getRecall(db, actor, params.id) }),
+    }),
+  ];
+}
