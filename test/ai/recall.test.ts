@@ -238,3 +238,24 @@ test.serial('20 recalls at once queue one message per pet, vaccine and due date'
   const ledger = await db().selectFrom('reminder_ledger').select('reminder_key').where('reminder_key', 'like', '%|dhpp|%').execute();
   a.is(ledger.length, 5);
 });
+
+test.serial('in the sandbox the window follows the sandbox clock, and a reset erases its campaigns (live ones stay)', async (a) => {
+  const sandbox = await t.adminToken('sandbox');
+  const moved = await t.request('POST', '/v1/sandbox/clock', { token: sandbox, body: { advanceTo: '2027-01-10T12:00:00Z' } });
+  a.is(moved.status, 200, moved.text);
+  const dry = await recall(sandbox, { dueWithinDays: 0, dryRun: true });
+  a.is(dry.status, 200, dry.text);
+  a.is(dry.body.today, '2027-01-10');
+  a.true(dry.body.recipients.every((r: Recipient) => r.dueOn <= '2027-01-10'));
+  const sent = await recall(sandbox, { dueWithinDays: 30 });
+  a.is(sent.status, 201, sent.text);
+  a.true(sent.body.recipients.length > 0, 'the demo data has vaccinations due');
+  const sandboxDb = t.stores.get('sandbox').db;
+  a.is((await sandboxDb.selectFrom('ai_recall_campaigns').selectAll().execute()).length, 1);
+  const live = Number((await db().selectFrom('ai_recall_campaigns').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  a.is((await t.request('POST', '/v1/sandbox/reset', { token: sandbox })).status, 200);
+  a.deepEqual(await sandboxDb.selectFrom('ai_recall_campaigns').selectAll().execute(), []);
+  a.deepEqual(await sandboxDb.selectFrom('ai_recall_recipients').selectAll().execute(), []);
+  assertProblem(a, await t.request('GET', `/v1/ai/recall/${sent.body.id}`, { token: sandbox }), 404, 'not_found');
+  a.is(Number((await db().selectFrom('ai_recall_campaigns').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n), live);
+});

@@ -26,3 +26,5 @@ import { recallRoutes } from './recall.routes.js';
 export function aiAgentRoutes(deps: { config: Config; clock: Clock }): AnyRoute[] {
   return [...careCoordinatorRoutes(deps), ...recallRoutes(deps)];
 }
+/** Sandbox reset: the tenant's recall campaigns (the reminder ledger and notifications they wrote are reset with the sandbox's own tables). */
+export { deleteTenantCampaigns as eraseRecallCampaigns } from './recall.repository.js';

@@ -51,3 +51,9 @@ export async function petHomes(db: Executor, tenantId: string, petIds: readonly 
   }
   return homes;
 }
+
+/** Every recall campaign of a tenant goes (sandbox reset only): recipients first, they reference their campaign. */
+export async function deleteTenantCampaigns(db: Executor, tenantId: string): Promise<void> {
+  await db.deleteFrom('ai_recall_recipients').where('tenant_id', '=', tenantId).execute();
+  await db.deleteFrom('ai_recall_campaigns').where('tenant_id', '=', tenantId).execute();
+}

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { eraseRecallCampaigns } from '../ai/index.js';
 import { seedDefaultAppointmentTypes } from '../appointments/index.js';
 import { eraseMedicalRecords } from '../medical-records/index.js';
 import { eraseMoneyRecords } from '../payments/index.js';
@@ -110,6 +111,7 @@ export async function clearSandboxData(db: Executor, tenantId: string): Promise<
   // Clinical records reference pets; medical records are append-only and need the explicit erasure.
   await deleteTenantVaccinations(db, tenantId);
   await eraseMedicalRecords(db, tenantId, 'sandbox reset');
+  await eraseRecallCampaigns(db, tenantId);
   for (const table of resetTables) {
     if (table === 'idempotency_keys') await db.deleteFrom(table).execute();
     else await db.deleteFrom(table).where('tenant_id', '=', tenantId).execute();
