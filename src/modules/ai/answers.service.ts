@@ -5,7 +5,7 @@ import { AppError, foundOr404, validationFailed } from '../../http/errors.js';
 import { findAnswer, lexicalSearch, vectorSearch, type ChunkHit } from './ai.repository.js';
 import type { Citation, LiveCount } from './ai.schema.js';
 import type { AiAnswersTable, AiServicesTable } from './ai.table.js';
-import { contentWords, ftsQuery, sentencesOf, support } from './knowledge-text.js';
+import { contentWords, ftsQuery, sentencesOf, stem, support, wordsOf } from './knowledge-text.js';
 import { vectorState } from './knowledge.service.js';
 import { LlmUnavailable, type LlmClient } from './llm-client.js';
 
@@ -114,18 +114,31 @@ export const dontKnow = "I don't know: the documents available to you do not cov
 export const supportOf = (words: string[], passages: readonly Passage[]): number =>
   passages.slice(0, supportDepth).reduce((best, p) => Math.max(best, support(words, p.hit.text)), 0);
 
-/** Quotes the best supporting sentences (of the two best passages), each with its citation number. */
+/**
+ * Quotes the best supporting sentences of the top passages, each with its citation number. A
+ * sentence scores the question words it holds, each weighted by how rare it is among the
+ * passages' sentences (a word every sentence shares decides nothing); headings (under 5 words) lose.
+ */
 function extractive(words: string[], passages: readonly Passage[]): { answer: string; citations: Citation[] } {
-  const picked = passages
-    .slice(0, supportDepth)
-    .map((p, rank) => ({ p, rank, ...bestSentence(words, p.hit.text) }))
+  const stems = [...new Set(words.map(stem))];
+  const candidates = passages.slice(0, supportDepth).flatMap((p, rank) =>
+    sentencesOf(p.hit.text).map((sentence) => ({ p, rank, sentence, stems: new Set(wordsOf(sentence).map(stem)) })),
+  );
+  const weight = new Map(stems.map((s) => [s, Math.log(1 + (candidates.length + 1) / (1 + candidates.filter((c) => c.stems.has(s)).length))]));
+  const total = stems.reduce((sum, s) => sum + (weight.get(s) ?? 0), 0) || 1;
+  const picked = candidates
+    .map((c) => {
+      const score = stems.reduce((sum, s) => sum + (c.stems.has(s) ? (weight.get(s) ?? 0) : 0), 0) / total;
+      return { ...c, score: score - (wordsOf(c.sentence).length < 5 ? 0.2 : 0), support: support(words, c.sentence) };
+    })
     .filter((x) => x.support > 0)
-    .sort((a, b) => b.support - a.support || a.rank - b.rank)
+    .sort((a, b) => b.score - a.score || a.rank - b.rank)
+    // The best sentence always; a second one only when it supports the question on its own.
+    .filter((x, i) => i === 0 || x.support >= abstainBelow)
     .slice(0, 2);
-  const citations = picked.map((x) => citationOf(x.p, x.sentence));
-  const answer = picked
-    .map((x, i) => `"${x.sentence}" [${i + 1}] (${x.p.hit.title}${x.p.hit.page ? `, p. ${x.p.hit.page}` : ''})`)
-    .join(' ');
+  const quote = (text: string) => (text.length > 400 ? `${text.slice(0, 399)}…` : text);
+  const citations = picked.map((x) => citationOf(x.p, quote(x.sentence)));
+  const answer = picked.map((x, i) => `"${quote(x.sentence)}" [${i + 1}] (${x.p.hit.title}${x.p.hit.page ? `, p. ${x.p.hit.page}` : ''})`).join(' ');
   return { answer: `According to your documents: ${answer}`, citations };
 }
 

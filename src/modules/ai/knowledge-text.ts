@@ -21,7 +21,8 @@ const sentenceEnd = /(?<=[.!?:;])\s+(?=[\p{Lu}\p{N}"'(\[*#-])/u;
 /** Blocks (paragraphs, list items, headings), then sentences, each with its white space folded. */
 export function sentencesOf(text: string): string[] {
   const out: string[] = [];
-  for (const block of text.split(/\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)]|#{1,6})\s)/)) {
+  // A line break before a capital also ends one: PDF headings and list lines carry no full stop.
+  for (const block of text.split(/\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)]|#{1,6})\s)|\n(?=\s*[\p{Lu}])/u)) {
     const folded = block.replace(/\s+/g, ' ').trim();
     if (!folded) continue;
     for (const sentence of folded.split(sentenceEnd)) {
@@ -45,7 +46,8 @@ export function chunkPages(pages: readonly string[], maxChars = chunkChars): Tex
       for (let at = 0; at < sentence.length; at += maxChars) {
         const piece = sentence.slice(at, at + maxChars);
         if (current && current.length + 1 + piece.length > maxChars) flush();
-        current = current ? `${current} ${piece}` : piece;
+        // One sentence a line, so answers can quote a chunk's sentences again.
+        current = current ? `${current}\n${piece}` : piece;
       }
     }
     flush();
