@@ -59,6 +59,14 @@ test.before(async () => {
   const provider = await createProvider(t, { locationIds: [downtown.id] });
   await putSchedule(t, provider.id, downtown.id);
   ids.appointment = (await ok(await t.request('POST', '/v1/appointments', { token: admin, body: { petId: rex.id, providerId: provider.id, type: 'checkup', startsAt: '2026-12-02T14:00:00Z' } }), 201, 'appointment')).body.id;
+  // A cancelled one is not upcoming; one at Uptown is shown to tenant-wide callers only.
+  const cancelled = (await ok(await t.request('POST', '/v1/appointments', { token: admin, body: { petId: rex.id, providerId: provider.id, type: 'checkup', startsAt: '2026-12-04T10:00:00Z' } }), 201, 'appointment')).body.id;
+  await ok(await t.request('PATCH', `/v1/appointments/${cancelled}`, { token: admin, body: { status: 'cancelled' } }), 200, 'cancel');
+  const uptownVet = await createProvider(t, { locationIds: [uptown.id] });
+  await putSchedule(t, uptownVet.id, uptown.id);
+  ids.uptownAppointment = (
+    await ok(await t.request('POST', '/v1/appointments', { token: admin, body: { petId: rex.id, providerId: uptownVet.id, type: 'checkup', startsAt: '2026-12-03T11:00:00Z', locationId: uptown.id } }), 201, 'uptown appointment')
+  ).body.id;
 
   // Boarding: in house from today (checked in over the missing Rabies by an admin override), and a later stay.
   await ok(await t.request('POST', '/v1/boarding/rooms', { token: admin, body: { locationId: downtown.id, name: 'Kennel 1', roomType: 'standard', capacity: 2, species: ['dog'], nightlyRate: 5_000 } }), 201, 'room');
@@ -136,7 +144,10 @@ test.serial('every section is read from the records, and the actions follow the 
 
   a.deepEqual(
     body.appointments.map((x: { id: string; status: string; startsAt: string }) => [x.id, x.status, x.startsAt]),
-    [[ids.appointment, 'confirmed', '2026-12-02T14:00:00.000Z']],
+    [
+      [ids.appointment, 'confirmed', '2026-12-02T14:00:00.000Z'],
+      [ids.uptownAppointment, 'confirmed', '2026-12-03T11:00:00.000Z'],
+    ],
   );
   // Every kind from the shared bookings table, soonest first: the stay in house, the groom, the next stay.
   a.deepEqual(
@@ -204,7 +215,7 @@ test.serial('a pet without vaccination records gets one record_vaccinations acti
   );
 });
 
-test.serial('a logged dose and a paid invoice drop out of the summary and its actions', async (a) => {
+test.serial('a logged dose, a paid invoice and a new Rabies dose each remove their actions', async (a) => {
   // Log the missed 08:00 dose (refused counts as logged), then look again.
   await ok(
     await t.request('POST', `/v1/boarding/care-plans/${ids.plan}/doses`, { token: admin, body: { medication: 'Apoquel', scheduledFor: '2026-12-02T08:00:00Z', outcome: 'refused', givenBy: 'Sam' } }),
@@ -212,17 +223,27 @@ test.serial('a logged dose and a paid invoice drop out of the summary and its ac
     'refused dose',
   );
   await ok(await t.request('POST', '/v1/payments', { token: admin, body: { parentId: parent.id, invoiceId: ids.uptownInvoice, amount: 2_500, currency: 'USD', method: 'cash' } }), 201, 'payment');
+  // A new Rabies dose valid for a year: no longer overdue, and the next stay's check-in requirement is met.
+  const rabies = await vaccinate(rex.id, 'rabies', '2026-12-02', '2027-12-02');
   const res = await summary(rex.id, vet.accessToken);
   a.deepEqual(res.body.activeStay.carePlans[0].missedDoses, []);
-  const kinds = res.body.actions.map((x: { kind: string }) => x.kind);
-  a.false(kinds.includes('missed_dose_follow_up'));
   a.deepEqual(res.body.openInvoices.map((i: { id: string }) => i.id), [ids.invoice]);
+  a.like(res.body.vaccinations.find((v: { vaccinationId: string }) => v.vaccinationId === rabies), { dueOn: '2027-12-02', status: 'up_to_date' });
+  a.deepEqual(
+    res.body.actions.map((x: { kind: string; sourceIds: string[] }) => [x.kind, x.sourceIds]),
+    [
+      ['pay_open_invoice', [ids.invoice]],
+      ['vaccination_due_soon', [vac.dhpp]],
+    ],
+  );
 });
 
 test.serial('location scoping: a Downtown client sees Downtown rows only; an Uptown client gets 404 for a Downtown pet', async (a) => {
   const scoped = await summary(rex.id, downtownDesk.accessToken);
   a.is(scoped.status, 200, scoped.text);
   a.deepEqual(scoped.body.openInvoices.map((i: { id: string }) => i.id), [ids.invoice]);
+  a.deepEqual(scoped.body.appointments.map((x: { id: string }) => x.id), [ids.appointment]);
+  a.deepEqual(scoped.body.bookings.map((x: { id: string }) => x.id), [ids.stay, ids.groom, ids.nextStay]);
   a.false(JSON.stringify(scoped.body).includes(uptown.id), 'nothing of Uptown in the answer');
 
   assertProblem(a, await summary(rex.id, uptownDesk.accessToken), 404, 'not_found');
