@@ -19,6 +19,7 @@ import type { AppointmentsTables } from '../modules/appointments/appointments.ta
 import type { BookingsTables } from '../modules/bookings/bookings.table.js';
 import type { BoardingTables } from '../modules/boarding/boarding.table.js';
 import type { GroomingTables } from '../modules/grooming/grooming.table.js';
+import type { AnalyticsTables } from '../modules/analytics/analytics.table.js';
 import type { MarketplaceTables } from '../modules/marketplace/marketplace.table.js';
 import type { DocumentsTables } from '../modules/documents/documents.table.js';
 import type { MedicalRecordsTables } from '../modules/medical-records/medical-records.table.js';
@@ -162,6 +163,7 @@ export interface Database
     BookingsTables,
     BoardingTables,
     GroomingTables,
+    AnalyticsTables,
     MarketplaceTables,
     AiTables,
     RecallTables {

@@ -248,3 +248,31 @@ test.serial('a money metric answers once per currency; a series or records over 
   const records = await walk<{ amount: number }>(t, `/v1/analytics/metrics/revenue_net/records?${november}&currency=USD`, admin);
   a.is(records.reduce((sum, r) => sum + r.amount, 0), nyNovember + 4_000);
 });
+
+// Serial: it adds a location and records in December (outside the November figures of the other tests).
+test.serial('figures are reused only while nothing they read changed: a payment, a refund or a new pet shows at once', async (a) => {
+  await setClock('2026-12-02T12:00:00.000Z');
+  const location = (await expectStatus(await t.request('POST', '/v1/locations', { token: admin, body: { name: 'Cache check', timezone: 'Europe/London', currency: 'USD', taxRateBps: 0 } }), 201, 'location')).body;
+  const parent = await createPetParent(t, location.id, {}, admin);
+  const query = `from=2026-12-01&to=2026-12-31&locationId=${location.id}`;
+  const read = async () => {
+    const res = await summary(query);
+    a.is(res.status, 200, res.text);
+    return { revenue: metricOf(res.body, 'revenue_net')?.value, pets: metricOf(res.body, 'new_pets')?.value };
+  };
+  a.deepEqual(await read(), { revenue: 0, pets: 0 });
+  a.deepEqual(await read(), { revenue: 0, pets: 0 });
+  const payment = await payAt('2026-12-02T12:01:00.000Z', { parentId: parent.id, amount: 1_234 });
+  a.deepEqual(await read(), { revenue: 1_234, pets: 0 });
+  await refundAt('2026-12-02T12:02:00.000Z', payment.id, 234);
+  a.deepEqual(await read(), { revenue: 1_000, pets: 0 });
+  await expectStatus(
+    await t.request('POST', '/v1/pets', { token: admin, body: { name: 'Newcomer', breed: 'Beagle', species: 'dog', ownerId: parent.id, locationId: location.id } }),
+    201,
+    'pet',
+  );
+  a.deepEqual(await read(), { revenue: 1_000, pets: 1 });
+  const series = await t.request('GET', `/v1/analytics/metrics/revenue_net?${query}&interval=month`, { token: admin });
+  a.deepEqual(series.body.points.map((p: { value: number }) => p.value), [1_000]);
+  await setClock('2026-12-02T12:00:00.000Z');
+});

@@ -42,14 +42,20 @@ async function prepare(gateway: GatewayServer): Promise<PreparedCase> {
   try {
     db.pragma('busy_timeout = 10000');
     const tenantId = (db.prepare('select id from tenants limit 1').get() as { id: string }).id;
-    db.transaction(() => {
+    // Short transactions: the server keeps writing (audit, jobs) while this runs, and waits at most its busy timeout for the lock.
+    const inChunks = (count: number, insert: (i: number) => void) => {
+      for (let first = 0; first < count; first += 2_000) db.transaction(() => {
+        for (let i = first; i < Math.min(count, first + 2_000); i++) insert(i);
+      })();
+    };
+    {
       const insertPet = db.prepare(`insert into pets (id, tenant_id, location_id, owner_id, name, breed, species, birth_date, last_visit, created_at, updated_at) values (?, ?, ?, ?, ?, 'Mixed', 'dog', null, null, ?, ?)`);
       const insertVaccination = db.prepare(
         `insert into vaccinations (id, tenant_id, location_id, pet_id, vaccine, vaccine_key, administered_on, due_on, lot_number, provider_id, recorded_by_client_id, recorded_by_role, created_at)
          values (?, ?, ?, ?, ?, ?, ?, ?, null, null, 'cli_bench', 'admin', ?)`,
       );
       const petIds: string[] = [];
-      for (let i = 0; i < pets; i++) {
+      inChunks(pets, (i) => {
         const id = newId('pet');
         const created = spread(i, pets);
         petIds.push(id);
@@ -58,16 +64,16 @@ async function prepare(gateway: GatewayServer): Promise<PreparedCase> {
           const given = today.minus({ days: 30 + ((i * 13 + k * 101) % 400) });
           insertVaccination.run(newId('vac'), tenantId, location.id, id, vaccine, vaccine.toLowerCase(), given.toISODate()!, given.plus({ years: 1 }).toISODate()!, created);
         }
-      }
+      });
       const insertAppointment = db.prepare(
         `insert into appointments (id, tenant_id, location_id, pet_id, provider_id, type, status, starts_at, ends_at, notes, created_at, updated_at, blocked_from, blocked_until, calendar_token, sequence)
          values (?, ?, ?, ?, ?, 'vet_consultation', ?, ?, ?, null, ?, ?, ?, ?, ?, 0)`,
       );
-      for (let i = 0; i < appointments; i++) {
+      inChunks(appointments, (i) => {
         const start = spread(i, appointments);
         const end = new Date(Date.parse(start) + 30 * 60_000).toISOString();
         insertAppointment.run(newId('apt'), tenantId, location.id, petIds[i % pets], provider.id, statuses[i % statuses.length], start, end, nowIso, nowIso, start, end, `ct_live_${randomSecret(24)}`);
-      }
+      });
       const insertPayment = db.prepare(
         `insert into payments (id, tenant_id, location_id, parent_id, invoice_id, wallet_id, amount, amount_refunded, currency, method, reference, status, settlement_id, created_at)
          values (?, ?, ?, ?, null, null, ?, ?, 'USD', ?, null, 'succeeded', null, ?)`,
@@ -76,27 +82,30 @@ async function prepare(gateway: GatewayServer): Promise<PreparedCase> {
         `insert into refunds (id, tenant_id, location_id, payment_id, invoice_id, amount, currency, reason, status, settlement_id, created_at) values (?, ?, ?, ?, null, ?, 'USD', null, 'succeeded', null, ?)`,
       );
       const methods = ['cash', 'card_terminal', 'bank_transfer', 'check'] as const;
-      for (let i = 0; i < payments; i++) {
+      inChunks(payments, (i) => {
         const id = newId('pay');
         const at = spread(i, payments);
         const amount = 1_000 + ((i * 7919) % 20_000);
         const refunded = i % (payments / refunds) === 0 ? Math.floor(amount / 2) : 0;
         insertPayment.run(id, tenantId, location.id, parent.id, amount, refunded, methods[i % methods.length], at);
         if (refunded > 0) insertRefund.run(newId('ref'), tenantId, location.id, id, refunded, new Date(Date.parse(at) + 86_400_000).toISOString());
-      }
+      });
       const insertInvoice = db.prepare(
         `insert into invoices (id, tenant_id, location_id, parent_id, pet_id, number, status, currency, subtotal, tax, total, amount_paid, amount_refunded, due_on, subscription_id, created_at, updated_at, finalized_at, paid_at, voided_at, uncollectible_at)
          values (?, ?, ?, ?, null, ?, ?, 'USD', 1000, 0, 1000, ?, 0, null, null, ?, ?, ?, ?, null, null)`,
       );
-      for (let i = 0; i < invoices; i++) {
+      inChunks(invoices, (i) => {
         const at = spread(i, invoices);
         const paid = i % 4 !== 0;
         insertInvoice.run(newId('inv'), tenantId, location.id, parent.id, `BA-${String(i + 1).padStart(6, '0')}`, paid ? 'paid' : 'open', paid ? 1000 : 0, at, at, at, paid ? new Date(Date.parse(at) + 3 * 86_400_000).toISOString() : null);
-      }
-    })();
+      });
+    }
   } finally {
     db.close();
   }
+  // The inserts blocked this process for seconds: let the event loop see the keep-alive sockets the
+  // server closed meanwhile, or the next fetch would go out on one of them ("other side closed").
+  await new Promise((resolve) => setTimeout(resolve, 200));
 
   // The last complete month.
   const month = today.minus({ months: 1 });

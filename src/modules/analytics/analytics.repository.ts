@@ -97,13 +97,14 @@ const tallySql: Record<Exclude<MetricName, 'marketplace_gmv' | 'commission_earne
 
 /**
  * The earliest due date of a pet's vaccinations as of a date: per vaccine only the latest dose
- * given on or before it counts (the rule of the pet's vaccinationStatus); null without any.
+ * given on or before it counts (the rule of the pet's vaccinationStatus); null without any. SQLite
+ * takes a bare column (due_on) from the row holding the group's max(), so this is one walk of
+ * vaccinations_pet_vaccine_idx per pet; the id breaks a tie between doses given the same day.
  */
 function earliestDueAt(petId: string, date: string): string {
   return `select min(due_on) from (
-      select v.due_on as due_on, row_number() over (partition by v.vaccine_key order by v.administered_on desc, v.id desc) as rank
-      from vaccinations v where v.pet_id = ${petId} and v.administered_on <= ${date})
-    where rank = 1`;
+      select v.due_on as due_on, max(v.administered_on || v.id) from vaccinations v
+      where v.pet_id = ${petId} and v.administered_on <= ${date} group by v.vaccine_key)`;
 }
 
 /** Statements that take the tenant id after the windows (bookings is indexed by tenant first). */
@@ -111,10 +112,34 @@ const takesTenant = new Set<MetricName>(['grooming_completed']);
 
 export type TalliedMetric = keyof typeof tallySql;
 
-export async function tallies(db: Executor, name: TalliedMetric, tenantId: string, rows: readonly WindowRow[]): Promise<TallyRow[]> {
-  const parameters: unknown[] = [JSON.stringify(rows)];
+/**
+ * Figures computed under each value of the change counter, per database (live, sandbox, or an open
+ * transaction), by metric and windows: reused while the counter stands still, which the triggers of
+ * migration 2026_11_24_1301 make exact (any write a metric reads moves it, in the same transaction).
+ */
+const figures = new WeakMap<object, Map<string, { version: number; rows: TallyRow[] }>>();
+const maxCachedFigures = 1000;
+const versionSql = 'select version from analytics_version where id = 1';
+
+/** The figures of a metric per bucket (and key) over the windows. */
+export async function tallies(db: Executor, name: TalliedMetric, tenantId: string, windowRows: readonly WindowRow[]): Promise<TallyRow[]> {
+  const windowsJson = JSON.stringify(windowRows);
+  const [counter] = await selectRows<{ version: number }>(db, versionSql, []);
+  const version = counter?.version ?? -1;
+  let cache = figures.get(db);
+  if (!cache) {
+    cache = new Map();
+    figures.set(db, cache);
+  }
+  const key = `${name}|${tenantId}|${windowsJson}`;
+  const hit = cache.get(key);
+  if (hit && hit.version === version) return hit.rows;
+  const parameters: unknown[] = [windowsJson];
   if (takesTenant.has(name)) parameters.push(tenantId);
-  return selectRows<TallyRow>(db, tallySql[name], parameters);
+  const rows = await selectRows<TallyRow>(db, tallySql[name], parameters);
+  if (cache.size >= maxCachedFigures) cache.clear();
+  cache.set(key, { version, rows });
+  return rows;
 }
 
 /** A row behind a value, as the records list shows it. */

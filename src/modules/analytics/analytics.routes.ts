@@ -20,8 +20,8 @@ export function analyticsRoutes(deps: { clock: Clock }): AnyRoute[] {
       summary: 'Every metric over a date range',
       description:
         access +
-        'Answers each metric once with its value, unit and declared basis (which date places a record in the window, and the formula), and asOf (the time it was computed: ' +
-        'computed on every call from the records, never a stale rollup). A money metric (unit minor) answers once per currency of the locations covered and the rows found. ' +
+        'Answers each metric once with its value, unit and declared basis (which date places a record in the window, and the formula), and asOf (the time of the call): ' +
+        'figures come from the records themselves, never a rollup; a figure is reused only while a change counter that triggers move on every write a metric reads stands still, so none is stale. A money metric (unit minor) answers once per currency of the locations covered and the rows found. ' +
         'revenue_net reconciles with the journal to the cent. Emits nothing.',
       tags,
       access: { scope: 'analytics.read' },

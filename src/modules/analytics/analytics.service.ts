@@ -121,12 +121,25 @@ export async function metricSummary(db: Executor, access: AccessFilter, window: 
   checkRange(window.from, window.to);
   const locations = await requireScope(db, access, window.locationId);
   const metrics: Metric[] = [];
+  let appointments: Evaluated | undefined;
   for (const name of metricNames) {
-    const evaluated = await evaluate(db, access, name, window, null, locations);
+    // no_show_rate reads the same appointments as appointments_by_status: one scan for both.
+    const evaluated = name === 'no_show_rate' && appointments ? noShowsOf(appointments) : await evaluate(db, access, name, window, null, locations);
+    if (name === 'appointments_by_status') appointments = evaluated;
     if (metricDefinitions[name].unit !== 'minor') metrics.push(metricOf(name, evaluated, window, undefined, now));
     else for (const currency of currenciesOf(evaluated, undefined)) metrics.push(metricOf(name, evaluated, window, currency, now));
   }
   return metrics;
+}
+
+/** no_show_rate's figures from appointments_by_status's: no_show over completed + no_show, per bucket. */
+function noShowsOf(byStatus: Evaluated): Evaluated {
+  const byBucket = new Map<string, TallyRow[]>();
+  for (const [bucket, rows] of byStatus.byBucket) {
+    const count = (status: string) => rows.find((r) => r.key === status)?.num ?? 0;
+    byBucket.set(bucket, [{ bucket, key: '', num: count('no_show'), den: count('no_show') + count('completed') }]);
+  }
+  return { ...byStatus, byBucket };
 }
 
 /** A metric per bucket (day, week or month in each location's calendar): every bucket present, an empty one 0. */
