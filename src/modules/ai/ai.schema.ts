@@ -137,8 +137,12 @@ export type Citation = Static<typeof CitationSchema>;
 
 export const LiveCountSchema = Type.Object(
   {
-    metric: Type.String(),
+    metric: Type.String({ description: 'pets_total, appointments_today, boarded_tonight (point in time), or a §14 analytics metric.' }),
     value: Type.Number(),
+    unit: Type.Union([Type.Literal('count'), Type.Literal('ratio'), Type.Literal('minor')]),
+    currency: Type.Optional(Type.String({ description: 'ISO 4217, for unit minor.' })),
+    from: Type.Optional(Type.String({ format: 'date', description: 'Analytics metrics: first local date of the window.' })),
+    to: Type.Optional(Type.String({ format: 'date', description: 'Analytics metrics: last local date of the window.' })),
     asOf: Type.String({ format: 'date-time' }),
     locationIds: Type.Array(Type.String()),
     basis: Type.Object({ date: Type.String(), formula: Type.String() }, { additionalProperties: true }),

@@ -7,7 +7,7 @@ import type { LiveCount } from './ai.schema.js';
 import type { AiAnswersTable } from './ai.table.js';
 import { answerRow, assertEmbeddingsMatch, compose, questionWords, retrieve, type Composed } from './answers.service.js';
 import { getService } from './knowledge.service.js';
-import { computeCount, countSentence, matchCountIntent, scopeLocations } from './live-counts.js';
+import { analyticsSentence, computeAnalyticsCount, computeCount, countSentence, matchAnalyticsIntent, matchCountIntent, scopeLocations, type CountIntent } from './live-counts.js';
 import type { LlmClient } from './llm-client.js';
 
 export interface AskDeps {
@@ -71,14 +71,16 @@ export async function askAgent(
   const covered = scopeIds ?? actor.locationIds;
   const services = await servicesInScope(db, actor, covered);
   const retrieved = await retrieve(db, deps.llm, services, words, input.question, 5);
-  const intent = matchCountIntent(input.question, locations);
+  // §14 metrics first (their words are specific: revenue, no-show rate…), then the point-in-time counts.
+  const analytics = matchAnalyticsIntent(input.question, locations, now);
+  const intent = analytics ? null : matchCountIntent(input.question, locations);
   const liveCounts: LiveCount[] = [];
   let composed: Composed;
-  if (intent) {
-    const count = await computeCount(db, actor, intent, now);
+  if (analytics || intent) {
+    const count = analytics ? await computeAnalyticsCount(db, actor, analytics, now) : await computeCount(db, actor, intent as CountIntent, now);
     liveCounts.push(count);
     const documents = await compose(deps.llm, input.question, words, retrieved.passages);
-    const sentence = countSentence(count, intent);
+    const sentence = analytics ? analyticsSentence(count, analytics) : countSentence(count, intent as CountIntent);
     composed = documents.abstained
       ? { ...documents, answer: sentence, abstained: false }
       : { ...documents, answer: `${sentence} ${documents.answer}` };
@@ -91,7 +93,7 @@ export async function askAgent(
   const drewFrom = services.filter((s) => retrieved.passages.some((p) => p.hit.service_id === s.id && cited.has(p.hit.document_id)));
   let locationIds: string[] | null = scopeIds ?? (actor.locationIds ? [...actor.locationIds] : null);
   for (const s of drewFrom) locationIds = union(locationIds, s.location_ids === null ? null : (JSON.parse(s.location_ids) as string[]));
-  if (intent) locationIds = union(locationIds, intent.locations.map((l) => l.id));
+  for (const count of liveCounts) locationIds = union(locationIds, count.locationIds);
   const row = answerRow(
     actor,
     { kind: 'agent', serviceId: null, scope: input.scope, locationIds, question: input.question, composed, retrieval: retrieved.retrieval, liveCounts },

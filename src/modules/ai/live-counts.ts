@@ -3,6 +3,7 @@ import { selectRows, type Executor } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { localDate } from '../../calendar-dates.js';
 import type { LiveCount } from './ai.schema.js';
+import { computeMetric, type MetricName } from '../analytics/index.js';
 import { wordsOf } from './knowledge-text.js';
 
 /** Point-in-time counts the agent computes in SQL itself (DESIGN §13). */
@@ -64,7 +65,7 @@ export async function computeCount(db: Executor, actor: AccessFilter, intent: Co
   const locationIds = intent.locations.map((l) => l.id);
   const speciesNote = intent.species ? ` of species ${intent.species}` : '';
   if (locationIds.length === 0) {
-    return { metric: intent.metric, value: 0, asOf, locationIds, basis: { date: 'no location in scope', formula: 'nothing to count' } };
+    return { metric: intent.metric, value: 0, unit: 'count', asOf, locationIds, basis: { date: 'no location in scope', formula: 'nothing to count' } };
   }
   let value = 0;
   if (intent.metric === 'pets_total') {
@@ -78,6 +79,7 @@ export async function computeCount(db: Executor, actor: AccessFilter, intent: Co
     return {
       metric: 'pets_total',
       value,
+      unit: 'count',
       asOf,
       locationIds,
       basis: { date: 'pets registered at asOf (point in time)', formula: `count of pets whose current location is in locationIds${speciesNote}`, ...(intent.species ? { species: intent.species } : {}) },
@@ -98,6 +100,7 @@ export async function computeCount(db: Executor, actor: AccessFilter, intent: Co
     return {
       metric: 'appointments_today',
       value,
+      unit: 'count',
       asOf,
       locationIds,
       basis: { date: "appointment startsAt on today's date in each location's time zone", formula: 'count of appointments not cancelled (any other status)' },
@@ -118,6 +121,7 @@ export async function computeCount(db: Executor, actor: AccessFilter, intent: Co
   return {
     metric: 'boarded_tonight',
     value,
+    unit: 'count',
     asOf,
     locationIds,
     basis: {
@@ -156,4 +160,98 @@ export async function scopeLocations(db: Executor, actor: AccessFilter, ids: rea
     params.push(...(ids.length ? ids : ['']));
   }
   return selectRows<ScopeLocation>(db, `${text} order by id limit 500`, params);
+}
+
+/** §14 metrics the matcher knows, each by the words that ask for it (first match wins, most specific first). */
+const analyticsIntents: ReadonlyArray<{ metric: MetricName; when: (words: string[], text: string) => boolean }> = [
+  { metric: 'no_show_rate', when: (_w, text) => /\bno[- ]?shows?\b/.test(text) },
+  { metric: 'vaccination_compliance_rate', when: (w) => w.includes('compliance') || w.includes('compliant') },
+  { metric: 'boarding_occupancy_rate', when: (w) => w.includes('occupancy') },
+  { metric: 'invoices_open', when: (w) => (w.includes('invoices') || w.includes('invoice')) && (w.includes('open') || w.includes('unpaid') || w.includes('outstanding')) },
+  { metric: 'revenue_net', when: (w) => w.includes('revenue') || w.includes('takings') || w.includes('income') },
+  { metric: 'marketplace_gmv', when: (w, text) => w.includes('gmv') || /marketplace (sales|volume)/.test(text) },
+  { metric: 'commission_earned', when: (w) => w.includes('commission') || w.includes('commissions') },
+  { metric: 'grooming_completed', when: (w) => (w.includes('grooms') || w.includes('grooming') || w.includes('groomings')) && (w.includes('completed') || w.includes('done') || w.includes('finished')) },
+  { metric: 'new_pets', when: (_w, text) => /\bnew (pets|patients|registrations)\b/.test(text) },
+  { metric: 'active_pets', when: (_w, text) => /\bactive (pets|patients)\b/.test(text) },
+  { metric: 'appointments_by_status', when: (w) => (w.includes('appointments') || w.includes('appointment')) && (w.includes('status') || w.includes('statuses')) },
+];
+
+export interface AnalyticsIntent {
+  metric: MetricName;
+  /** Local dates, inclusive, in the first location's time zone. */
+  from: string;
+  to: string;
+  locations: ScopeLocation[];
+  /** Words of the window as asked ("this month" when none was). */
+  window: string;
+}
+
+/**
+ * The analytics metric a question asks for, with its window: today, yesterday, this week (Monday
+ * first), this month (the default), this year, or the last N days; the location names narrow it.
+ */
+export function matchAnalyticsIntent(question: string, scope: readonly ScopeLocation[], now: number): AnalyticsIntent | null {
+  const words = wordsOf(question);
+  const text = ` ${words.join(' ')} `;
+  const found = analyticsIntents.find((i) => i.when(words, text));
+  if (!found) return null;
+  const named = scope.filter((l) => {
+    const name = wordsOf(l.name).join(' ');
+    return name !== '' && text.includes(` ${name} `);
+  });
+  const locations = named.length ? named : [...scope];
+  const today = DateTime.fromMillis(now, { zone: locations[0]?.timezone ?? 'UTC' }).startOf('day');
+  const iso = (d: DateTime) => d.toISODate() ?? '';
+  let from = today.startOf('month');
+  let to = today;
+  let window = 'this month';
+  const lastDays = /\b(?:last|past) (\d{1,3}) days\b/.exec(text);
+  if (lastDays) {
+    from = today.minus({ days: Math.max(1, Math.min(730, Number(lastDays[1]))) - 1 });
+    window = `the last ${lastDays[1]} days`;
+  } else if (text.includes(' yesterday ')) {
+    from = today.minus({ days: 1 });
+    to = from;
+    window = 'yesterday';
+  } else if (text.includes(' today ')) {
+    from = today;
+    window = 'today';
+  } else if (text.includes(' this week ')) {
+    from = today.startOf('week');
+    window = 'this week';
+  } else if (text.includes(' this year ')) {
+    from = today.startOf('year');
+    window = 'this year';
+  }
+  return { metric: found.metric, from: iso(from), to: iso(to), locations, window };
+}
+
+/** Runs an analytics metric through the analytics module (the same SQL as GET /v1/analytics/metrics). */
+export async function computeAnalyticsCount(db: Executor, actor: AccessFilter, intent: AnalyticsIntent, now: number): Promise<LiveCount> {
+  // One location: that one; several (a tenant scope): every location the caller may see, which is the scope.
+  const one = intent.locations.length === 1 ? intent.locations[0] : undefined;
+  const metric = await computeMetric(db, actor, intent.metric, { from: intent.from, to: intent.to, locationId: one?.id }, now);
+  return {
+    metric: metric.name,
+    value: metric.value,
+    unit: metric.unit,
+    ...(metric.currency ? { currency: metric.currency } : {}),
+    from: metric.from,
+    to: metric.to,
+    asOf: metric.asOf,
+    locationIds: metric.locationIds,
+    basis: metric.basis,
+  };
+}
+
+export function analyticsSentence(count: LiveCount, intent: AnalyticsIntent): string {
+  const where = intent.locations.map((l) => l.name).join(', ');
+  const value =
+    count.unit === 'ratio'
+      ? `${Math.round(count.value * 1000) / 10} %`
+      : count.unit === 'minor'
+        ? `${(count.value / 100).toFixed(2)} ${count.currency ?? ''}`.trim()
+        : String(count.value);
+  return `${count.metric.replace(/_/g, ' ')} for ${intent.window} (${count.from} to ${count.to}) at ${where}: ${value} (as of ${count.asOf}).`;
 }

@@ -1,0 +1,104 @@
+import test from 'ava';
+import { anotherPet, boardingApp, booked, checkedIn, dayAfter, room, site, today, type Site } from '../boarding/boarding-support.js';
+import type { TestApp } from '../helpers/test-app.js';
+
+let t: TestApp;
+let admin: string;
+let downtown: Site;
+let uptown: Site;
+
+test.before(async () => {
+  const app = await boardingApp();
+  t = app.t;
+  admin = app.tokens.admin;
+  downtown = await site(t, { name: 'Downtown' });
+  uptown = await site(t, { name: 'Uptown' });
+  for (let i = 0; i < 4; i++) await room(t, admin, downtown.location.id, { species: ['dog', 'cat'], capacity: 1 });
+  await room(t, admin, uptown.location.id, { species: ['dog'], capacity: 2 });
+  // Downtown tonight: two dogs (one checked in, one reserved) and a cat; a dog arriving tomorrow is not counted.
+  const first = await booked(t, admin, downtown);
+  await checkedIn(t, admin, first.id);
+  await booked(t, admin, { ...downtown, pet: await anotherPet(t, downtown) });
+  await booked(t, admin, { ...downtown, pet: await anotherPet(t, downtown, { species: 'cat', breed: 'Siamese' }) });
+  await booked(t, admin, { ...downtown, pet: await anotherPet(t, downtown) }, { checkInOn: dayAfter(1), checkOutOn: dayAfter(3) });
+  // Uptown tonight: one dog.
+  await booked(t, admin, uptown);
+});
+test.after.always(async () => t?.close());
+
+const agent = (body: unknown, token = admin) => t.request('POST', '/ai/agent/query', { token, body });
+
+test('"how many dogs are boarded at Downtown tonight" is the number in the database, with its basis and as-of time', async (tt) => {
+  const res = await agent({ question: 'How many dogs are boarded at Downtown tonight?', scope: 'tenant' });
+  tt.is(res.status, 200, res.text);
+  tt.false(res.body.abstained);
+  const [count] = res.body.liveCounts;
+  tt.is(count.metric, 'boarded_tonight');
+  tt.is(count.value, 2);
+  tt.is(count.unit, 'count');
+  tt.deepEqual(count.locationIds, [downtown.location.id]);
+  tt.is(count.asOf, new Date(t.clock.now()).toISOString());
+  tt.regex(count.basis.formula, /checkInOn <= tonight < checkOutOn/);
+  tt.is(count.basis.species, 'dog');
+  tt.regex(res.body.answer, /^2 dogs are boarded tonight at Downtown/);
+  const stored = await t.request('GET', `/v1/ai/answers/${res.body.id}`, { token: admin });
+  tt.deepEqual(stored.body.liveCounts, res.body.liveCounts);
+  tt.is(stored.body.kind, 'agent');
+});
+
+test('without a species every boarded pet counts; the scope alone picks the location', async (tt) => {
+  const res = await agent({ question: 'How many pets are boarding tonight?', scope: downtown.location.id });
+  tt.is(res.body.liveCounts[0].metric, 'boarded_tonight');
+  tt.is(res.body.liveCounts[0].value, 3);
+  const all = await agent({ question: 'How many pets are boarding tonight?', scope: 'tenant' });
+  tt.is(all.body.liveCounts[0].value, 4);
+});
+
+test('pets_total and appointments_today are point-in-time counts in SQL', async (tt) => {
+  const cats = await agent({ question: 'How many cats do we have at Downtown?', scope: 'tenant' });
+  tt.is(cats.body.liveCounts[0].metric, 'pets_total');
+  tt.is(cats.body.liveCounts[0].value, 1);
+  const pets = await agent({ question: 'How many pets are registered?', scope: downtown.location.id });
+  tt.is(pets.body.liveCounts[0].value, 4);
+  const appointments = await agent({ question: 'How many appointments do we have today?', scope: downtown.location.id });
+  tt.is(appointments.body.liveCounts[0].metric, 'appointments_today');
+  tt.is(appointments.body.liveCounts[0].value, 0);
+  tt.regex(appointments.body.liveCounts[0].basis.date, /time zone/);
+});
+
+test('§14 metrics come from the analytics module with their window and basis', async (tt) => {
+  const res = await agent({ question: 'What is the boarding occupancy at Downtown this month?', scope: 'tenant' });
+  tt.is(res.status, 200, res.text);
+  const [count] = res.body.liveCounts;
+  tt.is(count.metric, 'boarding_occupancy_rate');
+  tt.is(count.unit, 'ratio');
+  tt.is(count.from, `${today.slice(0, 8)}01`);
+  tt.is(count.to, today);
+  tt.deepEqual(count.locationIds, [downtown.location.id]);
+  tt.true(count.value > 0 && count.value <= 1);
+  tt.truthy(count.basis.formula);
+  const open = await agent({ question: 'How many open invoices are there today?', scope: uptown.location.id });
+  tt.is(open.body.liveCounts[0].metric, 'invoices_open');
+  tt.deepEqual(open.body.liveCounts[0].locationIds, [uptown.location.id]);
+});
+
+test("a caller confined to Uptown never gets Downtown's count: naming Downtown counts nothing of it, and scoping to it is 404", async (tt) => {
+  const up = await t.client({ role: 'staff', scopes: ['ai.read'], locationIds: [uptown.location.id] });
+  const res = await agent({ question: 'How many dogs are boarded at Downtown tonight?', scope: 'tenant' }, up.accessToken);
+  tt.is(res.status, 200);
+  tt.deepEqual(res.body.liveCounts[0].locationIds, [uptown.location.id]);
+  tt.is(res.body.liveCounts[0].value, 1);
+  tt.notRegex(res.body.answer, /Downtown/);
+  tt.is((await agent({ question: 'How many dogs are boarded tonight?', scope: downtown.location.id }, up.accessToken)).status, 404);
+  const occupancy = await agent({ question: 'What is the boarding occupancy at Downtown this month?', scope: 'tenant' }, up.accessToken);
+  tt.deepEqual(occupancy.body.liveCounts[0].locationIds, [uptown.location.id]);
+  const admins = await agent({ question: 'How many pets are boarding tonight?', scope: 'tenant' });
+  tt.is((await t.request('GET', `/v1/ai/answers/${admins.body.id}`, { token: up.accessToken })).status, 404);
+});
+
+test('a question that is neither covered by documents nor a count abstains', async (tt) => {
+  const res = await agent({ question: 'What is the recipe for chocolate cake?', scope: 'tenant' });
+  tt.true(res.body.abstained);
+  tt.deepEqual(res.body.liveCounts, []);
+  tt.deepEqual(res.body.citations, []);
+});
