@@ -24,12 +24,21 @@ export const appointmentsPanel: Panel = {
   id: 'appointments',
   label: 'Appointments',
   scope: 'bookings.read',
-  mount(body, problem) {
+  mount(body, problem, session) {
     const day = h('input', { type: 'date', id: 'apt-day', name: 'day', value: localDate(new Date()), required: true });
     const list = h('div', { class: 'table-scroll', 'aria-live': 'polite' });
     const more = h('button', { type: 'button', hidden: true }, 'Load more');
     let rows: Appointment[] = [];
     let cursor: string | null = null;
+    const petNames = new Map<string, string>();
+
+    /** Pet names for the day's list (one GET per new pet, at most 25 a load); without pets.read the ids stay. */
+    async function names(list: Appointment[]) {
+      if (!session.scopes.has('pets.read')) return;
+      const missing = [...new Set(list.map((a) => a.petId))].filter((id) => !petNames.has(id)).slice(0, 25);
+      const pets = await Promise.all(missing.map((id) => api<{ id: string; name: string }>('GET', `/v1/pets/${encodeURIComponent(id)}`)));
+      for (const pet of pets) petNames.set(pet.id, pet.name);
+    }
 
     function draw() {
       const sorted = [...rows].sort((a, b) => a.startsAt.localeCompare(b.startsAt));
@@ -50,7 +59,7 @@ export const appointmentsPanel: Panel = {
                     { 'data-id': a.id },
                     h('td', {}, `${time(a.startsAt)}–${time(a.endsAt)}`),
                     h('td', {}, a.type.replace(/_/g, ' ')),
-                    h('td', {}, h('code', {}, a.petId)),
+                    h('td', {}, petNames.get(a.petId) ?? h('code', {}, a.petId)),
                     h('td', {}, a.provider.name),
                     h('td', {}, h('span', { class: `badge status-${a.status}` }, a.status.replace(/_/g, ' '))),
                   ),
@@ -70,6 +79,9 @@ export const appointmentsPanel: Panel = {
         rows = next ? [...rows, ...page.data] : page.data;
         cursor = page.nextCursor;
         more.hidden = !page.hasMore;
+        // The schedule shows at once; names follow, and a refused lookup is shown like any other problem.
+        draw();
+        await names(page.data);
         draw();
       } catch (error) {
         showProblem(problem, error);

@@ -72,7 +72,7 @@ export const dashboardPanel: Panel = {
           ]),
         );
         const asOf = summary.metrics[0]?.asOf;
-        note.textContent = `${from} to ${to}, each location in its own time zone${asOf ? `; as of ${new Date(asOf).toLocaleString('en')}` : ''}. Hover a figure for how it is counted.`;
+        note.textContent = `${from} to ${to}, each location in its own time zone${asOf ? `; as of ${new Date(asOf).toLocaleString()}` : ''}. Hover a figure for how it is counted.`;
         series.forEach((s, i) => {
           const name = charted[i];
           const box = name && boxes.get(name);

@@ -31,12 +31,16 @@ export function monthRange(yyyyMm: string): { from: string; to: string } {
   return { from: `${yyyyMm}-01`, to: localDate(new Date(y, m, 0)) };
 }
 
-export const time = (iso: string): string => new Date(iso).toLocaleTimeString('en', { hour: '2-digit', minute: '2-digit' });
+export const time = (iso: string): string => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 
 export const dateTime = (iso: string | null | undefined): string =>
-  iso ? new Date(iso).toLocaleString('en', { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }) : '—';
+  iso ? new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }) : '—';
 
-export const shortDay = (date: string): string => {
+const noon = (date: string): Date => {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  return new Date(y, m - 1, d).toLocaleDateString('en', { weekday: 'short', day: 'numeric' });
+  return new Date(y, m - 1, d, 12);
 };
+
+export const weekday = (date: string): string => noon(date).toLocaleDateString(undefined, { weekday: 'short' });
+
+export const dayNumber = (date: string): string => String(noon(date).getDate());

@@ -1,6 +1,6 @@
 import { api, type Page } from './api.js';
 import { clearProblem, h, showProblem } from './dom.js';
-import { addDays, localDate, shortDay } from './format.js';
+import { addDays, dayNumber, localDate, weekday } from './format.js';
 import type { Panel } from './panel.js';
 
 interface Counts {
@@ -80,7 +80,7 @@ export const occupancyPanel: Panel = {
             'table',
             { class: 'occupancy', 'data-location': occ.locationId },
             h('caption', {}, `Places used (reserved + checked in) of capacity, ${occ.from} to ${occ.to}`),
-            h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Room type'), ...occ.nights.map((n) => h('th', { scope: 'col', class: new Date(`${n.date}T12:00:00`).getDay() % 6 === 0 ? 'weekend' : undefined }, shortDay(n.date))))),
+            h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Room type'), ...occ.nights.map((n) => h('th', { scope: 'col', class: new Date(`${n.date}T12:00:00`).getDay() % 6 === 0 ? 'weekend' : undefined, title: n.date }, weekday(n.date), h('br'), dayNumber(n.date))))),
             h(
               'tbody',
               {},

@@ -1,0 +1,283 @@
+import test from 'ava';
+import type { Browser, Page } from 'playwright-core';
+import { eventually } from '../helpers/eventually.js';
+import { adminCredentials } from '../helpers/test-app.js';
+import {
+  consoleFixture,
+  desktop,
+  haveChromium,
+  launch,
+  month,
+  noBrowserMessage,
+  openPage,
+  shoot,
+  signIn,
+  tablet,
+  type ConsoleFixture,
+} from './console-support.js';
+
+/**
+ * The console in headless Chromium (playwright-core) against the real app: sign-in, the dashboard's
+ * numbers against the API, every panel, the API's own 401/403/429 shown, the CSP blocking an inline
+ * script, no secret or token kept anywhere, keyboard use; screenshots go to test-results/console/.
+ */
+const serial = haveChromium ? test.serial : test.serial.skip;
+if (!haveChromium) {
+  test('console browser tests', (a) => {
+    a.log(noBrowserMessage);
+    a.pass();
+  });
+}
+
+let f: ConsoleFixture;
+let browser: Browser;
+
+test.before(async () => {
+  if (!haveChromium) return;
+  const launching = launch().then((b) => (browser = b));
+  f = await consoleFixture();
+  await launching;
+});
+test.after.always(async () => {
+  await browser?.close();
+  f?.receiver.close();
+  await f?.t.close();
+});
+
+const { clientId: adminId, clientSecret: adminSecret } = adminCredentials.live;
+const usd = (minor: number) => new Intl.NumberFormat('en', { style: 'currency', currency: 'USD' }).format(minor / 100);
+
+async function signedIn(page: Page, id = adminId, secret = adminSecret) {
+  await signIn(page, f.t.url, id, secret);
+  await page.locator('#workspace').waitFor();
+}
+
+/** One admin session for the dashboard, panel and CSP tests: a sign-in costs the server a password hash (~1–2 s on a busy machine). */
+let adminSession: ReturnType<typeof openAdmin> | undefined;
+async function openAdmin() {
+  const opened = await openPage(browser);
+  await signedIn(opened.page);
+  return opened;
+}
+const admin = async () => {
+  adminSession ??= openAdmin();
+  const opened = await adminSession;
+  await opened.page.setViewportSize(desktop);
+  return opened;
+};
+
+serial('a wrong secret shows the API’s own 401 problem and keeps the user on the sign-in form', async (a) => {
+  const { context, page } = await openPage(browser);
+  await signIn(page, f.t.url, adminId, 'sk_live_wrong');
+  const problem = page.locator('#sign-in-problem');
+  await problem.waitFor();
+  a.regex(await problem.innerText(), /401 Client authentication failed/);
+  a.regex(await problem.innerText(), /code invalid_client/);
+  a.false(await page.locator('#workspace').isVisible());
+  a.is(await page.getByLabel('Client secret').inputValue(), '', 'the secret left the field');
+  await shoot(page, 'sign-in-401-desktop');
+  await context.close();
+});
+
+serial('the dashboard charts this month’s metrics with the API’s numbers; no secret or token is kept in storage, the URL or logs', async (a) => {
+  const { page, logs, tokens } = await admin();
+  const token = await f.admin();
+  await page.getByRole('link', { name: 'Dashboard' }).click();
+  const summary = await f.t.request('GET', `/v1/analytics/summary?from=${month.from}&to=${month.to}`, { token });
+  a.is(summary.status, 200);
+  await page.locator('.kpi[data-metric="revenue_net"]').waitFor();
+  await page.locator('.chart-card canvas').nth(3).waitFor();
+
+  const metrics = summary.body.metrics as Array<{ name: string; value: number; unit: string }>;
+  const revenue = metrics.find((m) => m.name === 'revenue_net');
+  a.is(revenue?.value, 12_000 + 8_050 + 4_525 - 1_000, 'payments minus refunds');
+  a.is(await page.locator('.kpi[data-metric="revenue_net"] dd').first().innerText(), usd(23_575));
+  for (const m of metrics) {
+    const kpi = page.locator(`.kpi[data-metric="${m.name}"]`);
+    a.is(await kpi.getAttribute('data-value'), String(m.value), m.name);
+  }
+  a.is(await page.locator('.kpi[data-metric="no_show_rate"] dd').first().innerText(), '50.0 %', '1 no-show of 2 finished');
+  a.is(await page.locator('.kpi[data-metric="vaccination_compliance_rate"] dd').first().innerText(), '50.0 %', '1 compliant of 2 vaccinated');
+
+  for (const name of ['revenue_net', 'boarding_occupancy_rate', 'no_show_rate', 'vaccination_compliance_rate']) {
+    const series = await f.t.request('GET', `/v1/analytics/metrics/${name}?from=${month.from}&to=${month.to}&interval=day`, { token });
+    a.is(series.status, 200);
+    const rows = await page.locator(`figure[data-metric="${name}"] tbody tr`).evaluateAll((trs) =>
+      trs.map((tr) => ({ bucket: tr.querySelector('th')?.textContent, value: Number(tr.querySelector('td')?.getAttribute('data-value')) })),
+    );
+    a.deepEqual(rows, (series.body.points as Array<{ bucket: string; value: number }>).map((p) => ({ bucket: p.bucket, value: p.value })), name);
+    a.is(await page.locator(`figure[data-metric="${name}"] canvas`).count(), 1, `${name} drawn`);
+  }
+  await shoot(page, 'dashboard-desktop');
+  await page.setViewportSize(tablet);
+  await page.locator('.chart-card canvas').first().waitFor();
+  await shoot(page, 'dashboard-tablet');
+
+  a.is(tokens.length, 1);
+  const kept = await page.evaluate(() => ({
+    local: JSON.stringify({ ...localStorage }),
+    session: JSON.stringify({ ...sessionStorage }),
+    url: location.href,
+    cookie: document.cookie,
+    html: document.documentElement.outerHTML,
+    fields: [...document.querySelectorAll('input')].map((i) => i.value).join(' '),
+  }));
+  a.is(kept.local, '{}');
+  a.is(kept.session, '{}');
+  a.is(kept.cookie, '');
+  for (const secret of [adminSecret, tokens[0]!]) {
+    a.false(kept.url.includes(secret));
+    a.false(kept.html.includes(secret));
+    a.false(kept.fields.includes(secret));
+    a.false(logs.some((line) => line.includes(secret)), 'not in the console log');
+  }
+  a.notRegex(kept.url, /secret|token|sk_live/);
+});
+
+serial('occupancy grid, today’s appointments, webhook replay, a job run with progress and audit search', async (a) => {
+  const { page } = await admin();
+  const token = await f.admin();
+
+  // Occupancy: the "All rooms" row is the API's reserved + checked in of capacity, night by night.
+  await page.getByRole('link', { name: 'Occupancy' }).click();
+  await page.locator('table.occupancy').waitFor();
+  a.is(await page.locator('#occ-location option').first().innerText(), 'Riverside Clinic', 'named for admins');
+  const occupancy = await f.t.request('GET', `/v1/boarding/occupancy?locationId=${f.locationId}&from=2026-12-10&to=2027-01-06`, { token });
+  const expected = (occupancy.body.nights as Array<{ date: string; reserved: number; checkedIn: number; capacity: number }>).map((n) => `${n.reserved + n.checkedIn}/${n.capacity}`);
+  a.is(expected.length, 28);
+  a.deepEqual(await page.locator('table.occupancy tr.total td').allInnerTexts(), expected);
+  a.is(expected[0], '1/3');
+  a.is(expected[3], '3/3', '13 December: both standard places and the suite');
+  await shoot(page, 'occupancy-desktop');
+  await page.setViewportSize(tablet);
+  await shoot(page, 'occupancy-tablet');
+  await page.setViewportSize(desktop);
+
+  // Today's appointments, in time order.
+  await page.getByRole('link', { name: 'Appointments' }).click();
+  await page.locator('#appointments-table').waitFor();
+  const times = await page.locator('#appointments-table tbody tr td:first-child').allInnerTexts();
+  a.deepEqual(times, ['11:00–11:30', '14:30–15:00']);
+  await page.locator('#appointments-table', { hasText: 'Pepper' }).waitFor();
+  a.deepEqual(await page.locator('#appointments-table tbody tr td:nth-child(3)').allInnerTexts(), ['Pepper', 'Biscuit']);
+  await shoot(page, 'appointments-desktop');
+
+  // Webhooks: the delivered test event, replayed from its row.
+  await eventually(async () => (await f.t.request('GET', `/v1/webhook-endpoints/${f.endpointId}/deliveries?status=succeeded`, { token })).body.data.length >= 2, {
+    timeoutMs: 10_000,
+    what: 'the test event and pet.registered delivered',
+  });
+  await page.getByRole('link', { name: 'Webhooks' }).click();
+  await page.locator('#deliveries-table').waitFor();
+  const row = page.locator('#deliveries-table tbody tr', { hasText: 'pet.registered' }).first();
+  const eventId = await row.getAttribute('data-event');
+  await row.getByRole('button', { name: /Replay event/ }).click();
+  await page.locator('#panel-webhooks .notice', { hasText: 'queued as whd_' }).waitFor();
+  await eventually(
+    async () => ((await f.t.request('GET', `/v1/webhook-endpoints/${f.endpointId}/deliveries?eventId=${eventId}`, { token })).body.data as Array<{ kind: string }>).some((d) => d.kind === 'replay'),
+    { timeoutMs: 10_000, what: 'a replay delivery attempt' },
+  );
+  await shoot(page, 'webhooks-desktop');
+
+  // Jobs: run one and follow it to the end.
+  await page.getByRole('link', { name: 'Jobs' }).click();
+  const job = page.locator('#jobs-table tr[data-job="subscription-billing"]');
+  await job.getByRole('button', { name: 'Run subscription-billing now' }).click();
+  await job.locator('.progress .badge', { hasText: 'succeeded' }).waitFor({ timeout: 15_000 });
+  const runId = await job.locator('.progress .badge').getAttribute('data-run');
+  const detail = await f.t.request('GET', '/v1/jobs/subscription-billing', { token });
+  a.is((detail.body.recentRuns as Array<{ id: string; status: string }>).find((r) => r.id === runId)?.status, 'succeeded');
+  await shoot(page, 'jobs-desktop');
+
+  // Audit: the refused sign-in of a moment ago.
+  a.is((await f.t.token(adminId, 'sk_live_not_it')).status, 401);
+  await page.getByRole('link', { name: 'Audit' }).click();
+  const audit = page.locator('#panel-audit');
+  await audit.getByLabel('Status').fill('401');
+  await audit.getByLabel('Method').selectOption('POST');
+  await audit.getByRole('button', { name: 'Search' }).click();
+  await page.locator('#audit-table', { hasText: '/oauth/token' }).waitFor();
+  const statuses = await page.locator('#audit-table tbody td:nth-child(5)').allInnerTexts();
+  a.true(statuses.length > 0 && statuses.every((s) => s === '401'));
+  await shoot(page, 'audit-desktop');
+  await page.setViewportSize(tablet);
+  await shoot(page, 'audit-tablet');
+});
+
+serial('a staff client sees only the panels its scopes allow, and an admin panel opened by address shows the API’s 403', async (a) => {
+  const { context, page } = await openPage(browser, tablet);
+  await signedIn(page, f.staff.clientId, f.staff.clientSecret);
+  a.deepEqual(await page.locator('#nav a').allInnerTexts(), ['Occupancy', 'Appointments']);
+  await page.locator('table.occupancy').waitFor();
+  await page.evaluate(() => {
+    location.hash = '#audit';
+  });
+  const problem = page.locator('#panel-audit .problem');
+  await problem.waitFor();
+  a.regex(await problem.innerText(), /^403 /);
+  a.regex(await problem.innerText(), /code (insufficient_scope|forbidden_role)/);
+  await shoot(page, 'staff-403-tablet');
+  await context.close();
+});
+
+serial('the API’s 429 is shown with its Retry-After', async (a) => {
+  const { context, page } = await openPage(browser);
+  await signedIn(page, f.limited.clientId, f.limited.clientSecret);
+  // One call a minute: the rooms list passes, the occupancy grid is refused.
+  const problem = page.locator('#panel-occupancy .problem');
+  await problem.waitFor();
+  a.regex(await problem.innerText(), /429 Too many requests/);
+  a.regex(await problem.innerText(), /Retry after \d+ s/);
+  await context.close();
+});
+
+serial('the Content-Security-Policy blocks an injected inline script', async (a) => {
+  const { page } = await admin();
+  a.is(await page.evaluate(() => document.documentElement.dataset.cspViolations), undefined, 'the console itself broke no rule on any panel');
+  await page.evaluate(() => {
+    const script = document.createElement('script');
+    script.textContent = 'window.__injected = true';
+    document.body.append(script);
+    const div = document.createElement('div');
+    div.innerHTML = '<img src="data:," onerror="window.__injectedHandler = true">';
+    document.body.append(div);
+  });
+  await page.waitForFunction(() => Number(document.documentElement.dataset.cspViolations ?? 0) >= 2);
+  a.is(await page.evaluate(() => (window as unknown as { __injected?: boolean }).__injected), undefined);
+  a.is(await page.evaluate(() => (window as unknown as { __injectedHandler?: boolean }).__injectedHandler), undefined);
+});
+
+serial('keyboard only: sign in, then reach and open the panels', async (a) => {
+  const { context, page } = await openPage(browser);
+  await page.goto(`${f.t.url}/console`);
+  const focused = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent?.trim() || '');
+  a.is(await focused(), 'client-id', 'the first field has focus');
+  await page.keyboard.type(adminId);
+  await page.keyboard.press('Tab');
+  a.is(await focused(), 'client-secret');
+  await page.keyboard.type(adminSecret);
+  await page.keyboard.press('Tab');
+  a.is(await focused(), 'sign-in-button');
+  await page.keyboard.press('Enter');
+  await page.locator('#workspace').waitFor();
+  a.is(await focused(), 'Dashboard', 'focus moves to the current panel’s link');
+  await page.keyboard.press('Tab');
+  a.is(await focused(), 'Occupancy');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.activeElement?.id === 'title-occupancy');
+  a.is(await focused(), 'title-occupancy', 'the opened panel’s heading has focus');
+  await page.keyboard.press('Tab');
+  a.is(await focused(), 'occ-location', 'then its first control');
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Shift+Tab');
+  a.is(await focused(), 'sign-out', 'the header’s sign-out button is reachable');
+  await page.keyboard.press('Enter');
+  await page.locator('#sign-in').waitFor();
+  a.is(await focused(), 'client-id');
+  await context.close();
+});
