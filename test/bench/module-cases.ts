@@ -7,6 +7,8 @@
 import type autocannon from 'autocannon';
 import type { BenchFixtures, GatewayServer } from './bench-servers.js';
 import { analyticsCase } from './analytics-bench.js';
+import { marketplaceDirectoryCase } from './marketplace-bench.js';
+import { aiKnowledgeCase } from './ai-bench.js';
 
 export interface PreparedCase {
   /** autocannon options, built anew for the warm-up and for the measured run. */
@@ -30,5 +32,7 @@ export interface ModuleBenchCase {
 
 export const moduleCases: readonly ModuleBenchCase[] = [
   // One line per module case, in key order.
+  marketplaceDirectoryCase,
   analyticsCase,
+  aiKnowledgeCase,
 ];
