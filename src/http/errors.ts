@@ -47,6 +47,7 @@ export const errorCodes = {
   insufficient_funds: { status: 422, title: 'The wallet balance is too low' },
   refund_exceeds_payment: { status: 422, title: 'The refund exceeds what is left to refund on the payment' },
   invoice_has_payments: { status: 422, title: 'The invoice has payments that were not refunded' },
+  refund_through_order: { status: 422, title: 'A marketplace order’s payment is refunded through POST /v1/orders/{id}/refund' },
   clock_backwards: { status: 422, title: 'The sandbox clock only moves forward' },
   vaccinations_required: { status: 422, title: 'The pet lacks vaccinations the location requires' },
   no_membership_credit: { status: 422, title: 'No membership credit is left for this package' },

@@ -24,8 +24,12 @@ export interface Walker {
  * An approved marketplace walker through the providers routes: onboarded with one listing
  * (walking, `amount`, `durationMinutes`), a Monday–Friday 09:00–17:00 schedule at the location, approved.
  */
-export async function approvedWalker(t: TestApp, locationId: string, options: { amount?: number; durationMinutes?: number; commissionBps?: number; approve?: boolean } = {}): Promise<Walker> {
-  const token = await t.adminToken();
+export async function approvedWalker(
+  t: TestApp,
+  locationId: string,
+  options: { amount?: number; durationMinutes?: number; commissionBps?: number; approve?: boolean; env?: 'live' | 'sandbox' } = {},
+): Promise<Walker> {
+  const token = await t.adminToken(options.env);
   const amount = options.amount ?? 2_000;
   const created = await t.request('POST', '/v1/providers', {
     token,
@@ -41,7 +45,7 @@ export async function approvedWalker(t: TestApp, locationId: string, options: { 
   });
   expectStatus(created, 201, 'onboard walker');
   const provider = created.body as { id: string; marketplace: { listings: Array<{ id: string }> } };
-  await putSchedule(t, provider.id, locationId);
+  await putSchedule(t, provider.id, locationId, undefined, [], token);
   if (options.approve ?? true) expectStatus(await t.request('POST', `/v1/providers/${provider.id}/approve`, { token }), 200, 'approve walker');
   return { id: provider.id, listingId: provider.marketplace.listings[0]!.id, amount };
 }
@@ -54,10 +58,12 @@ export interface Market {
 }
 
 /** A London location (USD, `taxRateBps`) with a parent, a pet and one approved walker. */
-export async function market(t: TestApp, options: { taxRateBps?: number; amount?: number; commissionBps?: number } = {}): Promise<Market> {
-  const location = await createLocation(t, { timezone: 'Europe/London', currency: 'USD', taxRateBps: options.taxRateBps ?? 0 });
-  const parent = await createPetParent(t, location.id);
-  const pet = await createPet(t, parent.id, location.id);
+export async function market(t: TestApp, options: { taxRateBps?: number; amount?: number; commissionBps?: number; env?: 'live' | 'sandbox' } = {}): Promise<Market> {
+  const env = options.env ?? 'live';
+  const token = await t.adminToken(env);
+  const location = await createLocation(t, { timezone: 'Europe/London', currency: 'USD', taxRateBps: options.taxRateBps ?? 0 }, env);
+  const parent = await createPetParent(t, location.id, {}, token);
+  const pet = await createPet(t, parent.id, location.id, {}, token);
   const walker = await approvedWalker(t, location.id, options);
   return { location, parent, pet, walker };
 }

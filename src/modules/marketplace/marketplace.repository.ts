@@ -179,3 +179,10 @@ export async function findStatement(db: Executor, tenantId: string, id: string):
 export async function markStatementPaid(db: Executor, tenantId: string, id: string, paidAt: string): Promise<void> {
   await db.updateTable('settlements').set({ status: 'paid', paid_at: paidAt }).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
 }
+
+/** Sandbox reset: a tenant's orders, lines and commission lines (before money records, bookings and providers go). */
+export async function deleteMarketplaceRows(db: Executor, tenantId: string): Promise<void> {
+  for (const table of ['marketplace_commission_lines', 'marketplace_order_lines', 'marketplace_orders'] as const) {
+    await db.deleteFrom(table).where('tenant_id', '=', tenantId).execute();
+  }
+}

@@ -8,7 +8,8 @@ import { assertTransition, emitBookingCancelled, emitBookingCreated, findBooking
 import { emit } from '../events/index.js';
 import { findLocation } from '../locations/index.js';
 import { accounts, createInvoice, createRefund, postJournal, refundablePaymentsOf, taxOf, voidInvoice, type JournalLine } from '../payments/index.js';
-import type { InvoicesTable } from '../payments/payments.table.js';
+import type { InvoicesTable, PaymentsTable } from '../payments/payments.table.js';
+import type { RefundRequest } from '../payments/index.js';
 import { findPet } from '../pets/index.js';
 import { findBookableListing, type BookableListing } from '../providers/index.js';
 import type { CreateOrderInput, MarketplaceBookingStatus, RefundOrderInput } from './marketplace.schema.js';
@@ -304,6 +305,21 @@ export async function onOrderInvoicePaid(db: Executor, invoice: InvoicesTable, n
   if (order) await markOrderPaid(db, order, now);
 }
 
+/**
+ * The refund hook payments calls: a payment of an order's invoice is refunded only through the
+ * order (POST /v1/orders/{id}/refund), which maps the money to lines, commission and payouts;
+ * POST /v1/refunds on it is 422 `refund_through_order`. Other payments are not ours.
+ */
+export async function refuseUnmappedOrderRefund(db: Executor, payment: PaymentsTable, _amount: number, request: RefundRequest): Promise<void> {
+  if (request.initiator === 'marketplace' || payment.invoice_id === null) return;
+  const order = await findOrderByInvoice(db, payment.tenant_id, payment.invoice_id);
+  if (order) {
+    throw new AppError('refund_through_order', `Payment ${payment.id} paid marketplace order ${order.id}; refund it with POST /v1/orders/${order.id}/refund, which maps the money to its lines and the providers' payouts.`, {
+      extensions: { orderId: order.id },
+    });
+  }
+}
+
 /** pending_payment → cancelled: voids the invoice (nothing may be paid on it), cancels every booking (slots released, booking.cancelled). */
 export async function cancelOrder(db: Executor, actor: Actor, id: string, reason: string | undefined, now: number): Promise<OrderRecord> {
   const order = await getOrder(db, actor, id);
@@ -420,7 +436,7 @@ export async function refundOrder(db: Executor, actor: Actor, id: string, input:
   for (const payment of await refundablePaymentsOf(db, actor.tenantId, order.invoice_id)) {
     if (left === 0) break;
     const part = Math.min(left, payment.amount - payment.amount_refunded);
-    const refund = await createRefund(db, access, { paymentId: payment.id, amount: part, ...(input.reason ? { reason: input.reason } : {}) }, now);
+    const refund = await createRefund(db, access, { paymentId: payment.id, amount: part, ...(input.reason ? { reason: input.reason } : {}) }, now, { initiator: 'marketplace' });
     refundIds.push(refund.id);
     left -= part;
   }

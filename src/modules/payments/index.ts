@@ -25,7 +25,7 @@ export { amountDueOf, createInvoice, finalizeInvoice, getInvoice, markInvoiceUnc
 export { postJournal, type JournalLine, type JournalPosting } from './ledger.service.js';
 export { createRefund, getPayment, recordPayment } from './payments.service.js';
 export { refundablePaymentsOf } from './payments.repository.js';
-export { onInvoicePaid, type InvoicePaidHook } from './invoice-hooks.js';
+export { onInvoicePaid, onRefund, type InvoicePaidHook, type RefundHook, type RefundRequest } from './invoice-hooks.js';
 export { cancelSubscription, createSubscription } from './subscriptions.service.js';
 export { adjustWallet, createWallet, moveWallet, topUpWallet } from './wallets.service.js';
 export { accounts } from './ledger-accounts.js';

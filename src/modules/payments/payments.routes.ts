@@ -72,12 +72,13 @@ export function paymentAndRefundRoutes(deps: { clock: Clock }): AnyRoute[] {
       description:
         access +
         'amount defaults to what is left of the payment. The refunds of a payment never sum past its amount, also under parallel requests (422 `refund_exceeds_payment`, also for a payment already fully refunded). ' +
-        'A wallet payment is refunded to the wallet. The invoice’s amountRefunded grows and its revenue and tax are credited (the invoice’s status does not change). The payment must be visible (else 404). Emits `refund.created`.',
+        'A wallet payment is refunded to the wallet. The invoice’s amountRefunded grows and its revenue and tax are credited (the invoice’s status does not change). The payment must be visible (else 404). ' +
+        'A payment of a marketplace order’s invoice is refunded through POST /v1/orders/{id}/refund, which maps it to order lines (here: 422 `refund_through_order`). Emits `refund.created`.',
       tags: ['Refunds'],
       access: { scope: 'payments' },
       body: CreateRefundSchema,
       response: { status: 201, description: 'The refund', schema: RefundSchema },
-      errors: ['not_found', 'refund_exceeds_payment'],
+      errors: ['not_found', 'refund_exceeds_payment', 'refund_through_order'],
       handler: async ({ db, actor, body }) => {
         const now = await businessNow(db, actor.env, deps.clock);
         return { body: presentRefund(await createRefund(db, actor, body, now)) };

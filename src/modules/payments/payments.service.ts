@@ -7,6 +7,7 @@ import { emit } from '../events/index.js';
 import { findLocation } from '../locations/index.js';
 import { findPetParent } from '../pet-parents/index.js';
 import { findInvoice } from './invoices.repository.js';
+import { runRefundHooks, type RefundRequest } from './invoice-hooks.js';
 import { amountDueOf, applyPaymentToInvoice, applyRefundToInvoice } from './invoices.service.js';
 import { accounts } from './ledger-accounts.js';
 import { postJournal, postJournalEntries, type JournalPosting } from './ledger.service.js';
@@ -140,7 +141,7 @@ export async function recordPayment(trx: Executor, access: AccessFilter, input: 
  * the write transaction, and by the CHECK amount_refunded <= amount), back to the wallet for a
  * wallet payment; the invoice's amountRefunded grows and its revenue and tax are credited.
  */
-export async function createRefund(trx: Executor, access: AccessFilter, input: CreateRefundInput, now: number): Promise<RefundsTable> {
+export async function createRefund(trx: Executor, access: AccessFilter, input: CreateRefundInput, now: number, request: RefundRequest = {}): Promise<RefundsTable> {
   const payment = await getPayment(trx, access, input.paymentId);
   const left = payment.amount - payment.amount_refunded;
   const amount = input.amount ?? left;
@@ -151,6 +152,8 @@ export async function createRefund(trx: Executor, access: AccessFilter, input: C
       { extensions: { amountRefundable: left } },
     );
   }
+  // Modules whose records a refund must map may refuse it here (a marketplace order's payment).
+  await runRefundHooks(trx, payment, amount, request);
   const id = newId('ref', now);
   const row: RefundsTable = {
     id,

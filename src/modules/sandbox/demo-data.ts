@@ -6,6 +6,7 @@ import { eraseMoneyRecords } from '../payments/index.js';
 import { eraseBoardingRecords } from '../boarding/index.js';
 import { deleteTenantBookings } from '../bookings/index.js';
 import { eraseGroomingRecords } from '../grooming/index.js';
+import { eraseMarketplaceRecords } from '../marketplace/index.js';
 import { eraseMarketplaceProviderRecords } from '../providers/index.js';
 import { deleteTenantVaccinations } from '../vaccinations/index.js';
 import { dayMs, utcDate } from '../../calendar-dates.js';
@@ -101,6 +102,8 @@ export async function insertDemoData(db: Executor, tenantId: string, now: number
 }
 
 export async function clearSandboxData(db: Executor, tenantId: string): Promise<void> {
+  // Marketplace orders reference bookings, providers and payout statements (settlements): they go first.
+  await eraseMarketplaceRecords(db, tenantId);
   // Money records reference parents, pets and locations; the journal is append-only and needs the explicit erasure.
   await eraseMoneyRecords(db, tenantId, 'sandbox reset');
   // Each booking kind erases its own rows, then the shared facts go (they reference pets and locations).

@@ -1,0 +1,31 @@
+import test from 'ava';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { complete, expectStatus, market, mondayAt, order, payOrder, settle, today } from './orders-support.js';
+
+let t: TestApp;
+test.before(async () => {
+  t = await startTestApp({ jobs: false });
+});
+test.after.always(async () => {
+  await t.close();
+});
+
+test('a sandbox order runs through payout, and a sandbox reset erases orders, commission lines and statements', async (tt) => {
+  const token = await t.adminToken('sandbox');
+  const m = await market(t, { env: 'sandbox', amount: 5_000 });
+  const o = expectStatus(await order(t, m, mondayAt(t, 10), token), 201, 'sandbox order').body;
+  await payOrder(t, o, token);
+  expectStatus(await complete(t, o.lines[0].bookingId, token), 200, 'complete');
+  const statements = expectStatus(await settle(t, { periodStart: today(t), periodEnd: today(t) }, token), 201, 'settle').body.data;
+  expectStatus(await t.request('POST', `/v1/settlements/${statements[0].id}/mark-paid`, { token }), 200, 'mark paid');
+  // The live database never saw it.
+  tt.is((await t.request('GET', `/v1/orders/${o.id}`, { token: await t.adminToken() })).status, 404);
+
+  const reset = await t.request('POST', '/v1/sandbox/reset', { token, body: {} });
+  tt.is(reset.status, 200, reset.text);
+  const db = t.stores.get('sandbox').db;
+  for (const table of ['marketplace_orders', 'marketplace_order_lines', 'marketplace_commission_lines'] as const) {
+    tt.is((await db.selectFrom(table).selectAll().execute()).length, 0, table);
+  }
+  tt.is((await t.request('GET', `/v1/orders/${o.id}`, { token })).status, 404);
+});
