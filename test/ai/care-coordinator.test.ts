@@ -1,5 +1,6 @@
 import test from 'ava';
 import { createProvider, putSchedule } from '../appointments/scheduling-support.js';
+import { approvedWalker } from '../marketplace/orders-support.js';
 import { assertProblem, fieldsOf } from '../gateway/gateway-support.js';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
 import { adminCredentials, startTestApp, TestClock, type Response, type TestApp, type TokenSet } from '../helpers/test-app.js';
@@ -104,6 +105,16 @@ test.before(async () => {
   ids.uptownInvoice = (await ok(await invoice(uptown.id, { finalize: true }), 201, 'uptown invoice')).body.id;
   await ok(await invoice(downtown.id, { dueOn: '2026-11-20' }), 201, 'draft');
 
+  // A marketplace walk next Monday, ordered (its booking reserved, its invoice open until paid).
+  const walker = await approvedWalker(t, downtown.id);
+  const walk = await ok(
+    await t.request('POST', '/v1/orders', { token: admin, body: { parentId: parent.id, petId: rex.id, lines: [{ providerId: walker.id, listingId: walker.listingId, startsAt: '2026-12-07T10:00:00Z' }] } }),
+    201,
+    'order',
+  );
+  ids.walk = walk.body.lines[0].bookingId;
+  ids.orderInvoice = walk.body.invoiceId;
+
   vet = await t.client({ name: 'vet', role: 'doctor', scopes: ['ai'] });
   downtownDesk = await t.client({ name: 'downtown desk', role: 'staff', scopes: ['ai.read'], locationIds: [downtown.id] });
   uptownDesk = await t.client({ name: 'uptown desk', role: 'staff', scopes: ['ai.read'], locationIds: [uptown.id] });
@@ -155,6 +166,7 @@ test.serial('every section is read from the records, and the actions follow the 
     [
       [ids.stay, 'boarding', 'checked_in'],
       [ids.groom, 'grooming', 'confirmed'],
+      [ids.walk, 'marketplace', 'reserved'],
       [ids.nextStay, 'boarding', 'reserved'],
     ],
   );
@@ -168,12 +180,13 @@ test.serial('every section is read from the records, and the actions follow the 
   a.deepEqual(plan.recentDoses.map((d: { id: string }) => d.id), [ids.dose]);
   a.deepEqual(plan.missedDoses, [{ medication: 'Apoquel', scheduledFor: '2026-12-02T08:00:00.000Z' }]);
 
-  // Open invoices of the parent with an amount due; the draft is not open.
+  // Open invoices of the parent with an amount due (the order's too); the draft is not open.
   a.deepEqual(
     body.openInvoices.map((i: { id: string; amountDue: number; dueOn: string | null; locationId: string }) => [i.id, i.amountDue, i.dueOn, i.locationId]),
     [
       [ids.invoice, 2_500, '2026-11-25', downtown.id],
       [ids.uptownInvoice, 2_500, null, uptown.id],
+      [ids.orderInvoice, 2_000, null, downtown.id],
     ],
   );
 
@@ -184,6 +197,7 @@ test.serial('every section is read from the records, and the actions follow the 
       ['pay_open_invoice', '2026-11-25', [ids.invoice]],
       ['missed_dose_follow_up', '2026-12-02', [ids.plan, ids.stay]],
       ['pay_open_invoice', '2026-12-02', [ids.uptownInvoice]],
+      ['pay_open_invoice', '2026-12-02', [ids.orderInvoice]],
       ['book_vaccination_before_boarding', '2026-12-10', [ids.nextStay, vac.rabies]],
       ['vaccination_due_soon', '2026-12-20', [vac.dhpp]],
     ],
@@ -211,6 +225,7 @@ test.serial('a pet without vaccination records gets one record_vaccinations acti
       ['pay_open_invoice', [ids.invoice]],
       ['record_vaccinations', [bare.id]],
       ['pay_open_invoice', [ids.uptownInvoice]],
+      ['pay_open_invoice', [ids.orderInvoice]],
     ],
   );
 });
@@ -227,12 +242,13 @@ test.serial('a logged dose, a paid invoice and a new Rabies dose each remove the
   const rabies = await vaccinate(rex.id, 'rabies', '2026-12-02', '2027-12-02');
   const res = await summary(rex.id, vet.accessToken);
   a.deepEqual(res.body.activeStay.carePlans[0].missedDoses, []);
-  a.deepEqual(res.body.openInvoices.map((i: { id: string }) => i.id), [ids.invoice]);
+  a.deepEqual(res.body.openInvoices.map((i: { id: string }) => i.id), [ids.invoice, ids.orderInvoice]);
   a.like(res.body.vaccinations.find((v: { vaccinationId: string }) => v.vaccinationId === rabies), { dueOn: '2027-12-02', status: 'up_to_date' });
   a.deepEqual(
     res.body.actions.map((x: { kind: string; sourceIds: string[] }) => [x.kind, x.sourceIds]),
     [
       ['pay_open_invoice', [ids.invoice]],
+      ['pay_open_invoice', [ids.orderInvoice]],
       ['vaccination_due_soon', [vac.dhpp]],
     ],
   );
@@ -241,9 +257,9 @@ test.serial('a logged dose, a paid invoice and a new Rabies dose each remove the
 test.serial('location scoping: a Downtown client sees Downtown rows only; an Uptown client gets 404 for a Downtown pet', async (a) => {
   const scoped = await summary(rex.id, downtownDesk.accessToken);
   a.is(scoped.status, 200, scoped.text);
-  a.deepEqual(scoped.body.openInvoices.map((i: { id: string }) => i.id), [ids.invoice]);
+  a.deepEqual(scoped.body.openInvoices.map((i: { id: string }) => i.id), [ids.invoice, ids.orderInvoice]);
   a.deepEqual(scoped.body.appointments.map((x: { id: string }) => x.id), [ids.appointment]);
-  a.deepEqual(scoped.body.bookings.map((x: { id: string }) => x.id), [ids.stay, ids.groom, ids.nextStay]);
+  a.deepEqual(scoped.body.bookings.map((x: { id: string }) => x.id), [ids.stay, ids.groom, ids.walk, ids.nextStay]);
   a.false(JSON.stringify(scoped.body).includes(uptown.id), 'nothing of Uptown in the answer');
 
   assertProblem(a, await summary(rex.id, uptownDesk.accessToken), 404, 'not_found');

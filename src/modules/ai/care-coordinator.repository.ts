@@ -6,10 +6,10 @@ import { recentDoseLimit, sectionLimit } from './care-coordinator.schema.js';
 /** Appointment states still ahead of the visit or in it. */
 const liveAppointmentStates = ['confirmed', 'checked_in', 'in_progress'];
 /**
- * Booking states after which nothing more happens, across kinds (boarding: checked_out; grooming and
- * marketplace: completed; every kind: cancelled, no_show; marketplace may also decline or refuse).
+ * Booking states after which nothing more happens, across kinds (boarding: checked_out, cancelled,
+ * no_show; grooming: completed, cancelled, no_show; marketplace: completed, cancelled).
  */
-const finalBookingStates = ['cancelled', 'no_show', 'checked_out', 'completed', 'declined', 'rejected', 'refunded', 'expired'];
+const finalBookingStates = ['cancelled', 'no_show', 'checked_out', 'completed'];
 
 /** Confirmed, checked-in or in-progress appointments of a pet not ended at `nowIso`, at the caller's locations. */
 export async function upcomingAppointments(db: Executor, actor: AccessFilter, petId: string, nowIso: string) {
