@@ -5,6 +5,7 @@ import { statusFrom, type LatestDose } from '../pets/index.js';
 import type { BookingFact, upcomingAppointments, openInvoicesOfParent } from './care-coordinator.repository.js';
 import type { CareAction, CareSummary } from './care-coordinator.schema.js';
 
+// Per vaccine the pets module's status rule, in snake case. 'No records' needs a missing date, which a dose never has.
 const vaccineStatus = { Overdue: 'overdue', 'Due soon': 'due_soon', 'Up to date': 'up_to_date', 'No records': 'up_to_date' } as const;
 
 export interface CareFacts {

@@ -148,7 +148,8 @@ export function vaccinationRemindersJob(): JobDefinition {
     name: 'vaccination-reminders',
     description:
       'Daily 06:00 UTC. For the latest dose per pet and vaccine due within PETCARE_VACCINATION_REMINDER_DAYS (or overdue by at most as many days): ' +
-      'emits pet.vaccination_due and emails the parent if they consented, once per pet, vaccine and due date however often it runs.',
+      'emits pet.vaccination_due and emails the parent if they consented, once per pet, vaccine and due date however often it runs ' +
+      '(the ledger is shared with recall campaigns, POST /v1/ai/recall: what one handled the other skips).',
     schedule: { cron: '0 6 * * *' },
     maxAttempts: 3,
     async run(ctx) {
