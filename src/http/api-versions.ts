@@ -22,13 +22,15 @@ export const apiVersionChangelog: ReadonlyArray<{ version: ApiVersion; changes: 
     changes: [
       '`PATCH /v1/appointments/{id}` answers the full appointment: `providerId` and `provider {id, name}`, lower-case `status` and `type`.',
       '`POST /v1/providers/match` answers the ranking `{data: [{rank, providerId, provider, nextSlot, rating, reasons}], petId, type, locationId, from, to}`.',
+      '`GET /v1/orders` pages by cursor: `{data, nextCursor, hasMore}` (plus `page` and `totalPages` unless paged by cursor; `page`/`perPage` still accepted).',
     ],
   },
   {
     version: '2025-06-01',
     changes: [
       'The first v1. `PATCH /v1/appointments/{id}` answers the appointment with `providerId` only and upper-case `status`/`type`; ' +
-        '`POST /v1/providers/match` answers a bare array of providers `[{id, name, kind, rating}]` in rank order.',
+        '`POST /v1/providers/match` answers a bare array of providers `[{id, name, kind, rating}]` in rank order; ' +
+        '`GET /v1/orders` pages by number (`page`, `perPage`) and answers `{orders, page, totalPages}`.',
     ],
   },
 ];

@@ -73,6 +73,11 @@ test('order → pay → complete → settle → mark-paid, with the §12 shape, 
   const twice = await t.request('POST', `/v1/settlements/${statement.id}/mark-paid`, { token: await t.adminToken() });
   tt.is(twice.status, 409);
   tt.is(twice.body.currentStatus, 'paid');
+  const withLines = await t.request('GET', `/v1/marketplace/settlements/${statement.id}`, { token: await t.adminToken() });
+  tt.like(withLines.body, { status: 'paid', gross: 4_000, commission: 600, net: 3_400 });
+  tt.is(withLines.body.lines.length, 2);
+  const booking = await t.request('GET', `/v1/marketplace/bookings/${o.lines[1].bookingId}`, { token: await t.adminToken() });
+  tt.like(booking.body, { status: 'completed', orderId: o.id, providerId: m.walker.id, service: 'walking' });
   const listed = await t.request('GET', `/v1/settlements/${statement.id}`, { token: await t.adminToken() });
   tt.like(listed.body, { kind: 'provider_payout', status: 'paid', net: 3_400 });
 

@@ -24,8 +24,8 @@ import {
   RefundOrderSchema,
   type OrdersPage,
 } from './marketplace.schema.js';
-import { cancelOrder, completeBooking, createOrder, getOrder, refundOrder } from './orders.service.js';
-import { createPayouts, markPayoutPaid } from './payouts.service.js';
+import { cancelOrder, completeBooking, createOrder, getMarketplaceBooking, getOrder, refundOrder } from './orders.service.js';
+import { createPayouts, getStatement, markPayoutPaid } from './payouts.service.js';
 
 const tags = ['Marketplace'];
 const orderAccess = 'Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). ';
@@ -163,6 +163,23 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
       },
     }),
 
+    defineRoute({
+      method: 'get',
+      path: '/v1/marketplace/bookings/:id',
+      operationId: 'getMarketplaceBooking',
+      summary: 'Get a marketplace booking',
+      description: orderAccess + 'A booking of kind marketplace with its order and line: reserved (order unpaid) → confirmed (paid) → completed; reserved | confirmed → cancelled.',
+      tags,
+      access: { scope: 'marketplace.read' },
+      params: IdParams,
+      response: { status: 200, description: 'The booking', schema: MarketplaceBookingSchema },
+      errors: ['not_found'],
+      handler: async ({ db, actor, params }) => {
+        const found = await getMarketplaceBooking(db, actor, params.id);
+        return { body: presentMarketplaceBooking(found.booking, found.line) };
+      },
+    }),
+
     // ------------------------------------------------------------ commissions
     defineRoute({
       method: 'get',
@@ -208,6 +225,19 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
         const result = await createPayouts(db, actor, body, await now(db, actor.env));
         return { status: result.created ? 201 : 200, body: { data: result.statements.map(presentStatement) } };
       },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/marketplace/settlements/:id',
+      operationId: 'getProviderPayout',
+      summary: 'Get a provider payout statement with its lines',
+      description: payoutAbout + 'Scope `marketplace.read`. The statement with every commission line it settled, so anyone can recompute it. Daily closes are not provider payouts: 404.',
+      tags,
+      access: { scope: 'marketplace.read' },
+      params: IdParams,
+      response: { status: 200, description: 'The statement', schema: PayoutStatementSchema },
+      errors: ['not_found', 'tenant_wide_only'],
+      handler: async ({ db, actor, params }) => ({ body: presentStatement(await getStatement(db, actor, params.id)) }),
     }),
     defineRoute({
       method: 'post',
