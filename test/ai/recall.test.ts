@@ -206,7 +206,7 @@ test.serial('a pet the job reminded is not recalled again; what neither handled 
   a.is((await remindersTo(otis.id)).length, 2);
 });
 
-test.serial('reading a campaign follows the locations it covered', async (a) => {
+test.serial('reading and listing campaigns follows the locations they covered', async (a) => {
   const downtownOnly = (await recall(downtownVet.accessToken, { dueWithinDays: 0, dryRun: false })).body.id as string;
   const tenantWide = (await recall(vet.accessToken, { dueWithinDays: 0 })).body.id as string;
   const uptownOnly = (await recall(vet.accessToken, { dueWithinDays: 0, locationId: uptown.id })).body.id as string;
@@ -219,6 +219,28 @@ test.serial('reading a campaign follows the locations it covered', async (a) => 
   assertProblem(a, await get(uptownOnly, downtownVet.accessToken), 404, 'not_found');
   assertProblem(a, await get('rcl_doesnotexist', reader.accessToken), 404, 'not_found');
   assertProblem(a, await t.request('GET', `/v1/ai/recall/${downtownOnly}`), 401, 'unauthorized');
+
+  // The list follows the same rule, newest first, and pages.
+  const list = async (token: string, query = '') => {
+    const res = await t.request('GET', `/v1/ai/recall${query}`, { token });
+    a.is(res.status, 200, res.text);
+    return res.body as { data: Array<{ id: string; recipientCount: number; sent: number; skipped: number }>; nextCursor: string | null; hasMore: boolean };
+  };
+  const all = (await list(reader.accessToken, '?limit=100')).data;
+  a.is(all.length, 6, 'every stored campaign of this file so far (dry runs are not stored)');
+  a.deepEqual(all.slice(0, 3).map((c) => c.id), [uptownOnly, tenantWide, downtownOnly]);
+  for (const c of all) a.is(c.sent + c.skipped, c.recipientCount);
+  const downtownIds = (await list(downtownVet.accessToken)).data.map((c) => c.id);
+  a.true(downtownIds.includes(downtownOnly));
+  a.false(downtownIds.includes(tenantWide) || downtownIds.includes(uptownOnly));
+  const uptownIds = (await list(uptownReader.accessToken)).data.map((c) => c.id);
+  a.true(uptownIds.includes(uptownOnly));
+  a.false(uptownIds.includes(tenantWide) || uptownIds.includes(downtownOnly));
+  const first = await list(reader.accessToken, '?limit=2');
+  a.true(first.hasMore);
+  const second = await list(reader.accessToken, `?limit=2&cursor=${first.nextCursor}`);
+  a.deepEqual([...first.data, ...second.data].map((c) => c.id), all.slice(0, 4).map((c) => c.id));
+  assertProblem(a, await t.request('GET', '/v1/ai/recall?limit=101', { token: reader.accessToken }), 400, 'validation_failed');
 });
 
 test.serial('20 recalls at once queue one message per pet, vaccine and due date', async (a) => {

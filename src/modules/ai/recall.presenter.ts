@@ -1,5 +1,5 @@
 import type { AiRecallCampaignsTable, AiRecallRecipientsTable } from './recall.table.js';
-import type { RecallCampaign, RecallRecipient } from './recall.schema.js';
+import type { RecallCampaign, RecallRecipient, RecallSummary } from './recall.schema.js';
 
 /** A recipient as stored, or as a dry run would store it (status would_send). */
 export type RecipientRow = Omit<AiRecallRecipientsTable, 'status'> & { status: RecallRecipient['status'] };
@@ -30,4 +30,17 @@ export const presentRecallCampaign = (row: AiRecallCampaignsTable, recipients: r
   wouldSend: dryRun ? recipients.filter((r) => r.status === 'would_send').length : 0,
   skipped: row.skipped,
   createdAt: dryRun ? null : row.created_at,
+});
+
+export const presentRecallSummary = (row: AiRecallCampaignsTable): RecallSummary => ({
+  id: row.id,
+  locationId: row.location_id,
+  vaccines: row.vaccines === null ? null : (JSON.parse(row.vaccines) as string[]),
+  dueWithinDays: row.due_within_days,
+  today: row.today,
+  dueThrough: row.due_through,
+  recipientCount: row.recipient_count,
+  sent: row.sent,
+  skipped: row.skipped,
+  createdAt: row.created_at,
 });

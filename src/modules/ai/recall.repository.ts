@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { inList } from '../../db/in-list.js';
 import type { AccessFilter } from '../../http/actor.js';
+import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { AiRecallCampaignsTable, AiRecallRecipientsTable } from './recall.table.js';
 
 /** Rows per insert statement (13 columns each: well under SQLite's parameter limit). */
@@ -15,12 +16,12 @@ export async function insertCampaign(db: Executor, campaign: AiRecallCampaignsTa
 }
 
 /**
- * A campaign through the caller's access: a tenant-wide caller sees every campaign of the tenant; a
- * location-scoped caller only campaigns that covered nothing beyond its own locations (so a campaign
- * run tenant-wide, which names pets everywhere, is not shown to it).
+ * The access policy: a tenant-wide caller sees every campaign of the tenant; a location-scoped caller
+ * only campaigns that covered nothing beyond its own locations (so a campaign run tenant-wide, which
+ * names pets everywhere, is not shown to it).
  */
-export async function findCampaign(db: Executor, actor: AccessFilter, id: string): Promise<AiRecallCampaignsTable | null> {
-  let query = db.selectFrom('ai_recall_campaigns').selectAll().where('id', '=', id).where('tenant_id', '=', actor.tenantId);
+function visible(db: Executor, actor: AccessFilter) {
+  let query = db.selectFrom('ai_recall_campaigns').selectAll().where('tenant_id', '=', actor.tenantId);
   if (actor.locationIds !== null) {
     const mine = inList(actor.locationIds);
     query = query
@@ -29,7 +30,16 @@ export async function findCampaign(db: Executor, actor: AccessFilter, id: string
         sql<boolean>`not exists (select 1 from json_each(ai_recall_campaigns.scope_location_ids) where json_each.value not in (${sql.join(mine)}))`,
       );
   }
-  return (await query.executeTakeFirst()) ?? null;
+  return query;
+}
+
+export async function findCampaign(db: Executor, actor: AccessFilter, id: string): Promise<AiRecallCampaignsTable | null> {
+  return (await visible(db, actor).where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
+/** Campaigns the caller may read, newest first. */
+export async function listCampaigns(db: Executor, actor: AccessFilter, page: PageRequest): Promise<AiRecallCampaignsTable[]> {
+  return pageQuery(visible(db, actor), page).execute();
 }
 
 export async function recipientsOf(db: Executor, campaignId: string): Promise<AiRecallRecipientsTable[]> {

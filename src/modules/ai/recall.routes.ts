@@ -1,7 +1,10 @@
 import type { Clock } from '../../clock.js';
+import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { businessNow } from '../sandbox/index.js';
-import { CreateRecallSchema, maxDueWithinDays, maxRecallVaccines, RecallCampaignSchema, RecallParams } from './recall.schema.js';
+import { presentRecallSummary } from './recall.presenter.js';
+import { listCampaigns } from './recall.repository.js';
+import { CreateRecallSchema, ListRecallsQuery, maxDueWithinDays, maxRecallVaccines, RecallCampaignSchema, RecallParams, RecallSummarySchema } from './recall.schema.js';
 import { getRecall, runRecall } from './recall.service.js';
 
 const tags = ['AI agents'];
@@ -38,6 +41,24 @@ export function recallRoutes(deps: { clock: Clock }): AnyRoute[] {
       handler: async ({ db, actor, body }) => {
         const result = await runRecall(db, actor, body, await businessNow(db, actor.env, deps.clock), deps.clock.now());
         return { status: result.dryRun ? 200 : 201, body: result.body };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/ai/recall',
+      operationId: 'listRecalls',
+      summary: 'List recall campaigns',
+      description:
+        'Needs scope `ai.read`. Stored campaigns (dry runs are not stored), newest first, with their totals; the recipients are at GET /v1/ai/recall/{id}. ' +
+        'A location-scoped caller sees only campaigns that covered nothing beyond its own locations.',
+      tags,
+      access: { scope: 'ai.read' },
+      query: ListRecallsQuery,
+      response: { status: 200, description: 'A page of campaigns', schema: pageSchema(RecallSummarySchema) },
+      errors: ['invalid_cursor'],
+      handler: async ({ db, actor, query }) => {
+        const page = pageRequest(query);
+        return { body: toPage(await listCampaigns(db, actor, page), page, presentRecallSummary) };
       },
     }),
     defineRoute({

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { pageQueryFields } from '../../http/paging.js';
 import { NonBlankText } from '../../http/schema-fields.js';
 import { LocationId } from '../locations/index.js';
 
@@ -84,8 +85,28 @@ export const RecallCampaignSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** A campaign in a list: its totals without the recipients (GET /v1/ai/recall/{id} has them). */
+export const RecallSummarySchema = Type.Object(
+  {
+    id: Type.String({ description: 'Campaign id (rcl_…).' }),
+    locationId: Nullable(Type.String()),
+    vaccines: Nullable(Type.Array(Type.String())),
+    dueWithinDays: Type.Integer(),
+    today: Type.String({ format: 'date' }),
+    dueThrough: Type.String({ format: 'date' }),
+    recipientCount: Type.Integer(),
+    sent: Type.Integer(),
+    skipped: Type.Integer(),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false },
+);
+
+export const ListRecallsQuery = Type.Object({ ...pageQueryFields }, { additionalProperties: false });
+
 export const RecallParams = Type.Object({ id: Type.String({ maxLength: 100, description: 'Campaign id (rcl_…).' }) });
 
 export type CreateRecallInput = Static<typeof CreateRecallSchema>;
 export type RecallCampaign = Static<typeof RecallCampaignSchema>;
 export type RecallRecipient = Static<typeof RecallRecipientSchema>;
+export type RecallSummary = Static<typeof RecallSummarySchema>;
