@@ -250,36 +250,8 @@ export async function markOrderPaid(db: Executor, order: OrderRecord, now: numbe
   const at = toIso(now);
   await updateOrder(db, order.tenant_id, order.id, { status: 'paid', paid_at: at, updated_at: at });
   for (const line of order.lines) await updateBooking(db, order.tenant_id, line.booking_id, { status: 'confirmed' }, at);
-  const accruals: MarketplaceCommissionLinesTable[] = order.lines.map((line) => ({
-    id: newId('cml', now),
-    tenant_id: order.tenant_id,
-    order_id: order.id,
-    order_line_id: line.id,
-    provider_id: line.provider_id,
-    kind: 'sale',
-    refund_id: null,
-    gross: line.amount,
-    rate_bps: line.commission_bps,
-    commission: line.commission_amount,
-    currency: line.currency,
-    status: 'accrued',
-    settlement_id: null,
-    created_at: at,
-  }));
-  await insertCommissionLines(db, accruals);
-  await postJournal(
-    db,
-    {
-      tenantId: order.tenant_id,
-      locationId: order.location_id,
-      sourceType: 'order',
-      sourceId: order.id,
-      currency: order.currency,
-      memo: `marketplace order ${order.id} paid: owed to providers and commission`,
-      lines: payableLines(order.location_id, order.lines.map((l) => ({ providerId: l.provider_id, gross: l.amount, commission: l.commission_amount }))),
-    },
-    now,
-  );
+  await insertCommissionLines(db, order.lines.map((line) => commissionLine(line, 'sale', line.amount, line.commission_amount, null, now)));
+  await postPayables(db, order, `marketplace order ${order.id} paid: owed to providers and commission`, order.lines.map((l) => ({ providerId: l.provider_id, gross: l.amount, commission: l.commission_amount })), now);
   const paid: OrderRecord = { ...order, status: 'paid', paid_at: at, updated_at: at };
   await emit(db, 'order.paid', orderEventData(paid), order.tenant_id, now);
   return paid;
@@ -297,6 +269,43 @@ function payableLines(locationId: string, parts: Array<{ providerId: string; gro
     ...parts.map((p) => ({ account: accounts.providerPayable(p.providerId), amount: -(p.gross - p.commission) })),
     { account: accounts.commission(locationId), amount: -commission },
   ];
+}
+
+/** Posts the move of `parts` between revenue, the providers' payables and commission (one balanced entry for the order). */
+async function postPayables(db: Executor, order: MarketplaceOrdersTable, memo: string, parts: Array<{ providerId: string; gross: number; commission: number }>, now: number): Promise<void> {
+  await postJournal(
+    db,
+    { tenantId: order.tenant_id, locationId: order.location_id, sourceType: 'order', sourceId: order.id, currency: order.currency, memo, lines: payableLines(order.location_id, parts) },
+    now,
+  );
+}
+
+/** A commission line of an order line: its accrual (sale) or the negative line of a refund. */
+function commissionLine(line: MarketplaceOrderLinesTable, kind: 'sale' | 'refund', gross: number, commission: number, refundId: string | null, now: number): MarketplaceCommissionLinesTable {
+  return {
+    id: newId('cml', now),
+    tenant_id: line.tenant_id,
+    order_id: line.order_id,
+    order_line_id: line.id,
+    provider_id: line.provider_id,
+    kind,
+    refund_id: refundId,
+    gross,
+    rate_bps: line.commission_bps,
+    commission,
+    currency: line.currency,
+    status: 'accrued',
+    settlement_id: null,
+    created_at: toIso(now),
+  };
+}
+
+/** Cancels a line's booking unless it is already cancelled or completed: its slot is released (booking.cancelled). */
+async function releaseBooking(db: Executor, actor: AccessFilter, line: MarketplaceOrderLinesTable, reason: string, now: number): Promise<void> {
+  const booking = await findBooking(db, wholeTenant(actor), 'marketplace', line.booking_id);
+  if (!booking || booking.status === 'cancelled' || booking.status === 'completed') return;
+  await updateBooking(db, actor.tenantId, booking.id, { status: 'cancelled' }, toIso(now));
+  await emitBookingCancelled(db, { ...booking, status: 'cancelled' }, line.category, 'cancelled', reason, now);
 }
 
 /** The invoice-paid hook payments calls: an order's invoice moves its order to paid; other invoices are not ours. */
@@ -326,12 +335,7 @@ export async function cancelOrder(db: Executor, actor: Actor, id: string, reason
   assertTransition(orderMachine, 'Order', id, order.status, 'cancelled', 'be cancelled');
   await voidInvoice(db, wholeTenant(actor), order.invoice_id, now);
   const at = toIso(now);
-  for (const line of order.lines) {
-    const booking = await findBooking(db, wholeTenant(actor), 'marketplace', line.booking_id);
-    if (!booking || booking.status === 'cancelled') continue;
-    await updateBooking(db, actor.tenantId, booking.id, { status: 'cancelled' }, at);
-    await emitBookingCancelled(db, { ...booking, status: 'cancelled' }, line.category, 'cancelled', reason?.trim() ?? 'order cancelled', now);
-  }
+  for (const line of order.lines) await releaseBooking(db, actor, line, reason?.trim() ?? 'order cancelled', now);
   const cancelled: OrderRecord = { ...order, status: 'cancelled', cancelled_at: at, updated_at: at };
   await updateOrder(db, actor.tenantId, id, { status: 'cancelled', cancelled_at: at, updated_at: at });
   await emit(db, 'order.cancelled', orderEventData(cancelled), actor.tenantId, now);
@@ -449,42 +453,15 @@ export async function refundOrder(db: Executor, actor: Actor, id: string, input:
     const line = lines.find((l) => l.id === p.line.id)!;
     line.amount_refunded += p.gross;
     await updateOrderLine(db, actor.tenantId, line.id, { amount_refunded: line.amount_refunded });
-    negatives.push({
-      id: newId('cml', now),
-      tenant_id: actor.tenantId,
-      order_id: order.id,
-      order_line_id: line.id,
-      provider_id: line.provider_id,
-      kind: 'refund',
-      refund_id: refundIds[0]!,
-      gross: -p.gross,
-      rate_bps: line.commission_bps,
-      commission: -p.commission,
-      currency: line.currency,
-      status: 'accrued',
-      settlement_id: null,
-      created_at: at,
-    });
-    if (line.amount_refunded === line.amount && line.completed_at === null) {
-      const booking = await findBooking(db, access, 'marketplace', line.booking_id);
-      if (booking && booking.status !== 'cancelled' && booking.status !== 'completed') {
-        await updateBooking(db, actor.tenantId, booking.id, { status: 'cancelled' }, at);
-        await emitBookingCancelled(db, { ...booking, status: 'cancelled' }, line.category, 'cancelled', input.reason?.trim() ?? 'refunded', now);
-      }
-    }
+    negatives.push(commissionLine(line, 'refund', -p.gross, -p.commission, refundIds[0]!, now));
+    if (line.amount_refunded === line.amount && line.completed_at === null) await releaseBooking(db, actor, line, input.reason?.trim() ?? 'refunded', now);
   }
   await insertCommissionLines(db, negatives);
-  await postJournal(
+  await postPayables(
     db,
-    {
-      tenantId: order.tenant_id,
-      locationId: order.location_id,
-      sourceType: 'order',
-      sourceId: order.id,
-      currency: order.currency,
-      memo: `marketplace order ${order.id}: refund ${refundIds.join(', ')} taken back from providers and commission`,
-      lines: payableLines(order.location_id, plan.map((p) => ({ providerId: p.line.provider_id, gross: -p.gross, commission: -p.commission }))),
-    },
+    order,
+    `marketplace order ${order.id}: refund ${refundIds.join(', ')} taken back from providers and commission`,
+    plan.map((p) => ({ providerId: p.line.provider_id, gross: -p.gross, commission: -p.commission })),
     now,
   );
   const amountRefunded = order.amount_refunded + money;
