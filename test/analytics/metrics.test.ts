@@ -237,7 +237,7 @@ test('week and month series: natural buckets clipped to the range; state metrics
   a.is(year.body.points.reduce((sum: number, p: { value: number }) => sum + p.value, 0), 8);
 });
 
-test('marketplace metrics answer 0 with a basis saying why while the marketplace records nothing', async (a) => {
+test('marketplace metrics answer 0, in the locations\' currency, where no order was paid', async (a) => {
   const m = await summaryOf('from=2026-11-01&to=2026-11-30');
   for (const name of ['marketplace_gmv', 'commission_earned']) {
     a.like(m.get(name), { value: 0, unit: 'minor', currency: 'USD' });

@@ -38,8 +38,8 @@ export interface TallyRow {
   den: number;
 }
 
-/** What the money metrics add up and count in a bucket; tables that do not exist yet are left out by the service. */
-const tallySql: Record<Exclude<MetricName, 'marketplace_gmv' | 'commission_earned'>, string> = {
+/** What each metric adds up (num) and divides by (den) per bucket and key. */
+const tallySql: Record<MetricName, string> = {
   revenue_net: `${windows}
     select bucket, key, sum(num) as num, 0 as den from (
       select w.bucket as bucket, p.currency as key, sum(p.amount) as num
@@ -93,6 +93,16 @@ const tallySql: Record<Exclude<MetricName, 'marketplace_gmv' | 'commission_earne
     select w.bucket as bucket, '' as key, count(*) as num, 0 as den
       from w cross join pets p on p.location_id = w.loc and p.created_at < w.e
       group by w.bucket`,
+  marketplace_gmv: `${windows}
+    select w.bucket as bucket, l.currency as key, sum(l.amount) as num, 0 as den
+      from w cross join marketplace_orders o on o.location_id = w.loc and o.paid_at >= w.s and o.paid_at < w.e
+      join marketplace_order_lines l on l.order_id = o.id
+      group by w.bucket, l.currency`,
+  commission_earned: `${windows}
+    select w.bucket as bucket, c.currency as key, sum(c.commission) as num, 0 as den
+      from w cross join marketplace_orders o on o.location_id = w.loc
+      join marketplace_commission_lines c on c.order_id = o.id and c.created_at >= w.s and c.created_at < w.e
+      group by w.bucket, c.currency`,
 };
 
 /**
@@ -110,7 +120,6 @@ function earliestDueAt(petId: string, date: string): string {
 /** Statements that take the tenant id after the windows (bookings is indexed by tenant first). */
 const takesTenant = new Set<MetricName>(['grooming_completed']);
 
-export type TalliedMetric = keyof typeof tallySql;
 
 /**
  * Figures computed under each value of the change counter, per database (live, sandbox, or an open
@@ -122,7 +131,7 @@ const maxCachedFigures = 1000;
 const versionSql = 'select version from analytics_version where id = 1';
 
 /** The figures of a metric per bucket (and key) over the windows. */
-export async function tallies(db: Executor, name: TalliedMetric, tenantId: string, windowRows: readonly WindowRow[]): Promise<TallyRow[]> {
+export async function tallies(db: Executor, name: MetricName, tenantId: string, windowRows: readonly WindowRow[]): Promise<TallyRow[]> {
   const windowsJson = JSON.stringify(windowRows);
   const [counter] = await selectRows<{ version: number }>(db, versionSql, []);
   const version = counter?.version ?? -1;
@@ -159,7 +168,7 @@ const recordColumns = (type: string, id: string, at: string, location: string, a
   `select '${type}' as source_type, ${id} as id, ${at} as occurred_at, ${location} as location_id, ${amount} as amount, ${currency} as currency, ${status} as status, ${counted} as counted`;
 
 /** The rows behind each metric over one window per location (same joins as the tallies). */
-const recordSql: Record<TalliedMetric, string> = {
+const recordSql: Record<MetricName, string> = {
   revenue_net: `${recordColumns('payment', 'p.id', 'p.created_at', 'p.location_id', 'p.amount', 'p.currency', 'p.status', "'numerator'")}
       from w cross join payments p on p.location_id = w.loc and p.created_at >= w.s and p.created_at < w.e
     union all
@@ -196,12 +205,18 @@ const recordSql: Record<TalliedMetric, string> = {
       from w cross join pets p on p.location_id = w.loc and p.created_at >= w.s and p.created_at < w.e`,
   active_pets: `${recordColumns('pet', 'p.id', 'p.created_at', 'p.location_id', 'null', 'null', 'null', "'numerator'")}
       from w cross join pets p on p.location_id = w.loc and p.created_at < w.e`,
+  marketplace_gmv: `${recordColumns('order_line', 'l.id', 'o.paid_at', 'o.location_id', 'l.amount', 'l.currency', 'o.status', "'numerator'")}
+      from w cross join marketplace_orders o on o.location_id = w.loc and o.paid_at >= w.s and o.paid_at < w.e
+      join marketplace_order_lines l on l.order_id = o.id`,
+  commission_earned: `${recordColumns('commission_line', 'c.id', 'c.created_at', 'o.location_id', 'c.commission', 'c.currency', 'c.kind', "'numerator'")}
+      from w cross join marketplace_orders o on o.location_id = w.loc
+      join marketplace_commission_lines c on c.order_id = o.id and c.created_at >= w.s and c.created_at < w.e`,
 };
 
 /** One page of the rows behind a metric, by source id, newest first (ids are time-ordered). */
 export async function recordRows(
   db: Executor,
-  name: TalliedMetric,
+  name: MetricName,
   tenantId: string,
   rows: readonly WindowRow[],
   page: PageRequest,

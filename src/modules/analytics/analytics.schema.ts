@@ -128,7 +128,7 @@ export const SeriesOrCsvSchema = Type.Union([SeriesSchema, Type.String({ descrip
 
 export const MetricRecordSchema = Type.Object(
   {
-    sourceType: Type.String({ description: 'payment, refund, invoice, appointment, booking, boarding_room or pet.' }),
+    sourceType: Type.String({ description: 'payment, refund, invoice, appointment, booking, boarding_room, pet, order_line or commission_line.' }),
     sourceId: Type.String(),
     occurredAt: Type.String({ format: 'date-time', description: 'The instant that dates it (see the metric\'s basis).' }),
     locationId: Type.String(),

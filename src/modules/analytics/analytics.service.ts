@@ -3,7 +3,7 @@ import type { AccessFilter } from '../../http/actor.js';
 import { foundOr404, validationFailed } from '../../http/errors.js';
 import type { PageRequest } from '../../http/paging.js';
 import { isoAt } from '../../clock.js';
-import { recordRows, scopeLocations, tallies, type RecordRow, type TalliedMetric, type TallyRow } from './analytics.repository.js';
+import { recordRows, scopeLocations, tallies, type RecordRow, type TallyRow } from './analytics.repository.js';
 import { metricNames, type Interval, type Metric, type MetricName, type Series } from './analytics.schema.js';
 import { metricDefinitions } from './metric-definitions.js';
 import { bucketsOf, checkRange, windowRows, type Bucket, type ScopeLocation } from './metric-windows.js';
@@ -18,12 +18,6 @@ export interface MetricWindow {
 
 /** Locations' default currency (DESIGN §7), for money metrics over no location at all. */
 const fallbackCurrency = 'USD';
-
-/** Metrics whose source tables belong to a module not in this release yet: 0, and the basis says why. */
-const notYetRecorded = new Set<MetricName>(['marketplace_gmv', 'commission_earned']);
-const notYetBasis = 'Always 0 in this release: the marketplace module that records orders and commission lines is not installed. Once it is: ';
-
-const isTallied = (name: MetricName): name is TalliedMetric => !notYetRecorded.has(name);
 
 interface Evaluated {
   locations: ScopeLocation[];
@@ -41,7 +35,7 @@ async function evaluate(db: Executor, access: AccessFilter, name: MetricName, wi
   const scope = locations ?? (await requireScope(db, access, window.locationId));
   const buckets = bucketsOf(window.from, window.to, interval);
   const byBucket = new Map<string, TallyRow[]>(buckets.map((b) => [b.bucket, []]));
-  if (isTallied(name) && scope.length > 0) {
+  if (scope.length > 0) {
     for (const row of await tallies(db, name, access.tenantId, windowRows(scope, buckets))) byBucket.get(row.bucket)?.push(row);
   }
   return { locations: scope, buckets, byBucket };
@@ -85,10 +79,7 @@ function figuresOf(name: MetricName, rows: readonly TallyRow[], currency: string
   return { value, breakdown: [...rows].sort((a, b) => a.key.localeCompare(b.key)).map((r) => ({ key: r.key, value: r.num })) };
 }
 
-const basisOf = (name: MetricName) => {
-  const definition = metricDefinitions[name];
-  return { date: definition.date, formula: notYetRecorded.has(name) ? notYetBasis + definition.formula : definition.formula };
-};
+const basisOf = (name: MetricName) => ({ date: metricDefinitions[name].date, formula: metricDefinitions[name].formula });
 
 function metricOf(name: MetricName, evaluated: Evaluated, window: MetricWindow, currency: string | undefined, now: number): Metric {
   const rows = evaluated.byBucket.get(evaluated.buckets[0]?.bucket ?? '') ?? [];
@@ -167,7 +158,7 @@ export async function metricSeries(db: Executor, access: AccessFilter, name: Met
 /** A page of the rows behind the metric's value over [from, to]; money rows in one currency. */
 export async function metricRecords(db: Executor, access: AccessFilter, name: MetricName, window: MetricWindow, page: PageRequest): Promise<RecordRow[]> {
   const evaluated = await evaluate(db, access, name, window, null);
-  if (!isTallied(name) || evaluated.locations.length === 0) return [];
+  if (evaluated.locations.length === 0) return [];
   const currency = metricDefinitions[name].unit === 'minor' ? singleCurrency(evaluated, window.currency) : undefined;
   return recordRows(db, name, access.tenantId, windowRows(evaluated.locations, evaluated.buckets), page, currency);
 }

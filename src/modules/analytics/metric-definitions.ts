@@ -76,13 +76,13 @@ export const metricDefinitions: Record<MetricName, MetricDefinition> = {
   marketplace_gmv: {
     unit: 'minor',
     atEnd: false,
-    date: `marketplace order payment (paid order lines) ${localDay}`,
-    formula: 'sum of the amounts of paid marketplace order lines in the window',
+    date: `marketplace order paidAt ${localDay}, at the order's location`,
+    formula: 'sum of the amounts (tax excluded) of the lines of marketplace orders paid in the window, whatever happened to them later (gross: refunds are not deducted)',
   },
   commission_earned: {
     unit: 'minor',
     atEnd: false,
-    date: `commission line createdAt ${localDay}`,
-    formula: 'sum of commission lines (accrued and settled; refund lines negative) created in the window',
+    date: `commission line createdAt ${localDay}, at its order's location`,
+    formula: 'sum of the commission of commission lines created in the window: accruals of paid lines, minus the negative lines refunds post (accrued and settled alike)',
   },
 };
