@@ -18,6 +18,7 @@
  *
  * Env: BENCH_DURATION (s), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS (default 50),
  * BENCH_LOG_LEVEL (gateway PETCARE_LOG_LEVEL, default info: the shipped default, one access line per request), BENCH_SKIP_BUILD=1,
+ * BENCH_OUT_DIR (build into and run from this directory instead of dist/),
  * BENCH_PIN=0 to let the scheduler place processes (by default, with 2+ CPUs and taskset, the server
  * gets CPU 1 and autocannon CPU 0, so they never take turns on one core; a profile then shows
  * the server's own costs rather than time it spent preempted).
@@ -25,7 +26,7 @@
 import autocannon from 'autocannon';
 import SQLite from 'better-sqlite3';
 import { execSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -190,10 +191,20 @@ function countWrites(dataDir: string): { pets: number; idempotencyKeys: number }
   }
 }
 
+/** BENCH_OUT_DIR: build into and run from this directory instead of dist/ (which others may be using), as webhook-bench does. */
+const outDir = process.env.BENCH_OUT_DIR ? path.resolve(process.env.BENCH_OUT_DIR) : null;
+const gatewayRoot = outDir ?? root;
+
 function build(): void {
+  if (outDir) {
+    mkdirSync(outDir, { recursive: true });
+    copyFileSync(path.join(root, 'package.json'), path.join(outDir, 'package.json'));
+    if (!existsSync(path.join(outDir, 'node_modules'))) symlinkSync(path.join(root, 'node_modules'), path.join(outDir, 'node_modules'));
+  }
   if (process.env.BENCH_SKIP_BUILD === '1') return;
-  process.stdout.write('building (npm run build)…\n');
-  execSync('npm run build', { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  process.stdout.write(`building (${outDir ? `tsc into ${outDir}/dist` : 'npm run build'})…\n`);
+  if (outDir) execSync(`npx tsc -p tsconfig.build.json --outDir ${JSON.stringify(path.join(outDir, 'dist'))}`, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  else execSync('npm run build', { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -276,7 +287,7 @@ async function runOnly(keys: readonly string[]): Promise<boolean> {
   } finally {
     await hello.stop();
   }
-  const gateway = await startGateway(root, { logLevel, cpu: serverCpu });
+  const gateway = await startGateway(gatewayRoot, { logLevel, cpu: serverCpu });
   let b: Measured;
   let runs: ModuleRun[];
   try {
@@ -322,7 +333,7 @@ async function runAll(): Promise<boolean> {
     await hello.stop();
   }
 
-  const gateway = await startGateway(root, { logLevel, cpu: serverCpu });
+  const gateway = await startGateway(gatewayRoot, { logLevel, cpu: serverCpu });
   let b: Measured;
   let c: Measured;
   let d: Measured;
@@ -470,7 +481,7 @@ async function runProfile(kind: ProfileKind): Promise<void> {
   mkdirSync(profileDir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const name = `gateway-${kind}-${stamp}.cpuprofile`;
-  const gateway = await startGateway(root, { logLevel, cpu: serverCpu, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}`] });
+  const gateway = await startGateway(gatewayRoot, { logLevel, cpu: serverCpu, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}`] });
   let measured: Measured;
   try {
     const fx = await createFixtures(gateway.url);
