@@ -219,3 +219,20 @@ test('POST /v1/jobs/ai-indexing/run runs the job and reports what it did', async
   await eventually(async () => (await t.request('GET', `/v1/ai/services/${service.id}/documents`, { token: admin })).body.data[0]?.status === 'indexed', { timeoutMs: 10_000 });
   tt.pass();
 });
+
+test('a sandbox reset erases the sandbox knowledge (services, documents, chunks, answers) and leaves live alone', async (tt) => {
+  const sandbox = await t.adminToken('sandbox');
+  const svc = (await createService({ name: 'Sandbox notes' }, sandbox)).body;
+  const up = await t.request('POST', `/v1/ai/services/${svc.id}/documents`, { token: sandbox, body: { title: 'Note', text: 'Sandbox kennels are cleaned daily.' } });
+  tt.is(up.status, 202);
+  await eventually(async () => (await t.request('GET', `/v1/ai/services/${svc.id}/documents/${up.body.id}`, { token: sandbox })).body.status === 'indexed', { timeoutMs: 10_000 });
+  const answer = await t.request('POST', `/v1/ai/services/${svc.id}/query`, { token: sandbox, body: { question: 'How often are kennels cleaned?' } });
+  tt.is(answer.status, 200);
+  const live = (await createService({ name: 'Live survives' })).body;
+  tt.is((await t.request('POST', '/v1/sandbox/reset', { token: sandbox })).status, 200);
+  tt.is((await t.request('GET', `/v1/ai/services/${svc.id}`, { token: sandbox })).status, 404);
+  tt.is((await t.request('GET', `/v1/ai/answers/${answer.body.id}`, { token: sandbox })).status, 404);
+  const chunks = t.stores.get('sandbox').sqlite.prepare('select count(*) as n from ai_chunks').get() as { n: number };
+  tt.is(chunks.n, 0);
+  tt.is((await t.request('GET', `/v1/ai/services/${live.id}`, { token: admin })).status, 200);
+});

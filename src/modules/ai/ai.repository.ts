@@ -170,6 +170,23 @@ export async function lexicalSearch(db: Executor, serviceIds: readonly string[],
   return selectRows<ChunkHit>(db, text, [match, ...serviceIds, limit]);
 }
 
+/**
+ * How many chunks of the services hold each word, counted up to `cap` (a capped count stops early:
+ * it only has to tell rare words from common ones).
+ */
+export async function cappedTermCounts(db: Executor, serviceIds: readonly string[], words: readonly string[], cap: number): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  if (serviceIds.length === 0) return counts;
+  const text =
+    'select count(*) as n from (select 1 from ai_chunks_fts join ai_chunks c on c.seq = ai_chunks_fts.rowid ' +
+    `where ai_chunks_fts match ? and c.service_id in (${placeholders(serviceIds.length)}) limit ?)`;
+  for (const word of words) {
+    const [row] = await selectRows<{ n: number }>(db, text, [`"${word}"`, ...serviceIds, cap]);
+    counts.set(word, row?.n ?? 0);
+  }
+  return counts;
+}
+
 /** Nearest chunks by cosine distance (sqlite-vec's vec_distance_cosine), brute force within the services. */
 export async function vectorSearch(db: Executor, serviceIds: readonly string[], embedding: Buffer, model: string, limit: number): Promise<ChunkHit[]> {
   if (serviceIds.length === 0) return [];
@@ -195,4 +212,13 @@ export async function findAnswer(db: Executor, actor: AccessFilter, id: string):
     );
   }
   return (await query.executeTakeFirst()) ?? null;
+}
+
+/** Sandbox reset: every knowledge row of a tenant (the FTS index follows by trigger). */
+export async function deleteTenantKnowledge(db: Executor, tenantId: string): Promise<void> {
+  await runStatement(db, 'delete from ai_answers where tenant_id = ?', [tenantId]);
+  await runStatement(db, 'delete from ai_chunk_vectors where service_id in (select id from ai_services where tenant_id = ?)', [tenantId]);
+  await runStatement(db, 'delete from ai_chunks where tenant_id = ?', [tenantId]);
+  await runStatement(db, 'delete from ai_documents where tenant_id = ?', [tenantId]);
+  await runStatement(db, 'delete from ai_services where tenant_id = ?', [tenantId]);
 }

@@ -2,7 +2,7 @@ import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
 import { AppError, foundOr404, validationFailed } from '../../http/errors.js';
-import { findAnswer, lexicalSearch, vectorSearch, type ChunkHit } from './ai.repository.js';
+import { cappedTermCounts, findAnswer, lexicalSearch, vectorSearch, type ChunkHit } from './ai.repository.js';
 import type { Citation, LiveCount } from './ai.schema.js';
 import type { AiAnswersTable, AiServicesTable } from './ai.table.js';
 import { contentWords, ftsQuery, sentencesOf, stem, support, wordsOf } from './knowledge-text.js';
@@ -50,7 +50,7 @@ const questionWords = (question: string): string[] => {
  */
 export async function retrieve(db: Executor, llm: LlmClient, services: readonly AiServicesTable[], words: string[], question: string, topK: number): Promise<Retrieved> {
   const ids = services.map((s) => s.id);
-  const lexical = await lexicalSearch(db, ids, ftsQuery(words), candidates);
+  const lexical = await lexicalCandidates(db, ids, words);
   const vectorServices = services.filter((s) => vectorState(s, llm).vector);
   if (vectorServices.length === 0 || llm.embeddingModel === null) {
     return { passages: lexical.slice(0, topK).map((hit) => ({ hit, score: round(-hit.score) })), retrieval: 'lexical', fallback: null };
@@ -79,6 +79,26 @@ export async function retrieve(db: Executor, llm: LlmClient, services: readonly 
 }
 
 const round = (n: number): number => Math.round(n * 1e6) / 1e6;
+
+/**
+ * A word held by more chunks than this is "common" in the services searched: ranking every chunk
+ * that holds it costs ~1 µs a chunk (bm25) and says little, so the match leaves it out when rarer
+ * words are there, and the candidates are re-ranked by support, which counts every word again.
+ */
+const commonAbove = 400;
+
+/** FTS5 candidates: bm25 over the question's words, common words left out of the match when rarer ones exist. */
+async function lexicalCandidates(db: Executor, serviceIds: readonly string[], words: string[]): Promise<ChunkHit[]> {
+  const counts = await cappedTermCounts(db, serviceIds, words, commonAbove + 1);
+  const rare = words.filter((w) => (counts.get(w) ?? 0) <= commonAbove && (counts.get(w) ?? 0) > 0);
+  const common = words.filter((w) => (counts.get(w) ?? 0) > commonAbove);
+  if (common.length === 0 || rare.length === 0) return lexicalSearch(db, serviceIds, ftsQuery(words), candidates);
+  const hits = await lexicalSearch(db, serviceIds, ftsQuery(rare), candidates);
+  return hits
+    .map((hit, rank) => ({ hit, rank, support: support(words, hit.text) }))
+    .sort((a, b) => b.support - a.support || a.rank - b.rank)
+    .map((x) => x.hit);
+}
 
 /** The sentence of a passage that best supports the question (the snippet quoted). */
 function bestSentence(words: string[], text: string): { sentence: string; support: number } {

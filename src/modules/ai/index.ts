@@ -19,6 +19,8 @@ export function aiJobs(deps: { config: Config }): JobDefinition[] {
 }
 
 export { LlmClient, LlmUnavailable } from './llm-client.js';
+/** Sandbox reset: the tenant's knowledge services, documents, chunks and answers. */
+export { deleteTenantKnowledge as eraseKnowledgeRecords } from './ai.repository.js';
 
 // AI-C's part (care coordinator and recall), mounted by app.ts as aiAgentRoutes.
 import { careCoordinatorRoutes } from './care-coordinator.routes.js';

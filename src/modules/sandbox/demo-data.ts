@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/database.js';
-import { eraseRecallCampaigns } from '../ai/index.js';
+import { eraseKnowledgeRecords, eraseRecallCampaigns } from '../ai/index.js';
 import { seedDefaultAppointmentTypes } from '../appointments/index.js';
 import { eraseMedicalRecords } from '../medical-records/index.js';
 import { eraseMoneyRecords } from '../payments/index.js';
@@ -115,6 +115,7 @@ export async function clearSandboxData(db: Executor, tenantId: string): Promise<
   await deleteTenantVaccinations(db, tenantId);
   await eraseMedicalRecords(db, tenantId, 'sandbox reset');
   await eraseRecallCampaigns(db, tenantId);
+  await eraseKnowledgeRecords(db, tenantId);
   for (const table of resetTables) {
     if (table === 'idempotency_keys') await db.deleteFrom(table).execute();
     else await db.deleteFrom(table).where('tenant_id', '=', tenantId).execute();
