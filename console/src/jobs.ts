@@ -17,10 +17,11 @@ interface JobRun {
   status: 'queued' | 'running' | 'succeeded' | 'failed';
   result: Record<string, unknown> | null;
   error: string | null;
+  finishedAt: string | null;
 }
 
 const scheduleText = (s: Job['schedule']): string =>
-  s === null ? 'on demand' : s.type === 'cron' ? `cron ${s.expression} (UTC)` : `every ${Math.round(s.everyMs / 1000)} s`;
+  s === null ? 'on demand' : s.type === 'cron' ? `cron ${s.expression} (UTC)` : s.everyMs < 1000 ? `every ${s.everyMs} ms` : `every ${Math.round(s.everyMs / 1000)} s`;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -34,7 +35,7 @@ export const jobsPanel: Panel = {
     const canRun = session.scopes.has('admin');
 
     /** Queues a run, then follows it (GET /v1/jobs/{name} lists recent runs) until it has finished. */
-    async function run(job: Job, button: HTMLButtonElement, progress: HTMLElement) {
+    async function run(job: Job, button: HTMLButtonElement, progress: HTMLElement, lastRun: HTMLElement) {
       clearProblem(problem);
       button.disabled = true;
       progress.replaceChildren(h('progress', { 'aria-label': `${job.name} running` }), ' queued');
@@ -47,6 +48,7 @@ export const jobsPanel: Panel = {
           const detail = await api<Job & { recentRuns: JobRun[] }>('GET', `/v1/jobs/${encodeURIComponent(job.name)}`);
           current = detail.recentRuns.find((r) => r.id === queued.id) ?? current;
         }
+        if (current?.finishedAt) lastRun.textContent = `${current.status} · ${dateTime(current.finishedAt)}`;
         const summary = current?.result ? Object.entries(current.result).map(([k, v]) => `${k} ${String(v)}`).join(', ') : '';
         progress.replaceChildren();
         append(
@@ -79,15 +81,16 @@ export const jobsPanel: Panel = {
               ...data.map((job) => {
                 const progress = h('div', { class: 'progress', role: 'status' });
                 const button = h('button', { type: 'button', class: 'small', 'aria-label': `Run ${job.name} now` }, 'Run now');
-                button.addEventListener('click', () => void run(job, button, progress));
+                const lastRun = h('td', {}, job.lastRun ? `${job.lastRun.status} · ${dateTime(job.lastRun.at)}` : '—', job.lastRun?.error ? h('div', { class: 'error-text' }, job.lastRun.error) : null);
+                button.addEventListener('click', () => void run(job, button, progress, lastRun));
                 return h(
                   'tr',
                   { 'data-job': job.name },
-                  h('td', {}, h('strong', { class: 'mono' }, job.name), h('div', { class: 'muted' }, job.description)),
-                  h('td', {}, scheduleText(job.schedule), job.openRuns ? h('div', { class: 'muted' }, `${job.openRuns} open`) : null),
-                  h('td', {}, job.lastRun ? `${job.lastRun.status} · ${dateTime(job.lastRun.at)}` : '—', job.lastRun?.error ? h('div', { class: 'error-text' }, job.lastRun.error) : null),
-                  h('td', {}, dateTime(job.nextRunAt)),
-                  canRun ? h('td', {}, button, progress) : null,
+                  h('td', {}, h('strong', { class: 'mono' }, job.name), h('div', { class: 'muted clamp', title: job.description }, job.description)),
+                  h('td', { class: 'nowrap' }, scheduleText(job.schedule), job.openRuns ? h('div', { class: 'muted' }, `${job.openRuns} open`) : null),
+                  lastRun,
+                  h('td', { class: 'nowrap' }, dateTime(job.nextRunAt)),
+                  canRun ? h('td', { class: 'run-cell' }, button, progress) : null,
                 );
               }),
             ),

@@ -14,6 +14,7 @@ import {
   signIn,
   tablet,
   type ConsoleFixture,
+  type PageGlobals,
 } from './console-support.js';
 
 /**
@@ -47,7 +48,7 @@ test.after.always(async () => {
 const { clientId: adminId, clientSecret: adminSecret } = adminCredentials.live;
 const usd = (minor: number) => new Intl.NumberFormat('en', { style: 'currency', currency: 'USD' }).format(minor / 100);
 
-async function signedIn(page: Page, id = adminId, secret = adminSecret) {
+async function signedIn(page: Page, id: string = adminId, secret: string = adminSecret) {
   await signIn(page, f.t.url, id, secret);
   await page.locator('#workspace').waitFor();
 }
@@ -114,14 +115,17 @@ serial('the dashboard charts this month’s metrics with the API’s numbers; no
   await shoot(page, 'dashboard-tablet');
 
   a.is(tokens.length, 1);
-  const kept = await page.evaluate(() => ({
-    local: JSON.stringify({ ...localStorage }),
-    session: JSON.stringify({ ...sessionStorage }),
-    url: location.href,
-    cookie: document.cookie,
-    html: document.documentElement.outerHTML,
-    fields: [...document.querySelectorAll('input')].map((i) => i.value).join(' '),
-  }));
+  const kept = await page.evaluate(() => {
+    const { document, location, localStorage, sessionStorage } = globalThis as unknown as PageGlobals;
+    return {
+      local: JSON.stringify({ ...localStorage }),
+      session: JSON.stringify({ ...sessionStorage }),
+      url: location.href,
+      cookie: document.cookie,
+      html: document.documentElement.outerHTML,
+      fields: [...document.querySelectorAll('input')].map((i) => i.value).join(' '),
+    };
+  });
   a.is(kept.local, '{}');
   a.is(kept.session, '{}');
   a.is(kept.cookie, '');
@@ -185,6 +189,7 @@ serial('occupancy grid, today’s appointments, webhook replay, a job run with p
   await job.getByRole('button', { name: 'Run subscription-billing now' }).click();
   await job.locator('.progress .badge', { hasText: 'succeeded' }).waitFor({ timeout: 15_000 });
   const runId = await job.locator('.progress .badge').getAttribute('data-run');
+  a.regex(await job.locator('td').nth(2).innerText(), /^succeeded · /, 'the last run cell follows');
   const detail = await f.t.request('GET', '/v1/jobs/subscription-billing', { token });
   a.is((detail.body.recentRuns as Array<{ id: string; status: string }>).find((r) => r.id === runId)?.status, 'succeeded');
   await shoot(page, 'jobs-desktop');
@@ -210,7 +215,7 @@ serial('a staff client sees only the panels its scopes allow, and an admin panel
   a.deepEqual(await page.locator('#nav a').allInnerTexts(), ['Occupancy', 'Appointments']);
   await page.locator('table.occupancy').waitFor();
   await page.evaluate(() => {
-    location.hash = '#audit';
+    (globalThis as unknown as PageGlobals).location.hash = '#audit';
   });
   const problem = page.locator('#panel-audit .problem');
   await problem.waitFor();
@@ -233,8 +238,9 @@ serial('the API’s 429 is shown with its Retry-After', async (a) => {
 
 serial('the Content-Security-Policy blocks an injected inline script', async (a) => {
   const { page } = await admin();
-  a.is(await page.evaluate(() => document.documentElement.dataset.cspViolations), undefined, 'the console itself broke no rule on any panel');
+  a.is(await page.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.dataset.cspViolations), undefined, 'the console itself broke no rule on any panel');
   await page.evaluate(() => {
+    const { document } = globalThis as unknown as PageGlobals;
     const script = document.createElement('script');
     script.textContent = 'window.__injected = true';
     document.body.append(script);
@@ -242,15 +248,19 @@ serial('the Content-Security-Policy blocks an injected inline script', async (a)
     div.innerHTML = '<img src="data:," onerror="window.__injectedHandler = true">';
     document.body.append(div);
   });
-  await page.waitForFunction(() => Number(document.documentElement.dataset.cspViolations ?? 0) >= 2);
-  a.is(await page.evaluate(() => (window as unknown as { __injected?: boolean }).__injected), undefined);
-  a.is(await page.evaluate(() => (window as unknown as { __injectedHandler?: boolean }).__injectedHandler), undefined);
+  await page.waitForFunction(() => Number((globalThis as unknown as PageGlobals).document.documentElement.dataset.cspViolations ?? 0) >= 2);
+  a.is(await page.evaluate(() => (globalThis as unknown as PageGlobals).__injected), undefined, 'the inline script did not run');
+  a.is(await page.evaluate(() => (globalThis as unknown as PageGlobals).__injectedHandler), undefined, 'the inline handler did not run');
 });
 
 serial('keyboard only: sign in, then reach and open the panels', async (a) => {
   const { context, page } = await openPage(browser);
   await page.goto(`${f.t.url}/console`);
-  const focused = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent?.trim() || '');
+  const focused = () =>
+    page.evaluate(() => {
+      const { activeElement } = (globalThis as unknown as PageGlobals).document;
+      return activeElement?.id || activeElement?.textContent?.trim() || '';
+    });
   a.is(await focused(), 'client-id', 'the first field has focus');
   await page.keyboard.type(adminId);
   await page.keyboard.press('Tab');
@@ -264,7 +274,7 @@ serial('keyboard only: sign in, then reach and open the panels', async (a) => {
   await page.keyboard.press('Tab');
   a.is(await focused(), 'Occupancy');
   await page.keyboard.press('Enter');
-  await page.waitForFunction(() => document.activeElement?.id === 'title-occupancy');
+  await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.activeElement?.id === 'title-occupancy');
   a.is(await focused(), 'title-occupancy', 'the opened panel’s heading has focus');
   await page.keyboard.press('Tab');
   a.is(await focused(), 'occ-location', 'then its first control');

@@ -7,6 +7,37 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
 import { adminCredentials, startTestApp, TestClock, type Response, type TestApp } from '../helpers/test-app.js';
 
+interface PageElement {
+  id: string;
+  value: string;
+  textContent: string | null;
+  innerHTML: string;
+  outerHTML: string;
+  dataset: Record<string, string | undefined>;
+  append(...nodes: PageElement[]): void;
+}
+
+/**
+ * The browser globals the tests read inside page.evaluate callbacks, which run in the page: the
+ * root tsconfig has no DOM lib (the console's own code is checked against it in console/tsconfig.json).
+ * Use as `const { document } = globalThis as unknown as PageGlobals` inside the callback.
+ */
+export interface PageGlobals {
+  document: {
+    activeElement: PageElement | null;
+    documentElement: PageElement;
+    body: PageElement;
+    cookie: string;
+    createElement(tag: string): PageElement;
+    querySelectorAll(selector: string): ArrayLike<PageElement> & Iterable<PageElement>;
+  };
+  location: { href: string; hash: string };
+  localStorage: Record<string, string>;
+  sessionStorage: Record<string, string>;
+  __injected?: boolean;
+  __injectedHandler?: boolean;
+}
+
 /** Debian's chromium (`.ci/run` installs it); PETCARE_CHROMIUM names another. */
 export const chromiumPath = process.env.PETCARE_CHROMIUM ?? '/usr/bin/chromium';
 export const haveChromium = existsSync(chromiumPath);
