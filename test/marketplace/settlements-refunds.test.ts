@@ -96,3 +96,20 @@ test.serial('20 parallel settlement requests for one period create one statement
   tt.is((await settle(t, { ...period, periodEnd: '2999-01-01' })).status, 400);
   tt.is((await settle(t, { periodStart: today(t), periodEnd: '2026-01-01' })).status, 400);
 });
+
+test.serial('20 parallel partial refunds of one line never pay back more than the line', async (tt) => {
+  const token = await t.adminToken();
+  const m = await market(t, { amount: 10_000, taxRateBps: 0 });
+  const o = expectStatus(await order(t, m, mondayAt(t, 15, 0, 3)), 201, 'order').body;
+  await payOrder(t, o);
+  const results = await Promise.all(
+    Array.from({ length: 20 }, () => t.request('POST', `/v1/orders/${o.id}/refund`, { token, body: { lineIds: [o.lines[0].id], amount: 1_000 } })),
+  );
+  tt.is(results.filter((r) => r.status === 200).length, 10);
+  tt.true(results.filter((r) => r.status !== 200).every((r) => r.status === 409 || r.body.code === 'refund_exceeds_payment'));
+  const refunds = await t.request('GET', `/v1/refunds?invoiceId=${o.invoiceId}&limit=100`, { token });
+  tt.is(refunds.body.data.reduce((s: number, r: { amount: number }) => s + r.amount, 0), 10_000);
+  tt.is((await t.request('GET', `/v1/orders/${o.id}`, { token })).body.status, 'refunded');
+  const lines = (await t.request('GET', `/v1/commissions?providerId=${m.walker.id}&limit=100`, { token })).body.data;
+  tt.is(lines.filter((l: { kind: string }) => l.kind === 'refund').reduce((s: number, l: { commission: number }) => s + l.commission, 0), -1_500);
+});
