@@ -236,3 +236,27 @@ test('a sandbox reset erases the sandbox knowledge (services, documents, chunks,
   tt.is(chunks.n, 0);
   tt.is((await t.request('GET', `/v1/ai/services/${live.id}`, { token: admin })).status, 200);
 });
+
+test('Idempotency-Key: a retried service creation or upload answers the first result and writes nothing twice', async (tt) => {
+  const key = `svc-${Math.random()}`;
+  const first = await t.request('POST', '/v1/ai/services', { token: admin, body: { name: 'Idempotent', locationIds: [downtown.id] }, idempotencyKey: key });
+  const again = await t.request('POST', '/v1/ai/services', { token: admin, body: { name: 'Idempotent', locationIds: [downtown.id] }, idempotencyKey: key });
+  tt.is(first.status, 201);
+  tt.is(again.status, 201);
+  tt.is(again.body.id, first.body.id);
+  tt.is(again.headers.get('idempotent-replayed'), 'true');
+  const other = await t.request('POST', '/v1/ai/services', { token: admin, body: { name: 'Different' }, idempotencyKey: key });
+  tt.is(other.status, 422);
+  tt.is(other.body.code, 'idempotency_key_mismatch');
+
+  const uploadKey = `doc-${Math.random()}`;
+  const file = Buffer.from('Idempotent upload: the file is stored once.');
+  const u1 = await t.request('POST', `/v1/ai/services/${first.body.id}/documents`, { token: admin, ...form(file, 'once.txt', 'text/plain'), idempotencyKey: uploadKey });
+  const u2 = await t.request('POST', `/v1/ai/services/${first.body.id}/documents`, { token: admin, ...form(file, 'once.txt', 'text/plain'), idempotencyKey: uploadKey });
+  tt.is(u1.status, 202);
+  tt.is(u2.status, 202);
+  tt.is(u2.body.id, u1.body.id);
+  tt.is(u2.headers.get('idempotent-replayed'), 'true');
+  const rows = t.stores.get('live').sqlite.prepare('select count(*) as n from ai_documents where service_id = ?').get(first.body.id) as { n: number };
+  tt.is(rows.n, 1);
+});
