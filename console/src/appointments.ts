@@ -1,6 +1,7 @@
 import { api, type Page } from './api.js';
-import { clearProblem, h, showProblem } from './dom.js';
+import { h } from './dom.js';
 import { addDays, localDate, time } from './format.js';
+import { pager } from './pager.js';
 import type { Panel } from './panel.js';
 
 interface Appointment {
@@ -27,9 +28,6 @@ export const appointmentsPanel: Panel = {
   mount(body, problem, session) {
     const day = h('input', { type: 'date', id: 'apt-day', name: 'day', value: localDate(new Date()), required: true });
     const list = h('div', { class: 'table-scroll', 'aria-live': 'polite' });
-    const more = h('button', { type: 'button', hidden: true }, 'Load more');
-    let rows: Appointment[] = [];
-    let cursor: string | null = null;
     const petNames = new Map<string, string>();
 
     /** Pet names for the day's list (one GET per new pet, at most 25 a load); without pets.read the ids stay. */
@@ -40,7 +38,7 @@ export const appointmentsPanel: Panel = {
       for (const pet of pets) petNames.set(pet.id, pet.name);
     }
 
-    function draw() {
+    function draw(rows: Appointment[]) {
       const sorted = [...rows].sort((a, b) => a.startsAt.localeCompare(b.startsAt));
       list.replaceChildren(
         sorted.length === 0
@@ -69,26 +67,19 @@ export const appointmentsPanel: Panel = {
       );
     }
 
-    async function load(next: boolean) {
-      clearProblem(problem);
-      try {
+    const { load, more } = pager<Appointment>(
+      (cursor) => {
         const date = day.value || localDate(new Date());
-        const page = await api<Page<Appointment>>('GET', '/v1/appointments', {
-          query: { from: midnight(date), to: midnight(addDays(date, 1)), limit: '100', cursor: next && cursor ? cursor : undefined },
-        });
-        rows = next ? [...rows, ...page.data] : page.data;
-        cursor = page.nextCursor;
-        more.hidden = !page.hasMore;
+        return api<Page<Appointment>>('GET', '/v1/appointments', { query: { from: midnight(date), to: midnight(addDays(date, 1)), limit: '100', cursor } });
+      },
+      async (rows, added) => {
         // The schedule shows at once; names follow, and a refused lookup is shown like any other problem.
-        draw();
-        await names(page.data);
-        draw();
-      } catch (error) {
-        showProblem(problem, error);
-      }
-    }
-
-    more.addEventListener('click', () => void load(true));
+        draw(rows);
+        await names(added);
+        draw(rows);
+      },
+      problem,
+    );
     body.append(
       h(
         'form',

@@ -1,6 +1,7 @@
 import { api, type Page } from './api.js';
-import { clearProblem, h, showProblem } from './dom.js';
+import { h } from './dom.js';
 import { dateTime } from './format.js';
+import { pager } from './pager.js';
 import type { Panel } from './panel.js';
 
 interface AuditEvent {
@@ -35,11 +36,8 @@ export const auditPanel: Panel = {
     const from = h('input', { id: 'audit-from', name: 'from', type: 'datetime-local' });
     const to = h('input', { id: 'audit-to', name: 'to', type: 'datetime-local' });
     const list = h('div', { class: 'table-scroll', 'aria-live': 'polite' });
-    const more = h('button', { type: 'button', hidden: true }, 'Load more');
-    let rows: AuditEvent[] = [];
-    let cursor: string | null = null;
 
-    function draw() {
+    function draw(rows: AuditEvent[]) {
       list.replaceChildren(
         rows.length === 0
           ? h('p', { class: 'muted' }, 'No calls match.')
@@ -68,10 +66,9 @@ export const auditPanel: Panel = {
       );
     }
 
-    async function load(next: boolean) {
-      clearProblem(problem);
-      try {
-        const page = await api<Page<AuditEvent>>('GET', '/v1/audit-events', {
+    const { load, more } = pager<AuditEvent>(
+      (cursor) =>
+        api<Page<AuditEvent>>('GET', '/v1/audit-events', {
           query: {
             limit: '50',
             clientId: clientId.value.trim() || undefined,
@@ -80,19 +77,12 @@ export const auditPanel: Panel = {
             status: status.value || undefined,
             from: instant(from.value),
             to: instant(to.value),
-            cursor: next && cursor ? cursor : undefined,
+            cursor,
           },
-        });
-        rows = next ? [...rows, ...page.data] : page.data;
-        cursor = page.nextCursor;
-        more.hidden = !page.hasMore;
-        draw();
-      } catch (error) {
-        showProblem(problem, error);
-      }
-    }
-
-    more.addEventListener('click', () => void load(true));
+        }),
+      draw,
+      problem,
+    );
     body.append(
       h(
         'form',

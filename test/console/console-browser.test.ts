@@ -9,6 +9,7 @@ import {
   launch,
   month,
   noBrowserMessage,
+  now,
   openPage,
   shoot,
   signIn,
@@ -209,7 +210,7 @@ serial('occupancy grid, today’s appointments, webhook replay, a job run with p
   await shoot(page, 'audit-tablet');
 });
 
-serial('a staff client sees only the panels its scopes allow, and an admin panel opened by address shows the API’s 403', async (a) => {
+serial('a staff client sees only the panels its scopes allow, an admin panel opened by address shows the API’s 403, and an expired token’s 401 returns to sign-in', async (a) => {
   const { context, page } = await openPage(browser, tablet);
   await signedIn(page, f.staff.clientId, f.staff.clientSecret);
   a.deepEqual(await page.locator('#nav a').allInnerTexts(), ['Occupancy', 'Appointments']);
@@ -222,6 +223,22 @@ serial('a staff client sees only the panels its scopes allow, and an admin panel
   a.regex(await problem.innerText(), /^403 /);
   a.regex(await problem.innerText(), /code (insufficient_scope|forbidden_role)/);
   await shoot(page, 'staff-403-tablet');
+
+  // Two hours on, the token has expired: the API's 401 sends the user back to sign in, in its own words.
+  f.t.clock.advance(2 * 3_600_000);
+  try {
+    await page.evaluate(() => {
+      (globalThis as unknown as PageGlobals).location.hash = '#occupancy';
+    });
+    await page.locator('#panel-occupancy').getByRole('button', { name: 'Show' }).click();
+    const expired = page.locator('#sign-in-problem');
+    await expired.waitFor();
+    a.regex(await expired.innerText(), /401 The access token is invalid or expired/);
+    a.false(await page.locator('#workspace').isVisible());
+    a.is(await page.locator('#nav a').count(), 0, 'the panels went with the token');
+  } finally {
+    f.t.clock.set(now);
+  }
   await context.close();
 });
 

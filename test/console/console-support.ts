@@ -107,6 +107,8 @@ export interface ConsoleFixture {
 export async function consoleFixture(): Promise<ConsoleFixture> {
   const clock = new TestClock(Date.parse('2026-12-01T08:00:00.000Z'));
   const t = await startTestApp({ clock, config: { webhookAllowHosts: ['127.0.0.1'], jobPollMs: 20 } });
+  // The first GET /console builds the page from source (esbuild): let it run while the data is written.
+  const warm = fetch(`${t.url}/console`).then((res) => res.arrayBuffer());
   // Admin tokens expire an hour after the clock's time of issue: take a fresh one after each move.
   const admin = async () => (await ok(await t.token(adminCredentials.live.clientId, adminCredentials.live.clientSecret), 200, 'admin token')).access_token as string;
   const at = async (iso: string) => {
@@ -181,6 +183,7 @@ export async function consoleFixture(): Promise<ConsoleFixture> {
   await createPet(t, parent.id, location.id, { name: 'Olive' }, token);
 
   clock.set(now);
+  await warm;
   return {
     t,
     admin,
