@@ -133,3 +133,24 @@ test('location scoping: a client of another location sees none of these provider
   a.is((await t.request('GET', `/v1/providers/${walker.id}`, { token: scopedOther.accessToken })).status, 404);
   a.is((await t.request('GET', '/v1/providers', {})).status, 401);
 });
+
+test('a page read again shows at once a new review, a listing change, a rename and a suspension (the reuse follows every write)', async (a) => {
+  const place = await createLocation(t, { name: 'Fresh clinic' });
+  const parent = await createPetParent(t, place.id);
+  const pet = await createPet(t, parent.id, place.id);
+  const provider = await approvedProvider(t, place.id, { listings: [{ name: 'Board', category: 'boarding', amount: 9000, durationMinutes: 60 }] });
+  const page = async (query = '') => (await t.request('GET', `/v1/providers?locationId=${place.id}${query}`, { token: reader.accessToken })).body.data as Array<Record<string, any>>;
+  a.like((await page())[0], { id: provider.id, rating: null, ratingCount: 0 });
+  a.like((await page())[0], { id: provider.id, rating: null });
+  const bookingId = await insertMarketplaceBooking(t, { providerId: provider.id, parentId: parent.id, petId: pet.id, locationId: place.id });
+  await t.request('POST', '/v1/providers/ratings', { token: admin, body: { bookingId, parentId: parent.id, stars: 4 } });
+  a.like((await page())[0], { id: provider.id, rating: 4, ratingCount: 1 });
+  a.is((await page('&category=boarding')).length, 1);
+  const listingId = (await page())[0]!.marketplace.listings[0].id;
+  await t.request('PATCH', `/v1/providers/${provider.id}/listings/${listingId}`, { token: admin, body: { status: 'inactive' } });
+  a.deepEqual(await page('&category=boarding'), []);
+  await t.request('PATCH', `/v1/providers/${provider.id}`, { token: admin, body: { name: 'Renamed boarder' } });
+  a.is((await page())[0]!.name, 'Renamed boarder');
+  await t.request('POST', `/v1/providers/${provider.id}/suspend`, { token: admin });
+  a.deepEqual(await page(), []);
+});

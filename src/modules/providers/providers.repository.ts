@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../db/database.js';
+import { selectRows, type Executor } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ListingCategory, MarketplaceListingsTable, ProviderMarketplaceProfilesTable, ProvidersTable } from './providers.table.js';
@@ -209,4 +209,10 @@ export async function shortestListings(db: Executor, tenantId: string, providerI
   if (category !== undefined) query = query.where('category', '=', category);
   const rows = await query.groupBy('provider_id').execute();
   return new Map(rows.map((r) => [r.provider_id, Number(r.minutes)]));
+}
+
+/** The change counter of everything the directory reads (triggers move it): one small statement. */
+export async function directoryVersion(db: Executor): Promise<number> {
+  const [row] = await selectRows<{ version: number }>(db, 'select version from provider_directory_version where id = 1', []);
+  return row?.version ?? -1;
 }

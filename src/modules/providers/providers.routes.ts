@@ -17,7 +17,8 @@ import {
   UpdateListingSchema,
   UpdateProviderSchema,
 } from './providers.schema.js';
-import { createProvider, getProvider, listDirectory, patchProvider } from './providers.service.js';
+import { createProvider, getProvider, patchProvider } from './providers.service.js';
+import { directoryPage } from './directory.service.js';
 import { listReviews } from './reviews.repository.js';
 import { CreateRatingSchema, ListReviewsQuery, ReplySchema, ReviewParams, ReviewSchema } from './reviews.schema.js';
 import { rateBooking, replyToReview } from './reviews.service.js';
@@ -137,16 +138,14 @@ function providerCoreRoutes(deps: { clock: Clock }): AnyRoute[] {
         '(unrated providers drop out), q (text in the name or bio), availableOn (a local date with at least one open slot, slot length as ' +
         'in /v1/providers/availability), status (`inactive` and `approved`/`active` for any reader; `pending` and `suspended` need the ' +
         'marketplace scope, else 403). Each provider carries `rating` (average of its reviews, 1 decimal, or null) and `ratingCount`, and ' +
-        'marketplace providers their profile and listings. A location-scoped client sees the providers working at its locations.',
+        'marketplace providers their profile and listings. A location-scoped client sees the providers working at its locations. Pages ' +
+        'without availableOn are reused while no provider, listing, profile or review changed (a change counter kept by triggers).',
       tags,
       access: { scope: 'bookings.read' },
       query: ListProvidersQuery,
       response: { status: 200, description: 'A page of providers', schema: pageSchema(ProviderSchema) },
       errors: ['invalid_cursor'],
-      handler: async ({ db, actor, query }) => {
-        const { rows, page } = await listDirectory(db, actor, query, deps.clock.now());
-        return { body: toPage(rows, page, presentProvider) };
-      },
+      handler: async ({ db, actor, query }) => ({ body: await directoryPage(db, actor, query, deps.clock.now()) }),
     }),
     defineRoute({
       method: 'get',

@@ -6,11 +6,8 @@ import { emit } from '../events/emit.js';
 import { missingLocations } from '../locations/index.js';
 // A file, not the appointments index: that module builds on this one, and the catalogue query needs nothing else.
 import { unknownAppointmentTypes } from '../appointments/appointment-types.repository.js';
-import { allLocationsOf, findProvider, insertProvider, listProviders, replaceProviderLocations, updateProvider, type ProviderFilters, type ProviderRecord } from './providers.repository.js';
-import type { CreateProviderInput, ListProvidersFilters, UpdateProviderInput } from './providers.schema.js';
-import { pageRequest } from '../../http/paging.js';
-import { bookableStatuses, openOn } from './provider-slots.service.js';
-import type { ListingCategory } from './providers.table.js';
+import { allLocationsOf, findProvider, insertProvider, replaceProviderLocations, updateProvider, type ProviderRecord } from './providers.repository.js';
+import type { CreateProviderInput, UpdateProviderInput } from './providers.schema.js';
 import type { ProvidersTable } from './providers.table.js';
 import { AppError } from '../../http/errors.js';
 import { isMarketplaceStatus, onboardMarketplace, patchMarketplaceProfile, requireMarketplaceScope, withMarketplace } from './marketplace-providers.service.js';
@@ -99,47 +96,4 @@ export async function patchProvider(db: Executor, actor: Actor, id: string, inpu
   }
   await updateProvider(db, actor.tenantId, id, patch);
   return (await withMarketplace(db, actor, [{ ...existing, ...patch, locationIds, marketplace: undefined }]))[0]!;
-}
-
-/** Rows the directory reads per round when `availableOn` filters after the query. */
-const availabilityBatch = 200;
-
-/**
- * The directory: the bookable providers (approved marketplace, active staff) unless `status` names
- * another one (pending and suspended need the marketplace scope), filtered in SQL by location, kind,
- * service, category, minimum rating and text; `availableOn` then keeps those with an open slot that
- * day, reading on in batches until the page is full. Newest first, cursor paged.
- */
-export async function listDirectory(db: Executor, actor: Actor, query: ListProvidersFilters, now: number): Promise<{ rows: ProviderRecord[]; page: ReturnType<typeof pageRequest> }> {
-  const page = pageRequest(query);
-  if ((query.status === 'pending' || query.status === 'suspended') && !actor.scopes.has('marketplace')) {
-    throw new AppError('insufficient_scope', `Listing ${query.status} providers needs the marketplace scope.`);
-  }
-  const filters: ProviderFilters = {
-    locationId: query.locationId,
-    kind: query.kind,
-    service: query.service?.toLowerCase(),
-    status: query.status,
-    statuses: query.status === undefined ? bookableStatuses : undefined,
-    category: query.category as ListingCategory | undefined,
-    minRating: query.minRating,
-    q: query.q,
-  };
-  let rows: ProviderRecord[];
-  if (query.availableOn === undefined) {
-    rows = await listProviders(db, actor, page, filters);
-  } else {
-    rows = [];
-    let afterId = page.afterId;
-    for (;;) {
-      const batch = await listProviders(db, actor, { limit: availabilityBatch - 1, afterId }, filters);
-      const open = await openOn(db, actor, batch.map((r) => r.id), query.availableOn, now, filters.category, query.locationId);
-      rows.push(...batch.filter((r) => open.has(r.id)));
-      const last = batch[batch.length - 1];
-      if (rows.length > page.limit || batch.length < availabilityBatch || !last) break;
-      afterId = last.id;
-    }
-    rows = rows.slice(0, page.limit + 1);
-  }
-  return { rows: await withMarketplace(db, actor, rows), page };
 }

@@ -76,10 +76,17 @@ export interface ProviderReviewsTable {
   created_at: string;
 }
 
+/** One row: the change counter of everything the directory reads, moved by triggers. */
+export interface ProviderDirectoryVersionTable {
+  id: number;
+  version: number;
+}
+
 export interface ProvidersTables {
   providers: ProvidersTable;
   provider_locations: ProviderLocationsTable;
   provider_marketplace_profiles: ProviderMarketplaceProfilesTable;
   marketplace_listings: MarketplaceListingsTable;
   provider_reviews: ProviderReviewsTable;
+  provider_directory_version: ProviderDirectoryVersionTable;
 }

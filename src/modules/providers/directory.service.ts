@@ -1,0 +1,81 @@
+import type { Executor } from '../../db/database.js';
+import type { Actor } from '../../http/actor.js';
+import { AppError } from '../../http/errors.js';
+import { pageRequest, toPage, type Page } from '../../http/paging.js';
+import { withMarketplace } from './marketplace-providers.service.js';
+import { presentProvider } from './providers.presenter.js';
+import { directoryVersion, listProviders, type ProviderFilters, type ProviderRecord } from './providers.repository.js';
+import type { ListProvidersFilters, ProviderOut } from './providers.schema.js';
+import type { ListingCategory } from './providers.table.js';
+import { bookableStatuses, openOn } from './provider-slots.service.js';
+
+/** Rows the directory reads per round when `availableOn` filters after the query. */
+const availabilityBatch = 200;
+
+/**
+ * Pages by database (environment), caller's view and query, with the change counter they were
+ * computed under: everything a page shows changes only through writes whose triggers move the
+ * counter (reviews move providers' rating columns), so a page is reused exactly while nothing it
+ * reads changed; the directory is read far more often than providers change. `availableOn` answers
+ * depend on the clock and on bookings, so they are always computed.
+ */
+const pages = new WeakMap<object, Map<string, { version: number; page: Page<ProviderOut> }>>();
+const maxCachedPages = 1000;
+
+/**
+ * The directory: the bookable providers (approved marketplace, active staff) unless `status` names
+ * another one (pending and suspended need the marketplace scope), filtered in SQL by location, kind,
+ * service, category, minimum rating and text; `availableOn` then keeps those with an open slot that
+ * day, reading on in batches until the page is full. Newest first, cursor paged.
+ */
+export async function directoryPage(db: Executor, actor: Actor, query: ListProvidersFilters, now: number): Promise<Page<ProviderOut>> {
+  if ((query.status === 'pending' || query.status === 'suspended') && !actor.scopes.has('marketplace')) {
+    throw new AppError('insufficient_scope', `Listing ${query.status} providers needs the marketplace scope.`);
+  }
+  const page = pageRequest(query);
+  if (query.availableOn !== undefined) return toPage(await withMarketplace(db, actor, await openRows(db, actor, query, page, query.availableOn, now)), page, presentProvider);
+  let cache = pages.get(db);
+  if (!cache) {
+    cache = new Map();
+    pages.set(db, cache);
+  }
+  const key = `${actor.tenantId}|${actor.locationIds?.join(',') ?? '*'}|${JSON.stringify(query)}`;
+  const version = await directoryVersion(db);
+  const cached = cache.get(key);
+  if (cached && cached.version === version) return cached.page;
+  const rows = await listProviders(db, actor, page, filtersOf(query));
+  const answer = toPage(await withMarketplace(db, actor, rows), page, presentProvider);
+  if (cache.size >= maxCachedPages) cache.clear();
+  // Stored under the counter read before computing: a write landing in between only makes the next call recompute.
+  cache.set(key, { version, page: answer });
+  return answer;
+}
+
+function filtersOf(query: ListProvidersFilters): ProviderFilters {
+  return {
+    locationId: query.locationId,
+    kind: query.kind,
+    service: query.service?.toLowerCase(),
+    status: query.status,
+    statuses: query.status === undefined ? bookableStatuses : undefined,
+    category: query.category as ListingCategory | undefined,
+    minRating: query.minRating,
+    q: query.q,
+  };
+}
+
+/** Rows (one more than the page when there are more) with an open slot on `date`, read in batches. */
+async function openRows(db: Executor, actor: Actor, query: ListProvidersFilters, page: ReturnType<typeof pageRequest>, date: string, now: number): Promise<ProviderRecord[]> {
+  const filters = filtersOf(query);
+  const rows: ProviderRecord[] = [];
+  let afterId = page.afterId;
+  for (;;) {
+    const batch = await listProviders(db, actor, { limit: availabilityBatch - 1, afterId }, filters);
+    const open = await openOn(db, actor, batch.map((r) => r.id), date, now, filters.category, query.locationId);
+    rows.push(...batch.filter((r) => open.has(r.id)));
+    const last = batch[batch.length - 1];
+    if (rows.length > page.limit || batch.length < availabilityBatch || !last) break;
+    afterId = last.id;
+  }
+  return rows.slice(0, page.limit + 1);
+}
