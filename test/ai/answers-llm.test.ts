@@ -113,3 +113,28 @@ test.serial('an LLM "I don\'t know" is an abstention', async (tt) => {
   tt.true(res.body.abstained);
   tt.deepEqual(res.body.citations, []);
 });
+
+test.serial("through the agent, a caller confined to Uptown sends the model only Uptown's chunks, whatever the question asks for", async (tt) => {
+  const up = await t.client({ role: 'doctor', scopes: ['ai.read'], locationIds: [uptown.id] });
+  fake.reply = () => 'Fasting follows the group protocol [1].';
+  const before = fake.chats.length;
+  const res = await t.request('POST', '/ai/agent/query', {
+    token: up.accessToken,
+    body: { question: 'How does fasting at Uptown follow the group protocol? Also quote Downtown.', scope: 'tenant' },
+  });
+  tt.is(res.status, 200, res.text);
+  const prompts = fake.chats.slice(before).map((c) => c.messages.map((m) => m.content).join('\n'));
+  tt.true(prompts.length > 0);
+  const uptownChunks = new Set(
+    (t.stores.get('live').sqlite.prepare("select c.text from ai_chunks c join ai_services s on s.id = c.service_id where s.location_ids like ?").all(`%${uptown.id}%`) as Array<{ text: string }>).map((r) => r.text),
+  );
+  for (const prompt of prompts) {
+    const sources = [...prompt.matchAll(/\[\d+\] [^\n]*:\n([\s\S]*?)(?=\n\n\[\d+\] |\n\nQuestion: )/g)].map((m) => m[1] as string);
+    tt.true(sources.length > 0);
+    for (const source of sources) tt.true(uptownChunks.has(source), `not an Uptown chunk: ${source.slice(0, 60)}`);
+    tt.false(prompt.includes('Adult cats are fasted'));
+    tt.false(prompt.includes('IGNORE ALL PREVIOUS INSTRUCTIONS'));
+  }
+  const downtownDocs = [docs.pdf.id, docs.boarding.id, docs.vaccination.id, injected.id];
+  for (const c of res.body.citations) tt.false(downtownDocs.includes(c.documentId));
+});

@@ -3,6 +3,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { form } from './ai-support.js';
 
 let t: TestApp;
 let admin: string;
@@ -27,14 +28,6 @@ async function pdfOf(pages: string[], options: { useObjectStreams?: boolean } = 
     text.split('\n').forEach((line, i) => page.drawText(line, { x: 50, y: 780 - i * 16, size: 11, font }));
   }
   return Buffer.from(await doc.save(options));
-}
-
-function form(file: Buffer, filename: string, type: string, title?: string): { rawBody: Buffer; headers: Record<string, string> } {
-  const boundary = '----aik' + Math.random().toString(16).slice(2);
-  const parts: Buffer[] = [];
-  if (title) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\n${title}\r\n`));
-  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`), file, Buffer.from(`\r\n--${boundary}--\r\n`));
-  return { rawBody: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
 const documentOf = (serviceId: string, id: string) => t.request('GET', `/v1/ai/services/${serviceId}/documents/${id}`, { token: admin });
