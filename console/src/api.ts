@@ -22,6 +22,8 @@ interface TokenAnswer {
 export interface Session {
   clientId: string;
   role: string;
+  /** live or sandbox: the secret's prefix chose it. */
+  env: string;
   /** Granted scopes as the token says, with the read scope each write scope implies. */
   scopes: Set<string>;
   /** null: the whole tenant. */
@@ -94,6 +96,7 @@ function keep(answer: TokenAnswer, clientId: string): Session {
   session = {
     clientId,
     role: typeof claims.role === 'string' ? claims.role : 'unknown',
+    env: typeof claims.env === 'string' ? claims.env : 'live',
     scopes: expand(answer.scope),
     locations: Array.isArray(claims.locations) ? (claims.locations as string[]) : null,
   };

@@ -2,6 +2,7 @@ import { api } from './api.js';
 import { metricChart, type SeriesPoint } from './charts.js';
 import { clearProblem, h, showProblem } from './dom.js';
 import { localDate, metricValue, monthRange } from './format.js';
+import { knownLocations } from './locations.js';
 import type { Panel } from './panel.js';
 
 interface Metric {
@@ -44,7 +45,8 @@ export const dashboardPanel: Panel = {
   id: 'dashboard',
   label: 'Dashboard',
   scope: 'analytics.read',
-  mount(body, problem) {
+  mount(body, problem, session) {
+    const location = h('select', { id: 'dash-location', name: 'locationId' }, h('option', { value: '' }, 'All my locations'));
     const month = h('input', { type: 'month', id: 'dash-month', name: 'month', value: localDate(new Date()).slice(0, 7), required: true });
     const kpis = h('dl', { class: 'kpis', 'aria-live': 'polite' });
     const boxes = new Map(charted.map((name) => [name, h('div', { class: 'chart-box' })]));
@@ -58,10 +60,13 @@ export const dashboardPanel: Panel = {
       const { from, to } = monthRange(month.value || localDate(new Date()).slice(0, 7));
       kpis.setAttribute('aria-busy', 'true');
       try {
-        const [summary, ...series] = await Promise.all([
-          api<{ metrics: Metric[] }>('GET', '/v1/analytics/summary', { query: { from, to } }),
-          ...charted.map((name) => api<Series>('GET', `/v1/analytics/metrics/${name}`, { query: { from, to, interval: 'day' } })),
-        ]);
+        const locationId = location.value || undefined;
+        const summary = await api<{ metrics: Metric[] }>('GET', '/v1/analytics/summary', { query: { from, to, locationId } });
+        // Locations in several currencies give one revenue figure each; the chart follows the first.
+        const currency = summary.metrics.find((m) => m.name === 'revenue_net')?.currency;
+        const series = await Promise.all(
+          charted.map((name) => api<Series>('GET', `/v1/analytics/metrics/${name}`, { query: { from, to, locationId, interval: 'day', currency: name === 'revenue_net' ? currency : undefined } })),
+        );
         kpis.replaceChildren(
           ...summary.metrics.flatMap((m) => [
             h('div', { class: 'kpi', 'data-metric': m.name, 'data-value': String(m.value), 'data-currency': m.currency, title: `${m.basis.formula} (${m.basis.date})` },
@@ -90,9 +95,15 @@ export const dashboardPanel: Panel = {
       { class: 'toolbar', onsubmit: (e: Event) => { e.preventDefault(); void load(); } },
       h('label', { for: 'dash-month' }, 'Month'),
       month,
+      h('label', { for: 'dash-location' }, 'Location'),
+      location,
       h('button', { type: 'submit' }, 'Show'),
     );
     body.append(form, note, kpis, h('div', { class: 'charts' }, ...figures));
     void load();
+    knownLocations(session).then(
+      (known) => location.append(...[...known].map(([id, name]) => h('option', { value: id }, name))),
+      (error: unknown) => showProblem(problem, error),
+    );
   },
 };

@@ -81,7 +81,7 @@ function route(focus: boolean): void {
 function enter(session: Session): void {
   const visible = panels.filter((p) => allows(p, session));
   nav.replaceChildren(...visible.map((p) => h('li', {}, h('a', { href: `#${p.id}` }, p.label))));
-  who.replaceChildren(h('span', { class: 'mono' }, session.clientId), ` · ${session.role}`, session.locations ? ` · ${session.locations.length} location${session.locations.length === 1 ? '' : 's'}` : '');
+  who.replaceChildren(session.env === 'sandbox' ? h('span', { class: 'env-badge' }, 'sandbox') : '', h('span', { class: 'mono' }, session.clientId), ` · ${session.role}`, session.locations ? ` · ${session.locations.length} location${session.locations.length === 1 ? '' : 's'}` : '');
   signInSection.hidden = true;
   workspace.hidden = false;
   sessionBar.hidden = false;

@@ -1,6 +1,7 @@
 import { api, type Page } from './api.js';
 import { clearProblem, h, showProblem } from './dom.js';
 import { addDays, dayNumber, localDate, weekday } from './format.js';
+import { knownLocations } from './locations.js';
 import type { Panel } from './panel.js';
 
 interface Counts {
@@ -55,11 +56,7 @@ export const occupancyPanel: Panel = {
       // Rooms name the locations that board pets; an admin also gets their names.
       const rooms = await api<Page<{ locationId: string }>>('GET', '/v1/boarding/rooms', { query: { limit: '100' } });
       const ids = [...new Set(rooms.data.map((r) => r.locationId))];
-      const names = new Map<string, string>();
-      if (session.role === 'admin' && session.scopes.has('admin.read')) {
-        const list = await api<Page<{ id: string; name: string }>>('GET', '/v1/locations', { query: { limit: '100' } });
-        for (const l of list.data) names.set(l.id, l.name);
-      }
+      const names = await knownLocations(session);
       location.replaceChildren(...ids.map((id) => h('option', { value: id }, names.get(id) ?? id)));
       return ids.length;
     }

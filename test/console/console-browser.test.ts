@@ -92,8 +92,9 @@ serial('the dashboard charts this month’s metrics with the API’s numbers; no
 
   const metrics = summary.body.metrics as Array<{ name: string; value: number; unit: string }>;
   const revenue = metrics.find((m) => m.name === 'revenue_net');
-  a.is(revenue?.value, 12_000 + 8_050 + 4_525 - 1_000, 'payments minus refunds');
-  a.is(await page.locator('.kpi[data-metric="revenue_net"] dd').first().innerText(), usd(23_575));
+  a.is(revenue?.value, 12_000 + 8_050 + 4_525 - 1_000 + 5_000, 'payments minus refunds, both clinics');
+  await page.locator('.kpi[data-metric="revenue_net"][data-value="28575"]').waitFor();
+  a.is(await page.locator('.kpi[data-metric="revenue_net"] dd').first().innerText(), usd(28_575));
   for (const m of metrics) {
     const kpi = page.locator(`.kpi[data-metric="${m.name}"]`);
     a.is(await kpi.getAttribute('data-value'), String(m.value), m.name);
@@ -109,6 +110,16 @@ serial('the dashboard charts this month’s metrics with the API’s numbers; no
     );
     a.deepEqual(rows, (series.body.points as Array<{ bucket: string; value: number }>).map((p) => ({ bucket: p.bucket, value: p.value })), name);
     a.is(await page.locator(`figure[data-metric="${name}"] canvas`).count(), 1, `${name} drawn`);
+  }
+
+  // One clinic: the summary the API gives for that location.
+  await page.locator('#dash-location').selectOption({ label: 'Riverside Clinic' });
+  await page.locator('#panel-dashboard').getByRole('button', { name: 'Show' }).click();
+  await page.locator('.kpi[data-metric="revenue_net"][data-value="23575"]').waitFor();
+  a.is(await page.locator('.kpi[data-metric="revenue_net"] dd').first().innerText(), usd(23_575));
+  const riverside = await f.t.request('GET', `/v1/analytics/summary?from=${month.from}&to=${month.to}&locationId=${f.locationId}`, { token });
+  for (const m of riverside.body.metrics as Array<{ name: string; value: number }>) {
+    a.is(await page.locator(`.kpi[data-metric="${m.name}"]`).getAttribute('data-value'), String(m.value), `${m.name} at Riverside`);
   }
   await shoot(page, 'dashboard-desktop');
   await page.setViewportSize(tablet);

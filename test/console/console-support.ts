@@ -100,7 +100,7 @@ export interface ConsoleFixture {
 }
 
 /**
- * One clinic's December: payments and a refund, appointments (a no-show, a completed one, two
+ * One clinic's December (and a payment at a second clinic): payments and a refund, appointments (a no-show, a completed one, two
  * today), vaccinations (one pet compliant, one overdue), boarding rooms and stays, a webhook
  * endpoint with a delivered test event; a staff client and a staff client limited to 1 call a minute.
  */
@@ -121,6 +121,8 @@ export async function consoleFixture(): Promise<ConsoleFixture> {
   const limited = await t.client({ name: 'kiosk', role: 'staff', scopes: ['bookings.read'], rateLimitPerMinute: 1 });
   const location = await createLocation(t, { timezone: 'Europe/London', currency: 'USD', taxRateBps: 0, name: 'Riverside Clinic' });
   const parent = await createPetParent(t, location.id);
+  const hillside = await createLocation(t, { timezone: 'Europe/London', currency: 'USD', taxRateBps: 0, name: 'Hillside Clinic' });
+  const otherParent = await createPetParent(t, hillside.id);
   const [p1, p2, p3] = [await createPet(t, parent.id, location.id, { name: 'Biscuit' }), await createPet(t, parent.id, location.id, { name: 'Mochi' }), await createPet(t, parent.id, location.id, { name: 'Pepper' })];
   const provider = await ok(await t.request('POST', '/v1/providers', { token, body: { name: 'Dr. Ana Silva', kind: 'vet', locationIds: [location.id] } }), 201, 'provider');
   await ok(
@@ -159,6 +161,8 @@ export async function consoleFixture(): Promise<ConsoleFixture> {
   for (const s of ['checked_in', 'in_progress', 'completed']) await move(done, s);
   token = await at('2026-12-05T12:00:00Z');
   await ok(await t.request('POST', '/v1/payments', { token, body: { parentId: parent.id, amount: 8_050, method: 'card_terminal', currency: 'USD' } }), 201, 'payment');
+  token = await at('2026-12-06T12:00:00Z');
+  await ok(await t.request('POST', '/v1/payments', { token, body: { parentId: otherParent.id, amount: 5_000, method: 'cash', currency: 'USD' } }), 201, 'payment elsewhere');
   token = await at('2026-12-09T15:00:00Z');
   await ok(await t.request('POST', '/v1/payments', { token, body: { parentId: parent.id, amount: 4_525, method: 'cash', currency: 'USD' } }), 201, 'payment');
   await ok(await t.request('POST', '/v1/refunds', { token, body: { paymentId: first.id, amount: 1_000 } }), 201, 'refund');
