@@ -276,3 +276,17 @@ test.serial('figures are reused only while nothing they read changed: a payment,
   a.deepEqual(series.body.points.map((p: { value: number }) => p.value), [1_000]);
   await setClock('2026-12-02T12:00:00.000Z');
 });
+
+test('a cursor the API did not issue is 400 invalid_cursor; the sandbox counts its own records only', async (a) => {
+  const bad = await t.request('GET', `/v1/analytics/metrics/revenue_net/records?${november}&currency=USD&cursor=bm90LWEtY3Vyc29y`, { token: admin });
+  assertProblem(a, bad, 400, 'invalid_cursor');
+  const live = await walk<{ sourceId: string }>(t, `/v1/analytics/metrics/revenue_net/records?${november}&currency=USD`, admin);
+  const sandboxToken = (await expectStatus(await t.token(adminCredentials.sandbox.clientId, adminCredentials.sandbox.clientSecret), 200, 'sandbox token')).body.access_token;
+  const sandbox = await t.request('GET', `/v1/analytics/summary?${november}`, { token: sandboxToken });
+  a.is(sandbox.status, 200, sandbox.text);
+  a.false(sandbox.body.metrics[0].locationIds.some((id: string) => id === ny.location.id || id === london.location.id));
+  const sandboxRecords = await walk<{ sourceId: string }>(t, `/v1/analytics/metrics/new_pets/records?${november}`, sandboxToken);
+  const liveIds = new Set(live.map((r) => r.sourceId));
+  a.false(sandboxRecords.some((r) => liveIds.has(r.sourceId)));
+  a.true(live.length > 0);
+});
