@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { readBuiltConsole } from '../../src/modules/console/console-assets.js';
 import { buildConsole } from '../../src/modules/console/console-build.js';
+import { consoleRoutes } from '../../src/modules/console/index.js';
+import { AppError } from '../../src/http/errors.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 /** GET /console and its assets over HTTP: the security headers, caching, and nothing served but what the build produced. */
@@ -127,5 +129,15 @@ test('a console written by the build step (npm run build → dist/console) reads
     a.is(await readBuiltConsole(path.join(dir, 'missing')), undefined, 'no build: the route answers 503');
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('with no console built, the page and its assets answer 503 service_unavailable naming npm run build', async (a) => {
+  for (const route of consoleRoutes(async () => undefined)) {
+    if (route.access !== 'public') continue;
+    const error = await a.throwsAsync(route.handler({ params: { file: 'console-X.js' }, query: {}, body: undefined, ctx: {} as never }));
+    a.true(error instanceof AppError);
+    a.is((error as AppError).code, 'service_unavailable');
+    a.regex(error!.message, /npm run build/);
   }
 });

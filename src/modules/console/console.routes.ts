@@ -23,8 +23,8 @@ export const consoleSecurityHeaders: Readonly<Record<string, string>> = {
 
 const notBuilt = () => new AppError('service_unavailable', 'The console is not built: run `npm run build`, which writes it to dist/console.');
 
-export function consoleRoutes(): AnyRoute[] {
-  const load = consoleLoader();
+/** `load` finds the built console (dist/console, or built from source); tests pass their own. */
+export function consoleRoutes(load: () => Promise<ConsoleBundle | undefined> = consoleLoader()): AnyRoute[] {
   const bundle = async (): Promise<ConsoleBundle> => (await load()) ?? Promise.reject(notBuilt());
   return [
     definePublicRoute({
