@@ -1,6 +1,7 @@
 import test from 'ava';
 import { anotherPet, boardingApp, booked, checkedIn, dayAfter, room, site, today, type Site } from '../boarding/boarding-support.js';
 import type { TestApp } from '../helpers/test-app.js';
+import { book, createProvider, putSchedule } from '../appointments/scheduling-support.js';
 
 let t: TestApp;
 let admin: string;
@@ -23,6 +24,17 @@ test.before(async () => {
   await booked(t, admin, { ...downtown, pet: await anotherPet(t, downtown) }, { checkInOn: dayAfter(1), checkOutOn: dayAfter(3) });
   // Uptown tonight: one dog.
   await booked(t, admin, uptown);
+  // Downtown appointments: two today (one cancelled afterwards does not count), one tomorrow.
+  const vet = await createProvider(t, { locationIds: [downtown.location.id] });
+  await putSchedule(t, vet.id, downtown.location.id);
+  for (const startsAt of [`${today}T14:00:00Z`, `${today}T15:00:00Z`, `${today}T16:00:00Z`, `${dayAfter(1)}T10:00:00Z`]) {
+    const res = await book(t, { petId: downtown.pet.id, providerId: vet.id, type: 'checkup', startsAt }, admin);
+    if (res.status !== 201) throw new Error(`appointment: ${res.status} ${res.text}`);
+    if (startsAt.endsWith('16:00:00Z')) {
+      const cancel = await t.request('PATCH', `/v1/appointments/${res.body.id}`, { token: admin, body: { status: 'cancelled' } });
+      if (cancel.status !== 200) throw new Error(`cancel: ${cancel.status} ${cancel.text}`);
+    }
+  }
 });
 test.after.always(async () => t?.close());
 
@@ -62,7 +74,9 @@ test('pets_total and appointments_today are point-in-time counts in SQL', async 
   tt.is(pets.body.liveCounts[0].value, 4);
   const appointments = await agent({ question: 'How many appointments do we have today?', scope: downtown.location.id });
   tt.is(appointments.body.liveCounts[0].metric, 'appointments_today');
-  tt.is(appointments.body.liveCounts[0].value, 0);
+  tt.is(appointments.body.liveCounts[0].value, 2);
+  const uptownAppointments = await agent({ question: 'How many appointments do we have today?', scope: uptown.location.id });
+  tt.is(uptownAppointments.body.liveCounts[0].value, 0);
   tt.regex(appointments.body.liveCounts[0].basis.date, /time zone/);
 });
 
