@@ -272,6 +272,11 @@ test.serial('figures are reused only while nothing they read changed: a payment,
     'pet',
   );
   a.deepEqual(await read(), { revenue: 1_000, pets: 1 });
+  const compliance = async () => metricOf((await summary(query)).body, 'vaccination_compliance_rate') as unknown as { numerator: number; denominator: number };
+  a.like(await compliance(), { numerator: 0, denominator: 0 });
+  const pet = (await t.request('GET', `/v1/pets?limit=100`, { token: admin })).body.data.find((p: { name: string }) => p.name === 'Newcomer');
+  await expectStatus(await t.request('POST', `/v1/pets/${pet.id}/vaccinations`, { token: admin, body: { vaccine: 'Rabies', administeredOn: '2026-12-01', dueOn: '2027-12-01' } }), 201, 'vaccination');
+  a.like(await compliance(), { numerator: 1, denominator: 1 });
   const series = await t.request('GET', `/v1/analytics/metrics/revenue_net?${query}&interval=month`, { token: admin });
   a.deepEqual(series.body.points.map((p: { value: number }) => p.value), [1_000]);
   await setClock('2026-12-02T12:00:00.000Z');

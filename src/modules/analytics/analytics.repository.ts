@@ -120,21 +120,36 @@ function earliestDueAt(petId: string, date: string): string {
 /** Statements that take the tenant id after the windows (bookings is indexed by tenant first). */
 const takesTenant = new Set<MetricName>(['grooming_completed']);
 
+/** The kind of records (change counter, migration 2026_11_24_1303) each metric reads. */
+const readsKind: Record<MetricName, string> = {
+  revenue_net: 'money',
+  invoices_open: 'invoices',
+  appointments_by_status: 'appointments',
+  no_show_rate: 'appointments',
+  boarding_occupancy_rate: 'boarding',
+  grooming_completed: 'bookings',
+  vaccination_compliance_rate: 'pets',
+  new_pets: 'pets',
+  active_pets: 'pets',
+  marketplace_gmv: 'marketplace',
+  commission_earned: 'marketplace',
+};
 
 /**
- * Figures computed under each value of the change counter, per database (live, sandbox, or an open
- * transaction), by metric and windows: reused while the counter stands still, which the triggers of
- * migration 2026_11_24_1301 make exact (any write a metric reads moves it, in the same transaction).
+ * Figures computed under each value of their kind's change counter, per database (live, sandbox,
+ * or an open transaction), by metric and windows: reused while that counter stands still, which the
+ * triggers make exact (any write a metric reads moves it, in the same transaction).
  */
 const figures = new WeakMap<object, Map<string, { version: number; rows: TallyRow[] }>>();
 const maxCachedFigures = 1000;
-const versionSql = 'select version from analytics_version where id = 1';
+const versionSql = 'select version from analytics_versions where name = ?';
 
 /** The figures of a metric per bucket (and key) over the windows. */
 export async function tallies(db: Executor, name: MetricName, tenantId: string, windowRows: readonly WindowRow[]): Promise<TallyRow[]> {
   const windowsJson = JSON.stringify(windowRows);
-  const [counter] = await selectRows<{ version: number }>(db, versionSql, []);
-  const version = counter?.version ?? -1;
+  const [counter] = await selectRows<{ version: number }>(db, versionSql, [readsKind[name]]);
+  if (counter === undefined) throw new Error(`analytics_versions has no counter '${readsKind[name]}'`);
+  const version = counter.version;
   let cache = figures.get(db);
   if (!cache) {
     cache = new Map();

@@ -1,9 +1,12 @@
-/** The change counter of everything the metrics read (one row, id 1), moved by triggers on those tables. */
-export interface AnalyticsVersionTable {
-  id: number;
+/**
+ * Change counters of what the metrics read, one per kind of record (money, invoices, appointments,
+ * pets, bookings, boarding, marketplace), each moved by triggers on its tables.
+ */
+export interface AnalyticsVersionsTable {
+  name: string;
   version: number;
 }
 
 export interface AnalyticsTables {
-  analytics_version: AnalyticsVersionTable;
+  analytics_versions: AnalyticsVersionsTable;
 }
