@@ -122,7 +122,10 @@ signInForm.addEventListener('submit', (event) => {
 });
 
 byId('sign-out').addEventListener('click', () => leave());
-window.addEventListener('hashchange', () => route(true));
+// Only panel addresses route; other fragments (the skip link's #main) keep the panel that is open.
+window.addEventListener('hashchange', () => {
+  if (panels.some((p) => `#${p.id}` === location.hash)) route(true);
+});
 
 document.addEventListener('api-unauthorized', (event) => leave((event as CustomEvent<unknown>).detail));
 

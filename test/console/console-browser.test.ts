@@ -290,6 +290,9 @@ serial('keyboard only: sign in, then reach and open the panels', async (a) => {
       return activeElement?.id || activeElement?.textContent?.trim() || '';
     });
   a.is(await focused(), 'client-id', 'the first field has focus');
+  await page.keyboard.press('Shift+Tab');
+  a.is(await focused(), 'Skip to content', 'the skip link comes first');
+  await page.keyboard.press('Tab');
   await page.keyboard.type(adminId);
   await page.keyboard.press('Tab');
   a.is(await focused(), 'client-secret');
@@ -306,6 +309,11 @@ serial('keyboard only: sign in, then reach and open the panels', async (a) => {
   a.is(await focused(), 'title-occupancy', 'the opened panel’s heading has focus');
   await page.keyboard.press('Tab');
   a.is(await focused(), 'occ-location', 'then its first control');
+  // The skip link moves to the content and leaves the open panel open.
+  await page.locator('.skip-link').focus();
+  await page.keyboard.press('Enter');
+  a.true(await page.locator('#panel-occupancy').isVisible());
+  await page.locator('#occ-location').focus();
   await page.keyboard.press('Shift+Tab');
   await page.keyboard.press('Shift+Tab');
   await page.keyboard.press('Shift+Tab');
