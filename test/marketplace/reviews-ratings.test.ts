@@ -91,6 +91,12 @@ test("another parent's booking, an unknown one or one out of the caller's locati
   a.is(foreign.body.code, 'not_found');
   a.is((await rate({ bookingId: 'bkg_missing', parentId: parent.id, stars: 5 })).status, 404);
   a.is((await rate({ bookingId: mine, parentId: parent.id, stars: 5 }, scopedOther.accessToken)).status, 400); // the parent is not theirs to see
+  // A parent of the other location whose booking was at this one: the scoped client sees the parent, not the booking.
+  const traveller = await createPetParent(t, other.id);
+  const travellerPet = await createPet(t, traveller.id, other.id);
+  const away = await booking(provider.id, 'completed', { parentId: traveller.id, petId: travellerPet.id });
+  const hidden = await rate({ bookingId: away, parentId: traveller.id, stars: 5 }, scopedOther.accessToken);
+  a.is(hidden.status, 404, hidden.text);
   const missingParent = await rate({ bookingId: mine, parentId: 'usr_missing', stars: 5 });
   a.is(missingParent.status, 400);
   a.is(missingParent.body.code, 'resource_missing');
@@ -157,4 +163,16 @@ test('reviews are facts: SQLite refuses to change stars or a second reply even p
   await a.throwsAsync(db.updateTable('provider_reviews').set({ reply: 'Second' }).where('id', '=', review.id).execute(), { message: /one reply/ });
   const staff = await createProvider(t, { locationIds: [loc.id] });
   a.like(await providerOf(staff.id), { rating: null, ratingCount: 0 });
+});
+
+test('a rating sent again with the same Idempotency-Key answers the first review, counted once', async (a) => {
+  const provider = await approvedProvider(t, loc.id);
+  const body = { bookingId: await booking(provider.id), parentId: parent.id, stars: 5 };
+  const first = await t.request('POST', '/v1/providers/ratings', { token: admin, body, idempotencyKey: `rate-${body.bookingId}` });
+  const again = await t.request('POST', '/v1/providers/ratings', { token: admin, body, idempotencyKey: `rate-${body.bookingId}` });
+  a.is(first.status, 201, first.text);
+  a.is(again.status, 201);
+  a.deepEqual(again.body, first.body);
+  a.is(again.headers.get('idempotent-replayed'), 'true');
+  a.like(await providerOf(provider.id), { rating: 5, ratingCount: 1 });
 });

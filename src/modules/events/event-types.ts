@@ -233,7 +233,7 @@ export const eventCatalogue: Record<EventType, EventTypeInfo> = {
         providerId: id('prv', 'The provider'),
         name: Type.String(),
         kind: Type.String({ description: 'vet | groomer | sitter | walker | trainer' }),
-        status: Type.String(),
+        status: Type.String({ description: 'active (clinic staff) or pending (marketplace, awaiting approval).' }),
         locationIds: Type.Array(Type.String(), { description: 'Where the provider works.' }),
         services: Type.Optional(Type.Array(Type.String(), { description: 'Appointment type codes; [] means every type.' })),
       },
@@ -241,8 +241,8 @@ export const eventCatalogue: Record<EventType, EventTypeInfo> = {
     ),
   },
   'provider.approved': {
-    description: 'A marketplace provider was approved.',
-    emittedBy: 'the marketplace approval of a provider',
+    description: 'A marketplace provider was approved (also when reinstated after a suspension).',
+    emittedBy: 'POST /v1/providers/:id/approve',
     data: data(
       {
         providerId: id('prv', 'The provider'),
