@@ -120,6 +120,17 @@ function earliestDueAt(petId: string, date: string): string {
 /** Statements that take the tenant id after the windows (bookings is indexed by tenant first). */
 const takesTenant = new Set<MetricName>(['grooming_completed']);
 
+/** The windows as the SQL's JSON parameter, serialised once per windows array (a summary reads the same ones for every metric). */
+const windowTexts = new WeakMap<readonly WindowRow[], string>();
+function windowsText(rows: readonly WindowRow[]): string {
+  let text = windowTexts.get(rows);
+  if (text === undefined) {
+    text = JSON.stringify(rows);
+    windowTexts.set(rows, text);
+  }
+  return text;
+}
+
 /** The kind of records (change counter, migration 2026_11_24_1303) each metric reads. */
 const readsKind: Record<MetricName, string> = {
   revenue_net: 'money',
@@ -146,7 +157,7 @@ const versionSql = 'select version from analytics_versions where name = ?';
 
 /** The figures of a metric per bucket (and key) over the windows. */
 export async function tallies(db: Executor, name: MetricName, tenantId: string, windowRows: readonly WindowRow[]): Promise<TallyRow[]> {
-  const windowsJson = JSON.stringify(windowRows);
+  const windowsJson = windowsText(windowRows);
   const [counter] = await selectRows<{ version: number }>(db, versionSql, [readsKind[name]]);
   if (counter === undefined) throw new Error(`analytics_versions has no counter '${readsKind[name]}'`);
   const version = counter.version;

@@ -6,7 +6,7 @@ import { isoAt } from '../../clock.js';
 import { recordRows, scopeLocations, tallies, type RecordRow, type TallyRow } from './analytics.repository.js';
 import { metricNames, type Interval, type Metric, type MetricName, type Series } from './analytics.schema.js';
 import { metricDefinitions } from './metric-definitions.js';
-import { bucketsOf, checkRange, windowRows, type Bucket, type ScopeLocation } from './metric-windows.js';
+import { bucketsOf, checkRange, windowRows, type Bucket, type ScopeLocation, type WindowRow } from './metric-windows.js';
 
 /** What a metric is asked for: local dates (inclusive), optionally one location and, for money, one currency. */
 export interface MetricWindow {
@@ -30,15 +30,26 @@ async function requireScope(db: Executor, access: AccessFilter, locationId: stri
   return foundOr404(await scopeLocations(db, access, locationId), 'location', locationId ?? '');
 }
 
-async function evaluate(db: Executor, access: AccessFilter, name: MetricName, window: MetricWindow, interval: Interval | null, locations?: ScopeLocation[]): Promise<Evaluated> {
+/** What a request covers, built once per call: the locations, the buckets, and their windows as the SQL reads them. */
+interface Frame {
+  locations: ScopeLocation[];
+  buckets: Bucket[];
+  windows: WindowRow[];
+}
+
+async function frameOf(db: Executor, access: AccessFilter, window: MetricWindow, interval: Interval | null): Promise<Frame> {
   checkRange(window.from, window.to);
-  const scope = locations ?? (await requireScope(db, access, window.locationId));
+  const locations = await requireScope(db, access, window.locationId);
   const buckets = bucketsOf(window.from, window.to, interval);
-  const byBucket = new Map<string, TallyRow[]>(buckets.map((b) => [b.bucket, []]));
-  if (scope.length > 0) {
-    for (const row of await tallies(db, name, access.tenantId, windowRows(scope, buckets))) byBucket.get(row.bucket)?.push(row);
+  return { locations, buckets, windows: windowRows(locations, buckets) };
+}
+
+async function evaluate(db: Executor, access: AccessFilter, name: MetricName, frame: Frame): Promise<Evaluated> {
+  const byBucket = new Map<string, TallyRow[]>(frame.buckets.map((b) => [b.bucket, []]));
+  if (frame.locations.length > 0) {
+    for (const row of await tallies(db, name, access.tenantId, frame.windows)) byBucket.get(row.bucket)?.push(row);
   }
-  return { locations: scope, buckets, byBucket };
+  return { locations: frame.locations, buckets: frame.buckets, byBucket };
 }
 
 /** The currencies a money metric answers in: the one asked for, else those of the locations and of the rows found. */
@@ -102,20 +113,19 @@ function metricOf(name: MetricName, evaluated: Evaluated, window: MetricWindow, 
  * declared basis. The API's routes and other modules (the AI agent's live counts) use this.
  */
 export async function computeMetric(db: Executor, access: AccessFilter, name: MetricName, window: MetricWindow, now: number): Promise<Metric> {
-  const evaluated = await evaluate(db, access, name, window, null);
+  const evaluated = await evaluate(db, access, name, await frameOf(db, access, window, null));
   const currency = metricDefinitions[name].unit === 'minor' ? singleCurrency(evaluated, window.currency) : undefined;
   return metricOf(name, evaluated, window, currency, now);
 }
 
 /** Every metric once (a money metric once per currency of the locations and rows). */
 export async function metricSummary(db: Executor, access: AccessFilter, window: MetricWindow, now: number): Promise<Metric[]> {
-  checkRange(window.from, window.to);
-  const locations = await requireScope(db, access, window.locationId);
+  const frame = await frameOf(db, access, window, null);
   const metrics: Metric[] = [];
   let appointments: Evaluated | undefined;
   for (const name of metricNames) {
     // no_show_rate reads the same appointments as appointments_by_status: one scan for both.
-    const evaluated = name === 'no_show_rate' && appointments ? noShowsOf(appointments) : await evaluate(db, access, name, window, null, locations);
+    const evaluated = name === 'no_show_rate' && appointments ? noShowsOf(appointments) : await evaluate(db, access, name, frame);
     if (name === 'appointments_by_status') appointments = evaluated;
     if (metricDefinitions[name].unit !== 'minor') metrics.push(metricOf(name, evaluated, window, undefined, now));
     else for (const currency of currenciesOf(evaluated, undefined)) metrics.push(metricOf(name, evaluated, window, currency, now));
@@ -135,7 +145,7 @@ function noShowsOf(byStatus: Evaluated): Evaluated {
 
 /** A metric per bucket (day, week or month in each location's calendar): every bucket present, an empty one 0. */
 export async function metricSeries(db: Executor, access: AccessFilter, name: MetricName, window: MetricWindow, interval: Interval, now: number): Promise<Series> {
-  const evaluated = await evaluate(db, access, name, window, interval);
+  const evaluated = await evaluate(db, access, name, await frameOf(db, access, window, interval));
   const unit = metricDefinitions[name].unit;
   const currency = unit === 'minor' ? singleCurrency(evaluated, window.currency) : undefined;
   return {
@@ -157,8 +167,9 @@ export async function metricSeries(db: Executor, access: AccessFilter, name: Met
 
 /** A page of the rows behind the metric's value over [from, to]; money rows in one currency. */
 export async function metricRecords(db: Executor, access: AccessFilter, name: MetricName, window: MetricWindow, page: PageRequest): Promise<RecordRow[]> {
-  const evaluated = await evaluate(db, access, name, window, null);
-  if (evaluated.locations.length === 0) return [];
+  const frame = await frameOf(db, access, window, null);
+  if (frame.locations.length === 0) return [];
+  const evaluated = await evaluate(db, access, name, frame);
   const currency = metricDefinitions[name].unit === 'minor' ? singleCurrency(evaluated, window.currency) : undefined;
-  return recordRows(db, name, access.tenantId, windowRows(evaluated.locations, evaluated.buckets), page, currency);
+  return recordRows(db, name, access.tenantId, frame.windows, page, currency);
 }
