@@ -9,7 +9,7 @@
  */
 import { PageIterable, type Page } from './pagination.js';
 import { Transport, paramCount, type PetCareOptions } from './transport.js';
-import type { CallOptions, HttpMethod, IdArgs, ItemOf, Operation, OperationFn, PathsWith, QueryOf } from './types.js';
+import type { Answer, Body, CallOptions, HttpMethod, IdArgs, ItemOf, Operation, OperationFn, PathsWith, QueryOf } from './types.js';
 import type { paths } from './openapi-types.js';
 import { verifyWebhook } from './webhooks.js';
 
@@ -87,6 +87,20 @@ const resources = {
     get: ['get', '/v1/providers/{id}'],
     update: ['patch', '/v1/providers/{id}'],
     match: ['post', '/v1/providers/match'],
+    approve: ['action', '/v1/providers/{id}/approve'],
+    suspend: ['action', '/v1/providers/{id}/suspend'],
+    availability: ['get', '/v1/providers/availability'],
+    listings: {
+      create: ['post', '/v1/providers/{id}/listings'],
+      update: ['patch', '/v1/providers/{id}/listings/{listingId}'],
+    },
+    ratings: {
+      create: ['post', '/v1/providers/ratings'],
+    },
+    reviews: {
+      list: ['list', '/v1/providers/reviews'],
+      reply: ['post', '/v1/providers/reviews/{id}/reply'],
+    },
   },
   appointmentTypes: {
     create: ['post', '/v1/appointment-types'],
@@ -150,6 +164,61 @@ const resources = {
   settlements: {
     list: ['list', '/v1/settlements'],
     get: ['get', '/v1/settlements/{id}'],
+    markPaid: ['action', '/v1/settlements/{id}/mark-paid'],
+  },
+  orders: {
+    create: ['post', '/v1/orders'],
+    list: ['list', '/v1/orders'],
+    get: ['get', '/v1/orders/{id}'],
+    cancel: ['post', '/v1/orders/{id}/cancel'],
+    refund: ['post', '/v1/orders/{id}/refund'],
+  },
+  commissions: {
+    list: ['list', '/v1/commissions'],
+  },
+  marketplace: {
+    bookings: {
+      get: ['get', '/v1/marketplace/bookings/{id}'],
+      complete: ['action', '/v1/marketplace/bookings/{id}/complete'],
+    },
+    settlements: {
+      create: ['post', '/v1/marketplace/settlements'],
+      get: ['get', '/v1/marketplace/settlements/{id}'],
+    },
+  },
+  analytics: {
+    summary: ['get', '/v1/analytics/summary'],
+    metrics: {
+      get: ['get', '/v1/analytics/metrics/{name}'],
+      records: ['list', '/v1/analytics/metrics/{name}/records'],
+    },
+  },
+  ai: {
+    services: {
+      create: ['post', '/v1/ai/services'],
+      list: ['list', '/v1/ai/services'],
+      get: ['get', '/v1/ai/services/{id}'],
+      reindex: ['action', '/v1/ai/services/{id}/reindex'],
+    },
+    knowledge: {
+      /** JSON forms: `{title, text}` or `{documentId}`; a file goes through `upload(serviceId, {file, filename})`. */
+      add: ['post', '/v1/ai/services/{id}/documents'],
+      list: ['list', '/v1/ai/services/{id}/documents'],
+      get: ['get', '/v1/ai/services/{id}/documents/{docId}'],
+      query: ['post', '/v1/ai/services/{id}/query'],
+    },
+    agent: {
+      query: ['post', '/ai/agent/query'],
+    },
+    answers: {
+      get: ['get', '/v1/ai/answers/{id}'],
+    },
+    careCoordinator: ['get', '/v1/agents/care-coordinator'],
+    recalls: {
+      create: ['post', '/v1/ai/recall'],
+      list: ['list', '/v1/ai/recall'],
+      get: ['get', '/v1/ai/recall/{id}'],
+    },
   },
   boarding: {
     rooms: {
@@ -267,6 +336,32 @@ function build(transport: Transport, table: Table): Record<string, unknown> {
 
 const isEntry = (value: Entry | Table): value is Entry => Array.isArray(value);
 
+/** A file for `ai.knowledge.upload`: its bytes (Blob, Buffer or Uint8Array), a name, and optionally a title and type. */
+export interface KnowledgeFile {
+  file: Blob | Uint8Array;
+  filename: string;
+  title?: string;
+  contentType?: string;
+}
+
+/** The JSON forms (the schema's `file` form documents the multipart part). */
+type KnowledgeJson = Exclude<Body<'/v1/ai/services/{id}/documents', 'post'>, { file: unknown }>;
+type KnowledgeDocument = Answer<'/v1/ai/services/{id}/documents', 'post'>;
+/** `ai.knowledge.upload(serviceId, input, options?)`: a file (multipart) or the JSON forms `{title, text}` / `{documentId}`. */
+export type KnowledgeUploadFn = (serviceId: string, input: KnowledgeFile | KnowledgeJson, options?: CallOptions) => Promise<KnowledgeDocument>;
+
+/** Sends a file as multipart/form-data (one `file` part, an optional `title`); the JSON forms go through the table's method. */
+function knowledgeUpload(transport: Transport, json: KnowledgeUploadFn): KnowledgeUploadFn {
+  return (serviceId, input, options) => {
+    if (!('filename' in input)) return json(serviceId, input, options);
+    const form = new FormData();
+    if (input.title !== undefined) form.append('title', input.title);
+    const blob = input.file instanceof Blob ? input.file : new Blob([input.file as Uint8Array<ArrayBuffer>], input.contentType ? { type: input.contentType } : {});
+    form.append('file', blob, input.filename);
+    return transport.request('post', '/v1/ai/services/{id}/documents', { ids: [serviceId], form }, options) as Promise<KnowledgeDocument>;
+  };
+}
+
 /** Request input for `client.request()`: the path's ids, the query and the JSON body. */
 export interface RawRequest {
   ids?: readonly string[];
@@ -294,6 +389,12 @@ export class PetCare {
   readonly wallets!: Resources['wallets'];
   readonly subscriptions!: Resources['subscriptions'];
   readonly settlements!: Resources['settlements'];
+  readonly orders!: Resources['orders'];
+  readonly commissions!: Resources['commissions'];
+  readonly marketplace!: Resources['marketplace'];
+  readonly analytics!: Resources['analytics'];
+  /** Knowledge services, documents and answers, the agent query, the care coordinator and recalls; `ai.knowledge.upload` also sends files. */
+  readonly ai!: Resources['ai'] & { knowledge: { upload: KnowledgeUploadFn } };
   readonly boarding!: Resources['boarding'];
   readonly grooming!: Resources['grooming'];
   readonly events!: Resources['events'];
@@ -309,6 +410,8 @@ export class PetCare {
   constructor(options: PetCareOptions) {
     this.transport = new Transport(options);
     Object.assign(this, build(this.transport, resources));
+    const knowledge = (this.ai as { knowledge: Record<string, unknown> }).knowledge;
+    knowledge.upload = knowledgeUpload(this.transport, knowledge.add as KnowledgeUploadFn);
   }
 
   /** Any call by method and path template (`/v1/pets/{id}`), for what has no named method. */

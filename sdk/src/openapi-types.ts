@@ -338,6 +338,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/providers/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open slots across providers
+         * @description Slots `{providerId, startsAt, endsAt}` earliest first, across the bookable providers (approved marketplace providers, active staff) chosen by `category` (those with an active listing of it) or `providerIds` (comma-separated, up to 50; an id the caller cannot see is 400 `resource_missing`), optionally at one `locationId`. A slot is working hours (schedules, per location and time zone) minus time off minus busy time (appointments and bookings holding the provider). Slot length: `durationMinutes`, else each provider's shortest active listing (of the category), else 30 minutes. Pending, suspended and inactive providers have no open slots; their existing bookings stay. Window: `from` (default now) to `to` (default 7 days later, at most 31). A location-scoped client sees its locations' slots.
+         *
+         *     Scope: `bookings.read`.
+         */
+        get: operations["listProviderAvailability"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List reviews of marketplace providers
+         * @description Verified reviews (each from a completed marketplace booking), newest first; filter by providerId. A location-scoped client sees the reviews of bookings at its locations.
+         *
+         *     Scope: `marketplace.read`.
+         */
+        get: operations["listProviderReviews"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/ratings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rate a completed marketplace booking
+         * @description The caller rates for the pet parent `parentId` (a parent it can see, else 400 `resource_missing`): `bookingId` must be a marketplace booking of that parent at a location the caller sees, else 404 (another parent's booking looks unknown). One rating per booking: a second one, even sent in parallel, is 409 `already_rated`; a booking not `completed` is 422 `booking_not_completed`. Stars 1–5, comment up to 5,000 characters. The provider's `rating` (average, 1 decimal) and `ratingCount` move in the same transaction.
+         *
+         *     Scope: `marketplace`.
+         */
+        post: operations["rateProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/reviews/{id}/reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a review on the provider's behalf
+         * @description Admin clients with the marketplace scope. A review takes one reply: a second one is 409 `already_replied`.
+         *
+         *     Scope: `marketplace`. Roles: admin.
+         */
+        post: operations["replyToProviderReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/providers": {
         parameters: {
             query?: never;
@@ -346,8 +434,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List providers
-         * @description Newest first; filter by locationId, kind, service (an appointment type code; providers offering every type match too) or status. A location-scoped client sees the providers working at its locations.
+         * The provider directory
+         * @description Newest first. By default the bookable providers: approved marketplace providers and active staff. Filters: locationId, kind, service (an appointment type code; providers offering every type match too), category (an active listing of it), minRating (unrated providers drop out), q (text in the name or bio), availableOn (a local date with at least one open slot, slot length as in /v1/providers/availability), status (`inactive` and `approved`/`active` for any reader; `pending` and `suspended` need the marketplace scope, else 403). Each provider carries `rating` (average of its reviews, 1 decimal, or null) and `ratingCount`, and marketplace providers their profile and listings. A location-scoped client sees the providers working at its locations. Pages without availableOn are reused while no provider, listing, profile or review changed (a change counter kept by triggers).
          *
          *     Scope: `bookings.read`.
          */
@@ -355,7 +443,7 @@ export interface paths {
         put?: never;
         /**
          * Onboard a provider
-         * @description A vet, groomer, sitter, walker or trainer working at one or more locations (each visible to the caller). `services` lists the appointment type codes the provider offers (case-insensitive; an empty or absent list means every type). New providers are `active`. Emits `provider.onboarded`.
+         * @description A vet, groomer, sitter, walker or trainer working at one or more locations (each visible to the caller). `services` lists the appointment type codes the provider offers (case-insensitive; an empty or absent list means every type). Clinic staff providers start `active`. With `marketplace` (needs the marketplace scope, else 403) the provider is a marketplace provider: it starts `pending` with its listings (lst_ ids; currency defaults to its first location's), bio, service area and commission override, and takes bookings once approved (`POST /v1/providers/{id}/approve`). Emits `provider.onboarded`.
          *
          *     Scope: `bookings`. Roles: admin, staff.
          */
@@ -375,7 +463,7 @@ export interface paths {
         };
         /**
          * Get a provider
-         * @description `locationIds` lists the locations the caller can see.
+         * @description `locationIds` lists the locations the caller can see; marketplace providers carry their profile and every listing.
          *
          *     Scope: `bookings.read`.
          */
@@ -387,11 +475,99 @@ export interface paths {
         head?: never;
         /**
          * Update a provider
-         * @description Renames, changes kind, services or status (`inactive` providers take no new bookings), or replaces the locations. A location-scoped caller replaces only the locations it can see; the provider keeps the others.
+         * @description Renames, changes kind, services or status (staff providers: `inactive` providers take no new bookings), or replaces the locations. A location-scoped caller replaces only the locations it can see; the provider keeps the others. A marketplace provider's status moves only through /approve and /suspend (409 `invalid_state_transition`); its bio, serviceArea and commissionBps change here with the marketplace scope (403 without; 400 on a staff provider).
          *
          *     Scope: `bookings`. Roles: admin, staff.
          */
         patch: operations["updateProvider"];
+        trace?: never;
+    };
+    "/v1/providers/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a marketplace provider
+         * @description Admin. pending → approved, and suspended → approved (the way back from a suspension). Refuses 422 `onboarding_incomplete` (naming what is `missing`) without an active listing or a weekly schedule (PUT /v1/appointments/schedules/{providerId}) at one of its locations; 409 `invalid_state_transition` from any other state (staff providers included). Emits `provider.approved`.
+         *
+         *     Scope: `marketplace`. Roles: admin.
+         */
+        post: operations["approveProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/{id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend a marketplace provider
+         * @description Admin. approved → suspended: the provider leaves the directory, its open slots disappear and it takes no new orders (422 `provider_not_bookable`); its existing bookings stay. Only an approved provider (409 `invalid_state_transition` otherwise). `POST /v1/providers/{id}/approve` reinstates it.
+         *
+         *     Scope: `marketplace`. Roles: admin.
+         */
+        post: operations["suspendProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/{id}/listings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a listing to a marketplace provider
+         * @description Admin with the marketplace scope. A service the provider sells (lst_ id): name, category, amount (minor units), currency (default: its first location's), durationMinutes. 409 `conflict` for a clinic staff provider.
+         *
+         *     Scope: `marketplace`. Roles: admin.
+         */
+        post: operations["createProviderListing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/{id}/listings/{listingId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change or deactivate a listing
+         * @description Admin with the marketplace scope. Renames, re-prices, re-times or recategorises a listing; `status: inactive` deactivates it (no new orders; existing bookings keep their price), `active` brings it back. Prices of existing orders never change.
+         *
+         *     Scope: `marketplace`. Roles: admin.
+         */
+        patch: operations["updateProviderListing"];
         trace?: never;
     };
     "/v1/appointment-types": {
@@ -1102,7 +1278,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment
-         * @description Scope `payments` to write, `payments.read` to read; a location-scoped client sees the payments and refunds of its locations only (others answer 404). amount defaults to what is left of the payment. The refunds of a payment never sum past its amount, also under parallel requests (422 `refund_exceeds_payment`, also for a payment already fully refunded). A wallet payment is refunded to the wallet. The invoice’s amountRefunded grows and its revenue and tax are credited (the invoice’s status does not change). The payment must be visible (else 404). Emits `refund.created`.
+         * @description Scope `payments` to write, `payments.read` to read; a location-scoped client sees the payments and refunds of its locations only (others answer 404). amount defaults to what is left of the payment. The refunds of a payment never sum past its amount, also under parallel requests (422 `refund_exceeds_payment`, also for a payment already fully refunded). A wallet payment is refunded to the wallet. The invoice’s amountRefunded grows and its revenue and tax are credited (the invoice’s status does not change). The payment must be visible (else 404). A payment of a marketplace order’s invoice is refunded through POST /v1/orders/{id}/refund, which maps it to order lines (here: 422 `refund_through_order`). Emits `refund.created`.
          *
          *     Scope: `payments`.
          */
@@ -1945,6 +2121,562 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List orders
+         * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). Newest first; filters status, parentId, petId. Pages by cursor (limit, cursor), or by number (page, perPage: the 2025-06-01 form); unless paged by cursor the answer also carries page and totalPages. Petcare-Version 2025-06-01 answers `{orders, page, totalPages}`.
+         *
+         *     Scope: `marketplace.read`.
+         *
+         *     The answer by API version (`Petcare-Version`; one shape each in the response's `oneOf`):
+         *     - `2026-11-01` (current): A page of orders.
+         *     - `2025-06-01`: Page-number paging: `{orders, page, totalPages}` (page and perPage in the query).
+         */
+        get: operations["listOrders"];
+        put?: never;
+        /**
+         * Order marketplace services
+         * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). Each line books an approved provider’s listing at startsAt: the slot is claimed atomically in the provider’s calendar (working hours of its schedule at the pet’s location, time off, appointments, grooms and other marketplace bookings), else 409 `slot_unavailable`; a provider that is not approved (or a deactivated listing) is 422 `provider_not_bookable`. Creates one booking per line (bkg_, kind marketplace, reserved) and a finalized invoice at the pet’s location (its tax rules; one line per order line, sourceId = the booking). The commission rate (provider override, else PETCARE_COMMISSION_BPS) is snapshotted per line. Emits booking.created and marketplace.booking_created per line, and order.created. States: pending_payment → paid (its invoice paid through POST /v1/payments) → fulfilled (every line completed); pending_payment → cancelled; paid | fulfilled → partially_refunded → refunded (POST /v1/orders/{id}/refund). A forbidden move is 409 `invalid_state_transition` with `currentStatus`.
+         *
+         *     Scope: `marketplace`.
+         */
+        post: operations["createOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an order
+         * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). States: pending_payment → paid (its invoice paid through POST /v1/payments) → fulfilled (every line completed); pending_payment → cancelled; paid | fulfilled → partially_refunded → refunded (POST /v1/orders/{id}/refund). A forbidden move is 409 `invalid_state_transition` with `currentStatus`.
+         *
+         *     Scope: `marketplace.read`.
+         */
+        get: operations["getOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an unpaid order
+         * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). pending_payment → cancelled: voids the invoice (422 `invoice_has_payments` when part of it was paid) and cancels every booking, releasing the slots. Emits booking.cancelled per line and order.cancelled. Any other state: 409.
+         *
+         *     Scope: `marketplace`.
+         */
+        post: operations["cancelOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund lines of a paid order
+         * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). Refunds a paid, fulfilled or partially refunded order through §9 refunds of its invoice’s payments (oldest payment first): each named line (default: every line) for what is left of it, or `amount` (gross, before tax) of the one line named; the line’s tax share is refunded with it. Each refunded line posts a negative commission line (rate snapshot, cumulative rounding) that the provider’s next payout statement carries; a line refunded in full before completion has its booking cancelled (slot released, booking.cancelled). More than is left: 422 `refund_exceeds_payment`. Emits refund.created per §9 refund and order.refunded. Refunds made directly with POST /v1/refunds are not mapped to lines: use this route for orders.
+         *
+         *     Scope: `marketplace`.
+         */
+        post: operations["refundOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/marketplace/bookings/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a marketplace booking
+         * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). The provider’s word that the service was done: confirmed → completed, allowed once the order is paid, even before startsAt (reserved, i.e. unpaid, or any other state: 409 `invalid_state_transition`). The order becomes fulfilled when every line is completed. The line then counts for the provider’s next payout statement. Emits marketplace.booking_completed.
+         *
+         *     Scope: `marketplace`.
+         */
+        post: operations["completeMarketplaceBooking"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/marketplace/bookings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a marketplace booking
+         * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). A booking of kind marketplace with its order and line: reserved (order unpaid) → confirmed (paid) → completed; reserved | confirmed → cancelled.
+         *
+         *     Scope: `marketplace.read`.
+         */
+        get: operations["getMarketplaceBooking"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List commission lines
+         * @description Scope `marketplace.read`; a location-scoped client sees lines of its locations’ orders only. One sale line per paid order line (gross, rateBps snapshot, commission = round-half-up(gross × rateBps / 10000)), one negative line per refund of a line; status accrued until a payout statement settles it. Newest first; filters providerId, status, from and to (creation instants).
+         *
+         *     Scope: `marketplace.read`.
+         */
+        get: operations["listCommissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/marketplace/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create provider payout statements for a period
+         * @description A provider_payout statement (stl_, in GET /v1/settlements too) per provider and currency: every unsettled sale and refund commission line of order lines completed by the end of periodEnd (UTC); net = gross − refunds − commission. A refund after a payout is a negative line on the next statement. Tenant-wide clients only (403 `tenant_wide_only`). Role admin. periodStart and periodEnd are UTC dates, inclusive (periodEnd not after today). 201 with the statements created plus any that already existed for exactly this period; asked again for the same period (and provider), 200 with the same list. Statements of other periods, paid ones above all, are never changed.
+         *
+         *     Scope: `marketplace`. Roles: admin.
+         */
+        post: operations["createProviderPayouts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/marketplace/settlements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a provider payout statement with its lines
+         * @description A provider_payout statement (stl_, in GET /v1/settlements too) per provider and currency: every unsettled sale and refund commission line of order lines completed by the end of periodEnd (UTC); net = gross − refunds − commission. A refund after a payout is a negative line on the next statement. Tenant-wide clients only (403 `tenant_wide_only`). Scope `marketplace.read`. The statement with every commission line it settled, so anyone can recompute it. Daily closes are not provider payouts: 404.
+         *
+         *     Scope: `marketplace.read`.
+         */
+        get: operations["getProviderPayout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settlements/{id}/mark-paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a provider payout statement paid
+         * @description A provider_payout statement (stl_, in GET /v1/settlements too) per provider and currency: every unsettled sale and refund commission line of order lines completed by the end of periodEnd (UTC); net = gross − refunds − commission. A refund after a payout is a negative line on the next statement. Tenant-wide clients only (403 `tenant_wide_only`). Role admin. pending → paid; a paid statement and its lines are immutable (SQLite triggers), so asking again is 409 `invalid_state_transition`. Posts the payout to the journal: provider_payable:<prv_> debited by net, cash:bank_transfer credited. Daily closes are not provider payouts: 404.
+         *
+         *     Scope: `marketplace`. Roles: admin.
+         */
+        post: operations["markProviderPayoutPaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ai/services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List knowledge services
+         * @description Needs `ai.read`. Newest first. A service without locationIds is tenant-wide and visible to every caller of the tenant; a service bound to locations is visible to a caller that covers all of them (others get 404).
+         *
+         *     Scope: `ai.read`.
+         */
+        get: operations["listKnowledgeServices"];
+        put?: never;
+        /**
+         * Create a knowledge service
+         * @description Needs `ai`. A searchable set of documents. A service without locationIds is tenant-wide and visible to every caller of the tenant; a service bound to locations is visible to a caller that covers all of them (others get 404). A caller confined to locations must bind it to some of its own (422 `locations_required`; an unknown or unseen location is 400 `resource_missing`). The embedding model configured now (PETCARE_EMBEDDINGS_MODEL) is pinned to it; its dimension is pinned by the first vectors stored. Emits no event.
+         *
+         *     Scope: `ai`.
+         */
+        post: operations["createKnowledgeService"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ai/services/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a knowledge service
+         * @description Needs `ai.read`. A service without locationIds is tenant-wide and visible to every caller of the tenant; a service bound to locations is visible to a caller that covers all of them (others get 404). `retrieval.vector` says whether vectors are searched, and `retrieval.reason` why not.
+         *
+         *     Scope: `ai.read`.
+         */
+        get: operations["getKnowledgeService"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ai/services/{id}/reindex": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-index a knowledge service
+         * @description Needs `ai`. Pins the embedding model configured now (or none), drops the old vectors and queues every document of the service for the `ai-indexing` job again: the way out of `embedding_mismatch`. Lexical retrieval of a document resumes once it is indexed again. A service without locationIds is tenant-wide and visible to every caller of the tenant; a service bound to locations is visible to a caller that covers all of them (others get 404).
+         *
+         *     Scope: `ai`.
+         */
+        post: operations["reindexKnowledgeService"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ai/services/{id}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a knowledge service's documents
+         * @description Needs `ai.read`. Newest first, with status, pages, chunks and progress. A service without locationIds is tenant-wide and visible to every caller of the tenant; a service bound to locations is visible to a caller that covers all of them (others get 404).
+         *
+         *     Scope: `ai.read`.
+         */
+        get: operations["listKnowledgeDocuments"];
+        put?: never;
+        /**
+         * Add a document to a knowledge service
+         * @description Needs `ai`. Three forms: multipart/form-data with one `file` part (PDF, UTF-8 text or Markdown, decided from the content; anything else 415) and an optional `title`, streamed to disk (over PETCARE_DOCUMENT_MAX_BYTES → 413, nothing kept); JSON `{documentId}` of a pet document (visible to the caller, of a pet at one of the service's locations, else 422 `document_outside_service`); or JSON `{title, text}` (a form feed starts a new page). Answers 202 with the document `uploaded`; the `ai-indexing` job extracts (PDF text per page), chunks and indexes it (`extracting` → `indexed`, or `failed` with the reason: corrupt or encrypted PDF, no text layer, embedding_mismatch). sha256 is of the file bytes (of the UTF-8 text for JSON text): the same sha256 already in the service answers 200 with that document, indexed once, also under parallel uploads. A service without locationIds is tenant-wide and visible to every caller of the tenant; a service bound to locations is visible to a caller that covers all of them (others get 404).
+         *
+         *     Scope: `ai`.
+         */
+        post: operations["uploadKnowledgeDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ai/services/{id}/documents/{docId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a knowledge document
+         * @description Needs `ai.read`. Its indexing status, pages, chunks, progress and the reason of a failure. A service without locationIds is tenant-wide and visible to every caller of the tenant; a service bound to locations is visible to a caller that covers all of them (others get 404).
+         *
+         *     Scope: `ai.read`.
+         */
+        get: operations["getKnowledgeDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ai/services/{id}/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask a knowledge service a question
+         * @description Needs `ai` or `ai.read` (a read: answers 200). Retrieval is FTS5 bm25 over the service's indexed chunks; with an embedding model configured and pinned, also sqlite-vec cosine distance, fused by reciprocal rank 1/(60+rank) (`retrieval: hybrid`). The answer quotes the best supporting sentences with citations `[n]` (document, chunk, page, snippet, score), or is phrased by the configured chat model from the retrieved passages only, citing them; a model that is down, slow or cites nothing gives the extractive answer with `fallback` set, never an error. `abstained: true` ("I don't know") when the support is below the threshold measured on the eval set. A question that is empty, over 2,000 characters, not a string or without words → 400. A service pinned to another embedding model than the configured one → 409 `embedding_mismatch` until re-indexed. The answer is stored (`id`, GET /v1/ai/answers/{id}). A service without locationIds is tenant-wide and visible to every caller of the tenant; a service bound to locations is visible to a caller that covers all of them (others get 404).
+         *
+         *     Scope: `ai.read`.
+         */
+        post: operations["queryKnowledge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ai/agent/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the clinic agent (documents and live counts)
+         * @description Needs `ai` or `ai.read` (answers 200). `scope` is a location id (one the caller may see, else 404) or `tenant` (every location the caller may see). Searches every knowledge service visible to the caller that is tenant-wide or bound to a location of the scope, as the service query does, and answers a count question ("how many dogs are boarded at Downtown tonight?") with `liveCounts` computed in SQL at that moment — pets_total, appointments_today, boarded_tonight (each location's own time zone; species and location names in the question narrow it) — chosen by a deterministic intent matcher; a model may phrase the rest, never the number. Every answer is stored (ans_).
+         *
+         *     Scope: `ai.read`.
+         */
+        post: operations["agentQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ai/answers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a stored answer
+         * @description Needs `ai.read`. Any answer of the knowledge or agent query, with its question, citations and live counts. Readable by a caller that covers every location the answer drew from (the scope, the services cited, the counts); others get 404.
+         *
+         *     Scope: `ai.read`.
+         */
+        get: operations["getAnswer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/care-coordinator": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A pet's care summary and next actions
+         * @description Needs scope `ai.read` (admin, doctor and staff hold it). Computed from the database on every call, deterministic, no model. A pet the caller may not see answers 404; every section holds only rows at the caller's locations. Sections: the latest dose per vaccine with its status (the vaccinationStatus rule: overdue before today, due_soon within 30 days); upcoming or current appointments and bookings of every kind (boarding, grooming, marketplace); the boarding stay in house with its care plans, recent doses and missed doses (nothing logged PETCARE_DOSE_OVERDUE_MINUTES after the time); open invoices of the pet’s parent. Action rules, each naming its source ids: record_vaccinations (no vaccination record; due today), vaccinate_overdue (a latest dose due before today; due on that date), vaccination_due_soon (due within 30 days; due on that date), book_vaccination_before_boarding (a reserved stay whose location requires vaccines the pet lacks valid through check-out, the check-in rule; due on the check-in day), missed_dose_follow_up (per care plan and medication with missed doses; due today), pay_open_invoice (an open invoice with an amount due; due on its dueOn, else today). Actions come earliest due first. Today is the UTC date of the business clock (the sandbox test clock in the sandbox). Emits nothing.
+         *
+         *     Scope: `ai.read`.
+         */
+        get: operations["getCareCoordinatorSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ai/recall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List recall campaigns
+         * @description Needs scope `ai.read`. Stored campaigns (dry runs are not stored), newest first, with their totals; the recipients are at GET /v1/ai/recall/{id}. A location-scoped caller sees only campaigns that covered nothing beyond its own locations.
+         *
+         *     Scope: `ai.read`.
+         */
+        get: operations["listRecalls"];
+        put?: never;
+        /**
+         * Run a vaccination recall campaign
+         * @description Needs scope `ai` (roles admin and doctor hold it). Selection: among the pets now at the caller's locations (or the one `locationId` asked for; a location the caller does not cover answers 404), each pet's latest dose per vaccine (a newer dose replaces an older one's due date, the vaccinationStatus rule) due on or before today + dueWithinDays, overdue doses included however old, only the `vaccines` named when given (case-insensitive). Today is the UTC date of the business clock, as the vaccination-reminders job counts. Sending: each recipient goes through the vaccination-reminders job’s own step, so a pet + vaccine + due date is handled once in all, whoever comes first: one row in the shared reminder ledger, one `pet.vaccination_due` event and, if the parent consented to reminders and has an email address (the job’s consent rule), one `vaccination_reminder` email queued in the notifications outbox (GET /v1/notifications). A pet the job already reminded is skipped (already_reminded), and the job does not remind a recalled pet again; a parent without consent or email is skipped too and recorded as decided (not asked again for that due date, as the job does). `sent` counts messages queued by this call, `skipped` the rest. dueWithinDays is 0–365; at most 20 vaccines; bad input answers 400 and changes nothing. With dryRun: 200, the recipients and what would happen to each (status would_send or skipped), nothing written, sent or emitted, and id null. Otherwise 201 with the stored campaign (rcl_…, readable at GET /v1/ai/recall/{id}); emits `ai.recall_sent` with the totals. Everything commits in one transaction, so parallel recalls send one message per pet, vaccine and due date.
+         *
+         *     Scope: `ai`.
+         */
+        post: operations["createRecall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ai/recall/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a recall campaign
+         * @description Needs scope `ai.read`. The campaign as it ran, with each recipient’s status (sent or skipped with the reason) and queued message id. A location-scoped caller sees only campaigns that covered nothing beyond its own locations; any other answers 404.
+         *
+         *     Scope: `ai.read`.
+         */
+        get: operations["getRecall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every metric over a date range
+         * @description Needs `analytics.read` (admins; doctors read). A location-scoped client counts only its own locations; a locationId outside them → 404. from and to are local dates, both inclusive, each location counted in its own time zone; to before from, or a range over 2 years → 400. Answers each metric once with its value, unit and declared basis (which date places a record in the window, and the formula), and asOf (the time of the call): figures come from the records themselves, never a rollup; a figure is reused only while a change counter that triggers move on every write a metric reads stands still, so none is stale. A money metric (unit minor) answers once per currency of the locations covered and the rows found. revenue_net reconciles with the journal to the cent. Emits nothing.
+         *
+         *     Scope: `analytics.read`.
+         */
+        get: operations["getAnalyticsSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/metrics/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One metric as a series of buckets
+         * @description Needs `analytics.read` (admins; doctors read). A location-scoped client counts only its own locations; a locationId outside them → 404. from and to are local dates, both inclusive, each location counted in its own time zone; to before from, or a range over 2 years → 400. interval day (default), week (ISO weeks, Monday first) or month, in each location's calendar; every bucket of the range is present, an empty one as 0; the first and last buckets are clipped to the range. A state metric (invoices_open, active_pets, vaccination_compliance_rate) is read at the end of each bucket. An unknown metric name or interval → 400. `Accept: text/csv` or `?format=csv` answers text/csv with the columns bucket,value. A money metric over locations with several currencies needs `currency` (400 otherwise). Emits nothing.
+         *
+         *     Scope: `analytics.read`.
+         */
+        get: operations["getAnalyticsMetricSeries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/metrics/{name}/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The records behind a metric
+         * @description Needs `analytics.read` (admins; doctors read). A location-scoped client counts only its own locations; a locationId outside them → 404. from and to are local dates, both inclusive, each location counted in its own time zone; to before from, or a range over 2 years → 400. Lists the rows the value over [from, to] is computed from, by source id newest first (cursor-paged): sourceType, sourceId, occurredAt (the instant that dates it), locationId, and where it counts (numerator, denominator, or both for a ratio). For a money metric each row has a signed amount (refunds negative) and the amounts of all pages sum to the value; money rows are of one currency (`currency`, needed when the locations use several). Emits nothing.
+         *
+         *     Scope: `analytics.read`.
+         */
+        get: operations["listAnalyticsMetricRecords"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -2421,6 +3153,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The admin console (a web page)
+         * @description The single-page admin console: sign in with a client id and secret (the token stays in the page, in memory), then the panels your scopes allow. Served with a Content-Security-Policy that allows no inline script and no other origin. 503 `service_unavailable` when the console was not built.
+         */
+        get: operations["getConsole"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2433,7 +3185,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "validation_failed" | "malformed_json" | "resource_missing" | "invalid_idempotency_key" | "invalid_cursor" | "unsupported_api_version" | "invalid_request" | "invalid_grant" | "invalid_scope" | "unsupported_grant_type" | "invalid_client" | "unauthorized" | "invalid_token" | "insufficient_scope" | "forbidden_role" | "ip_not_allowed" | "sandbox_only" | "environment_not_allowed" | "tenant_wide_only" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_key_in_use" | "conflict" | "last_admin" | "slot_unavailable" | "invalid_state_transition" | "job_running" | "wallet_exists" | "no_vacancy" | "room_unavailable" | "stylist_unavailable" | "no_stylist_available" | "gone" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "idempotency_key_mismatch" | "recipient_unreachable" | "invoice_not_payable" | "amount_exceeds_due" | "insufficient_funds" | "refund_exceeds_payment" | "invoice_has_payments" | "clock_backwards" | "vaccinations_required" | "no_membership_credit" | "no_package_credit" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "validation_failed" | "malformed_json" | "resource_missing" | "invalid_idempotency_key" | "invalid_cursor" | "unsupported_api_version" | "invalid_request" | "invalid_grant" | "invalid_scope" | "unsupported_grant_type" | "invalid_client" | "unauthorized" | "invalid_token" | "insufficient_scope" | "forbidden_role" | "ip_not_allowed" | "sandbox_only" | "environment_not_allowed" | "tenant_wide_only" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_key_in_use" | "conflict" | "last_admin" | "slot_unavailable" | "invalid_state_transition" | "job_running" | "wallet_exists" | "no_vacancy" | "room_unavailable" | "stylist_unavailable" | "no_stylist_available" | "already_rated" | "already_replied" | "embedding_mismatch" | "gone" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "idempotency_key_mismatch" | "recipient_unreachable" | "invoice_not_payable" | "amount_exceeds_due" | "insufficient_funds" | "refund_exceeds_payment" | "invoice_has_payments" | "refund_through_order" | "clock_backwards" | "vaccinations_required" | "no_membership_credit" | "no_package_credit" | "onboarding_incomplete" | "provider_not_bookable" | "booking_not_completed" | "locations_required" | "document_outside_service" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description Same as the X-Request-Id response header. */
             requestId: string;
             /** @description The request path. */
@@ -5854,6 +6606,609 @@ export interface operations {
             };
         };
     };
+    listProviderAvailability: {
+        parameters: {
+            query?: {
+                /** @description What kind of service a listing is. */
+                category?: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
+                /** @description Comma-separated provider ids (up to 50). */
+                providerIds?: string;
+                /** @description Only slots at this location. */
+                locationId?: string;
+                /** @description Start of the window (default now). A date (YYYY-MM-DD, read in each provider location's time zone; as `to` it includes that day) or a date-time with Z or an offset. */
+                from?: string;
+                /** @description End of the window (default from + 7 days; at most 31 days). A date (YYYY-MM-DD, read in each provider location's time zone; as `to` it includes that day) or a date-time with Z or an offset. */
+                to?: string;
+                /** @description How long the service takes, in minutes (5–1440). */
+                durationMinutes?: number;
+                /** @description At most this many slots (earliest first). */
+                limit?: number;
+            };
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Open slots */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            providerId: string;
+                            /** Format: date-time */
+                            startsAt: string;
+                            /** Format: date-time */
+                            endsAt: string;
+                        }[];
+                        /** @description More slots than `limit` in the window. */
+                        hasMore: boolean;
+                        /** @description Ask again with from= this to read on. */
+                        nextFrom: string | null;
+                    };
+                };
+            };
+            /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listProviderReviews: {
+        parameters: {
+            query?: {
+                /** @description Page size (1–100, default 25). */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Provider id (prv_…). */
+                providerId?: string;
+            };
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of reviews */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Review id (rev_…). */
+                            id: string;
+                            providerId: string;
+                            bookingId: string;
+                            stars: number;
+                            comment: string | null;
+                            /** @description The provider's answer; null until given (once). */
+                            reply: string | null;
+                            /**
+                             * @description Always true: every review comes from a completed marketplace booking.
+                             * @constant
+                             */
+                            verified: true;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        /** @description Pass as ?cursor= to get the next page. */
+                        nextCursor: string | null;
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rateProvider: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A completed marketplace booking (bkg_…). */
+                    bookingId: string;
+                    /** @description The pet parent the caller rates for (usr_…): the booking must be theirs. */
+                    parentId: string;
+                    /** @description Whole stars, 1–5. */
+                    stars: number;
+                    /** @description Up to 5,000 characters. */
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new review */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Review id (rev_…). */
+                        id: string;
+                        providerId: string;
+                        bookingId: string;
+                        stars: number;
+                        comment: string | null;
+                        /** @description The provider's answer; null until given (once). */
+                        reply: string | null;
+                        /**
+                         * @description Always true: every review comes from a completed marketplace booking.
+                         * @constant
+                         */
+                        verified: true;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `already_rated`: This booking has already been rated; `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The request body media type is not supported */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `booking_not_completed`: Only a completed marketplace booking can be rated; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    replyToProviderReview: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Not blank. */
+                    reply: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The review with its reply */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Review id (rev_…). */
+                        id: string;
+                        providerId: string;
+                        bookingId: string;
+                        stars: number;
+                        comment: string | null;
+                        /** @description The provider's answer; null until given (once). */
+                        reply: string | null;
+                        /**
+                         * @description Always true: every review comes from a completed marketplace booking.
+                         * @constant
+                         */
+                        verified: true;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist; `forbidden_role`: The client role may not do this */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `already_replied`: This review already has a reply; `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The request body media type is not supported */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listProviders: {
         parameters: {
             query?: {
@@ -5866,8 +7221,16 @@ export interface operations {
                 kind?: "vet" | "groomer" | "sitter" | "walker" | "trainer";
                 /** @description Only providers offering this appointment type (those offering every type included). */
                 service?: string;
-                /** @description active providers can be booked; inactive ones keep their appointments but take no new ones. */
-                status?: "active" | "inactive";
+                /** @description Staff providers: active | inactive. Marketplace providers: pending (onboarded, not yet approved) → approved (listed and bookable) ⇄ suspended (hidden, open slots gone, existing bookings stay). Only active and approved providers take new bookings. */
+                status?: "active" | "inactive" | "pending" | "approved" | "suspended";
+                /** @description What kind of service a listing is. */
+                category?: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
+                /** @description Only providers rated at least this (unrated providers drop out). */
+                minRating?: number;
+                /** @description Text in the name or the marketplace bio (case-insensitive). */
+                q?: string;
+                /** @description A local date (YYYY-MM-DD) with at least one open slot. */
+                availableOn?: string;
             };
             header?: {
                 /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
@@ -5895,8 +7258,8 @@ export interface operations {
                             id: string;
                             name: string;
                             kind: "vet" | "groomer" | "sitter" | "walker" | "trainer";
-                            /** @description active providers can be booked; inactive ones keep their appointments but take no new ones. */
-                            status: "active" | "inactive";
+                            /** @description Staff providers: active | inactive. Marketplace providers: pending (onboarded, not yet approved) → approved (listed and bookable) ⇄ suspended (hidden, open slots gone, existing bookings stay). Only active and approved providers take new bookings. */
+                            status: "active" | "inactive" | "pending" | "approved" | "suspended";
                             /** @description Locations the provider works at (those the caller can see). */
                             locationIds: string[];
                             /** @description Lower-case appointment type codes; [] = every type. */
@@ -5904,6 +7267,33 @@ export interface operations {
                             /** @description Average rating 1–5; null until rated (marketplace). */
                             rating: number | null;
                             ratingCount: number;
+                            /** @description Present on marketplace providers only. */
+                            marketplace?: {
+                                bio: string | null;
+                                serviceArea: string | null;
+                                /** @description Override in basis points; null = the tenant default. */
+                                commissionBps: number | null;
+                                /** @description Last approval. */
+                                approvedAt: string | null;
+                                /** @description Last suspension, while suspended. */
+                                suspendedAt: string | null;
+                                listings: {
+                                    /** @description Listing id (lst_…). */
+                                    id: string;
+                                    name: string;
+                                    /** @description What kind of service a listing is. */
+                                    category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
+                                    /** @description Integer minor units. */
+                                    amount: number;
+                                    currency: string;
+                                    durationMinutes: number;
+                                    status: "active" | "inactive";
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -6003,6 +7393,31 @@ export interface operations {
                     locationIds: string[];
                     /** @description Appointment type codes the provider offers; an empty list means every type. */
                     services?: string[];
+                    /** @description Onboards a marketplace provider: it starts `pending` and needs an admin approval. */
+                    marketplace?: {
+                        /** @description What the provider sells; approval needs at least one. */
+                        listings: {
+                            /** @description Not blank. */
+                            name: string;
+                            /** @description What kind of service a listing is. */
+                            category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
+                            /** @description Price in integer minor units (cents). */
+                            amount: number;
+                            /**
+                             * @description ISO 4217 code, upper case.
+                             * @example USD
+                             */
+                            currency?: string;
+                            /** @description How long the service takes, in minutes (5–1440). */
+                            durationMinutes: number;
+                        }[];
+                        /** @description What the provider tells pet parents (up to 5,000 characters). */
+                        bio?: string;
+                        /** @description Where the provider works, in words (up to 500 characters). */
+                        serviceArea?: string;
+                        /** @description Commission override in basis points (1500 = 15 %); null = the tenant default. */
+                        commissionBps?: number;
+                    };
                 };
             };
         };
@@ -6024,8 +7439,8 @@ export interface operations {
                         id: string;
                         name: string;
                         kind: "vet" | "groomer" | "sitter" | "walker" | "trainer";
-                        /** @description active providers can be booked; inactive ones keep their appointments but take no new ones. */
-                        status: "active" | "inactive";
+                        /** @description Staff providers: active | inactive. Marketplace providers: pending (onboarded, not yet approved) → approved (listed and bookable) ⇄ suspended (hidden, open slots gone, existing bookings stay). Only active and approved providers take new bookings. */
+                        status: "active" | "inactive" | "pending" | "approved" | "suspended";
                         /** @description Locations the provider works at (those the caller can see). */
                         locationIds: string[];
                         /** @description Lower-case appointment type codes; [] = every type. */
@@ -6033,6 +7448,33 @@ export interface operations {
                         /** @description Average rating 1–5; null until rated (marketplace). */
                         rating: number | null;
                         ratingCount: number;
+                        /** @description Present on marketplace providers only. */
+                        marketplace?: {
+                            bio: string | null;
+                            serviceArea: string | null;
+                            /** @description Override in basis points; null = the tenant default. */
+                            commissionBps: number | null;
+                            /** @description Last approval. */
+                            approvedAt: string | null;
+                            /** @description Last suspension, while suspended. */
+                            suspendedAt: string | null;
+                            listings: {
+                                /** @description Listing id (lst_…). */
+                                id: string;
+                                name: string;
+                                /** @description What kind of service a listing is. */
+                                category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
+                                /** @description Integer minor units. */
+                                amount: number;
+                                currency: string;
+                                durationMinutes: number;
+                                status: "active" | "inactive";
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                        };
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -6184,8 +7626,8 @@ export interface operations {
                         id: string;
                         name: string;
                         kind: "vet" | "groomer" | "sitter" | "walker" | "trainer";
-                        /** @description active providers can be booked; inactive ones keep their appointments but take no new ones. */
-                        status: "active" | "inactive";
+                        /** @description Staff providers: active | inactive. Marketplace providers: pending (onboarded, not yet approved) → approved (listed and bookable) ⇄ suspended (hidden, open slots gone, existing bookings stay). Only active and approved providers take new bookings. */
+                        status: "active" | "inactive" | "pending" | "approved" | "suspended";
                         /** @description Locations the provider works at (those the caller can see). */
                         locationIds: string[];
                         /** @description Lower-case appointment type codes; [] = every type. */
@@ -6193,6 +7635,33 @@ export interface operations {
                         /** @description Average rating 1–5; null until rated (marketplace). */
                         rating: number | null;
                         ratingCount: number;
+                        /** @description Present on marketplace providers only. */
+                        marketplace?: {
+                            bio: string | null;
+                            serviceArea: string | null;
+                            /** @description Override in basis points; null = the tenant default. */
+                            commissionBps: number | null;
+                            /** @description Last approval. */
+                            approvedAt: string | null;
+                            /** @description Last suspension, while suspended. */
+                            suspendedAt: string | null;
+                            listings: {
+                                /** @description Listing id (lst_…). */
+                                id: string;
+                                name: string;
+                                /** @description What kind of service a listing is. */
+                                category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
+                                /** @description Integer minor units. */
+                                amount: number;
+                                currency: string;
+                                durationMinutes: number;
+                                status: "active" | "inactive";
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                        };
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -6298,12 +7767,18 @@ export interface operations {
                     /** @description Not blank. */
                     name?: string;
                     kind?: "vet" | "groomer" | "sitter" | "walker" | "trainer";
-                    /** @description active providers can be booked; inactive ones keep their appointments but take no new ones. */
+                    /** @description Clinic staff providers: active providers can be booked; inactive ones keep their appointments but take no new ones. */
                     status?: "active" | "inactive";
                     /** @description Locations the provider works at. */
                     locationIds?: string[];
                     /** @description Appointment type codes the provider offers; an empty list means every type. */
                     services?: string[];
+                    /** @description Marketplace providers only. */
+                    bio?: string | null;
+                    /** @description Marketplace providers only. */
+                    serviceArea?: string | null;
+                    /** @description Marketplace providers only; null = the tenant default. */
+                    commissionBps?: number | null;
                 };
             };
         };
@@ -6325,8 +7800,8 @@ export interface operations {
                         id: string;
                         name: string;
                         kind: "vet" | "groomer" | "sitter" | "walker" | "trainer";
-                        /** @description active providers can be booked; inactive ones keep their appointments but take no new ones. */
-                        status: "active" | "inactive";
+                        /** @description Staff providers: active | inactive. Marketplace providers: pending (onboarded, not yet approved) → approved (listed and bookable) ⇄ suspended (hidden, open slots gone, existing bookings stay). Only active and approved providers take new bookings. */
+                        status: "active" | "inactive" | "pending" | "approved" | "suspended";
                         /** @description Locations the provider works at (those the caller can see). */
                         locationIds: string[];
                         /** @description Lower-case appointment type codes; [] = every type. */
@@ -6334,6 +7809,33 @@ export interface operations {
                         /** @description Average rating 1–5; null until rated (marketplace). */
                         rating: number | null;
                         ratingCount: number;
+                        /** @description Present on marketplace providers only. */
+                        marketplace?: {
+                            bio: string | null;
+                            serviceArea: string | null;
+                            /** @description Override in basis points; null = the tenant default. */
+                            commissionBps: number | null;
+                            /** @description Last approval. */
+                            approvedAt: string | null;
+                            /** @description Last suspension, while suspended. */
+                            suspendedAt: string | null;
+                            listings: {
+                                /** @description Listing id (lst_…). */
+                                id: string;
+                                name: string;
+                                /** @description What kind of service a listing is. */
+                                category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
+                                /** @description Integer minor units. */
+                                amount: number;
+                                currency: string;
+                                durationMinutes: number;
+                                status: "active" | "inactive";
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                        };
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -6342,6 +7844,740 @@ export interface operations {
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist; `forbidden_role`: The client role may not do this */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_state_transition`: The resource cannot move to the requested state; `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The request body media type is not supported */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    approveProvider: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The approved provider */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Provider id (prv_…). */
+                        id: string;
+                        name: string;
+                        kind: "vet" | "groomer" | "sitter" | "walker" | "trainer";
+                        /** @description Staff providers: active | inactive. Marketplace providers: pending (onboarded, not yet approved) → approved (listed and bookable) ⇄ suspended (hidden, open slots gone, existing bookings stay). Only active and approved providers take new bookings. */
+                        status: "active" | "inactive" | "pending" | "approved" | "suspended";
+                        /** @description Locations the provider works at (those the caller can see). */
+                        locationIds: string[];
+                        /** @description Lower-case appointment type codes; [] = every type. */
+                        services: string[];
+                        /** @description Average rating 1–5; null until rated (marketplace). */
+                        rating: number | null;
+                        ratingCount: number;
+                        /** @description Present on marketplace providers only. */
+                        marketplace?: {
+                            bio: string | null;
+                            serviceArea: string | null;
+                            /** @description Override in basis points; null = the tenant default. */
+                            commissionBps: number | null;
+                            /** @description Last approval. */
+                            approvedAt: string | null;
+                            /** @description Last suspension, while suspended. */
+                            suspendedAt: string | null;
+                            listings: {
+                                /** @description Listing id (lst_…). */
+                                id: string;
+                                name: string;
+                                /** @description What kind of service a listing is. */
+                                category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
+                                /** @description Integer minor units. */
+                                amount: number;
+                                currency: string;
+                                durationMinutes: number;
+                                status: "active" | "inactive";
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist; `forbidden_role`: The client role may not do this */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_state_transition`: The resource cannot move to the requested state; `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `onboarding_incomplete`: The provider lacks a listing or a weekly schedule; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    suspendProvider: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The suspended provider */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Provider id (prv_…). */
+                        id: string;
+                        name: string;
+                        kind: "vet" | "groomer" | "sitter" | "walker" | "trainer";
+                        /** @description Staff providers: active | inactive. Marketplace providers: pending (onboarded, not yet approved) → approved (listed and bookable) ⇄ suspended (hidden, open slots gone, existing bookings stay). Only active and approved providers take new bookings. */
+                        status: "active" | "inactive" | "pending" | "approved" | "suspended";
+                        /** @description Locations the provider works at (those the caller can see). */
+                        locationIds: string[];
+                        /** @description Lower-case appointment type codes; [] = every type. */
+                        services: string[];
+                        /** @description Average rating 1–5; null until rated (marketplace). */
+                        rating: number | null;
+                        ratingCount: number;
+                        /** @description Present on marketplace providers only. */
+                        marketplace?: {
+                            bio: string | null;
+                            serviceArea: string | null;
+                            /** @description Override in basis points; null = the tenant default. */
+                            commissionBps: number | null;
+                            /** @description Last approval. */
+                            approvedAt: string | null;
+                            /** @description Last suspension, while suspended. */
+                            suspendedAt: string | null;
+                            listings: {
+                                /** @description Listing id (lst_…). */
+                                id: string;
+                                name: string;
+                                /** @description What kind of service a listing is. */
+                                category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
+                                /** @description Integer minor units. */
+                                amount: number;
+                                currency: string;
+                                durationMinutes: number;
+                                status: "active" | "inactive";
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist; `forbidden_role`: The client role may not do this */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_state_transition`: The resource cannot move to the requested state; `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createProviderListing: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Not blank. */
+                    name: string;
+                    /** @description What kind of service a listing is. */
+                    category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
+                    /** @description Price in integer minor units (cents). */
+                    amount: number;
+                    /**
+                     * @description ISO 4217 code, upper case.
+                     * @example USD
+                     */
+                    currency?: string;
+                    /** @description How long the service takes, in minutes (5–1440). */
+                    durationMinutes: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The new listing */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Listing id (lst_…). */
+                        id: string;
+                        name: string;
+                        /** @description What kind of service a listing is. */
+                        category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
+                        /** @description Integer minor units. */
+                        amount: number;
+                        currency: string;
+                        durationMinutes: number;
+                        status: "active" | "inactive";
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist; `forbidden_role`: The client role may not do this */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with the current state; `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The request body media type is not supported */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateProviderListing: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                id: string;
+                listingId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Not blank. */
+                    name?: string;
+                    /** @description What kind of service a listing is. */
+                    category?: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
+                    /** @description Price in integer minor units (cents). */
+                    amount?: number;
+                    /** @description How long the service takes, in minutes (5–1440). */
+                    durationMinutes?: number;
+                    /** @description inactive: the listing takes no new orders (existing bookings stay). */
+                    status?: "active" | "inactive";
+                };
+            };
+        };
+        responses: {
+            /** @description The listing */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Listing id (lst_…). */
+                        id: string;
+                        name: string;
+                        /** @description What kind of service a listing is. */
+                        category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
+                        /** @description Integer minor units. */
+                        amount: number;
+                        currency: string;
+                        durationMinutes: number;
+                        status: "active" | "inactive";
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13168,7 +15404,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `refund_exceeds_payment`: The refund exceeds what is left to refund on the payment; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            /** @description `refund_exceeds_payment`: The refund exceeds what is left to refund on the payment; `refund_through_order`: A marketplace order’s payment is refunded through POST /v1/orders/{id}/refund; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21202,6 +23438,4670 @@ export interface operations {
             };
         };
     };
+    listOrders: {
+        parameters: {
+            query?: {
+                /** @description Page size (1–100, default 25). */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Page number (the 2025-06-01 form; accepted by every version). Not with cursor. */
+                page?: number;
+                /** @description Page size of the page-number form (default 25); same as limit. */
+                perPage?: number;
+                status?: "pending_payment" | "paid" | "fulfilled" | "cancelled" | "partially_refunded" | "refunded";
+                parentId?: string;
+                petId?: string;
+            };
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of orders */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Order id (ord_…). */
+                            id: string;
+                            status: "pending_payment" | "paid" | "fulfilled" | "cancelled" | "partially_refunded" | "refunded";
+                            parentId: string;
+                            petId: string;
+                            lines: {
+                                /** @description Order line id (oln_…). */
+                                id: string;
+                                providerId: string;
+                                listingId: string;
+                                /** @description The booking (bkg_…, kind marketplace) the line holds. */
+                                bookingId: string;
+                                /** Format: date-time */
+                                startsAt: string;
+                                /** @description The listing price when ordered (before tax). */
+                                amount: number;
+                                /** @description round-half-up(amount × commission rate / 10000), the rate snapshotted at order time. */
+                                commissionAmount: number;
+                            }[];
+                            /** @description Sum of the lines. */
+                            subtotal: number;
+                            /** @description subtotal plus the location’s tax, as the invoice bills it. */
+                            total: number;
+                            currency: string;
+                            /** @description The order’s invoice (inv_…): pay it with POST /v1/payments. */
+                            invoiceId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        /** @description Pass as ?cursor= to get the next page. */
+                        nextCursor: string | null;
+                        hasMore: boolean;
+                        /** @description The page number, unless the page was asked for by cursor. */
+                        page?: number;
+                        /** @description How many pages of this size the filter has, unless the page was asked for by cursor. */
+                        totalPages?: number;
+                    } | {
+                        orders: {
+                            /** @description Order id (ord_…). */
+                            id: string;
+                            status: "pending_payment" | "paid" | "fulfilled" | "cancelled" | "partially_refunded" | "refunded";
+                            parentId: string;
+                            petId: string;
+                            lines: {
+                                /** @description Order line id (oln_…). */
+                                id: string;
+                                providerId: string;
+                                listingId: string;
+                                /** @description The booking (bkg_…, kind marketplace) the line holds. */
+                                bookingId: string;
+                                /** Format: date-time */
+                                startsAt: string;
+                                /** @description The listing price when ordered (before tax). */
+                                amount: number;
+                                /** @description round-half-up(amount × commission rate / 10000), the rate snapshotted at order time. */
+                                commissionAmount: number;
+                            }[];
+                            /** @description Sum of the lines. */
+                            subtotal: number;
+                            /** @description subtotal plus the location’s tax, as the invoice bills it. */
+                            total: number;
+                            currency: string;
+                            /** @description The order’s invoice (inv_…): pay it with POST /v1/payments. */
+                            invoiceId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        page: number;
+                        totalPages: number;
+                    };
+                };
+            };
+            /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Pet parent id (usr_…). */
+                    parentId: string;
+                    /** @description Pet id (pet_…). */
+                    petId: string;
+                    /** @description 1–20 lines; each claims its provider's slot and becomes a booking. */
+                    lines: {
+                        /** @description Marketplace provider id (prv_…). */
+                        providerId: string;
+                        /** @description Listing of that provider id (lst_…). */
+                        listingId: string;
+                        /** @description ISO 8601 date-time with Z or an offset. */
+                        startsAt: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The new order, pending payment */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Order id (ord_…). */
+                        id: string;
+                        status: "pending_payment" | "paid" | "fulfilled" | "cancelled" | "partially_refunded" | "refunded";
+                        parentId: string;
+                        petId: string;
+                        lines: {
+                            /** @description Order line id (oln_…). */
+                            id: string;
+                            providerId: string;
+                            listingId: string;
+                            /** @description The booking (bkg_…, kind marketplace) the line holds. */
+                            bookingId: string;
+                            /** Format: date-time */
+                            startsAt: string;
+                            /** @description The listing price when ordered (before tax). */
+                            amount: number;
+                            /** @description round-half-up(amount × commission rate / 10000), the rate snapshotted at order time. */
+                            commissionAmount: number;
+                        }[];
+                        /** @description Sum of the lines. */
+                        subtotal: number;
+                        /** @description subtotal plus the location’s tax, as the invoice bills it. */
+                        total: number;
+                        currency: string;
+                        /** @description The order’s invoice (inv_…): pay it with POST /v1/payments. */
+                        invoiceId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slot_unavailable`: The requested time slot is not available; `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The request body media type is not supported */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `provider_not_bookable`: The provider takes no bookings in its current state; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description The record id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Order id (ord_…). */
+                        id: string;
+                        status: "pending_payment" | "paid" | "fulfilled" | "cancelled" | "partially_refunded" | "refunded";
+                        parentId: string;
+                        petId: string;
+                        lines: {
+                            /** @description Order line id (oln_…). */
+                            id: string;
+                            providerId: string;
+                            listingId: string;
+                            /** @description The booking (bkg_…, kind marketplace) the line holds. */
+                            bookingId: string;
+                            /** Format: date-time */
+                            startsAt: string;
+                            /** @description The listing price when ordered (before tax). */
+                            amount: number;
+                            /** @description round-half-up(amount × commission rate / 10000), the rate snapshotted at order time. */
+                            commissionAmount: number;
+                        }[];
+                        /** @description Sum of the lines. */
+                        subtotal: number;
+                        /** @description subtotal plus the location’s tax, as the invoice bills it. */
+                        total: number;
+                        currency: string;
+                        /** @description The order’s invoice (inv_…): pay it with POST /v1/payments. */
+                        invoiceId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description The record id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Not blank. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The cancelled order */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Order id (ord_…). */
+                        id: string;
+                        status: "pending_payment" | "paid" | "fulfilled" | "cancelled" | "partially_refunded" | "refunded";
+                        parentId: string;
+                        petId: string;
+                        lines: {
+                            /** @description Order line id (oln_…). */
+                            id: string;
+                            providerId: string;
+                            listingId: string;
+                            /** @description The booking (bkg_…, kind marketplace) the line holds. */
+                            bookingId: string;
+                            /** Format: date-time */
+                            startsAt: string;
+                            /** @description The listing price when ordered (before tax). */
+                            amount: number;
+                            /** @description round-half-up(amount × commission rate / 10000), the rate snapshotted at order time. */
+                            commissionAmount: number;
+                        }[];
+                        /** @description Sum of the lines. */
+                        subtotal: number;
+                        /** @description subtotal plus the location’s tax, as the invoice bills it. */
+                        total: number;
+                        currency: string;
+                        /** @description The order’s invoice (inv_…): pay it with POST /v1/payments. */
+                        invoiceId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_state_transition`: The resource cannot move to the requested state; `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The request body media type is not supported */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invoice_has_payments`: The invoice has payments that were not refunded; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    refundOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description The record id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Lines to refund; default every line. */
+                    lineIds?: string[];
+                    /** @description Gross (pre-tax) amount to refund of the one line named in lineIds; default what is left of each line. Its tax share is refunded with it. */
+                    amount?: number;
+                    /** @description Not blank. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The order after the refund */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Order id (ord_…). */
+                        id: string;
+                        status: "pending_payment" | "paid" | "fulfilled" | "cancelled" | "partially_refunded" | "refunded";
+                        parentId: string;
+                        petId: string;
+                        lines: {
+                            /** @description Order line id (oln_…). */
+                            id: string;
+                            providerId: string;
+                            listingId: string;
+                            /** @description The booking (bkg_…, kind marketplace) the line holds. */
+                            bookingId: string;
+                            /** Format: date-time */
+                            startsAt: string;
+                            /** @description The listing price when ordered (before tax). */
+                            amount: number;
+                            /** @description round-half-up(amount × commission rate / 10000), the rate snapshotted at order time. */
+                            commissionAmount: number;
+                        }[];
+                        /** @description Sum of the lines. */
+                        subtotal: number;
+                        /** @description subtotal plus the location’s tax, as the invoice bills it. */
+                        total: number;
+                        currency: string;
+                        /** @description The order’s invoice (inv_…): pay it with POST /v1/payments. */
+                        invoiceId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_state_transition`: The resource cannot move to the requested state; `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The request body media type is not supported */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `refund_exceeds_payment`: The refund exceeds what is left to refund on the payment; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    completeMarketplaceBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description The record id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The completed booking */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Booking id (bkg_…). */
+                        id: string;
+                        /** @constant */
+                        kind: "marketplace";
+                        status: "reserved" | "confirmed" | "completed" | "cancelled";
+                        orderId: string;
+                        orderLineId: string;
+                        providerId: string;
+                        listingId: string;
+                        /** @description The listing’s category. */
+                        service: string;
+                        petId: string;
+                        parentId: string;
+                        locationId: string;
+                        /** Format: date-time */
+                        startsAt: string;
+                        /** Format: date-time */
+                        endsAt: string;
+                        /** @description Integer minor units. */
+                        amount: number;
+                        currency: string;
+                        completedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_state_transition`: The resource cannot move to the requested state; `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMarketplaceBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description The record id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The booking */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Booking id (bkg_…). */
+                        id: string;
+                        /** @constant */
+                        kind: "marketplace";
+                        status: "reserved" | "confirmed" | "completed" | "cancelled";
+                        orderId: string;
+                        orderLineId: string;
+                        providerId: string;
+                        listingId: string;
+                        /** @description The listing’s category. */
+                        service: string;
+                        petId: string;
+                        parentId: string;
+                        locationId: string;
+                        /** Format: date-time */
+                        startsAt: string;
+                        /** Format: date-time */
+                        endsAt: string;
+                        /** @description Integer minor units. */
+                        amount: number;
+                        currency: string;
+                        completedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCommissions: {
+        parameters: {
+            query?: {
+                /** @description Page size (1–100, default 25). */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                providerId?: string;
+                status?: "accrued" | "settled";
+                /** @description Lines created at or after this instant. */
+                from?: string;
+                /** @description Lines created before this instant. */
+                to?: string;
+            };
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of commission lines */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Commission line id (cml_…). */
+                            id: string;
+                            orderId: string;
+                            orderLineId: string;
+                            providerId: string;
+                            /** @description sale: accrued when the line was paid; refund: the negative line of a refund. */
+                            kind: "sale" | "refund";
+                            refundId: string | null;
+                            /** @description Signed: the line’s price (sale) or minus the gross refunded (refund). */
+                            gross: number;
+                            /** @description The rate snapshotted on the order line. */
+                            rateBps: number;
+                            /** @description Signed as gross. */
+                            commission: number;
+                            currency: string;
+                            status: "accrued" | "settled";
+                            settlementId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        /** @description Pass as ?cursor= to get the next page. */
+                        nextCursor: string | null;
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createProviderPayouts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description First day of the period (YYYY-MM-DD, UTC).
+                     */
+                    periodStart: string;
+                    /**
+                     * Format: date
+                     * @description Last day of the period, inclusive (YYYY-MM-DD, UTC).
+                     */
+                    periodEnd: string;
+                    /** @description Only this provider id (prv_…). */
+                    providerId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The statements of the period */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Settlement id (stl_…). */
+                            id: string;
+                            /** @constant */
+                            kind: "provider_payout";
+                            providerId: string;
+                            /** Format: date */
+                            periodStart: string;
+                            /** Format: date */
+                            periodEnd: string;
+                            currency: string;
+                            /** @description Sum of the sale lines. */
+                            gross: number;
+                            /** @description Gross refunded: minus the sum of the refund lines (≥ 0). */
+                            refunds: number;
+                            /** @description Sum of the lines’ commission (refund lines count negative). */
+                            commission: number;
+                            /** @description gross − refunds − commission: what the provider is paid. */
+                            net: number;
+                            lines: {
+                                /** @description Commission line id (cml_…). */
+                                id: string;
+                                orderId: string;
+                                orderLineId: string;
+                                providerId: string;
+                                /** @description sale: accrued when the line was paid; refund: the negative line of a refund. */
+                                kind: "sale" | "refund";
+                                refundId: string | null;
+                                /** @description Signed: the line’s price (sale) or minus the gross refunded (refund). */
+                                gross: number;
+                                /** @description The rate snapshotted on the order line. */
+                                rateBps: number;
+                                /** @description Signed as gross. */
+                                commission: number;
+                                currency: string;
+                                status: "accrued" | "settled";
+                                settlementId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
+                            status: "pending" | "paid";
+                            /** Format: date-time */
+                            createdAt: string;
+                            paidAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `tenant_wide_only`: A client confined to locations may not use this tenant-wide resource; `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist; `forbidden_role`: The client role may not do this */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The request body media type is not supported */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProviderPayout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description The record id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Settlement id (stl_…). */
+                        id: string;
+                        /** @constant */
+                        kind: "provider_payout";
+                        providerId: string;
+                        /** Format: date */
+                        periodStart: string;
+                        /** Format: date */
+                        periodEnd: string;
+                        currency: string;
+                        /** @description Sum of the sale lines. */
+                        gross: number;
+                        /** @description Gross refunded: minus the sum of the refund lines (≥ 0). */
+                        refunds: number;
+                        /** @description Sum of the lines’ commission (refund lines count negative). */
+                        commission: number;
+                        /** @description gross − refunds − commission: what the provider is paid. */
+                        net: number;
+                        lines: {
+                            /** @description Commission line id (cml_…). */
+                            id: string;
+                            orderId: string;
+                            orderLineId: string;
+                            providerId: string;
+                            /** @description sale: accrued when the line was paid; refund: the negative line of a refund. */
+                            kind: "sale" | "refund";
+                            refundId: string | null;
+                            /** @description Signed: the line’s price (sale) or minus the gross refunded (refund). */
+                            gross: number;
+                            /** @description The rate snapshotted on the order line. */
+                            rateBps: number;
+                            /** @description Signed as gross. */
+                            commission: number;
+                            currency: string;
+                            status: "accrued" | "settled";
+                            settlementId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        status: "pending" | "paid";
+                        /** Format: date-time */
+                        createdAt: string;
+                        paidAt: string | null;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `tenant_wide_only`: A client confined to locations may not use this tenant-wide resource; `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    markProviderPayoutPaid: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description The record id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The paid statement */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Settlement id (stl_…). */
+                        id: string;
+                        /** @constant */
+                        kind: "provider_payout";
+                        providerId: string;
+                        /** Format: date */
+                        periodStart: string;
+                        /** Format: date */
+                        periodEnd: string;
+                        currency: string;
+                        /** @description Sum of the sale lines. */
+                        gross: number;
+                        /** @description Gross refunded: minus the sum of the refund lines (≥ 0). */
+                        refunds: number;
+                        /** @description Sum of the lines’ commission (refund lines count negative). */
+                        commission: number;
+                        /** @description gross − refunds − commission: what the provider is paid. */
+                        net: number;
+                        lines: {
+                            /** @description Commission line id (cml_…). */
+                            id: string;
+                            orderId: string;
+                            orderLineId: string;
+                            providerId: string;
+                            /** @description sale: accrued when the line was paid; refund: the negative line of a refund. */
+                            kind: "sale" | "refund";
+                            refundId: string | null;
+                            /** @description Signed: the line’s price (sale) or minus the gross refunded (refund). */
+                            gross: number;
+                            /** @description The rate snapshotted on the order line. */
+                            rateBps: number;
+                            /** @description Signed as gross. */
+                            commission: number;
+                            currency: string;
+                            status: "accrued" | "settled";
+                            settlementId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        status: "pending" | "paid";
+                        /** Format: date-time */
+                        createdAt: string;
+                        paidAt: string | null;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `tenant_wide_only`: A client confined to locations may not use this tenant-wide resource; `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist; `forbidden_role`: The client role may not do this */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_state_transition`: The resource cannot move to the requested state; `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listKnowledgeServices: {
+        parameters: {
+            query?: {
+                /** @description Page size (1–100, default 25). */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of knowledge services */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Knowledge service id (ais_…). */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            /** @description null: tenant-wide. */
+                            locationIds: string[] | null;
+                            retrieval: {
+                                /** @constant */
+                                lexical: true;
+                                /** @description Vectors are searched too (an embedding model is pinned and sqlite-vec is loaded). */
+                                vector: boolean;
+                                embeddingModel: string | null;
+                                dimension: number | null;
+                                reason: string | null;
+                            };
+                            documentCount: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        /** @description Pass as ?cursor= to get the next page. */
+                        nextCursor: string | null;
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createKnowledgeService: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Not blank. */
+                    name: string;
+                    description?: string;
+                    /** @description Locations whose staff may use it; omit for a tenant-wide service (tenant-wide callers only). */
+                    locationIds?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The new knowledge service */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Knowledge service id (ais_…). */
+                        id: string;
+                        name: string;
+                        description: string | null;
+                        /** @description null: tenant-wide. */
+                        locationIds: string[] | null;
+                        retrieval: {
+                            /** @constant */
+                            lexical: true;
+                            /** @description Vectors are searched too (an embedding model is pinned and sqlite-vec is loaded). */
+                            vector: boolean;
+                            embeddingModel: string | null;
+                            dimension: number | null;
+                            reason: string | null;
+                        };
+                        documentCount: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The request body media type is not supported */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `locations_required`: A client confined to locations must bind what it creates to its locations; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getKnowledgeService: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description The knowledge service (ais_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The knowledge service */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Knowledge service id (ais_…). */
+                        id: string;
+                        name: string;
+                        description: string | null;
+                        /** @description null: tenant-wide. */
+                        locationIds: string[] | null;
+                        retrieval: {
+                            /** @constant */
+                            lexical: true;
+                            /** @description Vectors are searched too (an embedding model is pinned and sqlite-vec is loaded). */
+                            vector: boolean;
+                            embeddingModel: string | null;
+                            dimension: number | null;
+                            reason: string | null;
+                        };
+                        documentCount: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reindexKnowledgeService: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description The knowledge service (ais_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service, re-pinned; its documents are queued */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Knowledge service id (ais_…). */
+                        id: string;
+                        name: string;
+                        description: string | null;
+                        /** @description null: tenant-wide. */
+                        locationIds: string[] | null;
+                        retrieval: {
+                            /** @constant */
+                            lexical: true;
+                            /** @description Vectors are searched too (an embedding model is pinned and sqlite-vec is loaded). */
+                            vector: boolean;
+                            embeddingModel: string | null;
+                            dimension: number | null;
+                            reason: string | null;
+                        };
+                        documentCount: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listKnowledgeDocuments: {
+        parameters: {
+            query?: {
+                /** @description Page size (1–100, default 25). */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description The knowledge service (ais_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of documents */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Knowledge document id (kdoc_…). */
+                            id: string;
+                            serviceId: string;
+                            title: string;
+                            source: "file" | "pet_document" | "text";
+                            /** @description application/pdf, text/plain or text/markdown (from the content). */
+                            contentType: string;
+                            sourceDocumentId: string | null;
+                            status: "uploaded" | "extracting" | "indexed" | "failed";
+                            /** @description Of the file bytes, or of the UTF-8 text. */
+                            sha256: string;
+                            sizeBytes: number;
+                            pages: number | null;
+                            chunks: number | null;
+                            /** @description Share of the chunks indexed (1 when indexed). */
+                            progress: number;
+                            error: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            indexedAt: string | null;
+                        }[];
+                        /** @description Pass as ?cursor= to get the next page. */
+                        nextCursor: string | null;
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    uploadKnowledgeDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description The knowledge service (ais_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description PDF, text or Markdown; the type is decided from the content.
+                     */
+                    file: string;
+                    /** @description Not blank. */
+                    title?: string;
+                } | {
+                    /** @description A pet document (PDF, text or Markdown) of a pet at one of the service's locations (doc_…). */
+                    documentId: string;
+                    /** @description Not blank. */
+                    title?: string;
+                } | {
+                    /** @description Not blank. */
+                    title: string;
+                    /** @description The document text; a form feed (\f) starts a new page. */
+                    text: string;
+                    contentType?: "text/plain" | "text/markdown";
+                };
+                "application/json": {
+                    /**
+                     * Format: binary
+                     * @description PDF, text or Markdown; the type is decided from the content.
+                     */
+                    file: string;
+                    /** @description Not blank. */
+                    title?: string;
+                } | {
+                    /** @description A pet document (PDF, text or Markdown) of a pet at one of the service's locations (doc_…). */
+                    documentId: string;
+                    /** @description Not blank. */
+                    title?: string;
+                } | {
+                    /** @description Not blank. */
+                    title: string;
+                    /** @description The document text; a form feed (\f) starts a new page. */
+                    text: string;
+                    contentType?: "text/plain" | "text/markdown";
+                };
+            };
+        };
+        responses: {
+            /** @description The document, queued for indexing (200: already in the service) */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Knowledge document id (kdoc_…). */
+                        id: string;
+                        serviceId: string;
+                        title: string;
+                        source: "file" | "pet_document" | "text";
+                        /** @description application/pdf, text/plain or text/markdown (from the content). */
+                        contentType: string;
+                        sourceDocumentId: string | null;
+                        status: "uploaded" | "extracting" | "indexed" | "failed";
+                        /** @description Of the file bytes, or of the UTF-8 text. */
+                        sha256: string;
+                        sizeBytes: number;
+                        pages: number | null;
+                        chunks: number | null;
+                        /** @description Share of the chunks indexed (1 when indexed). */
+                        progress: number;
+                        error: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        indexedAt: string | null;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The request body media type is not supported */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `document_outside_service`: The pet document is not at one of the knowledge service's locations; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getKnowledgeDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description The knowledge service (ais_…). */
+                id: string;
+                /** @description The knowledge document (kdoc_…). */
+                docId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Knowledge document id (kdoc_…). */
+                        id: string;
+                        serviceId: string;
+                        title: string;
+                        source: "file" | "pet_document" | "text";
+                        /** @description application/pdf, text/plain or text/markdown (from the content). */
+                        contentType: string;
+                        sourceDocumentId: string | null;
+                        status: "uploaded" | "extracting" | "indexed" | "failed";
+                        /** @description Of the file bytes, or of the UTF-8 text. */
+                        sha256: string;
+                        sizeBytes: number;
+                        pages: number | null;
+                        chunks: number | null;
+                        /** @description Share of the chunks indexed (1 when indexed). */
+                        progress: number;
+                        error: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        indexedAt: string | null;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    queryKnowledge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description The knowledge service (ais_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A question in words: 1–2000 characters, with at least one letter and no control characters. */
+                    question: string;
+                    /** @default 5 */
+                    topK?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The answer with its citations */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stored answer id (ans_…), readable at GET /v1/ai/answers/{id}. */
+                        id: string;
+                        answer: string;
+                        /** @description True when the documents do not support an answer (support below the measured threshold). */
+                        abstained: boolean;
+                        /** @description Share of the question's content words found in the best passage. */
+                        support: number;
+                        citations: {
+                            documentId: string;
+                            chunkId: string;
+                            title: string;
+                            page: number | null;
+                            snippet: string;
+                            /** @description Lexical: -bm25 (higher is better); hybrid: the reciprocal-rank fusion score. */
+                            score: number;
+                        }[];
+                        retrieval: "lexical" | "hybrid";
+                        /** @description The chat model that phrased it, or `extractive`. */
+                        model: string;
+                        fallback: string | null;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `embedding_mismatch`: The service's pinned embedding model or dimension differs from the configured one; re-index it; `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The request body media type is not supported */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    agentQuery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A question in words: 1–2000 characters, with at least one letter and no control characters. */
+                    question: string;
+                    /** @description A location id, or `tenant`: every location the caller may see. */
+                    scope: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The answer, its citations and live counts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stored answer id (ans_…), readable at GET /v1/ai/answers/{id}. */
+                        id: string;
+                        answer: string;
+                        /** @description True when the documents do not support an answer (support below the measured threshold). */
+                        abstained: boolean;
+                        /** @description Share of the question's content words found in the best passage. */
+                        support: number;
+                        citations: {
+                            documentId: string;
+                            chunkId: string;
+                            title: string;
+                            page: number | null;
+                            snippet: string;
+                            /** @description Lexical: -bm25 (higher is better); hybrid: the reciprocal-rank fusion score. */
+                            score: number;
+                        }[];
+                        retrieval: "lexical" | "hybrid";
+                        /** @description The chat model that phrased it, or `extractive`. */
+                        model: string;
+                        fallback: string | null;
+                        scope: string;
+                        liveCounts: {
+                            /** @description pets_total, appointments_today, boarded_tonight (point in time), or a §14 analytics metric. */
+                            metric: string;
+                            value: number;
+                            unit: "count" | "ratio" | "minor";
+                            /** @description ISO 4217, for unit minor. */
+                            currency?: string;
+                            /**
+                             * Format: date
+                             * @description Analytics metrics: first local date of the window.
+                             */
+                            from?: string;
+                            /**
+                             * Format: date
+                             * @description Analytics metrics: last local date of the window.
+                             */
+                            to?: string;
+                            /** Format: date-time */
+                            asOf: string;
+                            locationIds: string[];
+                            basis: {
+                                date: string;
+                                formula: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The request body media type is not supported */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAnswer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description The answer (ans_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stored answer */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stored answer id (ans_…), readable at GET /v1/ai/answers/{id}. */
+                        id: string;
+                        answer: string;
+                        /** @description True when the documents do not support an answer (support below the measured threshold). */
+                        abstained: boolean;
+                        /** @description Share of the question's content words found in the best passage. */
+                        support: number;
+                        citations: {
+                            documentId: string;
+                            chunkId: string;
+                            title: string;
+                            page: number | null;
+                            snippet: string;
+                            /** @description Lexical: -bm25 (higher is better); hybrid: the reciprocal-rank fusion score. */
+                            score: number;
+                        }[];
+                        retrieval: "lexical" | "hybrid";
+                        /** @description The chat model that phrased it, or `extractive`. */
+                        model: string;
+                        fallback: string | null;
+                        kind: "knowledge" | "agent";
+                        question: string;
+                        serviceId: string | null;
+                        scope: string | null;
+                        liveCounts: {
+                            /** @description pets_total, appointments_today, boarded_tonight (point in time), or a §14 analytics metric. */
+                            metric: string;
+                            value: number;
+                            unit: "count" | "ratio" | "minor";
+                            /** @description ISO 4217, for unit minor. */
+                            currency?: string;
+                            /**
+                             * Format: date
+                             * @description Analytics metrics: first local date of the window.
+                             */
+                            from?: string;
+                            /**
+                             * Format: date
+                             * @description Analytics metrics: last local date of the window.
+                             */
+                            to?: string;
+                            /** Format: date-time */
+                            asOf: string;
+                            locationIds: string[];
+                            basis: {
+                                date: string;
+                                formula: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCareCoordinatorSummary: {
+        parameters: {
+            query: {
+                /** @description The pet (pet_…); one the caller may not see answers 404. */
+                petId: string;
+            };
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The care summary */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pet: {
+                            id: string;
+                            name: string;
+                            species: string;
+                            ownerId: string;
+                            locationId: string;
+                            /** @description The pet's vaccinationStatus as GET /v1/pets/{id} derives it. */
+                            vaccinationStatus: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description The business-clock instant the summary was computed at.
+                         */
+                        asOf: string;
+                        /**
+                         * Format: date
+                         * @description The UTC date of asOf: the day due dates are compared with (YYYY-MM-DD).
+                         */
+                        today: string;
+                        /** @description The latest dose per vaccine, earliest due first. */
+                        vaccinations: {
+                            /** @description The latest dose of this vaccine (vac_…). */
+                            vaccinationId: string;
+                            vaccine: string;
+                            /** Format: date */
+                            administeredOn: string;
+                            /** Format: date */
+                            dueOn: string;
+                            /** @description overdue: dueOn before today; due_soon: within 30 days (today included); the vaccinationStatus rule per vaccine. */
+                            status: "overdue" | "due_soon" | "up_to_date";
+                        }[];
+                        /** @description Upcoming or in-progress appointments (confirmed, checked_in, in_progress, not ended), soonest first, at most 50. */
+                        appointments: {
+                            id: string;
+                            type: string;
+                            status: string;
+                            /** Format: date-time */
+                            startsAt: string;
+                            /** Format: date-time */
+                            endsAt: string;
+                            locationId: string;
+                            providerId: string;
+                        }[];
+                        /** @description Upcoming or current bookings of every kind (boarding, grooming, marketplace) not ended and not in a final state, soonest first, at most 50. */
+                        bookings: {
+                            /** @description bkg_… */
+                            id: string;
+                            /** @description boarding | grooming | marketplace */
+                            kind: string;
+                            status: string;
+                            /** Format: date-time */
+                            startsAt: string;
+                            /** Format: date-time */
+                            endsAt: string;
+                            locationId: string;
+                            providerId: string | null;
+                            /** @description Integer minor units, as booked. */
+                            amount: number;
+                            currency: string;
+                        }[];
+                        activeStay: {
+                            bookingId: string;
+                            locationId: string;
+                            /** Format: date */
+                            checkInOn: string;
+                            /** Format: date */
+                            checkOutOn: string;
+                            roomId: string | null;
+                            carePlans: {
+                                carePlan: {
+                                    /** @description Care plan id (cpl_…). */
+                                    id: string;
+                                    bookingId: string;
+                                    petId: string;
+                                    locationId: string;
+                                    feeding: {
+                                        time: string;
+                                        food: string;
+                                        portion: string;
+                                        notes: string | null;
+                                    }[];
+                                    medications: {
+                                        name: string;
+                                        dose: string;
+                                        times: string[];
+                                        withFood: boolean;
+                                        notes: string | null;
+                                        /** @description Charged per dose given, integer minor units. */
+                                        administrationAmount: number;
+                                    }[];
+                                    notes: string | null;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                };
+                                /** @description The last 20 doses logged, newest first. */
+                                recentDoses: {
+                                    /** @description Dose log entry id (dos_…). */
+                                    id: string;
+                                    carePlanId: string;
+                                    bookingId: string;
+                                    medication: string;
+                                    /** Format: date-time */
+                                    scheduledFor: string;
+                                    outcome: "given" | "refused" | "skipped";
+                                    givenBy: string;
+                                    notes: string | null;
+                                    recordedBy: {
+                                        clientId: string;
+                                    };
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                }[];
+                                /** @description Doses scheduled since check-in with nothing logged PETCARE_DOSE_OVERDUE_MINUTES after their time (the care-plan-doses job’s rule). */
+                                missedDoses: {
+                                    medication: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When it was due (a local time at the location, as UTC).
+                                     */
+                                    scheduledFor: string;
+                                }[];
+                            }[];
+                        } | null;
+                        /** @description Open invoices of the pet's parent with an amount due, oldest first, at most 50. */
+                        openInvoices: {
+                            id: string;
+                            number: string | null;
+                            status: string;
+                            locationId: string;
+                            petId: string | null;
+                            currency: string;
+                            total: number;
+                            amountDue: number;
+                            dueOn: string | null;
+                        }[];
+                        /** @description What to do next, by rule, earliest due first. */
+                        actions: {
+                            kind: "record_vaccinations" | "vaccinate_overdue" | "vaccination_due_soon" | "book_vaccination_before_boarding" | "missed_dose_follow_up" | "pay_open_invoice";
+                            /** @description Why, in one sentence naming the facts the rule used. */
+                            reason: string;
+                            /**
+                             * Format: date
+                             * @description When the action is (or was) due; a past date means it is late (YYYY-MM-DD).
+                             */
+                            dueOn: string;
+                            /** @description The records the rule read (pet_, vac_, bkg_, cpl_, inv_ ids), the main one first. */
+                            sourceIds: string[];
+                        }[];
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRecalls: {
+        parameters: {
+            query?: {
+                /** @description Page size (1–100, default 25). */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of campaigns */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Campaign id (rcl_…). */
+                            id: string;
+                            locationId: string | null;
+                            vaccines: string[] | null;
+                            dueWithinDays: number;
+                            /** Format: date */
+                            today: string;
+                            /** Format: date */
+                            dueThrough: string;
+                            recipientCount: number;
+                            sent: number;
+                            skipped: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        /** @description Pass as ?cursor= to get the next page. */
+                        nextCursor: string | null;
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createRecall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Only pets now at this location (loc_…, one of the caller's; another answers 404). Default: every location the caller covers. */
+                    locationId?: string;
+                    /** @description Vaccine names, matched case-insensitively as vaccinations match them. Default: every vaccine. */
+                    vaccines?: string[];
+                    /** @description Selects each pet's latest dose per vaccine due on or before today + dueWithinDays, overdue ones included (0: due today or overdue). */
+                    dueWithinDays: number;
+                    /**
+                     * @description List the recipients and what would happen to each; write and send nothing (200, id null).
+                     * @default false
+                     */
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The campaign (200 with id null for a dry run) */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string | null;
+                        dryRun: boolean;
+                        locationId: string | null;
+                        vaccines: string[] | null;
+                        dueWithinDays: number;
+                        /**
+                         * Format: date
+                         * @description The day the window counts from (UTC date of the business clock, as the reminder job counts) (YYYY-MM-DD).
+                         */
+                        today: string;
+                        /**
+                         * Format: date
+                         * @description today + dueWithinDays: the last due date selected (YYYY-MM-DD).
+                         */
+                        dueThrough: string;
+                        /** @description Earliest due first: one per pet and vaccine. */
+                        recipients: {
+                            /** @description The pet's parent (usr_…), who is written to. */
+                            parentId: string;
+                            petId: string;
+                            /** @description The vaccine as recorded on the latest dose. */
+                            vaccine: string;
+                            /**
+                             * Format: date
+                             * @description The latest dose's due date (may be past: overdue).
+                             */
+                            dueOn: string;
+                            /** @description The latest dose (vac_…) whose due date is recalled. */
+                            vaccinationId: string;
+                            /** @description The pet's location. */
+                            locationId: string;
+                            /** @description sent: a message was queued by this campaign; would_send: a dry run would queue one; skipped: see reason. */
+                            status: "sent" | "would_send" | "skipped";
+                            reason: ("already_reminded" | "no_consent" | "no_email") | null;
+                            notificationId: string | null;
+                        }[];
+                        /** @description Messages queued by this campaign (0 in a dry run). */
+                        sent: number;
+                        /** @description Messages a dry run would queue (0 when not a dry run). */
+                        wouldSend: number;
+                        /** @description Recipients already reminded or without consent or an email address. */
+                        skipped: number;
+                        createdAt: string | null;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The request body media type is not supported */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRecall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description Campaign id (rcl_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string | null;
+                        dryRun: boolean;
+                        locationId: string | null;
+                        vaccines: string[] | null;
+                        dueWithinDays: number;
+                        /**
+                         * Format: date
+                         * @description The day the window counts from (UTC date of the business clock, as the reminder job counts) (YYYY-MM-DD).
+                         */
+                        today: string;
+                        /**
+                         * Format: date
+                         * @description today + dueWithinDays: the last due date selected (YYYY-MM-DD).
+                         */
+                        dueThrough: string;
+                        /** @description Earliest due first: one per pet and vaccine. */
+                        recipients: {
+                            /** @description The pet's parent (usr_…), who is written to. */
+                            parentId: string;
+                            petId: string;
+                            /** @description The vaccine as recorded on the latest dose. */
+                            vaccine: string;
+                            /**
+                             * Format: date
+                             * @description The latest dose's due date (may be past: overdue).
+                             */
+                            dueOn: string;
+                            /** @description The latest dose (vac_…) whose due date is recalled. */
+                            vaccinationId: string;
+                            /** @description The pet's location. */
+                            locationId: string;
+                            /** @description sent: a message was queued by this campaign; would_send: a dry run would queue one; skipped: see reason. */
+                            status: "sent" | "would_send" | "skipped";
+                            reason: ("already_reminded" | "no_consent" | "no_email") | null;
+                            notificationId: string | null;
+                        }[];
+                        /** @description Messages queued by this campaign (0 in a dry run). */
+                        sent: number;
+                        /** @description Messages a dry run would queue (0 when not a dry run). */
+                        wouldSend: number;
+                        /** @description Recipients already reminded or without consent or an email address. */
+                        skipped: number;
+                        createdAt: string | null;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAnalyticsSummary: {
+        parameters: {
+            query: {
+                /** @description First day counted, inclusive (YYYY-MM-DD, the location's own calendar). */
+                from: string;
+                /** @description Last day counted, inclusive; at most 2 years after from (YYYY-MM-DD, the location's own calendar). */
+                to: string;
+                /** @description One location (loc_…); default: every location the caller may see. A location outside the caller's → 404. */
+                locationId?: string;
+            };
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every metric once; a money metric once per currency when the locations use several. */
+                        metrics: {
+                            name: "revenue_net" | "invoices_open" | "appointments_by_status" | "no_show_rate" | "boarding_occupancy_rate" | "grooming_completed" | "vaccination_compliance_rate" | "new_pets" | "active_pets" | "marketplace_gmv" | "commission_earned";
+                            /** @description count: an integer; ratio: 0..1; minor: integer minor units of `currency`. */
+                            value: number;
+                            unit: "count" | "ratio" | "minor";
+                            /** @description ISO 4217, for unit minor. */
+                            currency?: string;
+                            /** @description unit ratio: what the value divides (0/0 answers 0). */
+                            numerator?: number;
+                            denominator?: number;
+                            /** @description appointments_by_status: the count of each status (value is their total). */
+                            breakdown?: {
+                                key: string;
+                                value: number;
+                            }[];
+                            /** Format: date */
+                            from: string;
+                            /** Format: date */
+                            to: string;
+                            /** @description The locations counted (the caller's, or the one asked for). */
+                            locationIds: string[];
+                            /**
+                             * Format: date-time
+                             * @description When the value was computed: records written later are not in it.
+                             */
+                            asOf: string;
+                            basis: {
+                                /** @description Which date of which record places it in the window, and in which time zone. */
+                                date: string;
+                                /** @description How the value is computed from those records. */
+                                formula: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAnalyticsMetricSeries: {
+        parameters: {
+            query: {
+                /** @description First day counted, inclusive (YYYY-MM-DD, the location's own calendar). */
+                from: string;
+                /** @description Last day counted, inclusive; at most 2 years after from (YYYY-MM-DD, the location's own calendar). */
+                to: string;
+                /** @description One location (loc_…); default: every location the caller may see. A location outside the caller's → 404. */
+                locationId?: string;
+                /** @description Money metrics: the currency to count (ISO 4217). Needed only when the locations covered use several. */
+                currency?: string;
+                /** @description Bucket size: day (default), week (ISO, Monday first) or month; in each location's calendar. */
+                interval?: "day" | "week" | "month";
+                /** @description csv: the series as text/csv (columns bucket,value), as `Accept: text/csv` does. */
+                format?: "csv";
+            };
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description The metric; an unknown name → 400. */
+                name: "revenue_net" | "invoices_open" | "appointments_by_status" | "no_show_rate" | "boarding_occupancy_rate" | "grooming_completed" | "vaccination_compliance_rate" | "new_pets" | "active_pets" | "marketplace_gmv" | "commission_earned";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The series (JSON), or its CSV text */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: "revenue_net" | "invoices_open" | "appointments_by_status" | "no_show_rate" | "boarding_occupancy_rate" | "grooming_completed" | "vaccination_compliance_rate" | "new_pets" | "active_pets" | "marketplace_gmv" | "commission_earned";
+                        unit: "count" | "ratio" | "minor";
+                        /** @description ISO 4217, for unit minor. */
+                        currency?: string;
+                        interval: "day" | "week" | "month";
+                        /** Format: date */
+                        from: string;
+                        /** Format: date */
+                        to: string;
+                        /** @description The locations counted (the caller's, or the one asked for). */
+                        locationIds: string[];
+                        /**
+                         * Format: date-time
+                         * @description When the value was computed: records written later are not in it.
+                         */
+                        asOf: string;
+                        basis: {
+                            /** @description Which date of which record places it in the window, and in which time zone. */
+                            date: string;
+                            /** @description How the value is computed from those records. */
+                            formula: string;
+                        };
+                        /** @description Every bucket of the range in order; an empty one as 0. */
+                        points: {
+                            /**
+                             * Format: date
+                             * @description The bucket's first day (a Monday for week, the 1st for month).
+                             */
+                            bucket: string;
+                            /**
+                             * Format: date
+                             * @description First day of the bucket inside the asked range.
+                             */
+                            from: string;
+                            /**
+                             * Format: date
+                             * @description Last day of the bucket inside the asked range.
+                             */
+                            to: string;
+                            value: number;
+                            numerator?: number;
+                            denominator?: number;
+                        }[];
+                    } | string;
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAnalyticsMetricRecords: {
+        parameters: {
+            query: {
+                /** @description First day counted, inclusive (YYYY-MM-DD, the location's own calendar). */
+                from: string;
+                /** @description Last day counted, inclusive; at most 2 years after from (YYYY-MM-DD, the location's own calendar). */
+                to: string;
+                /** @description One location (loc_…); default: every location the caller may see. A location outside the caller's → 404. */
+                locationId?: string;
+                /** @description Money metrics: the currency to count (ISO 4217). Needed only when the locations covered use several. */
+                currency?: string;
+                /** @description Page size (1–100, default 25). */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description The metric; an unknown name → 400. */
+                name: "revenue_net" | "invoices_open" | "appointments_by_status" | "no_show_rate" | "boarding_occupancy_rate" | "grooming_completed" | "vaccination_compliance_rate" | "new_pets" | "active_pets" | "marketplace_gmv" | "commission_earned";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description payment, refund, invoice, appointment, booking, boarding_room, pet, order_line or commission_line. */
+                            sourceType: string;
+                            sourceId: string;
+                            /**
+                             * Format: date-time
+                             * @description The instant that dates it (see the metric's basis).
+                             */
+                            occurredAt: string;
+                            locationId: string;
+                            /** @description Money metrics: signed minor units (refunds negative); they sum to the value. */
+                            amount?: number;
+                            currency?: string;
+                            /** @description The row's status where the metric reads it. */
+                            status?: string;
+                            /** @description Where the row counts: a count's or a sum's rows are numerator; a ratio's rows are in the denominator, and both when also in the numerator. */
+                            counted: "numerator" | "denominator" | "both";
+                        }[];
+                        /** @description Pass as ?cursor= to get the next page. */
+                        nextCursor: string | null;
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
@@ -21210,7 +28110,7 @@ export interface operations {
                 /** @description The nextCursor of the previous page. */
                 cursor?: string;
                 /** @description A catalogue type, canonical or alias. */
-                type?: "pet.registered" | "appointment.created" | "appointment.completed" | "pet.vaccination_due" | "boarding.checked_in" | "boarding.checked_out" | "payment.completed" | "provider.onboarded" | "provider.approved" | "booking.created" | "booking.cancelled" | "marketplace.booking_created" | "invoice.finalized" | "invoice.paid" | "refund.created" | "subscription.created" | "subscription.past_due" | "subscription.canceled" | "boarding.dose_overdue" | "payment.succeeded" | "vaccination.due";
+                type?: "pet.registered" | "appointment.created" | "appointment.completed" | "pet.vaccination_due" | "boarding.checked_in" | "boarding.checked_out" | "payment.completed" | "provider.onboarded" | "provider.approved" | "booking.created" | "booking.cancelled" | "marketplace.booking_created" | "invoice.finalized" | "invoice.paid" | "refund.created" | "subscription.created" | "subscription.past_due" | "subscription.canceled" | "boarding.dose_overdue" | "order.created" | "order.paid" | "order.cancelled" | "order.refunded" | "marketplace.booking_completed" | "ai.recall_sent" | "payment.succeeded" | "vaccination.due";
                 /** @description Only events created at or after this instant (ISO 8601). */
                 since?: string;
             };
@@ -21695,7 +28595,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description Types to receive. An alias subscription receives events under the alias; "*" and canonical names receive the canonical name; subscribed by both an alias and its canonical name (or "*"), an event is sent once, under the canonical name. */
-                    events: ("pet.registered" | "appointment.created" | "appointment.completed" | "pet.vaccination_due" | "boarding.checked_in" | "boarding.checked_out" | "payment.completed" | "provider.onboarded" | "provider.approved" | "booking.created" | "booking.cancelled" | "marketplace.booking_created" | "invoice.finalized" | "invoice.paid" | "refund.created" | "subscription.created" | "subscription.past_due" | "subscription.canceled" | "boarding.dose_overdue" | "payment.succeeded" | "vaccination.due" | "*")[];
+                    events: ("pet.registered" | "appointment.created" | "appointment.completed" | "pet.vaccination_due" | "boarding.checked_in" | "boarding.checked_out" | "payment.completed" | "provider.onboarded" | "provider.approved" | "booking.created" | "booking.cancelled" | "marketplace.booking_created" | "invoice.finalized" | "invoice.paid" | "refund.created" | "subscription.created" | "subscription.past_due" | "subscription.canceled" | "boarding.dose_overdue" | "order.created" | "order.paid" | "order.cancelled" | "order.refunded" | "marketplace.booking_completed" | "ai.recall_sent" | "payment.succeeded" | "vaccination.due" | "*")[];
                     description?: string | null;
                 };
             };
@@ -22124,7 +29024,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description Types to receive. An alias subscription receives events under the alias; "*" and canonical names receive the canonical name; subscribed by both an alias and its canonical name (or "*"), an event is sent once, under the canonical name. */
-                    events?: ("pet.registered" | "appointment.created" | "appointment.completed" | "pet.vaccination_due" | "boarding.checked_in" | "boarding.checked_out" | "payment.completed" | "provider.onboarded" | "provider.approved" | "booking.created" | "booking.cancelled" | "marketplace.booking_created" | "invoice.finalized" | "invoice.paid" | "refund.created" | "subscription.created" | "subscription.past_due" | "subscription.canceled" | "boarding.dose_overdue" | "payment.succeeded" | "vaccination.due" | "*")[];
+                    events?: ("pet.registered" | "appointment.created" | "appointment.completed" | "pet.vaccination_due" | "boarding.checked_in" | "boarding.checked_out" | "payment.completed" | "provider.onboarded" | "provider.approved" | "booking.created" | "booking.cancelled" | "marketplace.booking_created" | "invoice.finalized" | "invoice.paid" | "refund.created" | "subscription.created" | "subscription.past_due" | "subscription.canceled" | "boarding.dose_overdue" | "order.created" | "order.paid" | "order.cancelled" | "order.refunded" | "marketplace.booking_completed" | "ai.recall_sent" | "payment.succeeded" | "vaccination.due" | "*")[];
                     /** @description false stops deliveries (pending ones are cancelled); true resumes with events created from then on. */
                     enabled?: boolean;
                     description?: string | null;
@@ -24430,6 +31330,68 @@ export interface operations {
             };
             /** @description `internal_error`: Internal server error */
             500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getConsole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": unknown;
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: The service is not ready */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Platform-Version": components["headers"]["X-Platform-Version"];

@@ -35,6 +35,8 @@ export interface RequestInput {
   ids?: readonly string[];
   query?: Record<string, unknown> | undefined;
   body?: unknown;
+  /** A multipart body (file uploads); fetch sets its content type and boundary. Re-sent as is on a retry. */
+  form?: FormData;
 }
 
 interface TokenState {
@@ -145,8 +147,10 @@ export class Transport {
     if (version) headers['petcare-version'] = version;
     // One key for every try of this call: a retry after a lost answer replays instead of writing twice.
     if (method !== 'get') headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
-    let body: string | undefined;
-    if (input.body !== undefined) {
+    let body: string | FormData | undefined;
+    if (input.form !== undefined) {
+      body = input.form;
+    } else if (input.body !== undefined) {
       body = JSON.stringify(input.body);
       headers['content-type'] = 'application/json';
     }
