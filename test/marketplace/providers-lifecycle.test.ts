@@ -168,6 +168,9 @@ test('listings: add and change through the API, validated; scope, role and locat
   a.is(added.status, 201, added.text);
   a.like(added.body, { category: 'training', currency: 'EUR', status: 'active' });
   a.is((await post(`/v1/providers/${provider.id}/listings`, admin, { ...walkListing, durationMinutes: 2000 })).status, 400);
+  const badCurrency = await post(`/v1/providers/${provider.id}/listings`, admin, { ...walkListing, currency: 'XYZ' });
+  a.is(badCurrency.status, 400);
+  a.is(badCurrency.body.errors[0].field, 'currency');
   const renamed = await t.request('PATCH', `/v1/providers/${provider.id}/listings/${added.body.id}`, { token: admin, body: { name: 'Puppy class' } });
   a.like(renamed.body, { name: 'Puppy class', amount: 4000 });
   a.is((await t.request('PATCH', `/v1/providers/${provider.id}/listings/${added.body.id}`, { token: admin, body: {} })).status, 400);

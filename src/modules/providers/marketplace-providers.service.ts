@@ -64,9 +64,10 @@ async function defaultCurrency(db: Executor, actor: AccessFilter, providerId: st
   return location?.currency ?? 'USD';
 }
 
+/** A new listing row; `field` is where the listing sits in the request body ('' for the whole body), for the currency error. */
 function listingRow(actor: AccessFilter, providerId: string, input: ListingInput, currency: string, now: number, field: string): MarketplaceListingsTable {
   const chosen = input.currency ?? currency;
-  if (!isCurrency(chosen)) throw validationFailed([{ field: `${field}.currency`, message: `'${chosen}' is not an ISO 4217 currency code` }]);
+  if (!isCurrency(chosen)) throw validationFailed([{ field: field ? `${field}.currency` : 'currency', message: `'${chosen}' is not an ISO 4217 currency code` }]);
   const at = isoAt(now);
   return {
     id: newId('lst', now),
@@ -173,7 +174,7 @@ export async function addListing(db: Executor, actor: Actor, providerId: string,
   if (!(await findProfile(db, actor, providerId))) {
     throw new AppError('conflict', `Provider ${providerId} is a clinic staff provider; only marketplace providers have listings.`);
   }
-  const row = listingRow(actor, provider.id, input, await defaultCurrency(db, actor, provider.id), now, 'body');
+  const row = listingRow(actor, provider.id, input, await defaultCurrency(db, actor, provider.id), now, '');
   await insertListings(db, [row]);
   return row;
 }
