@@ -371,7 +371,7 @@ export interface paths {
          * List reviews of marketplace providers
          * @description Verified reviews (each from a completed marketplace booking), newest first; filter by providerId. A location-scoped client sees the reviews of bookings at its locations.
          *
-         *     Scope: `marketplace.read`.
+         *     Scope: `marketplace.read` or `bookings.read`.
          */
         get: operations["listProviderReviews"];
         put?: never;
@@ -395,7 +395,7 @@ export interface paths {
          * Rate a completed marketplace booking
          * @description The caller rates for the pet parent `parentId` (a parent it can see, else 400 `resource_missing`): `bookingId` must be a marketplace booking of that parent at a location the caller sees, else 404 (another parent's booking looks unknown). One rating per booking: a second one, even sent in parallel, is 409 `already_rated`; a booking not `completed` is 422 `booking_not_completed`. Stars 1–5, comment up to 5,000 characters. The provider's `rating` (average, 1 decimal) and `ratingCount` move in the same transaction.
          *
-         *     Scope: `marketplace`.
+         *     Scope: `marketplace` or `bookings`.
          */
         post: operations["rateProvider"];
         delete?: never;
@@ -2132,7 +2132,7 @@ export interface paths {
          * List orders
          * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). Newest first; filters status, parentId, petId. Pages by cursor (limit, cursor), or by number (page, perPage: the 2025-06-01 form); unless paged by cursor the answer also carries page and totalPages. Petcare-Version 2025-06-01 answers `{orders, page, totalPages}`.
          *
-         *     Scope: `marketplace.read`.
+         *     Scope: `marketplace.read` or `bookings.read`.
          *
          *     The answer by API version (`Petcare-Version`; one shape each in the response's `oneOf`):
          *     - `2026-11-01` (current): A page of orders.
@@ -2144,7 +2144,7 @@ export interface paths {
          * Order marketplace services
          * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). Each line books an approved provider’s listing at startsAt: the slot is claimed atomically in the provider’s calendar (working hours of its schedule at the pet’s location, time off, appointments, grooms and other marketplace bookings), else 409 `slot_unavailable`; a provider that is not approved (or a deactivated listing) is 422 `provider_not_bookable`. Creates one booking per line (bkg_, kind marketplace, reserved) and a finalized invoice at the pet’s location (its tax rules; one line per order line, sourceId = the booking). The commission rate (provider override, else PETCARE_COMMISSION_BPS) is snapshotted per line. Emits booking.created and marketplace.booking_created per line, and order.created. States: pending_payment → paid (its invoice paid through POST /v1/payments) → fulfilled (every line completed); pending_payment → cancelled; paid | fulfilled → partially_refunded → refunded (POST /v1/orders/{id}/refund). A forbidden move is 409 `invalid_state_transition` with `currentStatus`.
          *
-         *     Scope: `marketplace`.
+         *     Scope: `marketplace` or `bookings`.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -2164,7 +2164,7 @@ export interface paths {
          * Get an order
          * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). States: pending_payment → paid (its invoice paid through POST /v1/payments) → fulfilled (every line completed); pending_payment → cancelled; paid | fulfilled → partially_refunded → refunded (POST /v1/orders/{id}/refund). A forbidden move is 409 `invalid_state_transition` with `currentStatus`.
          *
-         *     Scope: `marketplace.read`.
+         *     Scope: `marketplace.read` or `bookings.read`.
          */
         get: operations["getOrder"];
         put?: never;
@@ -2188,7 +2188,7 @@ export interface paths {
          * Cancel an unpaid order
          * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). pending_payment → cancelled: voids the invoice (422 `invoice_has_payments` when part of it was paid) and cancels every booking, releasing the slots. Emits booking.cancelled per line and order.cancelled. Any other state: 409.
          *
-         *     Scope: `marketplace`.
+         *     Scope: `marketplace` or `bookings`.
          */
         post: operations["cancelOrder"];
         delete?: never;
@@ -2232,7 +2232,7 @@ export interface paths {
          * Complete a marketplace booking
          * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). The provider’s word that the service was done: confirmed → completed, allowed once the order is paid, even before startsAt (reserved, i.e. unpaid, or any other state: 409 `invalid_state_transition`). The order becomes fulfilled when every line is completed. The line then counts for the provider’s next payout statement. Emits marketplace.booking_completed.
          *
-         *     Scope: `marketplace`.
+         *     Scope: `marketplace` or `bookings`.
          */
         post: operations["completeMarketplaceBooking"];
         delete?: never;
@@ -2252,7 +2252,7 @@ export interface paths {
          * Get a marketplace booking
          * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). A booking of kind marketplace with its order and line: reserved (order unpaid) → confirmed (paid) → completed; reserved | confirmed → cancelled.
          *
-         *     Scope: `marketplace.read`.
+         *     Scope: `marketplace.read` or `bookings.read`.
          */
         get: operations["getMarketplaceBooking"];
         put?: never;

@@ -204,11 +204,13 @@ export async function authenticate(ctx: AppContext, deps: AuthenticateDeps): Pro
 }
 
 /** 403 unless the actor holds the scope (and, when given, one of the roles). */
-export function authorize(actor: Actor, scope: Scope, roles: readonly Role[] | undefined): void {
-  if (!actor.scopes.has(scope)) {
-    throw new AppError('insufficient_scope', `This operation needs the '${scope}' scope.`, {
-      headers: { 'WWW-Authenticate': `Bearer realm="${realm}", error="insufficient_scope", scope="${scope}"` },
-      extensions: { requiredScope: scope },
+export function authorize(actor: Actor, scope: Scope | readonly Scope[], roles: readonly Role[] | undefined): void {
+  if (typeof scope === 'string' ? !actor.scopes.has(scope) : !scope.some((s) => actor.scopes.has(s))) {
+    const named = typeof scope === 'string' ? `the '${scope}' scope` : `one of the scopes ${scope.map((s) => `'${s}'`).join(', ')}`;
+    const listed = typeof scope === 'string' ? scope : scope.join(' ');
+    throw new AppError('insufficient_scope', `This operation needs ${named}.`, {
+      headers: { 'WWW-Authenticate': `Bearer realm="${realm}", error="insufficient_scope", scope="${listed}"` },
+      extensions: { requiredScope: typeof scope === 'string' ? scope : scope[0], ...(typeof scope === 'string' ? {} : { anyOfScopes: scope }) },
     });
   }
   if (roles && !roles.includes(actor.role)) {

@@ -4,7 +4,7 @@ import { isOAuthPath, oauthErrorValues } from './error-handler.js';
 import { errorCodes, type ErrorCode } from './errors.js';
 import { routeKey } from './router.js';
 import { isPublic, type AnyRoute } from './route.js';
-import { allScopes } from './scopes.js';
+import { allScopes, type Scope } from './scopes.js';
 import { deprecatedVersions } from './versioning.js';
 
 type Json = Record<string, unknown>;
@@ -60,6 +60,8 @@ function problemResponse(route: AnyRoute, status: number, codes: ErrorCode[], ex
   return { description: codes.map((c) => `\`${c}\`: ${errorCodes[c].title}`).join('; '), headers, content };
 }
 
+const scopesOf = (scope: Scope | readonly Scope[]): readonly Scope[] => (typeof scope === 'string' ? [scope] : scope);
+
 function errorResponses(route: AnyRoute, extraCodes: ErrorCode[], extraHeaders: Json): Record<string, Json> {
   const codes: ErrorCode[] = [...(route.errors ?? []), ...extraCodes, 'unsupported_api_version'];
   if (route.params || route.query || route.body) codes.push('validation_failed');
@@ -110,12 +112,14 @@ function operation(route: AnyRoute, variant: OperationVariant = {}): Json {
       },
       ...errorResponses(route, variant.extraCodes ?? [], extraHeaders),
     },
-    security: isPublic(route) ? [] : [{ oauth2: [route.access.scope] }],
+    // OpenAPI security requirements are alternatives: one entry per scope that will do.
+    security: isPublic(route) ? [] : scopesOf(route.access.scope).map((scope) => ({ oauth2: [scope] })),
   };
   if (!isPublic(route)) {
     const roles = route.access.roles ? ` Roles: ${route.access.roles.join(', ')}.` : '';
-    op.description = `${route.description ? `${route.description}\n\n` : ''}Scope: \`${route.access.scope}\`.${roles}`;
-    op['x-required-scope'] = route.access.scope;
+    const scopes = scopesOf(route.access.scope);
+    op.description = `${route.description ? `${route.description}\n\n` : ''}Scope: ${scopes.map((s) => `\`${s}\``).join(' or ')}.${roles}`;
+    op['x-required-scope'] = scopes.length === 1 ? scopes[0] : scopes;
     if (route.method !== 'get') {
       (op.parameters as Json[]).push({ $ref: '#/components/parameters/Idempotency-Key' });
     }

@@ -98,7 +98,8 @@ export interface ProtectedRoute<
   S = undefined,
 > extends RouteDocs,
     RouteShape<P, Q, B, R> {
-  access: { scope: Scope; roles?: readonly Role[] };
+  /** `scope`: the one scope the call needs, or a list of scopes any one of which will do (DESIGN §3: marketplace bookings are `marketplace` or `bookings`). */
+  access: { scope: Scope | readonly [Scope, ...Scope[]]; roles?: readonly Role[] };
   /** Writes run in one transaction with their audit row and idempotency record; default: true for non-GET. */
   transactional?: boolean;
   /**

@@ -53,7 +53,7 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
         'Emits booking.created and marketplace.booking_created per line, and order.created. ' +
         orderStates,
       tags,
-      access: { scope: 'marketplace' },
+      access: { scope: ['marketplace', 'bookings'] },
       body: CreateOrderSchema,
       response: { status: 201, description: 'The new order, pending payment', schema: OrderSchema },
       errors: ['resource_missing', 'slot_unavailable', 'provider_not_bookable'],
@@ -69,7 +69,7 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
         'Newest first; filters status, parentId, petId. Pages by cursor (limit, cursor), or by number (page, perPage: the 2025-06-01 form); unless paged by cursor the answer also carries page and totalPages. ' +
         'Petcare-Version 2025-06-01 answers `{orders, page, totalPages}`.',
       tags,
-      access: { scope: 'marketplace.read' },
+      access: { scope: ['marketplace.read', 'bookings.read'] },
       query: ListOrdersQuery,
       response: { status: 200, description: 'A page of orders', schema: OrdersPageSchema },
       versions: {
@@ -102,7 +102,7 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
       summary: 'Get an order',
       description: orderAccess + orderStates,
       tags,
-      access: { scope: 'marketplace.read' },
+      access: { scope: ['marketplace.read', 'bookings.read'] },
       params: IdParams,
       response: { status: 200, description: 'The order', schema: OrderSchema },
       errors: ['not_found'],
@@ -117,7 +117,7 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
         orderAccess +
         'pending_payment → cancelled: voids the invoice (422 `invoice_has_payments` when part of it was paid) and cancels every booking, releasing the slots. Emits booking.cancelled per line and order.cancelled. Any other state: 409.',
       tags,
-      access: { scope: 'marketplace' },
+      access: { scope: ['marketplace', 'bookings'] },
       params: IdParams,
       body: CancelOrderSchema,
       response: { status: 200, description: 'The cancelled order', schema: OrderSchema },
@@ -153,7 +153,7 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
         'The provider’s word that the service was done: confirmed → completed, allowed once the order is paid, even before startsAt (reserved, i.e. unpaid, or any other state: 409 `invalid_state_transition`). ' +
         'The order becomes fulfilled when every line is completed. The line then counts for the provider’s next payout statement. Emits marketplace.booking_completed.',
       tags,
-      access: { scope: 'marketplace' },
+      access: { scope: ['marketplace', 'bookings'] },
       params: IdParams,
       response: { status: 200, description: 'The completed booking', schema: MarketplaceBookingSchema },
       errors: ['not_found', 'invalid_state_transition'],
@@ -170,7 +170,7 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
       summary: 'Get a marketplace booking',
       description: orderAccess + 'A booking of kind marketplace with its order and line: reserved (order unpaid) → confirmed (paid) → completed; reserved | confirmed → cancelled.',
       tags,
-      access: { scope: 'marketplace.read' },
+      access: { scope: ['marketplace.read', 'bookings.read'] },
       params: IdParams,
       response: { status: 200, description: 'The booking', schema: MarketplaceBookingSchema },
       errors: ['not_found'],

@@ -64,7 +64,7 @@ function marketplaceReadRoutes(deps: { clock: Clock }): AnyRoute[] {
         'Verified reviews (each from a completed marketplace booking), newest first; filter by providerId. A location-scoped client sees ' +
         'the reviews of bookings at its locations.',
       tags: reviewTags,
-      access: { scope: 'marketplace.read' },
+      access: { scope: ['marketplace.read', 'bookings.read'] },
       query: ListReviewsQuery,
       response: { status: 200, description: 'A page of reviews', schema: pageSchema(ReviewSchema) },
       errors: ['invalid_cursor'],
@@ -84,7 +84,7 @@ function marketplaceReadRoutes(deps: { clock: Clock }): AnyRoute[] {
         'a second one, even sent in parallel, is 409 `already_rated`; a booking not `completed` is 422 `booking_not_completed`. Stars 1–5, ' +
         'comment up to 5,000 characters. The provider\'s `rating` (average, 1 decimal) and `ratingCount` move in the same transaction.',
       tags: reviewTags,
-      access: { scope: 'marketplace' },
+      access: { scope: ['marketplace', 'bookings'] },
       body: CreateRatingSchema,
       response: { status: 201, description: 'The new review', schema: ReviewSchema },
       errors: ['not_found', 'resource_missing', 'already_rated', 'booking_not_completed'],
