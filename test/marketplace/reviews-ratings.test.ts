@@ -15,7 +15,7 @@ let stranger: { id: string };
 let strangerPet: { id: string };
 let scopedOther: TokenSet; // admin with marketplace, the other location only
 let reader: TokenSet; // admin, marketplace.read
-let desk: TokenSet; // staff, bookings
+let petsOnly: TokenSet; // staff, pets: neither marketplace nor bookings
 
 test.before(async () => {
   t = await startTestApp();
@@ -23,10 +23,10 @@ test.before(async () => {
   [loc, other] = await Promise.all([createLocation(t, { name: 'Review clinic' }), createLocation(t, { name: 'Review elsewhere' })]);
   [parent, stranger] = await Promise.all([createPetParent(t, loc.id), createPetParent(t, loc.id)]);
   [pet, strangerPet] = await Promise.all([createPet(t, parent.id, loc.id), createPet(t, stranger.id, loc.id)]);
-  [scopedOther, reader, desk] = await Promise.all([
+  [scopedOther, reader, petsOnly] = await Promise.all([
     t.client({ name: 'other', role: 'admin', scopes: ['marketplace'], locationIds: [other.id] }),
     t.client({ name: 'reader', role: 'admin', scopes: ['marketplace.read'] }),
-    t.client({ name: 'desk', role: 'staff', scopes: ['bookings'] }),
+    t.client({ name: 'pets only', role: 'staff', scopes: ['pets'] }),
   ]);
 });
 test.after.always(async () => {
@@ -100,7 +100,7 @@ test("another parent's booking, an unknown one or one out of the caller's locati
   const missingParent = await rate({ bookingId: mine, parentId: 'usr_missing', stars: 5 });
   a.is(missingParent.status, 400);
   a.is(missingParent.body.code, 'resource_missing');
-  a.is((await rate({ bookingId: mine, parentId: parent.id, stars: 5 }, desk.accessToken)).status, 403);
+  a.is((await rate({ bookingId: mine, parentId: parent.id, stars: 5 }, petsOnly.accessToken)).status, 403);
   a.is((await rate({ bookingId: mine, parentId: parent.id, stars: 5 }, reader.accessToken)).status, 403);
   a.is((await rate({ bookingId: mine, parentId: parent.id, stars: 5 }, '')).status, 401);
   a.like(await providerOf(provider.id), { rating: null, ratingCount: 0 });
@@ -151,7 +151,7 @@ test('reply: once, admin with the marketplace scope; location scoping of reviews
   const theirs = await t.request('GET', `/v1/providers/reviews?providerId=${provider.id}`, { token: scopedOther.accessToken });
   a.deepEqual(theirs.body.data, []);
   a.is((await t.request('GET', '/v1/providers/reviews?providerId=bad', { token: admin })).status, 400);
-  a.is((await t.request('GET', '/v1/providers/reviews', { token: desk.accessToken })).status, 403);
+  a.is((await t.request('GET', '/v1/providers/reviews', { token: petsOnly.accessToken })).status, 403);
 });
 
 test('reviews are facts: SQLite refuses to change stars or a second reply even past the API', async (a) => {
