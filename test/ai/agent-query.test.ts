@@ -96,6 +96,36 @@ test('§14 metrics come from the analytics module with their window and basis', 
   tt.deepEqual(open.body.liveCounts[0].locationIds, [uptown.location.id]);
 });
 
+test('a money metric over locations in several currencies is one count per currency, never a 400', async (tt) => {
+  const lyon = await site(t, { name: 'Lyon', timezone: 'Europe/Paris', currency: 'EUR' });
+  const pay = async (s: Site, currency: string, amount: number) => {
+    const res = await t.request('POST', '/v1/payments', { token: admin, body: { parentId: s.parent.id, amount, currency, method: 'cash' } });
+    if (res.status !== 201) throw new Error(`payment: ${res.status} ${res.text}`);
+  };
+  await pay(lyon, 'EUR', 4_250);
+  await pay(downtown, 'USD', 1_999);
+  const res = await agent({ question: 'What was our revenue this month?', scope: 'tenant' });
+  tt.is(res.status, 200, res.text);
+  const revenue = res.body.liveCounts as Array<{ metric: string; currency: string; value: number; locationIds: string[] }>;
+  tt.deepEqual(revenue.map((c) => c.metric), ['revenue_net', 'revenue_net']);
+  tt.deepEqual(revenue.map((c) => c.currency), ['EUR', 'USD']);
+  tt.is(revenue[0]?.value, 4_250);
+  tt.true(revenue[1]!.value >= 1_999);
+  tt.regex(res.body.answer, /42\.50 EUR and \d+\.\d{2} USD/);
+  // The same figures as the analytics API gives each currency.
+  const month = `from=${today.slice(0, 8)}01&to=${today}`;
+  for (const count of revenue) {
+    const metric = await t.request('GET', `/v1/analytics/metrics/revenue_net/records?${month}&currency=${count.currency}&limit=100`, { token: admin });
+    tt.is(metric.status, 200, metric.text);
+    tt.is(metric.body.data.reduce((sum: number, r: { amount: number }) => sum + r.amount, 0), count.value);
+  }
+  // Named locations narrow the metric to them: Lyon alone is EUR only.
+  const named = await agent({ question: 'What was the revenue at Lyon this month?', scope: 'tenant' });
+  tt.deepEqual(named.body.liveCounts.map((c: { currency: string; value: number }) => [c.currency, c.value]), [['EUR', 4_250]]);
+  const two = await agent({ question: 'What was the revenue at Lyon and Uptown this month?', scope: 'tenant' });
+  tt.deepEqual(two.body.liveCounts[0].locationIds, [lyon.location.id, uptown.location.id].sort());
+});
+
 test("a caller confined to Uptown never gets Downtown's count: naming Downtown counts nothing of it, and scoping to it is 404", async (tt) => {
   const up = await t.client({ role: 'staff', scopes: ['ai.read'], locationIds: [uptown.location.id] });
   const res = await agent({ question: 'How many dogs are boarded at Downtown tonight?', scope: 'tenant' }, up.accessToken);

@@ -7,7 +7,7 @@ import type { LiveCount } from './ai.schema.js';
 import type { AiAnswersTable } from './ai.table.js';
 import { answerRow, assertEmbeddingsMatch, compose, questionWords, retrieve, type Composed } from './answers.service.js';
 import { getService } from './knowledge.service.js';
-import { analyticsSentence, computeAnalyticsCount, computeCount, countSentence, matchAnalyticsIntent, matchCountIntent, scopeLocations, type CountIntent } from './live-counts.js';
+import { analyticsSentence, computeAnalyticsCounts, computeCount, countSentence, matchAnalyticsIntent, matchCountIntent, scopeLocations, type CountIntent } from './live-counts.js';
 import type { LlmClient } from './llm-client.js';
 
 export interface AskDeps {
@@ -77,10 +77,11 @@ export async function askAgent(
   const liveCounts: LiveCount[] = [];
   let composed: Composed;
   if (analytics || intent) {
-    const count = analytics ? await computeAnalyticsCount(db, actor, analytics, now) : await computeCount(db, actor, intent as CountIntent, now);
-    liveCounts.push(count);
+    // A money metric over locations in several currencies is one count per currency.
+    const counts = analytics ? await computeAnalyticsCounts(db, actor, analytics, now) : [await computeCount(db, actor, intent as CountIntent, now)];
+    liveCounts.push(...counts);
     const documents = await compose(deps.llm, input.question, words, retrieved.passages);
-    const sentence = analytics ? analyticsSentence(count, analytics) : countSentence(count, intent as CountIntent);
+    const sentence = analytics ? analyticsSentence(counts, analytics) : countSentence(counts[0] as LiveCount, intent as CountIntent);
     composed = documents.abstained
       ? { ...documents, answer: sentence, abstained: false }
       : { ...documents, answer: `${sentence} ${documents.answer}` };

@@ -3,7 +3,7 @@ import { selectRows, type Executor } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { localDate } from '../../calendar-dates.js';
 import type { LiveCount } from './ai.schema.js';
-import { computeMetric, type MetricName } from '../analytics/index.js';
+import { computeMetricPerCurrency, type MetricName } from '../analytics/index.js';
 import { wordsOf } from './knowledge-text.js';
 
 /** Point-in-time counts the agent computes in SQL itself (DESIGN §13). */
@@ -183,6 +183,8 @@ export interface AnalyticsIntent {
   from: string;
   to: string;
   locations: ScopeLocation[];
+  /** True when the question named some of the scope's locations: the metric covers those only. */
+  named: boolean;
   /** Words of the window as asked ("this month" when none was). */
   window: string;
 }
@@ -224,15 +226,21 @@ export function matchAnalyticsIntent(question: string, scope: readonly ScopeLoca
     from = today.startOf('year');
     window = 'this year';
   }
-  return { metric: found.metric, from: iso(from), to: iso(to), locations, window };
+  return { metric: found.metric, from: iso(from), to: iso(to), locations, named: named.length > 0, window };
 }
 
-/** Runs an analytics metric through the analytics module (the same SQL as GET /v1/analytics/metrics). */
-export async function computeAnalyticsCount(db: Executor, actor: AccessFilter, intent: AnalyticsIntent, now: number): Promise<LiveCount> {
-  // One location: that one; several (a tenant scope): every location the caller may see, which is the scope.
+/**
+ * Runs an analytics metric through the analytics module (the same SQL as GET /v1/analytics/metrics):
+ * one count, or for a money metric one per currency of the locations covered (a tenant whose
+ * locations bill in USD and EUR gets both, never a 400 asking for a currency).
+ */
+export async function computeAnalyticsCounts(db: Executor, actor: AccessFilter, intent: AnalyticsIntent, now: number): Promise<LiveCount[]> {
+  // One location: that one. Several named in the question: exactly those (all within the caller's,
+  // as the scope's locations are). Otherwise every location the caller may see, which is the scope.
   const one = intent.locations.length === 1 ? intent.locations[0] : undefined;
-  const metric = await computeMetric(db, actor, intent.metric, { from: intent.from, to: intent.to, locationId: one?.id }, now);
-  return {
+  const access: AccessFilter = !one && intent.named ? { tenantId: actor.tenantId, locationIds: intent.locations.map((l) => l.id) } : actor;
+  const metrics = await computeMetricPerCurrency(db, access, intent.metric, { from: intent.from, to: intent.to, locationId: one?.id }, now);
+  return metrics.map((metric) => ({
     metric: metric.name,
     value: metric.value,
     unit: metric.unit,
@@ -242,16 +250,27 @@ export async function computeAnalyticsCount(db: Executor, actor: AccessFilter, i
     asOf: metric.asOf,
     locationIds: metric.locationIds,
     basis: metric.basis,
-  };
+  }));
 }
 
-export function analyticsSentence(count: LiveCount, intent: AnalyticsIntent): string {
+/** An amount in minor units as the currency writes it (2 decimals for USD, none for JPY, 3 for KWD). */
+function moneyText(minor: number, currency: string | undefined): string {
+  if (!currency) return String(minor);
+  let digits = 2;
+  try {
+    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    // an unknown code keeps 2 decimals
+  }
+  return `${(minor / 10 ** digits).toFixed(digits)} ${currency}`;
+}
+
+/** The sentence of an analytics answer: one value, or a money metric's value in each currency. */
+export function analyticsSentence(counts: readonly LiveCount[], intent: AnalyticsIntent): string {
   const where = intent.locations.map((l) => l.name).join(', ');
-  const value =
-    count.unit === 'ratio'
-      ? `${Math.round(count.value * 1000) / 10} %`
-      : count.unit === 'minor'
-        ? `${(count.value / 100).toFixed(2)} ${count.currency ?? ''}`.trim()
-        : String(count.value);
-  return `${count.metric.replace(/_/g, ' ')} for ${intent.window} (${count.from} to ${count.to}) at ${where}: ${value} (as of ${count.asOf}).`;
+  const valueOf = (count: LiveCount) =>
+    count.unit === 'ratio' ? `${Math.round(count.value * 1000) / 10} %` : count.unit === 'minor' ? moneyText(count.value, count.currency) : String(count.value);
+  const [first] = counts;
+  if (!first) return `${intent.metric.replace(/_/g, ' ')} for ${intent.window} at ${where}: nothing to count.`;
+  return `${first.metric.replace(/_/g, ' ')} for ${intent.window} (${first.from} to ${first.to}) at ${where}: ${counts.map(valueOf).join(' and ')} (as of ${first.asOf}).`;
 }

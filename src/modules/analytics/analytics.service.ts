@@ -118,6 +118,17 @@ export async function computeMetric(db: Executor, access: AccessFilter, name: Me
   return metricOf(name, evaluated, window, currency, now);
 }
 
+/**
+ * One metric for a caller that cannot name a currency (the AI agent's live counts): a money metric
+ * once per currency of the locations covered and the rows found (as the summary answers it),
+ * any other metric once. Never the 400 computeMetric gives a multi-currency money metric.
+ */
+export async function computeMetricPerCurrency(db: Executor, access: AccessFilter, name: MetricName, window: MetricWindow, now: number): Promise<Metric[]> {
+  const evaluated = await evaluate(db, access, name, await frameOf(db, access, window, null));
+  if (metricDefinitions[name].unit !== 'minor') return [metricOf(name, evaluated, window, undefined, now)];
+  return currenciesOf(evaluated, window.currency).map((currency) => metricOf(name, evaluated, window, currency, now));
+}
+
 /** Every metric once (a money metric once per currency of the locations and rows). */
 export async function metricSummary(db: Executor, access: AccessFilter, window: MetricWindow, now: number): Promise<Metric[]> {
   const frame = await frameOf(db, access, window, null);
