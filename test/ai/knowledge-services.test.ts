@@ -1,4 +1,6 @@
 import test from 'ava';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
 import { eventually } from '../helpers/eventually.js';
@@ -213,7 +215,7 @@ test('POST /v1/jobs/ai-indexing/run runs the job and reports what it did', async
   tt.pass();
 });
 
-test('a sandbox reset erases the sandbox knowledge (services, documents, chunks, answers) and leaves live alone', async (tt) => {
+test('a sandbox reset erases the sandbox knowledge (services, documents, chunks, answers, uploaded files) and leaves live alone', async (tt) => {
   const sandbox = await t.adminToken('sandbox');
   const svc = (await createService({ name: 'Sandbox notes' }, sandbox)).body;
   const up = await t.request('POST', `/v1/ai/services/${svc.id}/documents`, { token: sandbox, body: { title: 'Note', text: 'Sandbox kennels are cleaned daily.' } });
@@ -222,7 +224,18 @@ test('a sandbox reset erases the sandbox knowledge (services, documents, chunks,
   const answer = await t.request('POST', `/v1/ai/services/${svc.id}/query`, { token: sandbox, body: { question: 'How often are kennels cleaned?' } });
   tt.is(answer.status, 200);
   const live = (await createService({ name: 'Live survives' })).body;
+  // An uploaded file in each environment: the reset removes the sandbox's from disk, not live's.
+  const file = Buffer.from('Sandbox kennels are hosed down at noon.\n');
+  const sandboxFile = await t.request('POST', `/v1/ai/services/${svc.id}/documents`, { token: sandbox, ...form(file, 'hosing.md', 'text/markdown') });
+  const liveFile = await t.request('POST', `/v1/ai/services/${live.id}/documents`, { token: admin, ...form(file, 'hosing.md', 'text/markdown') });
+  tt.is(sandboxFile.status, 202, sandboxFile.text);
+  tt.is(liveFile.status, 202, liveFile.text);
+  const stored = (env: string, id: string) => existsSync(path.join(t.dataDir, 'knowledge', 'documents', env, `${id}.md`));
+  tt.true(stored('sandbox', sandboxFile.body.id));
+  tt.true(stored('live', liveFile.body.id));
   tt.is((await t.request('POST', '/v1/sandbox/reset', { token: sandbox })).status, 200);
+  tt.false(stored('sandbox', sandboxFile.body.id));
+  tt.true(stored('live', liveFile.body.id));
   tt.is((await t.request('GET', `/v1/ai/services/${svc.id}`, { token: sandbox })).status, 404);
   tt.is((await t.request('GET', `/v1/ai/answers/${answer.body.id}`, { token: sandbox })).status, 404);
   const chunks = t.stores.get('sandbox').sqlite.prepare('select count(*) as n from ai_chunks').get() as { n: number };

@@ -21,6 +21,8 @@ export function aiJobs(deps: { config: Config }): JobDefinition[] {
 export { LlmClient, LlmUnavailable } from './llm-client.js';
 /** Sandbox reset: the tenant's knowledge services, documents, chunks and answers. */
 export { deleteTenantKnowledge as eraseKnowledgeRecords } from './ai.repository.js';
+/** Sandbox reset, after its transaction: removes every uploaded knowledge file of the environment (pet documents are not touched). */
+export const removeStoredKnowledgeFiles = (dataDir: string, env: 'live' | 'sandbox'): number => knowledgeFiles(dataDir).knowledge.removeAllStored(env);
 
 // AI-C's part (care coordinator and recall), mounted by app.ts as aiAgentRoutes.
 import { careCoordinatorRoutes } from './care-coordinator.routes.js';

@@ -6,6 +6,7 @@ import type { JobRunner } from '../../jobs/runner.js';
 import { AppError } from '../../http/errors.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { DocumentFiles } from '../documents/index.js';
+import { removeStoredKnowledgeFiles } from '../ai/index.js';
 import { clearSandboxData, demoLocations, demoParents, demoPets, demoProviders, demoVaccinations, insertDemoData } from './demo-data.js';
 import { resetClock } from './business-clock.js';
 import { sandboxClockRoutes } from './sandbox-clock.routes.js';
@@ -51,6 +52,7 @@ export function sandboxRoutes(deps: { clock: Clock; config: Config; runner?: Job
         await insertDemoData(db, actor.tenantId, now);
         await resetClock(db);
         afterCommit(() => void documents.removeAllStored('sandbox'));
+        afterCommit(() => void removeStoredKnowledgeFiles(deps.config.dataDir, 'sandbox'));
         return {
           body: {
             environment: 'sandbox' as const,
