@@ -176,3 +176,20 @@ test('a rating sent again with the same Idempotency-Key answers the first review
   a.is(again.headers.get('idempotent-replayed'), 'true');
   a.like(await providerOf(provider.id), { rating: 5, ratingCount: 1 });
 });
+
+test("DESIGN §12's body {bookingId, stars, comment?} without parentId: the booking's own parent rates; a booking the caller cannot see is still 404", async (a) => {
+  const provider = await approvedProvider(t, loc.id);
+  const bookingId = await booking(provider.id);
+  const res = await rate({ bookingId, stars: 4, comment: 'On time' });
+  a.is(res.status, 201, res.text);
+  a.like(res.body, { providerId: provider.id, bookingId, stars: 4, comment: 'On time', verified: true });
+  const row = await t.stores.get('live').db.selectFrom('provider_reviews').select(['parent_id', 'pet_id']).where('id', '=', res.body.id).executeTakeFirstOrThrow();
+  a.deepEqual(row, { parent_id: parent.id, pet_id: pet.id });
+  a.is((await rate({ bookingId, stars: 5 })).body.code, 'already_rated');
+  // Out of the caller's locations, or unknown: 404 without a parentId too.
+  const hidden = await rate({ bookingId: await booking(provider.id), stars: 5 }, scopedOther.accessToken);
+  a.is(hidden.status, 404, hidden.text);
+  a.is((await rate({ bookingId: 'bkg_missing', stars: 5 })).status, 404);
+  a.is((await rate({ bookingId: await booking(provider.id, 'confirmed'), stars: 5 })).body.code, 'booking_not_completed');
+  a.like(await providerOf(provider.id), { rating: 4, ratingCount: 1 });
+});

@@ -79,8 +79,8 @@ function marketplaceReadRoutes(deps: { clock: Clock }): AnyRoute[] {
       operationId: 'rateProvider',
       summary: 'Rate a completed marketplace booking',
       description:
-        'The caller rates for the pet parent `parentId` (a parent it can see, else 400 `resource_missing`): `bookingId` must be a marketplace ' +
-        'booking of that parent at a location the caller sees, else 404 (another parent\'s booking looks unknown). One rating per booking: ' +
+        'The booking\'s pet parent rates it: `bookingId` must be a marketplace booking at a location the caller sees, else 404. `parentId` is optional; ' +
+        'when sent, it must be a parent the caller sees (else 400 `resource_missing`) and the booking must be theirs, else 404 (another parent\'s booking looks unknown). One rating per booking: ' +
         'a second one, even sent in parallel, is 409 `already_rated`; a booking not `completed` is 422 `booking_not_completed`. Stars 1–5, ' +
         'comment up to 5,000 characters. The provider\'s `rating` (average, 1 decimal) and `ratingCount` move in the same transaction.',
       tags: reviewTags,

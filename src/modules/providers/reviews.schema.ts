@@ -4,12 +4,15 @@ import { NonBlankText } from '../../http/schema-fields.js';
 import { ProviderId } from './providers.schema.js';
 
 const BookingId = Type.String({ pattern: '^bkg_[a-z0-9_]{1,60}$', description: 'A completed marketplace booking (bkg_…).' });
-const ParentId = Type.String({ pattern: '^usr_[a-z0-9_]{1,60}$', description: 'The pet parent the caller rates for (usr_…): the booking must be theirs.' });
+const ParentId = Type.String({
+  pattern: '^usr_[a-z0-9_]{1,60}$',
+  description: "Optional: the pet parent the caller rates for (usr_…), checked against the booking (another parent's booking answers 404). Absent, the booking's own parent rates.",
+});
 
 export const CreateRatingSchema = Type.Object(
   {
     bookingId: BookingId,
-    parentId: ParentId,
+    parentId: Type.Optional(ParentId),
     stars: Type.Integer({ minimum: 1, maximum: 5, description: 'Whole stars, 1–5.' }),
     comment: Type.Optional(Type.String({ maxLength: 5000, description: 'Up to 5,000 characters.' })),
   },

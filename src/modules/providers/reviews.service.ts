@@ -10,15 +10,18 @@ import type { CreateRatingInput } from './reviews.schema.js';
 import type { ProviderReviewsTable } from './providers.table.js';
 
 /**
- * One verified review per completed marketplace booking. The caller acts for `parentId` (a pet
- * parent it can see); a booking of another parent answers 404 like an unknown one, so a parent
- * learns nothing about other parents' bookings. The provider's rating moves by trigger in the
- * same transaction; UNIQUE(booking_id) makes a second rating impossible even under races.
+ * One verified review per completed marketplace booking, given by the booking's pet parent. The
+ * booking must be one the caller sees (tenant, locations), else 404. `parentId` is optional
+ * (DESIGN §12's body is `{bookingId, stars, comment?}`): when sent, it must be a parent the caller
+ * sees (400 resource_missing) and the booking must be theirs — a booking of another parent answers
+ * 404 like an unknown one, so a parent learns nothing about other parents' bookings. The
+ * provider's rating moves by trigger in the same transaction; UNIQUE(booking_id) makes a second
+ * rating impossible even under races.
  */
 export async function rateBooking(db: Executor, actor: Actor, input: CreateRatingInput, now: number): Promise<ProviderReviewsTable> {
-  if (!(await findPetParent(db, actor, input.parentId))) throw missingReference('parentId', 'pet parent', input.parentId);
+  if (input.parentId !== undefined && !(await findPetParent(db, actor, input.parentId))) throw missingReference('parentId', 'pet parent', input.parentId);
   const booking = await findBooking(db, actor, 'marketplace', input.bookingId);
-  if (!booking || booking.parent_id !== input.parentId || booking.provider_id === null) throw notFound('booking', input.bookingId);
+  if (!booking || booking.provider_id === null || (input.parentId !== undefined && booking.parent_id !== input.parentId)) throw notFound('booking', input.bookingId);
   if (await reviewOfBooking(db, actor.tenantId, booking.id)) throw alreadyRated(booking.id);
   if (booking.status !== 'completed') {
     throw new AppError('booking_not_completed', `Booking ${booking.id} is ${booking.status}; only a completed booking can be rated.`, {
