@@ -13,7 +13,7 @@
  *
  *   npm run bench                      the three runs and the table
  *   npm run bench -- --profile get     GET load against a server under `node --cpu-prof`, then the profile summary
- *   npm run bench -- --profile post    the same for POST (and `availability` for (d))
+ *   npm run bench -- --profile post    the same for POST (and `availability` for (d), or a module case's key: j, k, …)
  *   npm run bench -- --only j,k        (a), (b) and only the named module cases of module-cases.ts
  *
  * Env: BENCH_DURATION (s), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS (default 50),
@@ -474,7 +474,8 @@ async function runAll(): Promise<boolean> {
 }
 
 /** The gateway under `node --cpu-prof` and one load; the profile is cut to the measured window and summarised. */
-type ProfileKind = 'get' | 'post' | 'availability';
+/** get, post, availability, or the key of a module case (j, k, …). */
+type ProfileKind = string;
 
 async function runProfile(kind: ProfileKind): Promise<void> {
   const profileDir = path.join(resultsDir, 'profiles');
@@ -486,13 +487,15 @@ async function runProfile(kind: ProfileKind): Promise<void> {
   try {
     const fx = await createFixtures(gateway.url);
     const sx = kind === 'availability' ? await createSchedulingFixtures(gateway.url, gateway.dataDir) : null;
+    const moduleCase = moduleCases.find((c) => c.key === kind);
+    const prepared = moduleCase ? await moduleCase.prepare(gateway, fx) : null;
     process.stdout.write(`profiling ${kind} under ${connections} connections for ${duration} s (log level ${logLevel})…\n`);
-    const runs = {
+    const runs: Record<string, () => Promise<Measured>> = {
       get: () => measure('GET /v1/pets/:id (profiled)', gateway, getOptions(gateway.url, fx)),
       post: () => measure('POST /v1/pets (profiled)', gateway, postOptions(gateway.url, fx)),
       availability: () => measure('GET availability (profiled)', gateway, availabilityOptions(gateway.url, sx!)),
     };
-    measured = await runs[kind]();
+    measured = moduleCase && prepared ? await measure(`(${moduleCase.key}) ${moduleCase.label} (profiled)`, gateway, prepared.options, prepared.afterWarmup) : await runs[kind]!();
   } finally {
     await gateway.stop();
   }
@@ -508,8 +511,8 @@ async function runProfile(kind: ProfileKind): Promise<void> {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { profile: { type: 'string' }, only: { type: 'string' } } });
-  const kinds: readonly string[] = ['get', 'post', 'availability'];
-  if (values.profile !== undefined && !kinds.includes(values.profile)) throw new Error('--profile takes get, post or availability');
+  const kinds: readonly string[] = ['get', 'post', 'availability', ...moduleCases.map((c) => c.key)];
+  if (values.profile !== undefined && !kinds.includes(values.profile)) throw new Error(`--profile takes ${kinds.join(', ')}`);
   build();
   if (values.profile) {
     await runProfile(values.profile as ProfileKind);
