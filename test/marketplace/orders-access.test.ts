@@ -42,6 +42,10 @@ test.serial('GET /v1/orders: cursors in 2026-11-01, {orders, page, totalPages} i
   tt.is(defaults.body.orders.length, 5);
   const beyond = await t.request('GET', `/v1/orders?petId=${m.pet.id}&page=9&perPage=2`, { token, headers: old });
   tt.deepEqual(beyond.body, { orders: [], page: 9, totalPages: 3 });
+  // 2025-06-01 had no cursors: {orders, page, totalPages} cannot say where a cursor page is.
+  const cursorInOld = await t.request('GET', `/v1/orders?petId=${m.pet.id}&cursor=${first.body.nextCursor}`, { token, headers: old });
+  tt.is(cursorInOld.status, 400, cursorInOld.text);
+  tt.is(cursorInOld.body.errors[0].field, 'cursor');
 
   tt.is((await t.request('GET', '/v1/orders?perPage=0', { token })).status, 400);
   tt.is((await t.request('GET', `/v1/orders?page=1&cursor=${first.body.nextCursor}`, { token })).status, 400);
@@ -52,6 +56,7 @@ test.serial('bad input answers 400 and writes nothing', async (tt) => {
   const db = t.stores.get('live').db;
   const before = (await db.selectFrom('marketplace_orders').selectAll().execute()).length;
   const line = { providerId: m.walker.id, listingId: m.walker.listingId, startsAt: mondayAt(t, 10, 0, 5) };
+  const other = await approvedWalker(t, m.location.id);
   const cases: Array<[Record<string, unknown>, string]> = [
     [{ parentId: m.parent.id, petId: m.pet.id, lines: [] }, 'lines'],
     [{ parentId: m.parent.id, petId: m.pet.id, lines: Array.from({ length: 21 }, () => line) }, 'lines'],
@@ -59,6 +64,9 @@ test.serial('bad input answers 400 and writes nothing', async (tt) => {
     [{ parentId: m.parent.id, petId: m.pet.id, lines: [{ ...line, startsAt: '2020-01-06T10:00:00Z' }] }, 'lines[0].startsAt'],
     [{ parentId: m.parent.id, petId: m.pet.id, lines: [{ ...line, extra: 1 }] }, 'lines[0]'],
     [{ parentId: m.parent.id, petId: m.pet.id, lines: [{ ...line, listingId: 'lst_unknown' }] }, 'lines[0].listingId'],
+    [{ parentId: m.parent.id, petId: m.pet.id, lines: [{ ...line, providerId: 'prv_unknown' }] }, 'lines[0].providerId'],
+    // Another provider's listing is unknown for this provider; the second line's field is named.
+    [{ parentId: m.parent.id, petId: m.pet.id, lines: [line, { ...line, startsAt: mondayAt(t, 11, 0, 5), listingId: other.listingId }] }, 'lines[1].listingId'],
     [{ parentId: 'usr_other', petId: m.pet.id, lines: [line] }, 'parentId'],
     [{ parentId: m.parent.id, petId: 'pet_unknown', lines: [line] }, 'petId'],
   ];
@@ -66,6 +74,7 @@ test.serial('bad input answers 400 and writes nothing', async (tt) => {
     const res = await t.request('POST', '/v1/orders', { token, body });
     tt.is(res.status, 400, `${field}: ${res.text}`);
     tt.true(res.body.errors?.some((e: { field: string }) => e.field.startsWith(field)), `${field}: ${res.text}`);
+    if (/^lines\[\d\]\.(provider|listing)Id$/.test(field)) tt.deepEqual(res.body.errors.map((e: { field: string }) => e.field), [field], res.text);
   }
   tt.is((await db.selectFrom('marketplace_orders').selectAll().execute()).length, before);
   tt.is((await t.request('POST', '/v1/orders/ord_unknown/refund', { token, body: { amount: 0 } })).status, 400);

@@ -1,8 +1,10 @@
 import type { Clock } from '../../clock.js';
 import type { Config, Environment } from '../../config.js';
 import type { Executor } from '../../db/database.js';
+import { apiVersionOf } from '../../http/api-versions.js';
 import { validationFailed } from '../../http/errors.js';
 import { defaultPageSize, pageRequest, pageSchema, toPage } from '../../http/paging.js';
+import type { AppContext } from '../../http/request-context.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { businessNow } from '../sandbox/index.js';
 import { presentCommission, presentMarketplaceBooking, presentOrder, presentOrdersPage20250601, presentStatement } from './marketplace.presenter.js';
@@ -67,7 +69,7 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
       description:
         orderAccess +
         'Newest first; filters status, parentId, petId. Pages by cursor (limit, cursor), or by number (page, perPage: the 2025-06-01 form); unless paged by cursor the answer also carries page and totalPages. ' +
-        'Petcare-Version 2025-06-01 answers `{orders, page, totalPages}`.',
+        'Petcare-Version 2025-06-01 answers `{orders, page, totalPages}` and takes no cursor (400).',
       tags,
       access: { scope: ['marketplace.read', 'bookings.read'] },
       query: ListOrdersQuery,
@@ -80,8 +82,12 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
         },
       },
       errors: ['invalid_cursor'],
-      handler: async ({ db, actor, query }) => {
+      handler: async ({ db, actor, query, ctx }) => {
         const filters = { status: query.status, parentId: query.parentId, petId: query.petId };
+        // 2025-06-01 had no cursors: its answer {orders, page, totalPages} cannot express a cursor page (request side of the version change).
+        if (query.cursor !== undefined && apiVersionOf(ctx as AppContext) === '2025-06-01') {
+          throw validationFailed([{ field: 'cursor', message: 'is not part of Petcare-Version 2025-06-01, which pages by number (page, perPage); cursors need 2026-11-01' }]);
+        }
         if (query.cursor !== undefined) {
           if (query.page !== undefined) throw validationFailed([{ field: 'page', message: 'page numbers and cursors do not mix' }]);
           const page = pageRequest({ limit: query.perPage ?? query.limit, cursor: query.cursor });

@@ -11,7 +11,7 @@ import { accounts, createInvoice, createRefund, postJournal, refundablePaymentsO
 import type { InvoicesTable, PaymentsTable } from '../payments/payments.table.js';
 import type { RefundRequest } from '../payments/index.js';
 import { findPet } from '../pets/index.js';
-import { findBookableListing, type BookableListing } from '../providers/index.js';
+import { BookableNotFound, findBookableListing, type BookableListing } from '../providers/index.js';
 import type { CreateOrderInput, MarketplaceBookingStatus, RefundOrderInput } from './marketplace.schema.js';
 import type { MarketplaceCommissionLinesTable, MarketplaceOrderLinesTable, MarketplaceOrdersTable, OrderStatus } from './marketplace.table.js';
 import {
@@ -57,9 +57,9 @@ async function bookableLine(db: Executor, actor: AccessFilter, line: CreateOrder
   try {
     return await findBookableListing(db, actor, line.providerId, line.listingId);
   } catch (err) {
-    if (err instanceof AppError && err.code === 'not_found') {
-      const kind = err.message.includes(line.listingId) ? 'listing' : 'provider';
-      throw missingReference(`lines[${at}].${kind === 'listing' ? 'listingId' : 'providerId'}`, kind, kind === 'listing' ? line.listingId : line.providerId);
+    if (err instanceof BookableNotFound) {
+      const field = err.missing === 'listing' ? 'listingId' : 'providerId';
+      throw missingReference(`lines[${at}].${field}`, err.missing, line[field]);
     }
     throw err;
   }

@@ -3,5 +3,5 @@ export { findProvider, providersFor, type ProviderRecord } from './providers.rep
 export { presentProvider, providerServices } from './providers.presenter.js';
 export { ProviderId, TypeCode, typeCode, ListingId } from './providers.schema.js';
 // The marketplace side other modules build on (orders, commissions, settlements: DESIGN §12).
-export { findBookableListing, isBookable, type BookableListing } from './marketplace-providers.service.js';
+export { BookableNotFound, findBookableListing, isBookable, type BookableListing } from './marketplace-providers.service.js';
 export { eraseMarketplaceProviderRecords } from './listings.repository.js';

@@ -2,7 +2,7 @@ import { isoAt } from '../../clock.js';
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import { wholeTenant, type AccessFilter, type Actor } from '../../http/actor.js';
-import { AppError, foundOr404, validationFailed } from '../../http/errors.js';
+import { AppError, foundOr404, notFound, validationFailed } from '../../http/errors.js';
 import { assertTransition, type StateMachine } from '../bookings/index.js';
 import { emit } from '../events/index.js';
 import { findLocation } from '../locations/index.js';
@@ -208,13 +208,29 @@ export interface BookableListing {
 }
 
 /**
- * A provider and listing an order may book: 404 for a provider or listing unknown or out of the
+ * The 404 of findBookableListing: `missing` says which of the pair was not found, so a caller can
+ * name the field of its own body (orders: lines[i].providerId or lines[i].listingId) without
+ * reading the message.
+ */
+export class BookableNotFound extends AppError {
+  readonly missing: 'provider' | 'listing';
+
+  constructor(missing: 'provider' | 'listing', id: string) {
+    super('not_found', notFound(missing, id).message);
+    this.missing = missing;
+  }
+}
+
+/**
+ * A provider and listing an order may book: 404 (BookableNotFound) for a provider or listing unknown or out of the
  * caller's sight (a listing of another provider included); 422 `provider_not_bookable` when the
  * provider is not approved (marketplace) or not active (staff), or the listing is deactivated.
  */
 export async function findBookableListing(db: Executor, actor: AccessFilter, providerId: string, listingId: string): Promise<BookableListing> {
-  const provider = foundOr404(await findProvider(db, actor, providerId), 'provider', providerId);
-  const listing = foundOr404(await findListing(db, actor.tenantId, providerId, listingId), 'listing', listingId);
+  const provider = await findProvider(db, actor, providerId);
+  if (!provider) throw new BookableNotFound('provider', providerId);
+  const listing = await findListing(db, actor.tenantId, providerId, listingId);
+  if (!listing) throw new BookableNotFound('listing', listingId);
   if (!isBookable(provider.status)) {
     throw new AppError('provider_not_bookable', `Provider ${providerId} is ${provider.status} and takes no new bookings.`, {
       extensions: { currentStatus: provider.status },
