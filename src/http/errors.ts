@@ -57,6 +57,7 @@ export const errorCodes = {
   booking_not_completed: { status: 422, title: 'Only a completed marketplace booking can be rated' },
   locations_required: { status: 422, title: 'A client confined to locations must bind what it creates to its locations' },
   document_outside_service: { status: 422, title: "The pet document is not at one of the knowledge service's locations" },
+  recall_too_large: { status: 422, title: 'The recall selects more recipients than one campaign may hold; narrow it' },
   rate_limited: { status: 429, title: 'Too many requests' },
   internal_error: { status: 500, title: 'Internal server error' },
   service_unavailable: { status: 503, title: 'The service is not ready' },

@@ -278,3 +278,27 @@ test.serial('bad input is 400 with the field; no token 401; a token without ai.r
   assertProblem(a, await t.request('GET', `/v1/agents/care-coordinator?petId=${rex.id}`), 401, 'unauthorized');
   assertProblem(a, await summary(rex.id, petsOnly.accessToken), 403, 'insufficient_scope');
 });
+
+test.serial('a long stay with nothing logged lists its latest 50 missed doses; the action counts them all', async (a) => {
+  const milo = (await ok(await t.request('POST', '/v1/pets', { token: admin, body: { name: 'Milo', species: 'dog', breed: 'Beagle', ownerId: parent.id, locationId: downtown.id } }), 201, 'pet')).body;
+  const stay = (await ok(await t.request('POST', '/v1/boarding/bookings', { token: admin, body: { petId: milo.id, locationId: downtown.id, roomType: 'standard', checkInOn: '2026-12-02', checkOutOn: '2026-12-30' } }), 201, 'long stay')).body.id;
+  await ok(await t.request('POST', '/v1/boarding/check-in', { token: admin, body: { bookingId: stay, vaccinationOverride: { reason: 'Certificate at home' } } }), 200, 'check-in');
+  const plan = (
+    await ok(
+      await t.request('POST', '/v1/boarding/care-plans', { token: admin, body: { bookingId: stay, feeding: [], medications: [{ name: 'Gabapentin', dose: '100 mg', times: ['02:00', '08:00', '14:00', '20:00'] }] } }),
+      201,
+      'care plan',
+    )
+  ).body.id;
+  // 20 days on, nothing logged: from 14:00 on 2 Dec (the plan was made at 12:00) to 08:00 on 22 Dec (14:00 is not an hour late yet) = 2 + 19 × 4 + 2 = 80.
+  t.clock.set(Date.parse('2026-12-22T14:30:00.000Z'));
+  const token = (await t.token(adminCredentials.live.clientId, adminCredentials.live.clientSecret)).body.access_token as string;
+  const res = await summary(milo.id, token);
+  a.is(res.status, 200, res.text);
+  const [planView] = res.body.activeStay.carePlans;
+  a.is(planView.carePlan.id, plan);
+  a.is(planView.missedDoses.length, 50);
+  a.is(planView.missedDoses.at(-1).scheduledFor, '2026-12-22T08:00:00.000Z');
+  const follow = res.body.actions.find((x: { kind: string }) => x.kind === 'missed_dose_follow_up');
+  a.regex(follow.reason, /^80 doses of Gabapentin/);
+});

@@ -281,3 +281,35 @@ test.serial('in the sandbox the window follows the sandbox clock, and a reset er
   assertProblem(a, await t.request('GET', `/v1/ai/recall/${sent.body.id}`, { token: sandbox }), 404, 'not_found');
   a.is(Number((await db().selectFrom('ai_recall_campaigns').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n), live);
 });
+
+test.serial('a recall selecting more than 2,000 pet and vaccine pairs is 422 recall_too_large and sends nothing; a narrower one runs', async (a) => {
+  const bulk = await createLocation(t, { name: 'Bulk Clinic' });
+  const parent = await createPetParent(t, bulk.id, { name: 'Pat Bulk', email: 'pat@example.com', reminderConsent: true });
+  const pet = await createPet(t, parent.id, bulk.id, { name: 'Rex' });
+  const first = await vaccinate(pet.id, 'Vaccine 0', '2025-11-01', '2026-11-01');
+  // 2,000 more vaccines overdue for the same pet, written straight to the table (2,001 pairs in all).
+  const sqlite = t.stores.get('live').sqlite;
+  const row = sqlite.prepare('select * from vaccinations where id = ?').get(first) as Record<string, unknown>;
+  const insert = sqlite.prepare(
+    'insert into vaccinations (id, tenant_id, location_id, pet_id, vaccine, vaccine_key, administered_on, due_on, lot_number, provider_id, recorded_by_client_id, recorded_by_role, created_at) ' +
+      'values (@id, @tenant_id, @location_id, @pet_id, @vaccine, @vaccine_key, @administered_on, @due_on, @lot_number, @provider_id, @recorded_by_client_id, @recorded_by_role, @created_at)',
+  );
+  sqlite.transaction(() => {
+    for (let i = 1; i <= 2000; i++) insert.run({ ...row, id: `vac_bulk${String(i).padStart(5, '0')}`, vaccine: `Vaccine ${i}`, vaccine_key: `vaccine ${i}` });
+  })();
+  try {
+    const before = await counts();
+    for (const dryRun of [false, true]) {
+      const res = await recall(vet.accessToken, { locationId: bulk.id, dueWithinDays: 0, dryRun });
+      assertProblem(a, res, 422, 'recall_too_large');
+      a.is(res.body.selected, 2001);
+      a.is(res.body.max, 2000);
+    }
+    a.deepEqual(await counts(), before);
+    const narrow = await recall(vet.accessToken, { locationId: bulk.id, dueWithinDays: 0, vaccines: ['Vaccine 0', 'Vaccine 7'], dryRun: true });
+    a.is(narrow.status, 200, narrow.text);
+    a.is(narrow.body.recipients.length, 2);
+  } finally {
+    sqlite.prepare('delete from vaccinations where pet_id = ?').run(pet.id);
+  }
+});

@@ -97,7 +97,7 @@ const ActiveStaySchema = Type.Object(
           carePlan: CarePlanSchema,
           recentDoses: Type.Array(DoseSchema, { description: `The last ${recentDoseLimit} doses logged, newest first.` }),
           missedDoses: Type.Array(MissedDoseSchema, {
-            description: 'Doses scheduled since check-in with nothing logged PETCARE_DOSE_OVERDUE_MINUTES after their time (the care-plan-doses job’s rule).',
+            description: `Doses scheduled since check-in with nothing logged PETCARE_DOSE_OVERDUE_MINUTES after their time (the care-plan-doses job’s rule), in schedule order: the latest ${sectionLimit} (the missed_dose_follow_up action counts them all).`,
           }),
         },
         { additionalProperties: false },

@@ -17,7 +17,7 @@ import {
   type BookingFact,
 } from './care-coordinator.repository.js';
 import { presentCareSummary } from './care-coordinator.presenter.js';
-import { actionKinds, type CareAction, type CareSummary } from './care-coordinator.schema.js';
+import { actionKinds, sectionLimit, type CareAction, type CareSummary } from './care-coordinator.schema.js';
 
 const daysBetween = (from: string, to: string): number => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / dayMs);
 
@@ -124,7 +124,8 @@ export async function careSummary(
     const carePlans: NonNullable<CareSummary['activeStay']>['carePlans'] = [];
     for (const plan of await carePlansOfStay(db, actor, inHouse.id)) {
       const missed = await missedDoses(db, { ...plan, checked_in_at: inHouse.checked_in_at }, businessNow - doseOverdueMinutes * 60_000);
-      carePlans.push({ carePlan: presentCarePlan(plan), recentDoses: (await recentDoses(db, plan.id)).map(presentDose), missedDoses: missed });
+      // A long stay with nothing logged could miss hundreds: the latest few are listed, the action counts them all.
+      carePlans.push({ carePlan: presentCarePlan(plan), recentDoses: (await recentDoses(db, plan.id)).map(presentDose), missedDoses: missed.slice(-sectionLimit) });
       const byMedication = new Map<string, string[]>();
       for (const dose of missed) byMedication.set(dose.medication, [...(byMedication.get(dose.medication) ?? []), dose.scheduledFor]);
       for (const [medication, times] of byMedication) {

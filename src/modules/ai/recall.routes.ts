@@ -4,7 +4,7 @@ import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { businessNow } from '../sandbox/index.js';
 import { presentRecallSummary } from './recall.presenter.js';
 import { listCampaigns } from './recall.repository.js';
-import { CreateRecallSchema, ListRecallsQuery, maxDueWithinDays, maxRecallVaccines, RecallCampaignSchema, RecallParams, RecallSummarySchema } from './recall.schema.js';
+import { CreateRecallSchema, ListRecallsQuery, maxDueWithinDays, maxRecallRecipients, maxRecallVaccines, RecallCampaignSchema, RecallParams, RecallSummarySchema } from './recall.schema.js';
 import { getRecall, runRecall } from './recall.service.js';
 
 const tags = ['AI agents'];
@@ -30,6 +30,7 @@ export function recallRoutes(deps: { clock: Clock }): AnyRoute[] {
         'Needs scope `ai` (roles admin and doctor hold it). ' +
         rules +
         `dueWithinDays is 0–${maxDueWithinDays}; at most ${maxRecallVaccines} vaccines; bad input answers 400 and changes nothing. ` +
+        `A selection of more than ${maxRecallRecipients} pet and vaccine pairs answers 422 recall_too_large (with selected and max) and sends nothing, dry run or not: narrow it by location, vaccines or window. ` +
         'With dryRun: 200, the recipients and what would happen to each (status would_send or skipped), nothing written, sent or emitted, and id null. ' +
         'Otherwise 201 with the stored campaign (rcl_…, readable at GET /v1/ai/recall/{id}); emits `ai.recall_sent` with the totals. ' +
         'Everything commits in one transaction, so parallel recalls send one message per pet, vaccine and due date.',
@@ -37,7 +38,7 @@ export function recallRoutes(deps: { clock: Clock }): AnyRoute[] {
       access: { scope: 'ai' },
       body: CreateRecallSchema,
       response: { status: 201, description: 'The campaign (200 with id null for a dry run)', schema: RecallCampaignSchema },
-      errors: ['not_found'],
+      errors: ['not_found', 'recall_too_large'],
       handler: async ({ db, actor, body }) => {
         const result = await runRecall(db, actor, body, await businessNow(db, actor.env, deps.clock), deps.clock.now());
         return { status: result.dryRun ? 200 : 201, body: result.body };

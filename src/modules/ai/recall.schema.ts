@@ -7,6 +7,12 @@ import { LocationId } from '../locations/index.js';
 export const maxDueWithinDays = 365;
 /** Vaccines one campaign may name. */
 export const maxRecallVaccines = 20;
+/**
+ * Recipients one campaign may hold: it runs, writes and answers them in one request and one
+ * transaction, so a tenant-wide recall over every pet is refused (422 recall_too_large) rather
+ * than holding the database for seconds and answering megabytes; narrow it by location, vaccine or window.
+ */
+export const maxRecallRecipients = 2000;
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const DateOnly = (description: string) => Type.String({ format: 'date', description: `${description} (YYYY-MM-DD).` });

@@ -3,7 +3,7 @@ import { isoAt } from '../../clock.js';
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { Actor, AccessFilter } from '../../http/actor.js';
-import { foundOr404 } from '../../http/errors.js';
+import { AppError, foundOr404 } from '../../http/errors.js';
 import { emit } from '../events/index.js';
 import { findLocation } from '../locations/index.js';
 import { latestDosesDueThrough } from '../pets/index.js';
@@ -11,7 +11,7 @@ import { previewVaccinationReminder, remindVaccination, type ReminderOutcome } f
 import { vaccineKey } from '../vaccinations/index.js';
 import { presentRecallCampaign, type RecipientRow } from './recall.presenter.js';
 import { findCampaign, insertCampaign, petHomes, recipientsOf } from './recall.repository.js';
-import type { CreateRecallInput, RecallCampaign } from './recall.schema.js';
+import { maxRecallRecipients, type CreateRecallInput, type RecallCampaign } from './recall.schema.js';
 import type { AiRecallCampaignsTable, AiRecallRecipientsTable, RecallSkipReason } from './recall.table.js';
 
 const skipReasonOf: Record<Exclude<ReminderOutcome, 'notified'>, RecallSkipReason> = {
@@ -42,6 +42,13 @@ export async function runRecall(db: Executor, actor: Actor, input: CreateRecallI
   const dryRun = input.dryRun ?? false;
 
   const doses = await latestDosesDueThrough(db, { tenantId: actor.tenantId, locationIds }, dueThrough, keys);
+  if (doses.length > maxRecallRecipients) {
+    throw new AppError(
+      'recall_too_large',
+      `The recall selects ${doses.length} pet and vaccine pairs; one campaign holds at most ${maxRecallRecipients}. Narrow it with locationId, vaccines or a shorter dueWithinDays.`,
+      { extensions: { selected: doses.length, max: maxRecallRecipients } },
+    );
+  }
   const homes = await petHomes(db, actor.tenantId, doses.map((d) => d.pet_id));
   const campaignId = newId('rcl', now);
   const recipients: RecipientRow[] = [];
