@@ -38,6 +38,9 @@ test('the anaesthesia question is answered from the PDF, quoting it, with page 2
   tt.is(first.page, 2);
   tt.regex(first.chunkId, /^chk_/);
   tt.regex(first.snippet, /cats/i);
+  // The page's heading ("Fasting before anaesthesia") matches the question too, but is not quoted as evidence.
+  for (const c of res.body.citations) tt.true(c.snippet.split(/\s+/).length >= 5, c.snippet);
+  tt.notRegex(res.body.answer, /"Fasting before anaesthesia"/);
   tt.regex(res.body.id, /^ans_/);
   const stored = await t.request('GET', `/v1/ai/answers/${res.body.id}`, { token: admin });
   tt.is(stored.status, 200);

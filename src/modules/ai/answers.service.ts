@@ -153,8 +153,9 @@ function extractive(words: string[], passages: readonly Passage[]): { answer: st
     })
     .filter((x) => x.support > 0)
     .sort((a, b) => b.score - a.score || a.rank - b.rank)
-    // The best sentence always; a second one only when it supports the question on its own.
-    .filter((x, i) => i === 0 || x.support >= abstainBelow)
+    // The best sentence always; a second one only when it supports the question on its own and is
+    // a sentence, not a heading (under 5 words: "Fasting before anaesthesia" says nothing itself).
+    .filter((x, i) => i === 0 || (x.support >= abstainBelow && wordsOf(x.sentence).length >= 5))
     .slice(0, 2);
   const quote = (text: string) => (text.length > 400 ? `${text.slice(0, 399)}…` : text);
   const citations = picked.map((x) => citationOf(x.p, quote(x.sentence)));
