@@ -7,7 +7,8 @@ import { complete, expectStatus, market, mondayAt, order, payOrder, settle, toda
  * Random orders, payments, completions, refunds, statements and payouts for one provider each run;
  * then every statement is gross − refunds − commission of its own lines, and everything the
  * statements carry plus the lines still unsettled is all money captured for the provider (net of
- * refunds, without tax) minus the commission. Seeded: PROPERTY_SEED reproduces a run.
+ * refunds, without tax) minus the commission; the journal's provider_payable, commission, tax_payable and revenue
+ * accounts say the same (tax per line after partial refunds). Seeded: PROPERTY_SEED reproduces a run.
  */
 const seed = Number(process.env.PROPERTY_SEED ?? 20_261_124);
 
@@ -118,7 +119,31 @@ test('every payout is gross − refunds − commission of its lines, and stateme
         const paidLines = orderLines.filter((l) => l.order_status !== 'pending_payment' && l.order_status !== 'cancelled');
         const taxKept = paidLines.reduce((sum, l) => sum + taxOf(l.amount, l.tax_rate_bps) - taxOf(l.amount_refunded, l.tax_rate_bps), 0);
         const captured = paid.reduce((s, p) => s + p.amount, 0) - refunded.reduce((s, r) => s + r.amount, 0) - taxKept;
-        return statementNets + unsettled === captured - commission;
+        if (statementNets + unsettled !== captured - commission) return false;
+
+        // The §9 journal agrees: every entry touching the location or provider balances; the provider is
+        // owed exactly the pending statements plus the unsettled lines; the group holds the commission;
+        // the location owes the tax its lines still carry (per line, after refunds); and its revenue
+        // keeps only what unpaid orders billed (paid lines moved on to the provider and commission).
+        const watched = [`provider_payable:${m.walker.id}`, `commission:${m.location.id}`, `revenue:${m.location.id}`, `tax_payable:${m.location.id}`];
+        const ledger = await db
+          .selectFrom('ledger_lines')
+          .select(['entry_id', 'account', 'amount'])
+          .where('entry_id', 'in', (sub) => sub.selectFrom('ledger_lines').select('entry_id').where('account', 'in', watched))
+          .execute();
+        const byEntry = new Map<string, number>();
+        for (const l of ledger) byEntry.set(l.entry_id, (byEntry.get(l.entry_id) ?? 0) + l.amount);
+        if ([...byEntry.values()].some((sum) => sum !== 0)) return false;
+        const balance = (account: string) => ledger.filter((l) => l.account === account).reduce((sum, l) => sum + l.amount, 0);
+        const pendingNets = payouts.filter((p) => p.status === 'pending').reduce((sum, p) => sum + p.net, 0);
+        const unpaid = orderLines.filter((l) => l.order_status === 'pending_payment');
+        const taxOwed = [...unpaid, ...paidLines].reduce((sum, l) => sum + taxOf(l.amount, l.tax_rate_bps) - taxOf(l.amount_refunded, l.tax_rate_bps), 0);
+        return (
+          balance(`provider_payable:${m.walker.id}`) === -(pendingNets + unsettled) &&
+          balance(`commission:${m.location.id}`) === -commission &&
+          balance(`tax_payable:${m.location.id}`) === -taxOwed &&
+          balance(`revenue:${m.location.id}`) === -unpaid.reduce((sum, l) => sum + l.amount, 0)
+        );
       },
     ),
     { seed, numRuns: 30, endOnFailure: true },

@@ -99,6 +99,19 @@ export async function findLineOfBooking(db: Executor, actor: AccessFilter, booki
   return (await query.executeTakeFirst()) ?? null;
 }
 
+/** The journal balance of `account` over the entries of the given sources (signed: debit positive). */
+export async function journalBalance(db: Executor, tenantId: string, account: string, sourceIds: string[]): Promise<number> {
+  const row = await db
+    .selectFrom('ledger_lines as l')
+    .innerJoin('ledger_entries as e', 'e.id', 'l.entry_id')
+    .select(sql<number | null>`sum(l.amount)`.as('balance'))
+    .where('e.tenant_id', '=', tenantId)
+    .where('e.source_id', 'in', sourceIds)
+    .where('l.account', '=', account)
+    .executeTakeFirst();
+  return Number(row?.balance ?? 0);
+}
+
 // ---------------------------------------------------------------- commission lines
 
 export async function insertCommissionLines(db: Executor, rows: MarketplaceCommissionLinesTable[]): Promise<void> {

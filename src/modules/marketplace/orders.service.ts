@@ -20,6 +20,7 @@ import {
   findOrderByInvoice,
   insertCommissionLines,
   insertOrder,
+  journalBalance,
   updateOrder,
   updateOrderLine,
   type OrderRecord,
@@ -464,12 +465,45 @@ export async function refundOrder(db: Executor, actor: Actor, id: string, input:
     plan.map((p) => ({ providerId: p.line.provider_id, gross: -p.gross, commission: -p.commission })),
     now,
   );
+  await postRefundTaxByLine(db, order, lines, refundIds, now);
   const amountRefunded = order.amount_refunded + money;
   const status: OrderStatus = amountRefunded === order.total ? 'refunded' : 'partially_refunded';
   await updateOrder(db, actor.tenantId, id, { amount_refunded: amountRefunded, status, updated_at: at });
   const refunded: OrderRecord = { ...order, lines, amount_refunded: amountRefunded, status, updated_at: at };
   await emit(db, 'order.refunded', { ...orderEventData(refunded), refundIds, amount: money }, actor.tenantId, now);
   return refunded;
+}
+
+/**
+ * §9 refunds credit the invoice's revenue and tax back in the invoice's overall proportion (they
+ * know no lines); an order refund pays back each line's own tax share (DESIGN §7: tax is per
+ * line). The two roundings can differ by a unit or so on partial refunds, so after the refunds the
+ * order's tax_payable is set to exactly what its lines still carry — round-half-up(amount × bps)
+ * minus round-half-up(refunded × bps) per line — and revenue takes the difference, in one balanced
+ * entry (none when they already agree; a full refund always does).
+ */
+async function postRefundTaxByLine(db: Executor, order: OrderRecord, lines: readonly MarketplaceOrderLinesTable[], refundIds: readonly string[], now: number): Promise<void> {
+  const taxAccount = accounts.taxPayable(order.location_id);
+  const owed = lines.reduce((sum, l) => sum + taxOf(l.amount, l.tax_rate_bps) - taxOf(l.amount_refunded, l.tax_rate_bps), 0);
+  const posted = await journalBalance(db, order.tenant_id, taxAccount, [order.invoice_id, order.id]);
+  const fix = -owed - posted;
+  if (fix === 0) return;
+  await postJournal(
+    db,
+    {
+      tenantId: order.tenant_id,
+      locationId: order.location_id,
+      sourceType: 'order',
+      sourceId: order.id,
+      currency: order.currency,
+      memo: `marketplace order ${order.id}: tax of refund ${refundIds.join(', ')} by line (the invoice's proportional split differs by ${Math.abs(fix)})`,
+      lines: [
+        { account: taxAccount, amount: fix },
+        { account: accounts.revenue(order.location_id), amount: -fix },
+      ],
+    },
+    now,
+  );
 }
 
 /** A marketplace booking with its order line (GET-style read used by the complete route's answer). */
