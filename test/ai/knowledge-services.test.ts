@@ -206,6 +206,37 @@ test("a pet document joins a service of its pet's location, not another one", as
   tt.is((await t.request('POST', `/v1/ai/services/${dtService.id}/documents`, { token: admin, body: { documentId: 'doc_nope' } })).status, 404);
 });
 
+test('a deleted pet document leaves every answer at once; the ai-indexing job then drops its chunks and marks it failed', async (tt) => {
+  const parent = await createPetParent(t, downtown.id);
+  const pet = await createPet(t, parent.id, downtown.id);
+  const upload = await t.request('POST', `/v1/pets/${pet.id}/documents`, { token: admin, ...form(Buffer.from('Referral letter: the cardiologist prescribed pimobendan at breakfast and dinner.'), 'referral.txt', 'text/plain') });
+  tt.is(upload.status, 201, upload.text);
+  const service = (await createService({ name: 'DT referrals', locationIds: [downtown.id] })).body;
+  const added = await t.request('POST', `/v1/ai/services/${service.id}/documents`, { token: admin, body: { documentId: upload.body.id } });
+  tt.is(added.status, 202, added.text);
+  tt.is((await settled(service.id, added.body.id)).status, 'indexed');
+  const question = { question: 'What did the cardiologist prescribe with pimobendan?' };
+  const before = await t.request('POST', `/v1/ai/services/${service.id}/query`, { token: admin, body: question });
+  tt.false(before.body.abstained, before.text);
+  tt.is(before.body.citations[0]?.documentId, added.body.id);
+
+  tt.is((await t.request('DELETE', `/v1/documents/${upload.body.id}`, { token: admin })).status, 200);
+  const after = await t.request('POST', `/v1/ai/services/${service.id}/query`, { token: admin, body: question });
+  tt.true(after.body.abstained, after.text);
+  tt.deepEqual(after.body.citations, []);
+  tt.notRegex(after.body.answer, /pimobendan/);
+
+  await t.request('POST', '/v1/jobs/ai-indexing/run', { token: admin, body: { wait: true } });
+  const retired = await eventually(async () => {
+    const doc = (await documentOf(service.id, added.body.id)).body;
+    return doc.status === 'failed' ? doc : null;
+  }, { timeoutMs: 10_000, what: 'the knowledge document to be retired' });
+  tt.is(retired.error, 'the pet document was deleted');
+  tt.is(retired.chunks, 0);
+  const left = t.stores.get('live').sqlite.prepare('select count(*) as n from ai_chunks where document_id = ?').get(added.body.id) as { n: number };
+  tt.is(left.n, 0);
+});
+
 test('POST /v1/jobs/ai-indexing/run runs the job and reports what it did', async (tt) => {
   const service = (await createService({ name: 'Job', locationIds: [downtown.id] })).body;
   await t.request('POST', `/v1/ai/services/${service.id}/documents`, { token: admin, body: { title: 'Job doc', text: 'The run indexes this document.' } });

@@ -159,13 +159,37 @@ export interface ChunkHit {
 
 const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
 
+/**
+ * A knowledge document made from a pet document is searchable only while that pet document exists:
+ * from the moment its deletion commits, its chunks reach no answer, citation or prompt (the
+ * ai-indexing job then drops them: retireDeletedPetDocuments).
+ */
+const sourceStillThere = "(d.source != 'pet_document' or exists (select 1 from documents pd where pd.id = d.source_document_id and pd.tenant_id = d.tenant_id))";
+
+/**
+ * Knowledge documents whose pet document was deleted: their chunks go and they are marked failed
+ * with the reason (one transaction). Returns how many.
+ */
+export async function retireDeletedPetDocuments(db: Executor, now: string): Promise<number> {
+  const gone = await selectRows<{ id: string }>(
+    db,
+    "select d.id from ai_documents d where d.source = 'pet_document' and d.status != 'failed' and not exists (select 1 from documents pd where pd.id = d.source_document_id and pd.tenant_id = d.tenant_id) limit 500",
+    [],
+  );
+  for (const { id } of gone) {
+    await deleteDocumentChunks(db, id);
+    await updateKnowledgeDocument(db, id, { status: 'failed', chunks: 0, error: 'the pet document was deleted', updated_at: now });
+  }
+  return gone.length;
+}
+
 /** FTS5 bm25 search over the chunks of the given services (already filtered by visibility). */
 export async function lexicalSearch(db: Executor, serviceIds: readonly string[], match: string, limit: number): Promise<ChunkHit[]> {
   if (serviceIds.length === 0 || match === '') return [];
   const text =
     'select c.seq, c.id, c.service_id, c.document_id, c.page, c.position, c.text, d.title, bm25(ai_chunks_fts) as score ' +
     'from ai_chunks_fts join ai_chunks c on c.seq = ai_chunks_fts.rowid join ai_documents d on d.id = c.document_id ' +
-    `where ai_chunks_fts match ? and c.service_id in (${placeholders(serviceIds.length)}) and d.status = 'indexed' ` +
+    `where ai_chunks_fts match ? and c.service_id in (${placeholders(serviceIds.length)}) and d.status = 'indexed' and ${sourceStillThere} ` +
     'order by score limit ?';
   return selectRows<ChunkHit>(db, text, [match, ...serviceIds, limit]);
 }
@@ -193,7 +217,7 @@ export async function vectorSearch(db: Executor, serviceIds: readonly string[], 
   const text =
     'select c.seq, c.id, c.service_id, c.document_id, c.page, c.position, c.text, d.title, vec_distance_cosine(v.embedding, ?) as score ' +
     'from ai_chunk_vectors v join ai_chunks c on c.seq = v.chunk_seq join ai_documents d on d.id = c.document_id ' +
-    `where v.service_id in (${placeholders(serviceIds.length)}) and v.model = ? and v.dimension = ? and d.status = 'indexed' ` +
+    `where v.service_id in (${placeholders(serviceIds.length)}) and v.model = ? and v.dimension = ? and d.status = 'indexed' and ${sourceStillThere} ` +
     'order by score limit ?';
   return selectRows<ChunkHit>(db, text, [embedding, ...serviceIds, model, embedding.length / 4, limit]);
 }

@@ -5,7 +5,7 @@ import { newId } from '../../db/ids.js';
 import type { EnvironmentStore } from '../../db/stores.js';
 import type { JobDefinition, JobResult } from '../../jobs/job-definition.js';
 import { extractPdfText, type PdfTextLimits } from '../documents/index.js';
-import { deleteDocumentChunks, insertChunks, nextPendingDocument, updateKnowledgeDocument, updateService, type NewChunk } from './ai.repository.js';
+import { deleteDocumentChunks, insertChunks, nextPendingDocument, retireDeletedPetDocuments, updateKnowledgeDocument, updateService, type NewChunk } from './ai.repository.js';
 import type { AiDocumentsTable, AiServicesTable } from './ai.table.js';
 import { chunkPages, textPages } from './knowledge-text.js';
 import type { KnowledgeFiles } from './knowledge.service.js';
@@ -133,6 +133,8 @@ export async function indexPending(store: EnvironmentStore, deps: IndexingDeps, 
   let indexed = 0;
   let failed = 0;
   let chunks = 0;
+  // Pet documents deleted since the last run: their knowledge chunks go (search already skips them).
+  const retired = await store.writes.run((trx) => retireDeletedPetDocuments(trx, new Date(now()).toISOString()));
   for (;;) {
     if (signal?.aborted) break;
     const doc = await nextPendingDocument(store.db);
@@ -150,7 +152,7 @@ export async function indexPending(store: EnvironmentStore, deps: IndexingDeps, 
       });
     }
   }
-  return { indexed, failed, chunks };
+  return { indexed, failed, chunks, retired };
 }
 
 /** `ai-indexing`: polled every 2 s, queued at once after an upload, and runnable by POST /v1/jobs/ai-indexing/run. */
