@@ -140,6 +140,24 @@ test("a caller confined to Uptown never gets Downtown's count: naming Downtown c
   tt.is((await t.request('GET', `/v1/ai/answers/${admins.body.id}`, { token: up.accessToken })).status, 404);
 });
 
+test("in the sandbox, live counts follow the sandbox clock: tonight is the test clock's night", async (tt) => {
+  const sandbox = await t.adminToken('sandbox');
+  const arrives = dayAfter(10);
+  await room(t, sandbox, 'loc_demo_downtown', { species: ['dog'], capacity: 1 });
+  const stay = await t.request('POST', '/v1/boarding/bookings', {
+    token: sandbox,
+    body: { petId: 'pet_demo_bella', locationId: 'loc_demo_downtown', roomType: 'standard', checkInOn: arrives, checkOutOn: dayAfter(12) },
+  });
+  tt.is(stay.status, 201, stay.text);
+  const ask = () => agent({ question: 'How many dogs are boarded tonight?', scope: 'loc_demo_downtown' }, sandbox);
+  tt.is((await ask()).body.liveCounts[0].value, 0, 'not tonight on the real clock');
+  const moved = await t.request('POST', '/v1/sandbox/clock', { token: sandbox, body: { advanceTo: `${arrives}T23:00:00Z` } });
+  tt.is(moved.status, 200, moved.text);
+  const res = await ask();
+  tt.is(res.body.liveCounts[0].value, 1, res.text);
+  tt.is(res.body.liveCounts[0].asOf, `${arrives}T23:00:00.000Z`);
+});
+
 test('a question that is neither covered by documents nor a count abstains', async (tt) => {
   const res = await agent({ question: 'What is the recipe for chocolate cake?', scope: 'tenant' });
   tt.true(res.body.abstained);

@@ -40,6 +40,7 @@ import {
 import type { LlmClient } from './llm-client.js';
 import type { AiAnswersTable } from './ai.table.js';
 import type { Composed } from './answers.service.js';
+import { businessNow } from '../sandbox/index.js';
 
 const tags = ['AI'];
 
@@ -254,7 +255,9 @@ export function aiRouteList(deps: AiRouteDeps): AnyRoute[] {
         'may see). Searches every knowledge service visible to the caller that is tenant-wide or bound to a location of the scope, as the service ' +
         'query does, and answers a count question ("how many dogs are boarded at Downtown tonight?") with `liveCounts` computed in SQL at that ' +
         'moment — pets_total, appointments_today, boarded_tonight (each location\'s own time zone; species and location names in the question ' +
-        'narrow it) — chosen by a deterministic intent matcher; a model may phrase the rest, never the number. Every answer is stored (ans_). ',
+        'narrow it) — or a §14 analytics metric through the analytics module (revenue, no-show rate, occupancy…; window from the question, default this month; ' +
+        'a money metric once per currency of the locations covered, never a 400 for want of one) — chosen by a deterministic intent matcher; a model may phrase ' +
+        'the rest, never the number. In the sandbox, counts follow the sandbox clock. Every answer is stored (ans_). ',
       tags,
       access: { scope: 'ai.read' },
       body: AgentQuerySchema,
@@ -262,7 +265,8 @@ export function aiRouteList(deps: AiRouteDeps): AnyRoute[] {
       response: { status: 200, description: 'The answer, its citations and live counts', schema: AgentAnswerSchema },
       errors: ['not_found'],
       handler: async ({ db, actor, body }) => {
-        const { row, composed, liveCounts } = await askAgent(db, actor, body, askDeps(actor.env), now());
+        // Live counts read the business clock (the sandbox's test clock in the sandbox), as boarding and reminders do.
+        const { row, composed, liveCounts } = await askAgent(db, actor, body, askDeps(actor.env), now(), await businessNow(db, actor.env, deps.clock));
         return { body: { ...answerBody(row, composed), scope: body.scope, liveCounts } };
       },
     }),

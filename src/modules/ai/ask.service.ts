@@ -62,6 +62,8 @@ export async function askAgent(
   input: { question: string; scope: string },
   deps: AskDeps,
   now: number,
+  /** The instant counts are taken at: the business clock (the sandbox's test clock in the sandbox); `now` dates the stored answer. */
+  countsAt: number = now,
 ): Promise<{ row: AiAnswersTable; composed: Composed; liveCounts: LiveCount[] }> {
   const words = questionWords(input.question);
   const scopeIds = input.scope === 'tenant' ? null : [input.scope];
@@ -72,13 +74,13 @@ export async function askAgent(
   const services = await servicesInScope(db, actor, covered);
   const retrieved = await retrieve(db, deps.llm, services, words, input.question, 5);
   // §14 metrics first (their words are specific: revenue, no-show rate…), then the point-in-time counts.
-  const analytics = matchAnalyticsIntent(input.question, locations, now);
+  const analytics = matchAnalyticsIntent(input.question, locations, countsAt);
   const intent = analytics ? null : matchCountIntent(input.question, locations);
   const liveCounts: LiveCount[] = [];
   let composed: Composed;
   if (analytics || intent) {
     // A money metric over locations in several currencies is one count per currency.
-    const counts = analytics ? await computeAnalyticsCounts(db, actor, analytics, now) : [await computeCount(db, actor, intent as CountIntent, now)];
+    const counts = analytics ? await computeAnalyticsCounts(db, actor, analytics, countsAt) : [await computeCount(db, actor, intent as CountIntent, countsAt)];
     liveCounts.push(...counts);
     const documents = await compose(deps.llm, input.question, words, retrieved.passages);
     const sentence = analytics ? analyticsSentence(counts, analytics) : countSentence(counts[0] as LiveCount, intent as CountIntent);
