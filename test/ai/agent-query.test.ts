@@ -127,7 +127,7 @@ test('a money metric over locations in several currencies is one count per curre
 });
 
 test("a caller confined to Uptown never gets Downtown's count: naming Downtown counts nothing of it, and scoping to it is 404", async (tt) => {
-  const up = await t.client({ role: 'staff', scopes: ['ai.read'], locationIds: [uptown.location.id] });
+  const up = await t.client({ role: 'doctor', scopes: ['ai.read', 'analytics.read'], locationIds: [uptown.location.id] });
   const res = await agent({ question: 'How many dogs are boarded at Downtown tonight?', scope: 'tenant' }, up.accessToken);
   tt.is(res.status, 200);
   tt.deepEqual(res.body.liveCounts[0].locationIds, [uptown.location.id]);
@@ -156,6 +156,20 @@ test("in the sandbox, live counts follow the sandbox clock: tonight is the test 
   const res = await ask();
   tt.is(res.body.liveCounts[0].value, 1, res.text);
   tt.is(res.body.liveCounts[0].asOf, `${arrives}T23:00:00.000Z`);
+});
+
+test('a §14 metric needs analytics.read: a front desk with ai.read gets no revenue through the agent, but its point-in-time counts', async (tt) => {
+  const desk = await t.client({ role: 'staff', scopes: ['ai.read', 'payments', 'bookings'] });
+  const revenue = await agent({ question: 'What was our revenue this month?', scope: 'tenant' }, desk.accessToken);
+  tt.is(revenue.status, 200, revenue.text);
+  tt.deepEqual(revenue.body.liveCounts, []);
+  tt.regex(revenue.body.answer, /^The revenue net figure needs the analytics\.read scope/);
+  tt.notRegex(revenue.body.answer, /\d+\.\d{2} USD/);
+  tt.is((await t.request('GET', '/v1/analytics/summary?from=2026-11-01&to=2026-11-30', { token: desk.accessToken })).status, 403, 'as the analytics API refuses it');
+  const stored = await t.request('GET', `/v1/ai/answers/${revenue.body.id}`, { token: admin });
+  tt.deepEqual(stored.body.liveCounts, []);
+  const boarded = await agent({ question: 'How many dogs are boarded at Downtown tonight?', scope: 'tenant' }, desk.accessToken);
+  tt.is(boarded.body.liveCounts[0]?.value, 2);
 });
 
 test('a question that is neither covered by documents nor a count abstains', async (tt) => {

@@ -256,7 +256,7 @@ export function aiRouteList(deps: AiRouteDeps): AnyRoute[] {
         'query does, and answers a count question ("how many dogs are boarded at Downtown tonight?") with `liveCounts` computed in SQL at that ' +
         'moment — pets_total, appointments_today, boarded_tonight (each location\'s own time zone; species and location names in the question ' +
         'narrow it) — or a §14 analytics metric through the analytics module (revenue, no-show rate, occupancy…; window from the question, default this month; ' +
-        'a money metric once per currency of the locations covered, never a 400 for want of one) — chosen by a deterministic intent matcher; a model may phrase ' +
+        'a money metric once per currency of the locations covered, never a 400 for want of one; only with `analytics.read`, else the answer says so and gives no figure) — chosen by a deterministic intent matcher; a model may phrase ' +
         'the rest, never the number. In the sandbox, counts follow the sandbox clock. Every answer is stored (ans_). ',
       tags,
       access: { scope: 'ai.read' },

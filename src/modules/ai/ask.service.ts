@@ -74,11 +74,19 @@ export async function askAgent(
   const services = await servicesInScope(db, actor, covered);
   const retrieved = await retrieve(db, deps.llm, services, words, input.question, 5);
   // §14 metrics first (their words are specific: revenue, no-show rate…), then the point-in-time counts.
-  const analytics = matchAnalyticsIntent(input.question, locations, countsAt);
-  const intent = analytics ? null : matchCountIntent(input.question, locations);
+  const asked = matchAnalyticsIntent(input.question, locations, countsAt);
+  // A §14 metric is what GET /v1/analytics gives: only to a caller holding analytics.read (a front
+  // desk with ai.read, whose role can never hold it, must not learn revenue through the agent).
+  const withheld = asked !== null && !actor.scopes.has('analytics.read');
+  const analytics = withheld ? null : asked;
+  const intent = asked ? null : matchCountIntent(input.question, locations);
   const liveCounts: LiveCount[] = [];
   let composed: Composed;
-  if (analytics || intent) {
+  if (withheld) {
+    const documents = await compose(deps.llm, input.question, words, retrieved.passages);
+    const sentence = `The ${asked.metric.replace(/_/g, ' ')} figure needs the analytics.read scope, which this client does not hold.`;
+    composed = documents.abstained ? { ...documents, answer: sentence } : { ...documents, answer: `${sentence} ${documents.answer}` };
+  } else if (analytics || intent) {
     // A money metric over locations in several currencies is one count per currency.
     const counts = analytics ? await computeAnalyticsCounts(db, actor, analytics, countsAt) : [await computeCount(db, actor, intent as CountIntent, countsAt)];
     liveCounts.push(...counts);
