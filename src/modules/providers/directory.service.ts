@@ -26,14 +26,15 @@ const maxCachedPages = 1000;
  * The directory: the bookable providers (approved marketplace, active staff) unless `status` names
  * another one (pending and suspended need the marketplace scope), filtered in SQL by location, kind,
  * service, category, minimum rating and text; `availableOn` then keeps those with an open slot that
- * day, reading on in batches until the page is full. Newest first, cursor paged.
+ * day that starts at `earliest` or later (now plus the booking notice), reading on in batches until
+ * the page is full. Newest first, cursor paged.
  */
-export async function directoryPage(db: Executor, actor: Actor, query: ListProvidersFilters, now: number): Promise<Page<ProviderOut>> {
+export async function directoryPage(db: Executor, actor: Actor, query: ListProvidersFilters, earliest: number): Promise<Page<ProviderOut>> {
   if ((query.status === 'pending' || query.status === 'suspended') && !actor.scopes.has('marketplace')) {
     throw new AppError('insufficient_scope', `Listing ${query.status} providers needs the marketplace scope.`);
   }
   const page = pageRequest(query);
-  if (query.availableOn !== undefined) return toPage(await withMarketplace(db, actor, await openRows(db, actor, query, page, query.availableOn, now)), page, presentProvider);
+  if (query.availableOn !== undefined) return toPage(await withMarketplace(db, actor, await openRows(db, actor, query, page, query.availableOn, earliest)), page, presentProvider);
   let cache = pages.get(db);
   if (!cache) {
     cache = new Map();
@@ -65,13 +66,13 @@ function filtersOf(query: ListProvidersFilters): ProviderFilters {
 }
 
 /** Rows (one more than the page when there are more) with an open slot on `date`, read in batches. */
-async function openRows(db: Executor, actor: Actor, query: ListProvidersFilters, page: ReturnType<typeof pageRequest>, date: string, now: number): Promise<ProviderRecord[]> {
+async function openRows(db: Executor, actor: Actor, query: ListProvidersFilters, page: ReturnType<typeof pageRequest>, date: string, earliest: number): Promise<ProviderRecord[]> {
   const filters = filtersOf(query);
   const rows: ProviderRecord[] = [];
   let afterId = page.afterId;
   for (;;) {
     const batch = await listProviders(db, actor, { limit: availabilityBatch - 1, afterId }, filters);
-    const open = await openOn(db, actor, batch.map((r) => r.id), date, now, filters.category, query.locationId);
+    const open = await openOn(db, actor, batch.map((r) => r.id), date, earliest, filters.category, query.locationId);
     rows.push(...batch.filter((r) => open.has(r.id)));
     const last = batch[batch.length - 1];
     if (rows.length > page.limit || batch.length < availabilityBatch || !last) break;

@@ -34,7 +34,8 @@ export interface ProviderSlot {
 /** Each schedule's window in its location's zone: a local date, or from/to as the appointments availability reads them. */
 type WindowOf = (timezone: string) => { from: number; to: number };
 
-async function searchProviders(db: Executor, actor: AccessFilter, candidates: readonly Candidate[], windowOf: WindowOf, now: number, locationId?: string): Promise<ProviderSlot[]> {
+/** `earliest`: the first bookable start (now plus the booking notice, as orders require it). */
+async function searchProviders(db: Executor, actor: AccessFilter, candidates: readonly Candidate[], windowOf: WindowOf, earliest: number, locationId?: string): Promise<ProviderSlot[]> {
   if (candidates.length === 0) return [];
   const engine = await slotEngine();
   const minutes = new Map(candidates.map((c) => [c.id, c.minutes]));
@@ -62,7 +63,7 @@ async function searchProviders(db: Executor, actor: AccessFilter, candidates: re
       bufferAfterMs: 0,
       from: window.from,
       to: window.to,
-      earliest: now,
+      earliest,
     });
     for (const slot of slots) out.push({ providerId: schedule.provider_id, from: slot.from, to: slot.to });
   }
@@ -77,14 +78,14 @@ async function candidatesOf(db: Executor, actor: AccessFilter, ids: readonly str
 }
 
 /** The providers among `ids` with at least one open slot on a local date (the directory's `availableOn`). */
-export async function openOn(db: Executor, actor: AccessFilter, ids: readonly string[], date: string, now: number, category?: ListingCategory, locationId?: string): Promise<Set<string>> {
+export async function openOn(db: Executor, actor: AccessFilter, ids: readonly string[], date: string, earliest: number, category?: ListingCategory, locationId?: string): Promise<Set<string>> {
   if (!isCalendarDate(date)) throw validationFailed([{ field: 'availableOn', message: 'must be a real date YYYY-MM-DD' }]);
   const engine = await slotEngine();
   const windowOf: WindowOf = (timezone) => {
     const clock = engine.zoneClock(timezone);
     return { from: clock.toUtc(date, 0), to: clock.toUtc(addDays(date, 1), 0) };
   };
-  const slots = await searchProviders(db, actor, await candidatesOf(db, actor, ids, undefined, category), windowOf, now, locationId);
+  const slots = await searchProviders(db, actor, await candidatesOf(db, actor, ids, undefined, category), windowOf, earliest, locationId);
   return new Set(slots.map((s) => s.providerId));
 }
 
@@ -99,7 +100,7 @@ export interface ProviderAvailability {
  * (an active listing of it) or `providerIds`, earliest first. Suspended, pending and inactive
  * providers have no open slots; their existing bookings are untouched.
  */
-export async function providerAvailability(db: Executor, actor: Actor, input: ProviderAvailabilityInput, now: number): Promise<ProviderAvailability> {
+export async function providerAvailability(db: Executor, actor: Actor, input: ProviderAvailabilityInput, now: number, noticeMinutes: number): Promise<ProviderAvailability> {
   if (input.category === undefined && input.providerIds === undefined) {
     throw validationFailed([{ field: 'category', message: 'give category or providerIds' }]);
   }
@@ -120,7 +121,7 @@ export async function providerAvailability(db: Executor, actor: Actor, input: Pr
   }
   const windowOf: WindowOf = (timezone) => engine.readWindow(engine.zoneClock(timezone), input, now, 7);
   const candidates = await candidatesOf(db, actor, providers.map((p) => p.id), input.durationMinutes, input.category);
-  const all = await searchProviders(db, actor, candidates, windowOf, now, input.locationId);
+  const all = await searchProviders(db, actor, candidates, windowOf, now + noticeMinutes * engine.minuteMs, input.locationId);
   all.sort((a, b) => a.from - b.from || (a.providerId < b.providerId ? -1 : a.providerId > b.providerId ? 1 : 0));
   const limit = input.limit ?? 500;
   const hasMore = all.length > limit;

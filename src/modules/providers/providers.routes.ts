@@ -1,6 +1,9 @@
 import type { Clock } from '../../clock.js';
+import type { Config, Environment } from '../../config.js';
+import type { Executor } from '../../db/database.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { businessNow } from '../sandbox/index.js';
 import { addListing, approveProvider, changeListing, suspendProvider } from './marketplace-providers.service.js';
 import { presentListing, presentProvider, presentReview } from './providers.presenter.js';
 import { providerAvailability } from './provider-slots.service.js';
@@ -28,12 +31,22 @@ const reviewTags = ['Provider reviews'];
 const managers = ['admin', 'staff'] as const;
 const admins = ['admin'] as const;
 
-export function providerRoutes(deps: { clock: Clock }): AnyRoute[] {
+/** The app's shared dependencies these routes read. */
+interface RouteDeps {
+  clock: Clock;
+  config: Pick<Config, 'bookingMinNoticeMinutes'>;
+}
+
+export function providerRoutes(deps: RouteDeps): AnyRoute[] {
   // The fixed paths first: /v1/providers/availability and /v1/providers/reviews must win over /v1/providers/:id.
   return [...marketplaceReadRoutes(deps), ...providerCoreRoutes(deps), ...lifecycleRoutes(deps)];
 }
 
-function marketplaceReadRoutes(deps: { clock: Clock }): AnyRoute[] {
+/** The caller's business now: the sandbox's test clock (DESIGN §9) moves the dates of bookings, so open slots follow it as orders do. */
+const businessClock = (deps: RouteDeps) => (db: Executor, env: Environment) => businessNow(db, env, deps.clock);
+
+function marketplaceReadRoutes(deps: RouteDeps): AnyRoute[] {
+  const now = businessClock(deps);
   return [
     defineRoute({
       method: 'get',
@@ -46,14 +59,15 @@ function marketplaceReadRoutes(deps: { clock: Clock }): AnyRoute[] {
         'is 400 `resource_missing`), optionally at one `locationId`. A slot is working hours (schedules, per location and time zone) minus ' +
         'time off minus busy time (appointments and bookings holding the provider). Slot length: `durationMinutes`, else each provider\'s ' +
         'shortest active listing (of the category), else 30 minutes. Pending, suspended and inactive providers have no open slots; their ' +
-        'existing bookings stay. Window: `from` (default now) to `to` (default 7 days later, at most 31). A location-scoped client sees its ' +
+        'existing bookings stay. Window: `from` (default now) to `to` (default 7 days later, at most 31); no slot starts sooner than PETCARE_BOOKING_MIN_NOTICE_MINUTES ' +
+        'from now, as orders refuse those (now is the sandbox test clock\'s in the sandbox). A location-scoped client sees its ' +
         'locations\' slots.',
       tags,
       access: { scope: 'bookings.read' },
       query: ProviderAvailabilityQuery,
       response: { status: 200, description: 'Open slots', schema: ProviderSlotsSchema },
       errors: ['resource_missing'],
-      handler: async ({ db, actor, query }) => ({ body: await providerAvailability(db, actor, query, deps.clock.now()) }),
+      handler: async ({ db, actor, query }) => ({ body: await providerAvailability(db, actor, query, await now(db, actor.env), deps.config.bookingMinNoticeMinutes) }),
     }),
     defineRoute({
       method: 'get',
@@ -88,7 +102,7 @@ function marketplaceReadRoutes(deps: { clock: Clock }): AnyRoute[] {
       body: CreateRatingSchema,
       response: { status: 201, description: 'The new review', schema: ReviewSchema },
       errors: ['not_found', 'resource_missing', 'already_rated', 'booking_not_completed'],
-      handler: async ({ db, actor, body }) => ({ body: presentReview(await rateBooking(db, actor, body, deps.clock.now())) }),
+      handler: async ({ db, actor, body }) => ({ body: presentReview(await rateBooking(db, actor, body, await now(db, actor.env))) }),
     }),
     defineRoute({
       method: 'post',
@@ -102,12 +116,13 @@ function marketplaceReadRoutes(deps: { clock: Clock }): AnyRoute[] {
       body: ReplySchema,
       response: { status: 200, description: 'The review with its reply', schema: ReviewSchema },
       errors: ['not_found', 'already_replied'],
-      handler: async ({ db, actor, params, body }) => ({ body: presentReview(await replyToReview(db, actor, params.id, body.reply, deps.clock.now())) }),
+      handler: async ({ db, actor, params, body }) => ({ body: presentReview(await replyToReview(db, actor, params.id, body.reply, await now(db, actor.env))) }),
     }),
   ];
 }
 
-function providerCoreRoutes(deps: { clock: Clock }): AnyRoute[] {
+function providerCoreRoutes(deps: RouteDeps): AnyRoute[] {
+  const now = businessClock(deps);
   return [
     defineRoute({
       method: 'post',
@@ -145,7 +160,8 @@ function providerCoreRoutes(deps: { clock: Clock }): AnyRoute[] {
       query: ListProvidersQuery,
       response: { status: 200, description: 'A page of providers', schema: pageSchema(ProviderSchema) },
       errors: ['invalid_cursor'],
-      handler: async ({ db, actor, query }) => ({ body: await directoryPage(db, actor, query, deps.clock.now()) }),
+      // availableOn counts slots an order could still take: from now plus the booking notice.
+      handler: async ({ db, actor, query }) => ({ body: await directoryPage(db, actor, query, (await now(db, actor.env)) + deps.config.bookingMinNoticeMinutes * 60_000) }),
     }),
     defineRoute({
       method: 'get',
