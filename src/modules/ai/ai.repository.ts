@@ -162,25 +162,26 @@ const placeholders = (n: number): string => Array.from({ length: n }, () => '?')
 /**
  * A knowledge document made from a pet document is searchable only while that pet document exists:
  * from the moment its deletion commits, its chunks reach no answer, citation or prompt (the
- * ai-indexing job then drops them: retireDeletedPetDocuments).
+ * ai-indexing job then drops them: retirePetDocuments).
  */
 const sourceStillThere = "(d.source != 'pet_document' or exists (select 1 from documents pd where pd.id = d.source_document_id and pd.tenant_id = d.tenant_id))";
 
-/**
- * Knowledge documents whose pet document was deleted: their chunks go and they are marked failed
- * with the reason (one transaction). Returns how many.
- */
-export async function retireDeletedPetDocuments(db: Executor, now: string): Promise<number> {
-  const gone = await selectRows<{ id: string }>(
+/** Knowledge documents (not yet failed) whose pet document was deleted, up to 500. */
+export async function deletedPetDocuments(db: Executor): Promise<string[]> {
+  const rows = await selectRows<{ id: string }>(
     db,
     "select d.id from ai_documents d where d.source = 'pet_document' and d.status != 'failed' and not exists (select 1 from documents pd where pd.id = d.source_document_id and pd.tenant_id = d.tenant_id) limit 500",
     [],
   );
-  for (const { id } of gone) {
+  return rows.map((r) => r.id);
+}
+
+/** Retires those documents: their chunks go and they are marked failed with the reason. */
+export async function retirePetDocuments(db: Executor, ids: readonly string[], now: string): Promise<void> {
+  for (const id of ids) {
     await deleteDocumentChunks(db, id);
     await updateKnowledgeDocument(db, id, { status: 'failed', chunks: 0, error: 'the pet document was deleted', updated_at: now });
   }
-  return gone.length;
 }
 
 /** FTS5 bm25 search over the chunks of the given services (already filtered by visibility). */

@@ -5,7 +5,7 @@ import { newId } from '../../db/ids.js';
 import type { EnvironmentStore } from '../../db/stores.js';
 import type { JobDefinition, JobResult } from '../../jobs/job-definition.js';
 import { extractPdfText, type PdfTextLimits } from '../documents/index.js';
-import { deleteDocumentChunks, insertChunks, nextPendingDocument, retireDeletedPetDocuments, updateKnowledgeDocument, updateService, type NewChunk } from './ai.repository.js';
+import { deleteDocumentChunks, insertChunks, deletedPetDocuments, nextPendingDocument, retirePetDocuments, updateKnowledgeDocument, updateService, type NewChunk } from './ai.repository.js';
 import type { AiDocumentsTable, AiServicesTable } from './ai.table.js';
 import { chunkPages, textPages } from './knowledge-text.js';
 import type { KnowledgeFiles } from './knowledge.service.js';
@@ -134,7 +134,10 @@ export async function indexPending(store: EnvironmentStore, deps: IndexingDeps, 
   let failed = 0;
   let chunks = 0;
   // Pet documents deleted since the last run: their knowledge chunks go (search already skips them).
-  const retired = await store.writes.run((trx) => retireDeletedPetDocuments(trx, new Date(now()).toISOString()));
+  // (read first: the job polls every 2 s and should not take a write transaction for nothing).
+  const gone = await deletedPetDocuments(store.db);
+  if (gone.length > 0) await store.writes.run((trx) => retirePetDocuments(trx, gone, new Date(now()).toISOString()));
+  const retired = gone.length;
   for (;;) {
     if (signal?.aborted) break;
     const doc = await nextPendingDocument(store.db);
