@@ -347,7 +347,7 @@ export interface paths {
         };
         /**
          * Open slots across providers
-         * @description Slots `{providerId, startsAt, endsAt}` earliest first, across the bookable providers (approved marketplace providers, active staff) chosen by `category` (those with an active listing of it) or `providerIds` (comma-separated, up to 50; an id the caller cannot see is 400 `resource_missing`), optionally at one `locationId`. A slot is working hours (schedules, per location and time zone) minus time off minus busy time (appointments and bookings holding the provider). Slot length: `durationMinutes`, else each provider's shortest active listing (of the category), else 30 minutes. Pending, suspended and inactive providers have no open slots; their existing bookings stay. Window: `from` (default now) to `to` (default 7 days later, at most 31). A location-scoped client sees its locations' slots.
+         * @description Slots `{providerId, startsAt, endsAt}` earliest first, across the bookable providers (approved marketplace providers, active staff) chosen by `category` (those with an active listing of it) or `providerIds` (comma-separated, up to 50; an id the caller cannot see is 400 `resource_missing`), optionally at one `locationId`. A slot is working hours (schedules, per location and time zone) minus time off minus busy time (appointments and bookings holding the provider). Slot length: `durationMinutes`, else each provider's shortest active listing (of the category), else 30 minutes. Pending, suspended and inactive providers have no open slots; their existing bookings stay. Window: `from` (default now) to `to` (default 7 days later, at most 31); no slot starts sooner than PETCARE_BOOKING_MIN_NOTICE_MINUTES from now, as orders refuse those (now is the sandbox test clock's in the sandbox). A location-scoped client sees its locations' slots.
          *
          *     Scope: `bookings.read`.
          */
@@ -393,7 +393,7 @@ export interface paths {
         put?: never;
         /**
          * Rate a completed marketplace booking
-         * @description The caller rates for the pet parent `parentId` (a parent it can see, else 400 `resource_missing`): `bookingId` must be a marketplace booking of that parent at a location the caller sees, else 404 (another parent's booking looks unknown). One rating per booking: a second one, even sent in parallel, is 409 `already_rated`; a booking not `completed` is 422 `booking_not_completed`. Stars 1–5, comment up to 5,000 characters. The provider's `rating` (average, 1 decimal) and `ratingCount` move in the same transaction.
+         * @description The booking's pet parent rates it: `bookingId` must be a marketplace booking at a location the caller sees, else 404. `parentId` is optional; when sent, it must be a parent the caller sees (else 400 `resource_missing`) and the booking must be theirs, else 404 (another parent's booking looks unknown). One rating per booking: a second one, even sent in parallel, is 409 `already_rated`; a booking not `completed` is 422 `booking_not_completed`. Stars 1–5, comment up to 5,000 characters. The provider's `rating` (average, 1 decimal) and `ratingCount` move in the same transaction.
          *
          *     Scope: `marketplace` or `bookings`.
          */
@@ -2130,7 +2130,7 @@ export interface paths {
         };
         /**
          * List orders
-         * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). Newest first; filters status, parentId, petId. Pages by cursor (limit, cursor), or by number (page, perPage: the 2025-06-01 form); unless paged by cursor the answer also carries page and totalPages. Petcare-Version 2025-06-01 answers `{orders, page, totalPages}`.
+         * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). Newest first; filters status, parentId, petId. Pages by cursor (limit, cursor) like every list; `page` and `perPage` are the 2025-06-01 form and are refused (400) in this version. Petcare-Version 2025-06-01 pages by number (page, perPage) and answers `{orders, page, totalPages}`; it takes no cursor (400).
          *
          *     Scope: `marketplace.read` or `bookings.read`.
          *
@@ -2506,7 +2506,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the clinic agent (documents and live counts)
-         * @description Needs `ai` or `ai.read` (answers 200). `scope` is a location id (one the caller may see, else 404) or `tenant` (every location the caller may see). Searches every knowledge service visible to the caller that is tenant-wide or bound to a location of the scope, as the service query does, and answers a count question ("how many dogs are boarded at Downtown tonight?") with `liveCounts` computed in SQL at that moment — pets_total, appointments_today, boarded_tonight (each location's own time zone; species and location names in the question narrow it) — chosen by a deterministic intent matcher; a model may phrase the rest, never the number. Every answer is stored (ans_).
+         * @description Needs `ai` or `ai.read` (answers 200). `scope` is a location id (one the caller may see, else 404) or `tenant` (every location the caller may see). Searches every knowledge service visible to the caller that is tenant-wide or bound to a location of the scope, as the service query does, and answers a count question ("how many dogs are boarded at Downtown tonight?") with `liveCounts` computed in SQL at that moment — pets_total, appointments_today, boarded_tonight (each location's own time zone; species and location names in the question narrow it) — or a §14 analytics metric through the analytics module (revenue, no-show rate, occupancy…; window from the question, default this month; a money metric once per currency of the locations covered, never a 400 for want of one; only with `analytics.read`, else the answer says so and gives no figure) — chosen by a deterministic intent matcher; a model may phrase the rest, never the number. In the sandbox, counts follow the sandbox clock. Every answer is stored (ans_).
          *
          *     Scope: `ai.read`.
          */
@@ -2578,7 +2578,7 @@ export interface paths {
         put?: never;
         /**
          * Run a vaccination recall campaign
-         * @description Needs scope `ai` (roles admin and doctor hold it). Selection: among the pets now at the caller's locations (or the one `locationId` asked for; a location the caller does not cover answers 404), each pet's latest dose per vaccine (a newer dose replaces an older one's due date, the vaccinationStatus rule) due on or before today + dueWithinDays, overdue doses included however old, only the `vaccines` named when given (case-insensitive). Today is the UTC date of the business clock, as the vaccination-reminders job counts. Sending: each recipient goes through the vaccination-reminders job’s own step, so a pet + vaccine + due date is handled once in all, whoever comes first: one row in the shared reminder ledger, one `pet.vaccination_due` event and, if the parent consented to reminders and has an email address (the job’s consent rule), one `vaccination_reminder` email queued in the notifications outbox (GET /v1/notifications). A pet the job already reminded is skipped (already_reminded), and the job does not remind a recalled pet again; a parent without consent or email is skipped too and recorded as decided (not asked again for that due date, as the job does). `sent` counts messages queued by this call, `skipped` the rest. dueWithinDays is 0–365; at most 20 vaccines; bad input answers 400 and changes nothing. With dryRun: 200, the recipients and what would happen to each (status would_send or skipped), nothing written, sent or emitted, and id null. Otherwise 201 with the stored campaign (rcl_…, readable at GET /v1/ai/recall/{id}); emits `ai.recall_sent` with the totals. Everything commits in one transaction, so parallel recalls send one message per pet, vaccine and due date.
+         * @description Needs scope `ai` (roles admin and doctor hold it). Selection: among the pets now at the caller's locations (or the one `locationId` asked for; a location the caller does not cover answers 404), each pet's latest dose per vaccine (a newer dose replaces an older one's due date, the vaccinationStatus rule) due on or before today + dueWithinDays, overdue doses included however old, only the `vaccines` named when given (case-insensitive). Today is the UTC date of the business clock, as the vaccination-reminders job counts. Sending: each recipient goes through the vaccination-reminders job’s own step, so a pet + vaccine + due date is handled once in all, whoever comes first: one row in the shared reminder ledger, one `pet.vaccination_due` event and, if the parent consented to reminders and has an email address (the job’s consent rule), one `vaccination_reminder` email queued in the notifications outbox (GET /v1/notifications). A pet the job already reminded is skipped (already_reminded), and the job does not remind a recalled pet again; a parent without consent or email is skipped too and recorded as decided (not asked again for that due date, as the job does). `sent` counts messages queued by this call, `skipped` the rest. dueWithinDays is 0–365; at most 20 vaccines; bad input answers 400 and changes nothing. A selection of more than 2000 pet and vaccine pairs answers 422 recall_too_large (with selected and max) and sends nothing, dry run or not: narrow it by location, vaccines or window. With dryRun: 200, the recipients and what would happen to each (status would_send or skipped), nothing written, sent or emitted, and id null. Otherwise 201 with the stored campaign (rcl_…, readable at GET /v1/ai/recall/{id}); emits `ai.recall_sent` with the totals. Everything commits in one transaction, so parallel recalls send one message per pet, vaccine and due date.
          *
          *     Scope: `ai`.
          */
@@ -3185,7 +3185,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "validation_failed" | "malformed_json" | "resource_missing" | "invalid_idempotency_key" | "invalid_cursor" | "unsupported_api_version" | "invalid_request" | "invalid_grant" | "invalid_scope" | "unsupported_grant_type" | "invalid_client" | "unauthorized" | "invalid_token" | "insufficient_scope" | "forbidden_role" | "ip_not_allowed" | "sandbox_only" | "environment_not_allowed" | "tenant_wide_only" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_key_in_use" | "conflict" | "last_admin" | "slot_unavailable" | "invalid_state_transition" | "job_running" | "wallet_exists" | "no_vacancy" | "room_unavailable" | "stylist_unavailable" | "no_stylist_available" | "already_rated" | "already_replied" | "embedding_mismatch" | "gone" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "idempotency_key_mismatch" | "recipient_unreachable" | "invoice_not_payable" | "amount_exceeds_due" | "insufficient_funds" | "refund_exceeds_payment" | "invoice_has_payments" | "refund_through_order" | "clock_backwards" | "vaccinations_required" | "no_membership_credit" | "no_package_credit" | "onboarding_incomplete" | "provider_not_bookable" | "booking_not_completed" | "locations_required" | "document_outside_service" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "validation_failed" | "malformed_json" | "resource_missing" | "invalid_idempotency_key" | "invalid_cursor" | "unsupported_api_version" | "invalid_request" | "invalid_grant" | "invalid_scope" | "unsupported_grant_type" | "invalid_client" | "unauthorized" | "invalid_token" | "insufficient_scope" | "forbidden_role" | "ip_not_allowed" | "sandbox_only" | "environment_not_allowed" | "tenant_wide_only" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_key_in_use" | "conflict" | "last_admin" | "slot_unavailable" | "invalid_state_transition" | "job_running" | "wallet_exists" | "no_vacancy" | "room_unavailable" | "stylist_unavailable" | "no_stylist_available" | "already_rated" | "already_replied" | "embedding_mismatch" | "gone" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "idempotency_key_mismatch" | "recipient_unreachable" | "invoice_not_payable" | "amount_exceeds_due" | "insufficient_funds" | "refund_exceeds_payment" | "invoice_has_payments" | "refund_through_order" | "clock_backwards" | "vaccinations_required" | "no_membership_credit" | "no_package_credit" | "onboarding_incomplete" | "provider_not_bookable" | "booking_not_completed" | "locations_required" | "document_outside_service" | "recall_too_large" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description Same as the X-Request-Id response header. */
             requestId: string;
             /** @description The request path. */
@@ -6862,8 +6862,8 @@ export interface operations {
                 "application/json": {
                     /** @description A completed marketplace booking (bkg_…). */
                     bookingId: string;
-                    /** @description The pet parent the caller rates for (usr_…): the booking must be theirs. */
-                    parentId: string;
+                    /** @description Optional: the pet parent the caller rates for (usr_…), checked against the booking (another parent's booking answers 404). Absent, the booking's own parent rates. */
+                    parentId?: string;
                     /** @description Whole stars, 1–5. */
                     stars: number;
                     /** @description Up to 5,000 characters. */
@@ -23445,9 +23445,9 @@ export interface operations {
                 limit?: number;
                 /** @description The nextCursor of the previous page. */
                 cursor?: string;
-                /** @description Page number (the 2025-06-01 form; accepted by every version). Not with cursor. */
+                /** @description Page number: Petcare-Version 2025-06-01 only (400 in later versions, which page by cursor). */
                 page?: number;
-                /** @description Page size of the page-number form (default 25); same as limit. */
+                /** @description Page size of the page-number form (default 25): Petcare-Version 2025-06-01 only. */
                 perPage?: number;
                 status?: "pending_payment" | "paid" | "fulfilled" | "cancelled" | "partially_refunded" | "refunded";
                 parentId?: string;
@@ -23507,9 +23507,9 @@ export interface operations {
                         /** @description Pass as ?cursor= to get the next page. */
                         nextCursor: string | null;
                         hasMore: boolean;
-                        /** @description The page number, unless the page was asked for by cursor. */
+                        /** @description Never in this version: the page number the 2025-06-01 answer carries as `page`. */
                         page?: number;
-                        /** @description How many pages of this size the filter has, unless the page was asked for by cursor. */
+                        /** @description Never in this version: what the 2025-06-01 answer carries as `totalPages`. */
                         totalPages?: number;
                     } | {
                         orders: {
@@ -27050,7 +27050,7 @@ export interface operations {
                                     /** Format: date-time */
                                     createdAt: string;
                                 }[];
-                                /** @description Doses scheduled since check-in with nothing logged PETCARE_DOSE_OVERDUE_MINUTES after their time (the care-plan-doses job’s rule). */
+                                /** @description Doses scheduled since check-in with nothing logged PETCARE_DOSE_OVERDUE_MINUTES after their time (the care-plan-doses job’s rule), in schedule order: the latest 50 (the missed_dose_follow_up action counts them all). */
                                 missedDoses: {
                                     medication: string;
                                     /**
@@ -27458,7 +27458,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            /** @description `recall_too_large`: The recall selects more recipients than one campaign may hold; narrow it; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

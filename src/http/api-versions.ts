@@ -22,7 +22,7 @@ export const apiVersionChangelog: ReadonlyArray<{ version: ApiVersion; changes: 
     changes: [
       '`PATCH /v1/appointments/{id}` answers the full appointment: `providerId` and `provider {id, name}`, lower-case `status` and `type`.',
       '`POST /v1/providers/match` answers the ranking `{data: [{rank, providerId, provider, nextSlot, rating, reasons}], petId, type, locationId, from, to}`.',
-      '`GET /v1/orders` pages by cursor: `{data, nextCursor, hasMore}` (plus `page` and `totalPages` unless paged by cursor; `page`/`perPage` still accepted).',
+      '`GET /v1/orders` pages by cursor like every list: `{data, nextCursor, hasMore}` with `limit` and `cursor`; `page`/`perPage` are refused (400).',
     ],
   },
   {

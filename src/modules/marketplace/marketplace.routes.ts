@@ -68,8 +68,8 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
       summary: 'List orders',
       description:
         orderAccess +
-        'Newest first; filters status, parentId, petId. Pages by cursor (limit, cursor), or by number (page, perPage: the 2025-06-01 form); unless paged by cursor the answer also carries page and totalPages. ' +
-        'Petcare-Version 2025-06-01 answers `{orders, page, totalPages}` and takes no cursor (400).',
+        'Newest first; filters status, parentId, petId. Pages by cursor (limit, cursor) like every list; `page` and `perPage` are the 2025-06-01 form and are refused (400) in this version. ' +
+        'Petcare-Version 2025-06-01 pages by number (page, perPage) and answers `{orders, page, totalPages}`; it takes no cursor (400).',
       tags,
       access: { scope: ['marketplace.read', 'bookings.read'] },
       query: ListOrdersQuery,
@@ -84,14 +84,17 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
       errors: ['invalid_cursor'],
       handler: async ({ db, actor, query, ctx }) => {
         const filters = { status: query.status, parentId: query.parentId, petId: query.petId };
-        // 2025-06-01 had no cursors: its answer {orders, page, totalPages} cannot express a cursor page (request side of the version change).
-        if (query.cursor !== undefined && apiVersionOf(ctx as AppContext) === '2025-06-01') {
-          throw validationFailed([{ field: 'cursor', message: 'is not part of Petcare-Version 2025-06-01, which pages by number (page, perPage); cursors need 2026-11-01' }]);
+        // The request side of the version change: 2025-06-01 pages by number and had no cursors (its
+        // answer {orders, page, totalPages} cannot say where a cursor page is); 2026-11-01 pages by cursor only.
+        if (apiVersionOf(ctx as AppContext) !== '2025-06-01') {
+          for (const field of ['page', 'perPage'] as const) {
+            if (query[field] !== undefined) throw validationFailed([{ field, message: 'is the Petcare-Version 2025-06-01 form; this version pages by cursor (limit, cursor)' }]);
+          }
+          const page = pageRequest({ limit: query.limit, cursor: query.cursor });
+          return { body: toPage(await listOrders(db, actor, page, filters), page, presentOrder) };
         }
         if (query.cursor !== undefined) {
-          if (query.page !== undefined) throw validationFailed([{ field: 'page', message: 'page numbers and cursors do not mix' }]);
-          const page = pageRequest({ limit: query.perPage ?? query.limit, cursor: query.cursor });
-          return { body: toPage(await listOrders(db, actor, page, filters), page, presentOrder) };
+          throw validationFailed([{ field: 'cursor', message: 'is not part of Petcare-Version 2025-06-01, which pages by number (page, perPage); cursors need 2026-11-01' }]);
         }
         const perPage = query.perPage ?? query.limit ?? defaultPageSize;
         const number = query.page ?? 1;

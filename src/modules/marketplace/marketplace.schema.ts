@@ -73,8 +73,8 @@ export type OrderOut = Static<typeof OrderSchema>;
 export const ListOrdersQuery = Type.Object(
   {
     ...pageQueryFields,
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'Page number (the 2025-06-01 form; accepted by every version). Not with cursor.' })),
-    perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Page size of the page-number form (default 25); same as limit.' })),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'Page number: Petcare-Version 2025-06-01 only (400 in later versions, which page by cursor).' })),
+    perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Page size of the page-number form (default 25): Petcare-Version 2025-06-01 only.' })),
     status: Type.Optional(Literals(orderStatuses)),
     parentId: Type.Optional(Type.String({ maxLength: 100 })),
     petId: Type.Optional(Type.String({ maxLength: 100 })),
@@ -86,8 +86,8 @@ export type ListOrdersQueryInput = Static<typeof ListOrdersQuery>;
 export const OrdersPageSchema = Type.Object(
   {
     ...pageSchema(OrderSchema).properties,
-    page: Type.Optional(Type.Integer({ description: 'The page number, unless the page was asked for by cursor.' })),
-    totalPages: Type.Optional(Type.Integer({ description: 'How many pages of this size the filter has, unless the page was asked for by cursor.' })),
+    page: Type.Optional(Type.Integer({ description: 'Never in this version: the page number the 2025-06-01 answer carries as `page`.' })),
+    totalPages: Type.Optional(Type.Integer({ description: 'Never in this version: what the 2025-06-01 answer carries as `totalPages`.' })),
   },
   { additionalProperties: false },
 );
