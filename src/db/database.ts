@@ -26,7 +26,7 @@ import type { MedicalRecordsTables } from '../modules/medical-records/medical-re
 import type { NotificationsTables } from '../modules/notifications/notifications.table.js';
 import type { PaymentsTables } from '../modules/payments/payments.table.js';
 import type { ProvidersTables } from '../modules/providers/providers.table.js';
-import type { SandboxClockTables } from '../modules/sandbox/sandbox-clock.table.js';
+import type { SandboxClockTables } from '../modules/business-clock/index.js';
 import type { VaccinationsTables } from '../modules/vaccinations/vaccinations.table.js';
 import type { WebhooksTables } from '../modules/webhooks/webhooks.table.js';
 

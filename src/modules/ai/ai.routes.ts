@@ -40,7 +40,7 @@ import {
 import type { LlmClient } from './llm-client.js';
 import type { AiAnswersTable } from './ai.table.js';
 import type { Composed } from './answers.service.js';
-import { businessNow } from '../sandbox/index.js';
+import { businessNow } from '../business-clock/index.js';
 
 const tags = ['AI'];
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { businessNow } from '../sandbox/index.js';
+import { businessNow } from '../business-clock/index.js';
 import { CareCoordinatorQuery, CareSummarySchema } from './care-coordinator.schema.js';
 import { careSummary } from './care-coordinator.service.js';
 

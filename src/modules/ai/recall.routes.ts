@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { businessNow } from '../sandbox/index.js';
+import { businessNow } from '../business-clock/index.js';
 import { presentRecallSummary } from './recall.presenter.js';
 import { listCampaigns } from './recall.repository.js';
 import { CreateRecallSchema, ListRecallsQuery, maxDueWithinDays, maxRecallRecipients, maxRecallVaccines, RecallCampaignSchema, RecallParams, RecallSummarySchema } from './recall.schema.js';

@@ -4,7 +4,7 @@ import { isoAt } from '../../clock.js';
 import type { Executor } from '../../db/database.js';
 import type { JobDefinition } from '../../jobs/job-definition.js';
 import { emit } from '../events/index.js';
-import { businessNow } from '../sandbox/index.js';
+import { businessNow } from '../business-clock/index.js';
 import { medicationsOf } from './care-plans.presenter.js';
 import { medicationKey } from './care-plans.service.js';
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { businessNow } from '../sandbox/index.js';
+import { businessNow } from '../business-clock/index.js';
 import { presentCarePlan, presentDose } from './care-plans.presenter.js';
 import { listCarePlans, listDoses } from './care-plans.repository.js';
 import { CarePlanParams, CarePlanSchema, CreateCarePlanSchema, CreateDoseSchema, DoseSchema, ListCarePlansQuery, ListDosesQuery, UpdateCarePlanSchema } from './care-plans.schema.js';

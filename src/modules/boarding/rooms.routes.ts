@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { businessNow } from '../sandbox/index.js';
+import { businessNow } from '../business-clock/index.js';
 import { presentRoom } from './rooms.presenter.js';
 import { listRooms } from './rooms.repository.js';
 import { CreateRoomSchema, ListRoomsQuery, RoomParams, RoomSchema, UpdateRoomSchema } from './rooms.schema.js';

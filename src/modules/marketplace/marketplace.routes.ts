@@ -6,7 +6,7 @@ import { validationFailed } from '../../http/errors.js';
 import { defaultPageSize, pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import type { AppContext } from '../../http/request-context.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { businessNow } from '../sandbox/index.js';
+import { businessNow } from '../business-clock/index.js';
 import { presentCommission, presentMarketplaceBooking, presentOrder, presentOrdersPage20250601, presentStatement } from './marketplace.presenter.js';
 import { countOrders, listCommissionLines, listOrders, listOrdersAt } from './marketplace.repository.js';
 import {

@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { businessNow } from '../sandbox/index.js';
+import { businessNow } from '../business-clock/index.js';
 import { presentInvoice } from './invoices.presenter.js';
 import { listInvoices } from './invoices.repository.js';
 import { CreateInvoiceSchema, InvoiceSchema, ListInvoicesQuery, UpdateInvoiceSchema } from './invoices.schema.js';

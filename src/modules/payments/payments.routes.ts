@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { businessNow } from '../sandbox/index.js';
+import { businessNow } from '../business-clock/index.js';
 import { IdParams } from './payment-fields.js';
 import { presentPayment, presentRefund } from './payments.presenter.js';
 import { listPayments, listRefunds } from './payments.repository.js';

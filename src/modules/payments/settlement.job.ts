@@ -1,5 +1,5 @@
 import type { JobDefinition } from '../../jobs/job-definition.js';
-import { businessNow } from '../sandbox/index.js';
+import { businessNow } from '../business-clock/index.js';
 import { closeDay, nextDayToClose } from './settlements.service.js';
 
 /** Days one location may close in one run; a longer backlog continues in the next run. */

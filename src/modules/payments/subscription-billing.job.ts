@@ -1,5 +1,5 @@
 import type { JobDefinition } from '../../jobs/job-definition.js';
-import { businessNow } from '../sandbox/index.js';
+import { businessNow } from '../business-clock/index.js';
 import { billNextPeriod, type BillingStep } from './subscriptions.service.js';
 import { billableSubscriptionIds } from './subscriptions.repository.js';
 

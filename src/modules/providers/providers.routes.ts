@@ -3,7 +3,7 @@ import type { Config, Environment } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { businessNow } from '../sandbox/index.js';
+import { businessNow } from '../business-clock/index.js';
 import { addListing, approveProvider, changeListing, suspendProvider } from './marketplace-providers.service.js';
 import { presentListing, presentProvider, presentReview } from './providers.presenter.js';
 import { providerAvailability } from './provider-slots.service.js';

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/database.js';
 import type { JobDefinition } from '../../jobs/job-definition.js';
 import { emit } from '../events/emit.js';
 import { queueNotification } from '../notifications/index.js';
-import { businessNow } from '../sandbox/index.js';
+import { businessNow } from '../business-clock/index.js';
 import type { NotificationKind } from '../notifications/notifications.schema.js';
 import { appointmentReminderText, humanType, vaccinationReminderText, type MailText } from './reminder-messages.js';
 import {

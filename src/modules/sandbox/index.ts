@@ -1,2 +1,1 @@
 export { sandboxRoutes, seedSandboxIfEmpty } from './sandbox.routes.js';
-export { businessNow } from './business-clock.js';

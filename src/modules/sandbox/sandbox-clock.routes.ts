@@ -5,7 +5,7 @@ import { AppError } from '../../http/errors.js';
 import type { Actor } from '../../http/actor.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import type { JobRunner } from '../../jobs/runner.js';
-import { clockOffset, setClockOffset } from './business-clock.js';
+import { clockOffset, setClockOffset } from '../business-clock/index.js';
 
 /** Jobs that read the business clock: advancing it queues a run of each, so the effect shows at once. */
 const clockJobs = ['subscription-billing', 'settlement', 'vaccination-reminders', 'appointment-reminders'] as const;

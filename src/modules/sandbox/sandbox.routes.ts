@@ -8,7 +8,7 @@ import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { DocumentFiles } from '../documents/index.js';
 import { removeStoredKnowledgeFiles } from '../ai/index.js';
 import { clearSandboxData, demoLocations, demoParents, demoPets, demoProviders, demoVaccinations, insertDemoData } from './demo-data.js';
-import { resetClock } from './business-clock.js';
+import { resetClock } from '../business-clock/index.js';
 import { sandboxClockRoutes } from './sandbox-clock.routes.js';
 
 /** Seeds demo data on a sandbox that has no locations yet (first start). */
