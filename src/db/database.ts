@@ -239,6 +239,15 @@ interface RawConnection {
 
 const rawConnections = new WeakMap<Executor, RawConnection>();
 
+/**
+ * A stable identity of the database behind an executor (its SQLite connection, the same for the
+ * database and for every transaction the router opens on it; the executor itself when unknown),
+ * for per-database caches that must hold across transactions.
+ */
+export function databaseIdentity(db: Executor): object {
+  return rawConnections.get(db)?.sqlite ?? db;
+}
+
 /** The connection a statement may run on at once, synchronously; null when it must queue through Kysely. */
 function runnableNow(db: Executor): RawConnection | null {
   const raw = rawConnections.get(db);

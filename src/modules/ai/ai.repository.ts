@@ -1,5 +1,5 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { insertRow, runStatement, selectRows, type Executor } from '../../db/database.js';
+import { databaseIdentity, insertRow, runStatement, selectRows, type Executor } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { AiAnswersTable, AiDocumentsTable, AiServicesTable } from './ai.table.js';
@@ -205,11 +205,38 @@ export async function cappedTermCounts(db: Executor, serviceIds: readonly string
   const text =
     'select count(*) as n from (select 1 from ai_chunks_fts join ai_chunks c on c.seq = ai_chunks_fts.rowid ' +
     `where ai_chunks_fts match ? and c.service_id in (${placeholders(serviceIds.length)}) limit ?)`;
+  const known = await termCountsAt(db);
+  const scope = `${cap}|${serviceIds.join(',')}|`;
   for (const word of words) {
-    const [row] = await selectRows<{ n: number }>(db, text, [`"${word}"`, ...serviceIds, cap]);
-    counts.set(word, row?.n ?? 0);
+    let n = known.counts.get(scope + word);
+    if (n === undefined) {
+      const [row] = await selectRows<{ n: number }>(db, text, [`"${word}"`, ...serviceIds, cap]);
+      n = row?.n ?? 0;
+      if (known.counts.size >= maxKnownTermCounts) known.counts.clear();
+      known.counts.set(scope + word, n);
+    }
+    counts.set(word, n);
   }
   return counts;
+}
+
+/**
+ * Term counts by database (environment), valid for one value of the index's change counter: a
+ * count changes only when chunks are written, which moves the counter (triggers on ai_chunks), so a
+ * count is reused exactly while it is still true. Each question word otherwise costs a capped FTS
+ * scan (about a third of a lexical query over 10,000 chunks).
+ */
+const knownTermCounts = new WeakMap<object, { version: number; counts: Map<string, number> }>();
+const maxKnownTermCounts = 20_000;
+
+async function termCountsAt(db: Executor): Promise<{ version: number; counts: Map<string, number> }> {
+  const [row] = await selectRows<{ version: number }>(db, 'select version from ai_index_version where id = 1', []);
+  const version = row?.version ?? 0;
+  const known = knownTermCounts.get(databaseIdentity(db));
+  if (known && known.version === version) return known;
+  const fresh = { version, counts: new Map<string, number>() };
+  knownTermCounts.set(databaseIdentity(db), fresh);
+  return fresh;
 }
 
 /** Nearest chunks by cosine distance (sqlite-vec's vec_distance_cosine), brute force within the services. */

@@ -92,7 +92,14 @@ export interface AiAnswersTable {
   created_at: string;
 }
 
+/** One row (id 1): moved by triggers on every chunk write, so term statistics are reused while it stands still. */
+export interface AiIndexVersionTable {
+  id: number;
+  version: number;
+}
+
 export interface AiTables {
+  ai_index_version: AiIndexVersionTable;
   ai_services: AiServicesTable;
   ai_documents: AiDocumentsTable;
   ai_chunks: AiChunksTable;
