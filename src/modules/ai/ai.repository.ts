@@ -1,5 +1,6 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { databaseIdentity, insertRow, runStatement, selectRows, type Executor } from '../../db/database.js';
+import { VersionedCache } from '../../db/versioned-cache.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { AiAnswersTable, AiDocumentsTable, AiServicesTable } from './ai.table.js';
@@ -205,15 +206,16 @@ export async function cappedTermCounts(db: Executor, serviceIds: readonly string
   const text =
     'select count(*) as n from (select 1 from ai_chunks_fts join ai_chunks c on c.seq = ai_chunks_fts.rowid ' +
     `where ai_chunks_fts match ? and c.service_id in (${placeholders(serviceIds.length)}) limit ?)`;
-  const known = await termCountsAt(db);
+  const [row] = await selectRows<{ version: number }>(db, 'select version from ai_index_version where id = 1', []);
+  const version = row?.version ?? 0;
+  const owner = databaseIdentity(db);
   const scope = `${cap}|${serviceIds.join(',')}|`;
   for (const word of words) {
-    let n = known.counts.get(scope + word);
+    let n = knownTermCounts.get(owner, scope + word, version);
     if (n === undefined) {
-      const [row] = await selectRows<{ n: number }>(db, text, [`"${word}"`, ...serviceIds, cap]);
-      n = row?.n ?? 0;
-      if (known.counts.size >= maxKnownTermCounts) known.counts.clear();
-      known.counts.set(scope + word, n);
+      const [found] = await selectRows<{ n: number }>(db, text, [`"${word}"`, ...serviceIds, cap]);
+      n = found?.n ?? 0;
+      knownTermCounts.set(owner, scope + word, version, n);
     }
     counts.set(word, n);
   }
@@ -221,23 +223,13 @@ export async function cappedTermCounts(db: Executor, serviceIds: readonly string
 }
 
 /**
- * Term counts by database (environment), valid for one value of the index's change counter: a
- * count changes only when chunks are written, which moves the counter (triggers on ai_chunks), so a
- * count is reused exactly while it is still true. Each question word otherwise costs a capped FTS
- * scan (about a third of a lexical query over 10,000 chunks).
+ * Term counts per database, valid for one value of the index's change counter: a count changes
+ * only when chunks are written, which moves the counter (triggers on ai_chunks), so a count is
+ * reused exactly while it is still true. Each question word otherwise costs a capped FTS scan (about
+ * a third of a lexical query over 10,000 chunks). Held across transactions (the query route runs
+ * in one): none of the routes that read them writes chunks, so the counter never moves uncommitted there.
  */
-const knownTermCounts = new WeakMap<object, { version: number; counts: Map<string, number> }>();
-const maxKnownTermCounts = 20_000;
-
-async function termCountsAt(db: Executor): Promise<{ version: number; counts: Map<string, number> }> {
-  const [row] = await selectRows<{ version: number }>(db, 'select version from ai_index_version where id = 1', []);
-  const version = row?.version ?? 0;
-  const known = knownTermCounts.get(databaseIdentity(db));
-  if (known && known.version === version) return known;
-  const fresh = { version, counts: new Map<string, number>() };
-  knownTermCounts.set(databaseIdentity(db), fresh);
-  return fresh;
-}
+const knownTermCounts = new VersionedCache<number>(20_000);
 
 /** Nearest chunks by cosine distance (sqlite-vec's vec_distance_cosine), brute force within the services. */
 export async function vectorSearch(db: Executor, serviceIds: readonly string[], embedding: Buffer, model: string, limit: number): Promise<ChunkHit[]> {

@@ -1,4 +1,5 @@
 import { selectRows, type Executor } from '../../db/database.js';
+import { VersionedCache } from '../../db/versioned-cache.js';
 import type { AccessFilter } from '../../http/actor.js';
 import type { PageRequest } from '../../http/paging.js';
 import type { MetricName } from './analytics.schema.js';
@@ -151,8 +152,7 @@ const readsKind: Record<MetricName, string> = {
  * or an open transaction), by metric and windows: reused while that counter stands still, which the
  * triggers make exact (any write a metric reads moves it, in the same transaction).
  */
-const figures = new WeakMap<object, Map<string, { version: number; rows: TallyRow[] }>>();
-const maxCachedFigures = 1000;
+const figures = new VersionedCache<TallyRow[]>(1000);
 const versionSql = 'select version from analytics_versions where name = ?';
 
 /** The figures of a metric per bucket (and key) over the windows. */
@@ -161,19 +161,13 @@ export async function tallies(db: Executor, name: MetricName, tenantId: string, 
   const [counter] = await selectRows<{ version: number }>(db, versionSql, [readsKind[name]]);
   if (counter === undefined) throw new Error(`analytics_versions has no counter '${readsKind[name]}'`);
   const version = counter.version;
-  let cache = figures.get(db);
-  if (!cache) {
-    cache = new Map();
-    figures.set(db, cache);
-  }
   const key = `${name}|${tenantId}|${windowsJson}`;
-  const hit = cache.get(key);
-  if (hit && hit.version === version) return hit.rows;
+  const hit = figures.get(db, key, version);
+  if (hit) return hit;
   const parameters: unknown[] = [windowsJson];
   if (takesTenant.has(name)) parameters.push(tenantId);
   const rows = await selectRows<TallyRow>(db, tallySql[name], parameters);
-  if (cache.size >= maxCachedFigures) cache.clear();
-  cache.set(key, { version, rows });
+  figures.set(db, key, version, rows);
   return rows;
 }
 

@@ -1,5 +1,6 @@
 import { dayMs, isCalendarDate, utcDate } from '../../calendar-dates.js';
 import type { Executor } from '../../db/database.js';
+import { VersionedCache } from '../../db/versioned-cache.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { notFound, validationFailed } from '../../http/errors.js';
 import { maxOccupancyNights } from './boarding-fields.js';
@@ -14,8 +15,7 @@ import type { Occupancy } from './stays.schema.js';
  * counter, so an answer is reused exactly while nothing it reads changed (a front desk polls the
  * grid). The caller's visibility is checked on every call, before the cache is consulted.
  */
-const answers = new WeakMap<object, Map<string, { version: number; answer: Occupancy }>>();
-const maxCachedAnswers = 1000;
+const answers = new VersionedCache<Occupancy>(1000);
 
 /**
  * Occupancy per night and room type, from one statement (capacity of the active rooms per type,
@@ -30,18 +30,11 @@ export async function occupancy(db: Executor, actor: AccessFilter, query: { loca
   if (count > maxOccupancyNights) throw validationFailed([{ field: 'to', message: `at most ${maxOccupancyNights} nights from from` }]);
   const key = await occupancyKey(db, actor, query.locationId);
   if (key.visible === 0) throw notFound('location', query.locationId);
-  let cache = answers.get(db);
-  if (!cache) {
-    cache = new Map();
-    answers.set(db, cache);
-  }
   const cacheKey = `${actor.tenantId}|${query.locationId}|${query.from}|${query.to}`;
-  const cached = cache.get(cacheKey);
-  if (cached && cached.version === key.version) return cached.answer;
+  const cached = answers.get(db, cacheKey, key.version);
+  if (cached) return cached;
   const answer = await computeOccupancy(db, actor, query, count);
-  if (cache.size >= maxCachedAnswers) cache.clear();
-  // Stored under the counter read before computing: a write landing in between only makes the next call recompute.
-  cache.set(cacheKey, { version: key.version, answer });
+  answers.set(db, cacheKey, key.version, answer);
   return answer;
 }
 

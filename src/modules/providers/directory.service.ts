@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { VersionedCache } from '../../db/versioned-cache.js';
 import type { Actor } from '../../http/actor.js';
 import { AppError } from '../../http/errors.js';
 import { pageRequest, toPage, type Page } from '../../http/paging.js';
@@ -19,8 +20,7 @@ const availabilityBatch = 200;
  * reads changed; the directory is read far more often than providers change. `availableOn` answers
  * depend on the clock and on bookings, so they are always computed.
  */
-const pages = new WeakMap<object, Map<string, { version: number; page: Page<ProviderOut> }>>();
-const maxCachedPages = 1000;
+const pages = new VersionedCache<Page<ProviderOut>>(1000);
 
 /**
  * The directory: the bookable providers (approved marketplace, active staff) unless `status` names
@@ -35,20 +35,13 @@ export async function directoryPage(db: Executor, actor: Actor, query: ListProvi
   }
   const page = pageRequest(query);
   if (query.availableOn !== undefined) return toPage(await withMarketplace(db, actor, await openRows(db, actor, query, page, query.availableOn, earliest)), page, presentProvider);
-  let cache = pages.get(db);
-  if (!cache) {
-    cache = new Map();
-    pages.set(db, cache);
-  }
   const key = `${actor.tenantId}|${actor.locationIds?.join(',') ?? '*'}|${JSON.stringify(query)}`;
   const version = await directoryVersion(db);
-  const cached = cache.get(key);
-  if (cached && cached.version === version) return cached.page;
+  const cached = pages.get(db, key, version);
+  if (cached) return cached;
   const rows = await listProviders(db, actor, page, filtersOf(query));
   const answer = toPage(await withMarketplace(db, actor, rows), page, presentProvider);
-  if (cache.size >= maxCachedPages) cache.clear();
-  // Stored under the counter read before computing: a write landing in between only makes the next call recompute.
-  cache.set(key, { version, page: answer });
+  pages.set(db, key, version, answer);
   return answer;
 }
 
