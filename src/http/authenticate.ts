@@ -7,7 +7,7 @@ import { AppError } from './errors.js';
 import { normalizeIp, type IpMatcher } from './ip-allowlist.js';
 import { enforceRateLimit, type SlidingWindowLimiter } from './rate-limit.js';
 import type { AppContext } from './request-context.js';
-import { expandScopes, type Role, type Scope } from './scopes.js';
+import { expandScopes, scopesOf, type Role, type Scope } from './scopes.js';
 
 /** The claims of a verified access token that the gateway acts on. */
 export interface VerifiedToken {
@@ -205,12 +205,13 @@ export async function authenticate(ctx: AppContext, deps: AuthenticateDeps): Pro
 
 /** 403 unless the actor holds the scope (and, when given, one of the roles). */
 export function authorize(actor: Actor, scope: Scope | readonly Scope[], roles: readonly Role[] | undefined): void {
-  if (typeof scope === 'string' ? !actor.scopes.has(scope) : !scope.some((s) => actor.scopes.has(s))) {
-    const named = typeof scope === 'string' ? `the '${scope}' scope` : `one of the scopes ${scope.map((s) => `'${s}'`).join(', ')}`;
-    const listed = typeof scope === 'string' ? scope : scope.join(' ');
+  const scopes = scopesOf(scope);
+  if (!scopes.some((s) => actor.scopes.has(s))) {
+    const single = typeof scope === 'string';
+    const named = single ? `the '${scope}' scope` : `one of the scopes ${scopes.map((s) => `'${s}'`).join(', ')}`;
     throw new AppError('insufficient_scope', `This operation needs ${named}.`, {
-      headers: { 'WWW-Authenticate': `Bearer realm="${realm}", error="insufficient_scope", scope="${listed}"` },
-      extensions: { requiredScope: typeof scope === 'string' ? scope : scope[0], ...(typeof scope === 'string' ? {} : { anyOfScopes: scope }) },
+      headers: { 'WWW-Authenticate': `Bearer realm="${realm}", error="insufficient_scope", scope="${scopes.join(' ')}"` },
+      extensions: { requiredScope: scopes[0], ...(single ? {} : { anyOfScopes: scope }) },
     });
   }
   if (roles && !roles.includes(actor.role)) {

@@ -4,7 +4,7 @@ import { isOAuthPath, oauthErrorValues } from './error-handler.js';
 import { errorCodes, type ErrorCode } from './errors.js';
 import { routeKey } from './router.js';
 import { isPublic, type AnyRoute } from './route.js';
-import { allScopes, type Scope } from './scopes.js';
+import { allScopes, scopesOf } from './scopes.js';
 import { deprecatedVersions } from './versioning.js';
 
 type Json = Record<string, unknown>;
@@ -59,8 +59,6 @@ function problemResponse(route: AnyRoute, status: number, codes: ErrorCode[], ex
     : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
   return { description: codes.map((c) => `\`${c}\`: ${errorCodes[c].title}`).join('; '), headers, content };
 }
-
-const scopesOf = (scope: Scope | readonly Scope[]): readonly Scope[] => (typeof scope === 'string' ? [scope] : scope);
 
 function errorResponses(route: AnyRoute, extraCodes: ErrorCode[], extraHeaders: Json): Record<string, Json> {
   const codes: ErrorCode[] = [...(route.errors ?? []), ...extraCodes, 'unsupported_api_version'];

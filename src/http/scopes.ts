@@ -30,6 +30,9 @@ const roleCeilings: Record<Role, readonly Scope[]> = {
 
 export const isScope = (value: string): value is Scope => scopeSet.has(value);
 
+/** A route's `access.scope` as a list: the one scope it needs, or the scopes any one of which will do. */
+export const scopesOf = (scope: Scope | readonly Scope[]): readonly Scope[] => (typeof scope === 'string' ? [scope] : scope);
+
 /** Adds the read scope implied by each write scope: `pets` ⇒ `pets.read`. */
 export function expandScopes(scopes: Iterable<string>): Set<Scope> {
   const out = new Set<Scope>();

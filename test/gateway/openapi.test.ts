@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import test from 'ava';
 import { routeKey } from '../../src/http/router.js';
 import { isPublic, type AnyRoute } from '../../src/http/route.js';
+import { scopesOf } from '../../src/http/scopes.js';
 import { deprecatedVersions } from '../../src/http/versioning.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { packageVersion } from './gateway-support.js';
@@ -98,7 +99,7 @@ test('every mounted route is documented with its method, parameters, body, respo
       a.deepEqual(op.security, [], `${where} is public`);
     } else {
       // One security requirement per scope that will do (alternatives).
-      const scopes = typeof route.access.scope === 'string' ? [route.access.scope] : [...route.access.scope];
+      const scopes = scopesOf(route.access.scope);
       a.deepEqual(op.security, scopes.map((scope) => ({ oauth2: [scope] })), `${where} security`);
       for (const scope of scopes) a.true(scope in doc.components.securitySchemes.oauth2.flows.clientCredentials.scopes, `${where} scope ${scope} is declared`);
       for (const status of ['401', '403', '429']) a.truthy(op.responses[status], `${where} ${status}`);
