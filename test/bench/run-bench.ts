@@ -15,6 +15,7 @@
  *   npm run bench -- --profile get     GET load against a server under `node --cpu-prof`, then the profile summary
  *   npm run bench -- --profile post    the same for POST (and `availability` for (d), or a module case's key: j, k, …)
  *   npm run bench -- --only j,k        (a), (b) and only the named module cases of module-cases.ts
+ *   npm run bench -- --quick           (a), (b) and (c) only, (b) after the same seeding as the full run (issue 10's targets)
  *
  * Env: BENCH_DURATION (s), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS (default 50),
  * BENCH_LOG_LEVEL (gateway PETCARE_LOG_LEVEL, default info: the shipped default, one access line per request), BENCH_SKIP_BUILD=1,
@@ -318,6 +319,51 @@ async function runOnly(keys: readonly string[]): Promise<boolean> {
   return Object.values(checks).every((check) => check.pass);
 }
 
+/** `--quick`: the platform's own targets, (b) and (c) against (a), seeded as in the full run. */
+async function runQuick(): Promise<boolean> {
+  const hello = await startHelloWorld(serverCpu);
+  let a: Measured;
+  try {
+    a = await measure('(a) bare node:http {"ok":true}', hello, () => ({ url: hello.url }));
+  } finally {
+    await hello.stop();
+  }
+  const gateway = await startGateway(gatewayRoot, { logLevel, cpu: serverCpu });
+  let b: Measured;
+  let c: Measured;
+  try {
+    const fx = await createFixtures(gateway.url);
+    await createSchedulingFixtures(gateway.url, gateway.dataDir);
+    b = await measure('(b) GET /v1/pets/:id', gateway, getOptions(gateway.url, fx));
+    c = await measure('(c) POST /v1/pets (new Idempotency-Key each)', gateway, postOptions(gateway.url, fx));
+  } finally {
+    await gateway.stop();
+  }
+  const rows = [
+    ['run', 'req/s', 'p50 ms', 'p99 ms', 'max ms', '2xx', 'non-2xx', 'server CPU µs/req', 'ratio vs (a)'],
+    ...[a, b, c].map((m, index) => [
+      m.name,
+      fmt(m.reqPerSec),
+      fmt(m.p50Ms),
+      fmt(m.p99Ms),
+      fmt(m.maxMs),
+      fmt(m.ok),
+      fmt(m.non2xx),
+      m.serverCpuUsPerRequest === null ? '-' : fmt(m.serverCpuUsPerRequest, 1),
+      index === 0 ? '1.00' : fmt(m.reqPerSec / a.reqPerSec, 3),
+    ]),
+  ];
+  const checks = {
+    getRatio: { value: b.reqPerSec / a.reqPerSec, target: `>= ${targets.getRatio}`, pass: b.reqPerSec / a.reqPerSec >= targets.getRatio },
+    getP99Ms: { value: b.p99Ms, target: `<= ${targets.getP99Ms}`, pass: b.p99Ms <= targets.getP99Ms },
+    postRatio: { value: c.reqPerSec / a.reqPerSec, target: `>= ${targets.postRatio}`, pass: c.reqPerSec / a.reqPerSec >= targets.postRatio },
+  };
+  process.stdout.write(`\n${table(rows)}\n\n`);
+  for (const [name, check] of Object.entries(checks)) process.stdout.write(`${name} = ${check.value.toFixed(3)} (target ${check.target})  ${check.pass ? 'PASS' : 'MISS'}\n`);
+  writeResults('bench-quick', { at: new Date().toISOString(), environment: environment(), runs: { a, b, c }, checks });
+  return Object.values(checks).every((check) => check.pass);
+}
+
 async function runAll(): Promise<boolean> {
   const pinned = serverCpu === undefined ? 'not pinned' : `server pinned to CPU ${serverCpu}, autocannon to CPU 0`;
   process.stdout.write(`${connections} connections, ${warmup} s warm-up + ${duration} s per run, gateway log level ${logLevel}, ${pinned}\n`);
@@ -510,7 +556,7 @@ async function runProfile(kind: ProfileKind): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { profile: { type: 'string' }, only: { type: 'string' } } });
+  const { values } = parseArgs({ options: { profile: { type: 'string' }, only: { type: 'string' }, quick: { type: 'boolean' } } });
   const kinds: readonly string[] = ['get', 'post', 'availability', ...moduleCases.map((c) => c.key)];
   if (values.profile !== undefined && !kinds.includes(values.profile)) throw new Error(`--profile takes ${kinds.join(', ')}`);
   build();
@@ -519,7 +565,9 @@ async function main(): Promise<void> {
     return;
   }
   const only = values.only?.split(',').map((key) => key.trim()).filter(Boolean);
-  const met = only && only.length > 0 ? await runOnly(only) : await runAll();
+  const met = values.quick
+    ? await runQuick()
+    : only && only.length > 0 ? await runOnly(only) : await runAll();
   // A missed target is a finding to report, not a crash: exit 0 either way, but say so.
   process.stdout.write(met ? 'all targets met\n' : 'some targets missed (see above)\n');
 }

@@ -9,6 +9,7 @@ import { openAppliance } from '../../src/appliance.js';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig, type Config, type Environment } from '../../src/config.js';
 import type { Stores } from '../../src/db/stores.js';
+import { createHttpServer, defaultServerLimits } from '../../src/http/server.js';
 
 /** A clock tests move by hand: token expiry, rate windows and sunsets without sleeping. */
 export class TestClock implements Clock {
@@ -113,7 +114,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const appliance = await openAppliance({ config, clock, logger: pino({ level: 'silent' }), validateResponses: true });
   const { app, stores, tenantId } = appliance;
   const server: Server = await new Promise((resolve) => {
-    const s = app.koa.listen(0, '127.0.0.1', () => resolve(s));
+    // The server main.ts runs (its response class and socket limits), without the per-address cap.
+    const s = createHttpServer(app.koa.callback(), { ...defaultServerLimits, maxConnectionsPerIp: 0 });
+    s.listen(0, '127.0.0.1', () => resolve(s));
   });
   if (options.jobs ?? true) await app.runner.start();
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
