@@ -1,6 +1,7 @@
 import type { Executor, LocationsTable } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
+import { findVisibleById, visibleById } from '../../db/find-visible.js';
 
 /** Locations the actor may see: its tenant, and only its own locations when it is location-scoped. */
 function visible(db: Executor, actor: AccessFilter) {
@@ -9,8 +10,11 @@ function visible(db: Executor, actor: AccessFilter) {
   return query;
 }
 
+const locationById = visibleById('locations', 'id');
+
 export async function findLocation(db: Executor, actor: AccessFilter, id: string): Promise<LocationsTable | null> {
-  return (await visible(db, actor).where('id', '=', id).executeTakeFirst()) ?? null;
+  // A location is its own location: a location-scoped caller sees the ones it is confined to.
+  return findVisibleById<LocationsTable>(db, locationById, actor, id);
 }
 
 export async function listLocations(db: Executor, actor: AccessFilter, page: PageRequest): Promise<LocationsTable[]> {

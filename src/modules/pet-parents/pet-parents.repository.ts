@@ -4,6 +4,7 @@ import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ListPetParentsFilters } from './pet-parents.schema.js';
 import { inList } from '../../db/in-list.js';
+import { findVisibleById, visibleById } from '../../db/find-visible.js';
 
 /** The access policy lives here: tenant always, locations when the caller is location-scoped. */
 function visible(db: Executor, actor: AccessFilter) {
@@ -12,8 +13,10 @@ function visible(db: Executor, actor: AccessFilter) {
   return query;
 }
 
+const parentById = visibleById('pet_parents', 'location_id');
+
 export async function findPetParent(db: Executor, actor: AccessFilter, id: string): Promise<PetParentsTable | null> {
-  return (await visible(db, actor).where('id', '=', id).executeTakeFirst()) ?? null;
+  return findVisibleById<PetParentsTable>(db, parentById, actor, id);
 }
 
 export async function listPetParents(db: Executor, actor: AccessFilter, page: PageRequest, filters: ListPetParentsFilters): Promise<PetParentsTable[]> {

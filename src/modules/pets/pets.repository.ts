@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
-import { insertRow, selectRows, type Executor, type PetsTable } from '../../db/database.js';
+import { insertRow, type Executor, type PetsTable } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ListPetsFilters } from './pets.schema.js';
 import { inList } from '../../db/in-list.js';
 import { earliestDueOf } from './vaccination-status.js';
+import { findVisibleById, visibleById } from '../../db/find-visible.js';
 
 /** The access policy lives here: tenant always, locations when the caller is location-scoped. */
 function scoped(db: Executor, actor: AccessFilter) {
@@ -23,34 +24,18 @@ const visible = (db: Executor, actor: AccessFilter) => scoped(db, actor).selectA
 export const visiblePetIds = (db: Executor, actor: AccessFilter) => scoped(db, actor).select('id');
 
 export async function findPet(db: Executor, actor: AccessFilter, id: string): Promise<PetsTable | null> {
-  return (await visible(db, actor).where('id', '=', id).executeTakeFirst()) ?? null;
+  return findVisibleById<PetsTable>(db, petById, actor, id);
 }
 
 /** A pet row with the input of its vaccinationStatus: the earliest due date of its latest doses (null: no records). */
 export type PetWithEarliestDue = PetsTable & { earliest_due: string | null };
 
-/**
- * The same policy as `scoped`, as SQL text built once per number of locations (-1: the whole
- * tenant): GET /v1/pets/:id is the hottest read, and building it through Kysely cost more than
- * running it. An empty location list matches nothing (`inList`'s rule).
- */
-const petReadSql = new Map<number, string>();
-function petReadText(locations: number): string {
-  let text = petReadSql.get(locations);
-  if (!text) {
-    const inLocations = locations < 0 ? '' : locations === 0 ? ' and 0' : ` and p.location_id in (${new Array<string>(locations).fill('?').join(', ')})`;
-    text = `select p.*, ${earliestDueOf('p.id')} as earliest_due from pets p where p.id = ? and p.tenant_id = ?${inLocations}`;
-    if (petReadSql.size < 100) petReadSql.set(locations, text);
-  }
-  return text;
-}
+const petById = visibleById('pets', 'location_id');
+const petWithEarliestDueById = visibleById('pets', 'location_id', `pets.*, ${earliestDueOf('pets.id')} as earliest_due`);
 
-/** One pet with its vaccination input, in one statement. */
+/** One pet with its vaccination input, in one statement (the hottest read: GET /v1/pets/:id). */
 export async function findPetWithEarliestDue(db: Executor, actor: AccessFilter, id: string): Promise<PetWithEarliestDue | null> {
-  const locations = actor.locationIds;
-  const parameters = locations === null ? [id, actor.tenantId] : [id, actor.tenantId, ...locations];
-  const [row] = await selectRows<PetWithEarliestDue>(db, petReadText(locations === null ? -1 : locations.length), parameters);
-  return row ?? null;
+  return findVisibleById<PetWithEarliestDue>(db, petWithEarliestDueById, actor, id);
 }
 
 export async function listPets(db: Executor, actor: AccessFilter, page: PageRequest, filters: ListPetsFilters): Promise<PetsTable[]> {
