@@ -4,7 +4,6 @@ import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ListPetsFilters } from './pets.schema.js';
 import { inList } from '../../db/in-list.js';
-import { earliestDueOf } from './vaccination-status.js';
 import { findVisibleById, visibleById } from '../../db/find-visible.js';
 
 /** The access policy lives here: tenant always, locations when the caller is location-scoped. */
@@ -31,7 +30,8 @@ export async function findPet(db: Executor, actor: AccessFilter, id: string): Pr
 export type PetWithEarliestDue = PetsTable & { earliest_due: string | null };
 
 const petById = visibleById('pets', 'location_id');
-const petWithEarliestDueById = visibleById('pets', 'location_id', `pets.*, ${earliestDueOf('pets.id')} as earliest_due`);
+// The column the vaccination triggers keep (migration denormalize_pet_earliest_due): one row, no ranking of doses.
+const petWithEarliestDueById = visibleById('pets', 'location_id', 'pets.*, pets.vaccination_earliest_due as earliest_due');
 
 /** One pet with its vaccination input, in one statement (the hottest read: GET /v1/pets/:id). */
 export async function findPetWithEarliestDue(db: Executor, actor: AccessFilter, id: string): Promise<PetWithEarliestDue | null> {

@@ -1,6 +1,7 @@
 /**
- * The pets module's own column on the foundation `pets` table (migration add_pet_size), declared
- * here by interface merging so the foundation file stays as it is: grooming times and prices by it.
+ * The pets module's own columns on the foundation `pets` table, declared here by interface merging
+ * so the foundation file stays as it is: `size` (migration add_pet_size; grooming times and prices
+ * by it) and `vaccination_earliest_due` (migration denormalize_pet_earliest_due).
  */
 export const petSizes = ['small', 'medium', 'large', 'xlarge'] as const;
 export type PetSize = (typeof petSizes)[number];
@@ -9,5 +10,10 @@ declare module '../../db/database.js' {
   interface PetsTable {
     /** small | medium | large | xlarge, or null when not recorded (optional in inserts). */
     size?: string | null;
+    /**
+     * Earliest due date of the pet's latest dose of each vaccine, null without records: the input
+     * of vaccinationStatus. Kept by triggers on vaccinations; code never writes it.
+     */
+    vaccination_earliest_due?: string | null;
   }
 }

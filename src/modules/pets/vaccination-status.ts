@@ -14,9 +14,6 @@ export const dueSoonDays = 30;
 const latestDoses = (where: string, partition: string, columns = 'pet_id, vaccine_key, due_on') =>
   `select ${columns}, row_number() over (partition by ${partition} order by administered_on desc, id desc) as rank from vaccinations where ${where}`;
 
-/** SQL expression: the earliest due date of the pet whose id is the expression `petId` (null without records). */
-export const earliestDueOf = (petId: string): string => `(select min(due_on) from (${latestDoses(`pet_id = ${petId}`, 'vaccine_key')}) where rank = 1)`;
-
 const latestDueSql = `select vaccine_key, due_on from (${latestDoses('tenant_id = ? and pet_id = ?', 'vaccine_key')}) where rank = 1`;
 
 /**
@@ -66,7 +63,7 @@ export async function latestDosesDueThrough(
   return selectRows<LatestDose>(db, text, [access.tenantId, access.tenantId, ...(access.locationIds ?? []), ...(vaccineKeys ?? []), dueThrough]);
 }
 
-/** The status for the earliest due date (from `earliestDueOf`) as of `today` (YYYY-MM-DD of the service clock). */
+/** The status for the earliest due date (pets.vaccination_earliest_due, or `vaccinationStatuses`' query) as of `today` (YYYY-MM-DD of the service clock). */
 export function statusFrom(earliestDue: string | null, today: string): VaccinationStatus {
   if (earliestDue === null) return 'No records';
   return earliestDue < today ? 'Overdue' : earliestDue <= dueSoonBound(today) ? 'Due soon' : 'Up to date';
