@@ -78,6 +78,8 @@ interface Measured {
   loadGeneratorCpuShare: number;
   /** CLOCK_MONOTONIC µs at the start and end of the measured run (to cut a --cpu-prof profile). */
   windowUs: [number, number];
+  /** Count per HTTP status other than 2xx ('409': 12), to tell a refusal from a failure. */
+  otherStatuses: Record<string, number>;
 }
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
@@ -108,6 +110,11 @@ async function load(name: string, server: BenchServer, options: autocannon.Optio
     serverCpuShare: serverCpuUs === null ? null : serverCpuUs / wallUs,
     loadGeneratorCpuShare: (own.user + own.system) / wallUs,
     windowUs: [started, ended],
+    otherStatuses: Object.fromEntries(
+      Object.entries(result.statusCodeStats ?? {})
+        .filter(([code]) => !code.startsWith('2'))
+        .map(([code, stats]) => [code, (stats as { count?: number }).count ?? 0]),
+    ),
   };
 }
 
@@ -117,7 +124,8 @@ async function measure(name: string, server: BenchServer, options: () => autocan
   afterWarmup?.();
   const result = await load(name, server, options(), duration);
   if (result.non2xx > 0 || result.errors > 0) {
-    process.stderr.write(`warning: ${name}: ${result.non2xx} non-2xx responses, ${result.errors} errors\n`);
+    const statuses = Object.entries(result.otherStatuses).map(([code, count]) => `${count} × ${code}`).join(', ');
+    process.stderr.write(`warning: ${name}: ${result.non2xx} non-2xx responses (${statuses || 'statuses unknown'}), ${result.errors} errors\n`);
   }
   return result;
 }

@@ -110,7 +110,7 @@ test.serial('GET /v1/pets shows each pet of a page with its own status', async (
 test.serial('pets.vaccination_earliest_due, kept by triggers, equals the rule computed from the records after any write to them', async (a) => {
   const db = t.stores.get('live').db;
   const pets = [await newPet('E'), await newPet('F'), await newPet('G')];
-  const [{ tenant_id: tenantId }] = await db.selectFrom('pets').select('tenant_id').where('id', '=', pets[0]!.id).execute();
+  const { tenant_id: tenantId } = await db.selectFrom('pets').select('tenant_id').where('id', '=', pets[0]!.id).executeTakeFirstOrThrow();
   // The rule, as vaccination-status.ts states it, computed from the records.
   const expected = async (petId: string) =>
     (
