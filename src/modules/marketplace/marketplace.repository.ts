@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../db/database.js';
+import { selectRows, type Executor } from '../../db/database.js';
 import { inList } from '../../db/in-list.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
@@ -44,7 +44,8 @@ export async function findOrder(db: Executor, actor: AccessFilter, id: string): 
 
 /** The order an invoice bills (the invoice-paid hook: the payment already passed the caller's filter). */
 export async function findOrderByInvoice(db: Executor, tenantId: string, invoiceId: string): Promise<OrderRecord | null> {
-  const row = await db.selectFrom('marketplace_orders').selectAll().where('tenant_id', '=', tenantId).where('invoice_id', '=', invoiceId).executeTakeFirst();
+  // Asked on every payment and refund (most invoices bill no order): prepared text, not the builder.
+  const [row] = await selectRows<MarketplaceOrdersTable>(db, 'select * from marketplace_orders where tenant_id = ? and invoice_id = ?', [tenantId, invoiceId]);
   return row ? ((await withLines(db, [row]))[0] ?? null) : null;
 }
 

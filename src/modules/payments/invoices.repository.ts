@@ -4,7 +4,9 @@ import { inList } from '../../db/in-list.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { InvoiceLinesTable, InvoicesTable, InvoiceStatus } from './payments.table.js';
-import { findVisible, moneyRun, sqlText } from './money-sql.js';
+import { sqlText } from './money-sql.js';
+import { runStatement } from '../../db/database.js';
+import { findVisibleById, visibleById } from '../../db/find-visible.js';
 import type { TimeRange } from './time-range.js';
 
 export interface InvoiceWithLines extends InvoicesTable {
@@ -18,8 +20,10 @@ function visible(db: Executor, access: AccessFilter) {
   return query;
 }
 
+const invoiceById = visibleById('invoices', 'location_id');
+
 export async function findInvoice(db: Executor, access: AccessFilter, id: string): Promise<InvoicesTable | null> {
-  return findVisible<InvoicesTable>(db, 'invoices', access, id);
+  return findVisibleById<InvoicesTable>(db, invoiceById, access, id);
 }
 
 export async function findInvoiceWithLines(db: Executor, access: AccessFilter, id: string): Promise<InvoiceWithLines | null> {
@@ -78,7 +82,7 @@ export async function replaceInvoiceLines(db: Executor, invoiceId: string, lines
 export async function updateInvoice(db: Executor, id: string, patch: Partial<InvoicesTable>): Promise<void> {
   const columns = Object.keys(patch).filter((c) => patch[c as keyof InvoicesTable] !== undefined);
   const text = sqlText(`update:invoices:${columns.join(',')}`, () => `update "invoices" set ${columns.map((c) => `"${c}" = ?`).join(', ')} where "id" = ?`);
-  await moneyRun(db, text, [...columns.map((c) => patch[c as keyof InvoicesTable]), id]);
+  await runStatement(db, text, [...columns.map((c) => patch[c as keyof InvoicesTable]), id]);
 }
 
 /**

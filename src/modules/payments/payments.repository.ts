@@ -3,7 +3,9 @@ import { inList } from '../../db/in-list.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { PaymentMethod, PaymentsTable, RefundsTable } from './payments.table.js';
-import { findVisible, insertRows, moneyRun } from './money-sql.js';
+import { insertRows } from './money-sql.js';
+import { runStatement } from '../../db/database.js';
+import { findVisibleById, visibleById } from '../../db/find-visible.js';
 import type { TimeRange } from './time-range.js';
 
 /** Payments and refunds belong to a location (their invoice's, or the one given): the caller's filter applies to it. */
@@ -19,12 +21,15 @@ function visibleRefunds(db: Executor, access: AccessFilter) {
   return query;
 }
 
+const paymentById = visibleById('payments', 'location_id');
+const refundById = visibleById('refunds', 'location_id');
+
 export async function findPayment(db: Executor, access: AccessFilter, id: string): Promise<PaymentsTable | null> {
-  return findVisible<PaymentsTable>(db, 'payments', access, id);
+  return findVisibleById<PaymentsTable>(db, paymentById, access, id);
 }
 
 export async function findRefund(db: Executor, access: AccessFilter, id: string): Promise<RefundsTable | null> {
-  return (await visibleRefunds(db, access).where('id', '=', id).executeTakeFirst()) ?? null;
+  return findVisibleById<RefundsTable>(db, refundById, access, id);
 }
 
 export interface PaymentListFilters {
@@ -74,7 +79,7 @@ export async function insertRefund(db: Executor, row: RefundsTable): Promise<voi
 
 /** Adds to a payment's refunded total; the CHECK amount_refunded <= amount refuses an overshoot. */
 export async function addRefunded(db: Executor, paymentId: string, amount: number): Promise<void> {
-  await moneyRun(db, 'update "payments" set "amount_refunded" = "amount_refunded" + ? where "id" = ?', [amount, paymentId]);
+  await runStatement(db, 'update "payments" set "amount_refunded" = "amount_refunded" + ? where "id" = ?', [amount, paymentId]);
 }
 
 /** The payments applied to an invoice that still have money left to refund, oldest first (the invoice was found through the caller's filter). */
