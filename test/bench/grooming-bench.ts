@@ -62,7 +62,8 @@ export async function createGroomingFixtures(url: string, dataDir: string, slots
   const desk = await token(url, String(client.clientId), String(client.clientSecret));
 
   const today = DateTime.now().setZone(zone).startOf('day');
-  const at = (day: DateTime, minutes: number) => day.plus({ minutes }).toUTC();
+  // Wall-clock time of that day in the salon's zone: on a DST day, midnight plus 17 h is 18:00, not 17:00.
+  const at = (day: DateTime, minutes: number) => day.set({ hour: Math.floor(minutes / 60), minute: minutes % 60 }).toUTC();
   const db = new SQLite(path.join(dataDir, 'live.sqlite'));
   let seeded = 0;
   try {

@@ -13,7 +13,7 @@
  *
  *   npm run bench                      the three runs and the table
  *   npm run bench -- --profile get     GET load against a server under `node --cpu-prof`, then the profile summary
- *   npm run bench -- --profile post    the same for POST (and `availability` for (d), or a module case's key: j, k, …)
+ *   npm run bench -- --profile post    the same for POST (and `availability` for (d), `payment` (f), `refund` (g), or a module case's key: j, k, …)
  *   npm run bench -- --only j,k        (a), (b) and only the named module cases of module-cases.ts
  *   npm run bench -- --quick           (a), (b) and (c) only, (b) after the same seeding as the full run (issue 10's targets)
  *
@@ -528,7 +528,7 @@ async function runAll(): Promise<boolean> {
 }
 
 /** The gateway under `node --cpu-prof` and one load; the profile is cut to the measured window and summarised. */
-/** get, post, availability, or the key of a module case (j, k, …). */
+/** get, post, availability, payment, refund, or the key of a module case (j, k, …). */
 type ProfileKind = string;
 
 async function runProfile(kind: ProfileKind): Promise<void> {
@@ -541,6 +541,7 @@ async function runProfile(kind: ProfileKind): Promise<void> {
   try {
     const fx = await createFixtures(gateway.url);
     const sx = kind === 'availability' ? await createSchedulingFixtures(gateway.url, gateway.dataDir) : null;
+    const mx = kind === 'payment' || kind === 'refund' ? await createPaymentFixtures(gateway.url) : null;
     const moduleCase = moduleCases.find((c) => c.key === kind);
     const prepared = moduleCase ? await moduleCase.prepare(gateway, fx) : null;
     process.stdout.write(`profiling ${kind} under ${connections} connections for ${duration} s (log level ${logLevel})…\n`);
@@ -548,6 +549,8 @@ async function runProfile(kind: ProfileKind): Promise<void> {
       get: () => measure('GET /v1/pets/:id (profiled)', gateway, getOptions(gateway.url, fx)),
       post: () => measure('POST /v1/pets (profiled)', gateway, postOptions(gateway.url, fx)),
       availability: () => measure('GET availability (profiled)', gateway, availabilityOptions(gateway.url, sx!)),
+      payment: () => measure('POST /v1/payments (profiled)', gateway, paymentOptions(gateway.url, mx!)),
+      refund: () => measure('POST /v1/refunds (profiled)', gateway, refundOptions(gateway.url, mx!)),
     };
     measured = moduleCase && prepared ? await measure(`(${moduleCase.key}) ${moduleCase.label} (profiled)`, gateway, prepared.options, prepared.afterWarmup) : await runs[kind]!();
   } finally {
@@ -565,7 +568,7 @@ async function runProfile(kind: ProfileKind): Promise<void> {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { profile: { type: 'string' }, only: { type: 'string' }, quick: { type: 'boolean' } } });
-  const kinds: readonly string[] = ['get', 'post', 'availability', ...moduleCases.map((c) => c.key)];
+  const kinds: readonly string[] = ['get', 'post', 'availability', 'payment', 'refund', ...moduleCases.map((c) => c.key)];
   if (values.profile !== undefined && !kinds.includes(values.profile)) throw new Error(`--profile takes ${kinds.join(', ')}`);
   build();
   if (values.profile) {
