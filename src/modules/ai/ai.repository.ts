@@ -196,6 +196,30 @@ export async function lexicalSearch(db: Executor, serviceIds: readonly string[],
   return selectRows<ChunkHit>(db, text, [match, ...serviceIds, limit]);
 }
 
+/** The change counter of ai_chunks (triggers; migration 1205): it moves whenever a chunk is written or removed. */
+export async function searchIndexVersion(db: Executor): Promise<number> {
+  const [row] = await selectRows<{ version: number }>(db, 'select version from ai_index_version where id = 1', []);
+  return row?.version ?? 0;
+}
+
+/**
+ * One step of FTS5's incremental merge of the search index (`pages` leaf pages of work; a negative
+ * count first takes every b-tree of the index into the merge, as 'optimize' would). Returns whether
+ * the step changed anything. FTS5 writes a new b-tree per transaction that adds chunks, and a query
+ * seeks each term in every b-tree: measured over 10,000 chunks written in a handful of transactions,
+ * a knowledge query's search took 77 µs, and 27 µs once merged.
+ */
+export async function mergeSearchIndex(db: Executor, pages: number): Promise<boolean> {
+  if (!Number.isInteger(pages) || pages === 0) throw new Error('mergeSearchIndex: pages is a non-zero integer');
+  // FTS5 keeps the list of its b-trees in one record of its data table (rowid 10, FTS5_STRUCTURE_ROWID
+  // in fts5_index.c); a step that merged nothing leaves it byte for byte as it was.
+  const structure = async () => (await selectRows<{ block: Buffer }>(db, 'select block from ai_chunks_fts_data where id = 10', []))[0]?.block ?? null;
+  const before = await structure();
+  await runStatement(db, `insert into ai_chunks_fts(ai_chunks_fts, rank) values('merge', ${pages})`, []);
+  const after = await structure();
+  return before === null || after === null ? false : !before.equals(after);
+}
+
 /**
  * How many chunks of the services hold each word, counted up to `cap` (a capped count stops early:
  * it only has to tell rare words from common ones).
@@ -206,8 +230,7 @@ export async function cappedTermCounts(db: Executor, serviceIds: readonly string
   const text =
     'select count(*) as n from (select 1 from ai_chunks_fts join ai_chunks c on c.seq = ai_chunks_fts.rowid ' +
     `where ai_chunks_fts match ? and c.service_id in (${placeholders(serviceIds.length)}) limit ?)`;
-  const [row] = await selectRows<{ version: number }>(db, 'select version from ai_index_version where id = 1', []);
-  const version = row?.version ?? 0;
+  const version = await searchIndexVersion(db);
   const owner = databaseIdentity(db);
   const scope = `${cap}|${serviceIds.join(',')}|`;
   for (const word of words) {

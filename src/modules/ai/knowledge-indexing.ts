@@ -5,7 +5,8 @@ import { newId } from '../../db/ids.js';
 import type { EnvironmentStore } from '../../db/stores.js';
 import type { JobDefinition, JobResult } from '../../jobs/job-definition.js';
 import { extractPdfText, type PdfTextLimits } from '../documents/index.js';
-import { deleteDocumentChunks, insertChunks, deletedPetDocuments, nextPendingDocument, retirePetDocuments, updateKnowledgeDocument, updateService, type NewChunk } from './ai.repository.js';
+import { deleteDocumentChunks, insertChunks, deletedPetDocuments, mergeSearchIndex, nextPendingDocument, retirePetDocuments, searchIndexVersion, updateKnowledgeDocument, updateService, type NewChunk } from './ai.repository.js';
+import { databaseIdentity } from '../../db/database.js';
 import type { AiDocumentsTable, AiServicesTable } from './ai.table.js';
 import { chunkPages, textPages } from './knowledge-text.js';
 import type { KnowledgeFiles } from './knowledge.service.js';
@@ -155,7 +156,41 @@ export async function indexPending(store: EnvironmentStore, deps: IndexingDeps, 
       });
     }
   }
-  return { indexed, failed, chunks, retired };
+  const mergeSteps = await compactSearchIndex(store);
+  return { indexed, failed, chunks, retired, mergeSteps };
+}
+
+/** Leaf pages of merge work per step: each step is its own short write transaction (a few ms). */
+const mergePages = 500;
+/** Steps per run at most; a run that stops short leaves the rest to the next (the job polls every 2 s). */
+const maxMergeSteps = 40;
+/** Per database (its connection): the chunk counter the index was last compacted at. */
+const compactedAt = new WeakMap<object, number>();
+
+/**
+ * Compacts the search index after chunks changed, by any path (the counter is kept by triggers):
+ * FTS5 adds a b-tree per transaction that writes chunks, and every query pays a seek in each, so
+ * the job merges them in short steps (FTS5's incremental merge) until a step finds nothing left.
+ * Returns the steps taken (0: the index had not changed since the last compaction).
+ */
+export async function compactSearchIndex(store: EnvironmentStore): Promise<number> {
+  const owner = databaseIdentity(store.db);
+  const version = await searchIndexVersion(store.db);
+  if (compactedAt.get(owner) === version) return 0;
+  let steps = 0;
+  let pages = -mergePages;
+  while (steps < maxMergeSteps) {
+    const work = pages;
+    const changed = await store.writes.run((trx) => mergeSearchIndex(trx, work));
+    steps++;
+    pages = mergePages;
+    if (!changed) {
+      // Merges write the FTS tables only, not ai_chunks: the counter read before still describes the index.
+      compactedAt.set(owner, version);
+      break;
+    }
+  }
+  return steps;
 }
 
 /** `ai-indexing`: polled every 2 s, queued at once after an upload, and runnable by POST /v1/jobs/ai-indexing/run. */
