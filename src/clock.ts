@@ -5,7 +5,20 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
-/** An instant as the API writes it: ISO 8601 UTC with milliseconds. */
-export const isoAt = (ms: number): string => new Date(ms).toISOString();
+let lastMs = Number.NaN;
+let lastIso = '';
+
+/**
+ * An instant as the API writes it: ISO 8601 UTC with milliseconds. A write stamps the same `now` on
+ * every row it touches (created_at, updated_at, the journal, the event, the audit row), so the last
+ * answer is kept: one Date and one toISOString per request instead of one per column (~0.3 µs each).
+ */
+export const isoAt = (ms: number): string => {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+};
 
 export const isoNow = (clock: Clock): string => isoAt(clock.now());

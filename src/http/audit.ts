@@ -1,3 +1,4 @@
+import { isoAt } from '../clock.js';
 import type { Next } from 'koa';
 import type { Logger } from 'pino';
 import type { Actor } from './actor.js';
@@ -38,7 +39,7 @@ function toRow(entry: AuditEntry): AuditRow {
     newId('aud', entry.occurredAt),
     entry.tenantId,
     entry.requestId,
-    new Date(entry.occurredAt).toISOString(),
+    isoAt(entry.occurredAt),
     entry.clientId,
     entry.role,
     entry.ip,

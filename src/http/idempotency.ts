@@ -1,3 +1,4 @@
+import { isoAt } from '../clock.js';
 import { hash } from 'node:crypto';
 import type { Environment } from '../config.js';
 import { runStatement, selectRows, type Executor } from '../db/database.js';
@@ -61,7 +62,7 @@ export class IdempotencyStore {
   constructor(private readonly ttlSeconds: number) {}
 
   async find(db: Executor, clientId: string, key: string, now: number): Promise<StoredResponse | null> {
-    const [row] = await selectRows<StoredRow>(db, findSql, [clientId, key, new Date(now).toISOString()]);
+    const [row] = await selectRows<StoredRow>(db, findSql, [clientId, key, isoAt(now)]);
     return row ? { fingerprint: row.fingerprint, status: row.response_status, body: JSON.parse(row.response_body) } : null;
   }
 
@@ -83,7 +84,7 @@ export class IdempotencyStore {
    * or one that slipped between find() and begin()) committed the key first, this write rolls back.
    */
   async save(trx: Executor, clientId: string, key: string, response: StoredResponse, now: number): Promise<void> {
-    const nowIso = new Date(now).toISOString();
+    const nowIso = isoAt(now);
     const expiresAt = new Date(now + this.ttlSeconds * 1000).toISOString();
     const changed = await runStatement(trx, saveSql, [clientId, key, response.fingerprint, response.status, JSON.stringify(response.body), nowIso, expiresAt, nowIso]);
     if (changed === 0) {

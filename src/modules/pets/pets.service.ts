@@ -1,3 +1,4 @@
+import { isoAt } from '../../clock.js';
 import type { Executor, PetsTable } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
@@ -28,7 +29,7 @@ async function checkReferences(db: Executor, actor: Actor, ownerId: string | und
 export async function createPet(db: Executor, actor: Actor, input: CreatePetInput, now: number): Promise<PetsTable> {
   checkBirthDate(input.birthDate, now);
   await checkReferences(db, actor, input.ownerId, input.locationId);
-  const at = new Date(now).toISOString();
+  const at = isoAt(now);
   const row: PetsTable = {
     id: newId('pet', now),
     tenant_id: actor.tenantId,
