@@ -284,18 +284,42 @@ function reportModuleCases(runs: readonly ModuleRun[], b: Measured): void {
   }
 }
 
+/** (a): the bare server in its own process, measured, then stopped. */
+async function measureBare(): Promise<Measured> {
+  const hello = await startHelloWorld(serverCpu);
+  try {
+    return await measure('(a) bare node:http {"ok":true}', hello, () => ({ url: hello.url }));
+  } finally {
+    await hello.stop();
+  }
+}
+
+/** The short table of --only and --quick: each run against (a), and against (b) when given. */
+function shortTable(a: Measured, rest: readonly Measured[], b?: Measured): string {
+  const rows = [
+    ['run', 'req/s', 'p50 ms', 'p99 ms', 'max ms', '2xx', 'non-2xx', 'server CPU µs/req', 'ratio vs (a)', ...(b ? ['ratio vs (b)'] : [])],
+    ...[a, ...rest].map((m, index) => [
+      m.name,
+      fmt(m.reqPerSec),
+      fmt(m.p50Ms),
+      fmt(m.p99Ms),
+      fmt(m.maxMs),
+      fmt(m.ok),
+      fmt(m.non2xx),
+      m.serverCpuUsPerRequest === null ? '-' : fmt(m.serverCpuUsPerRequest, 1),
+      index === 0 ? '1.00' : fmt(m.reqPerSec / a.reqPerSec, 3),
+      ...(b ? [index < 1 ? '-' : fmt(m.reqPerSec / b.reqPerSec, 3)] : []),
+    ]),
+  ];
+  return table(rows);
+}
+
 /** `--only j,k`: (a), (b) and the named module cases, for working on one module's target. */
 async function runOnly(keys: readonly string[]): Promise<boolean> {
   const cases = moduleCases.filter((c) => keys.includes(c.key));
   const unknown = keys.filter((key) => !moduleCases.some((c) => c.key === key));
   if (unknown.length > 0) throw new Error(`--only: no module case ${unknown.join(', ')} (known: ${moduleCases.map((c) => c.key).join(', ') || 'none'})`);
-  const hello = await startHelloWorld(serverCpu);
-  let a: Measured;
-  try {
-    a = await measure('(a) bare node:http {"ok":true}', hello, () => ({ url: hello.url }));
-  } finally {
-    await hello.stop();
-  }
+  const a = await measureBare();
   const gateway = await startGateway(gatewayRoot, { logLevel, cpu: serverCpu });
   let b: Measured;
   let runs: ModuleRun[];
@@ -306,21 +330,7 @@ async function runOnly(keys: readonly string[]): Promise<boolean> {
   } finally {
     await gateway.stop();
   }
-  const rows = [
-    ['run', 'req/s', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', 'server CPU µs/req', 'ratio vs (a)', 'ratio vs (b)'],
-    ...[a, b, ...runs.map((run) => run.measured)].map((m, index) => [
-      m.name,
-      fmt(m.reqPerSec),
-      fmt(m.p50Ms),
-      fmt(m.p99Ms),
-      fmt(m.ok),
-      fmt(m.non2xx),
-      m.serverCpuUsPerRequest === null ? '-' : fmt(m.serverCpuUsPerRequest, 1),
-      index === 0 ? '1.00' : fmt(m.reqPerSec / a.reqPerSec, 3),
-      index < 1 ? '-' : fmt(m.reqPerSec / b.reqPerSec, 3),
-    ]),
-  ];
-  process.stdout.write(`\n${table(rows)}\n\n`);
+  process.stdout.write(`\n${shortTable(a, [b, ...runs.map((run) => run.measured)], b)}\n\n`);
   reportModuleCases(runs, b);
   const checks = moduleChecks(runs, b);
   writeResults(`bench-only-${keys.join('-')}`, { at: new Date().toISOString(), environment: environment(), runs: [a, b, ...runs.map((run) => run.measured)], checks });
@@ -329,13 +339,7 @@ async function runOnly(keys: readonly string[]): Promise<boolean> {
 
 /** `--quick`: the platform's own targets, (b) and (c) against (a), seeded as in the full run. */
 async function runQuick(): Promise<boolean> {
-  const hello = await startHelloWorld(serverCpu);
-  let a: Measured;
-  try {
-    a = await measure('(a) bare node:http {"ok":true}', hello, () => ({ url: hello.url }));
-  } finally {
-    await hello.stop();
-  }
+  const a = await measureBare();
   const gateway = await startGateway(gatewayRoot, { logLevel, cpu: serverCpu });
   let b: Measured;
   let c: Measured;
@@ -347,26 +351,12 @@ async function runQuick(): Promise<boolean> {
   } finally {
     await gateway.stop();
   }
-  const rows = [
-    ['run', 'req/s', 'p50 ms', 'p99 ms', 'max ms', '2xx', 'non-2xx', 'server CPU µs/req', 'ratio vs (a)'],
-    ...[a, b, c].map((m, index) => [
-      m.name,
-      fmt(m.reqPerSec),
-      fmt(m.p50Ms),
-      fmt(m.p99Ms),
-      fmt(m.maxMs),
-      fmt(m.ok),
-      fmt(m.non2xx),
-      m.serverCpuUsPerRequest === null ? '-' : fmt(m.serverCpuUsPerRequest, 1),
-      index === 0 ? '1.00' : fmt(m.reqPerSec / a.reqPerSec, 3),
-    ]),
-  ];
   const checks = {
     getRatio: { value: b.reqPerSec / a.reqPerSec, target: `>= ${targets.getRatio}`, pass: b.reqPerSec / a.reqPerSec >= targets.getRatio },
     getP99Ms: { value: b.p99Ms, target: `<= ${targets.getP99Ms}`, pass: b.p99Ms <= targets.getP99Ms },
     postRatio: { value: c.reqPerSec / a.reqPerSec, target: `>= ${targets.postRatio}`, pass: c.reqPerSec / a.reqPerSec >= targets.postRatio },
   };
-  process.stdout.write(`\n${table(rows)}\n\n`);
+  process.stdout.write(`\n${shortTable(a, [b, c])}\n\n`);
   for (const [name, check] of Object.entries(checks)) process.stdout.write(`${name} = ${check.value.toFixed(3)} (target ${check.target})  ${check.pass ? 'PASS' : 'MISS'}\n`);
   writeResults('bench-quick', { at: new Date().toISOString(), environment: environment(), runs: { a, b, c }, checks });
   return Object.values(checks).every((check) => check.pass);
@@ -378,14 +368,8 @@ async function runAll(): Promise<boolean> {
   const [load1] = os.loadavg();
   if (load1 !== undefined && load1 > 0.5) process.stdout.write(`note: load average ${load1.toFixed(2)} before start; other work on this machine skews the numbers\n`);
 
-  const hello = await startHelloWorld(serverCpu);
-  let a: Measured;
-  try {
-    process.stdout.write('(a) bare node:http {"ok":true}…\n');
-    a = await measure('(a) bare node:http {"ok":true}', hello, () => ({ url: hello.url }));
-  } finally {
-    await hello.stop();
-  }
+  process.stdout.write('(a) bare node:http {"ok":true}…\n');
+  const a = await measureBare();
 
   const gateway = await startGateway(gatewayRoot, { logLevel, cpu: serverCpu });
   let b: Measured;

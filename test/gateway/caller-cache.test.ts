@@ -86,3 +86,16 @@ test('the cache is bounded: the oldest token leaves first', (a) => {
   a.is(cache.get('token-1'), undefined);
   a.is(cache.get('token-4')?.version, 4);
 });
+
+test('two tokens that end alike are two entries: a lookup needs the whole token to match', (a) => {
+  const cache = new CallerCache(10);
+  const entry = (n: number) => ({ env: 'live', version: n, exp: 0, actor: {}, known: {} }) as unknown as Parameters<CallerCache['set']>[1];
+  const tail = 'x'.repeat(60);
+  cache.set(`first.${tail}`, entry(1));
+  a.is(cache.get(`other.${tail}`), undefined, 'same last characters, another token: a miss');
+  cache.set(`other.${tail}`, entry(2));
+  a.is(cache.get(`other.${tail}`)?.version, 2);
+  a.is(cache.get(`first.${tail}`), undefined, 'the slot now holds the other token');
+  cache.delete(`first.${tail}`);
+  a.is(cache.get(`other.${tail}`)?.version, 2, 'deleting a token that is not stored leaves the slot alone');
+});
