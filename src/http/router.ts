@@ -11,6 +11,7 @@ import { readIdempotencyKey, requestFingerprint, type IdempotencyStore, type Sto
 import type { AppContext, RequestState } from './request-context.js';
 import { isPublic, type AnyProtectedRoute, type AnyRoute, type Reply, type Staged } from './route.js';
 import { validateBody, validateStrings } from './validation.js';
+import { reusedJsonText } from './reusable-json.js';
 import { deprecatedVersions, deprecationMiddleware } from './versioning.js';
 
 export interface PipelineDeps extends AuthenticateDeps {
@@ -79,7 +80,8 @@ function respond(ctx: AppContext, route: AnyRoute, reply: Reply<unknown>, deps: 
   }
   // Koa would find this type through a MIME lookup on every JSON answer.
   if (!ctx.res.hasHeader('Content-Type')) ctx.set('Content-Type', 'application/json; charset=utf-8');
-  ctx.body = jsonBody(body);
+  // An answer the service marked reusable (src/http/reusable-json.ts) goes out as the text it was given the first time.
+  ctx.body = reusedJsonText(body as object, jsonBody) ?? jsonBody(body);
 }
 
 /**

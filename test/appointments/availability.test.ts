@@ -222,3 +222,60 @@ test('auth and scoping: 401, 403, and an invisible location is resource_missing'
   a.is(res.status, 400);
   a.is(res.body.code, 'resource_missing');
 });
+
+test('a reused answer follows every input: hours, time off, services, status, the location list, the type, the zone, bookings and the clock', async (a) => {
+  const admin = await t.adminToken();
+  // Its own appointment type, so changing it touches no other test.
+  const code = 'reuse_check';
+  a.is((await t.request('POST', '/v1/appointment-types', { token: admin, body: { code, name: 'Reuse check', durationMinutes: 30 } })).status, 201);
+  const { location, provider } = await clinic('Europe/London');
+  const query = { locationId: location.id, type: code, from: '2026-03-10', to: '2026-03-10' };
+  const first = await availability(query);
+  const again = await availability(query);
+  a.is(again.text, first.text, 'the same answer, byte for byte');
+  a.deepEqual(starts(first), ['09:00', '09:30', '10:00', '10:30', '11:00', '11:30'].map((h) => `2026-03-10T${h}:00.000Z`));
+
+  await putSchedule(t, provider.id, location.id, weekdays([1, 2, 3, 4, 5], '09:00', '10:00'));
+  a.deepEqual(starts(await availability(query)), ['2026-03-10T09:00:00.000Z', '2026-03-10T09:30:00.000Z'], 'new hours');
+  await putSchedule(t, provider.id, location.id, weekdays([1, 2, 3, 4, 5], '09:00', '10:00'), [{ from: '2026-03-10T09:30', to: '2026-03-10T10:00' }]);
+  a.deepEqual(starts(await availability(query)), ['2026-03-10T09:00:00.000Z'], 'time off');
+  await putSchedule(t, provider.id, location.id, weekdays([1, 2, 3, 4, 5], '09:00', '10:00'));
+
+  a.is((await t.request('PATCH', `/v1/appointment-types/${code}`, { token: admin, body: { durationMinutes: 60 } })).status, 200);
+  a.deepEqual(starts(await availability(query)), ['2026-03-10T09:00:00.000Z'], 'a longer type');
+  a.is((await t.request('PATCH', `/v1/appointment-types/${code}`, { token: admin, body: { durationMinutes: 30 } })).status, 200);
+  a.is(starts(await availability(query)).length, 2);
+
+  a.is((await t.request('PATCH', `/v1/providers/${provider.id}`, { token: admin, body: { services: ['grooming'] } })).status, 200);
+  a.deepEqual((await availability(query)).body.data, [], 'no longer offers the type');
+  a.is((await t.request('PATCH', `/v1/providers/${provider.id}`, { token: admin, body: { services: [] } })).status, 200);
+  a.is((await t.request('PATCH', `/v1/providers/${provider.id}`, { token: admin, body: { status: 'inactive' } })).status, 200);
+  a.deepEqual((await availability(query)).body.data, [], 'inactive');
+  a.is((await t.request('PATCH', `/v1/providers/${provider.id}`, { token: admin, body: { status: 'active' } })).status, 200);
+  a.is(starts(await availability(query)).length, 2);
+
+  a.is((await t.request('PATCH', `/v1/locations/${location.id}`, { token: admin, body: { timezone: 'America/New_York' } })).status, 200);
+  a.deepEqual(starts(await availability(query)), ['2026-03-10T13:00:00.000Z', '2026-03-10T13:30:00.000Z'], 'the same hours in another zone');
+  a.is((await t.request('PATCH', `/v1/locations/${location.id}`, { token: admin, body: { timezone: 'Europe/London' } })).status, 200);
+
+  const parent = await createPetParent(t, location.id);
+  const pet = await createPet(t, parent.id, location.id);
+  a.is((await book(t, { petId: pet.id, providerId: provider.id, type: code, startsAt: '2026-03-10T09:00:00Z' })).status, 201);
+  a.false(starts(await availability(query)).includes('2026-03-10T09:00:00.000Z'), 'a booking');
+
+  const elsewhere = await createLocation(t, { timezone: 'Europe/London' });
+  a.is((await t.request('PATCH', `/v1/providers/${provider.id}`, { token: admin, body: { locationIds: [elsewhere.id] } })).status, 200);
+  a.deepEqual((await availability(query)).body.data, [], 'no longer works there');
+});
+
+test.serial('a window that the notice reaches into is computed at each call, so slots leave as the clock moves', async (a) => {
+  const { location } = await clinic('Europe/London');
+  const query = { locationId: location.id, type: 'checkup', from: '2026-03-02', to: '2026-03-02' };
+  a.is(starts(await availability(query))[0], '2026-03-02T09:00:00.000Z');
+  t.clock.advance(30 * 60_000); // 08:30: with 60 minutes' notice the 09:00 slot is gone
+  try {
+    a.is(starts(await availability(query))[0], '2026-03-02T09:30:00.000Z');
+  } finally {
+    t.clock.advance(-30 * 60_000);
+  }
+});

@@ -7,7 +7,9 @@ import { findProvider, providersFor, type ProviderRecord } from '../providers/in
 import { freeSlots, workingIntervals, type Interval } from './appointment-slots.js';
 import { maxBufferMinutes, maxDurationMinutes } from './appointment-types.repository.js';
 import { bookableType } from './appointment-types.service.js';
-import { cachedBusyIntervals } from './busy-cache.js';
+import { appointmentsVersion, cachedBusyIntervals } from './busy-cache.js';
+import { VersionedCache } from '../../db/versioned-cache.js';
+import { reusableJson } from '../../http/reusable-json.js';
 import type { AvailabilityInput, MatchProvidersInput, SlotOut } from './appointments.schema.js';
 import type { AppointmentTypesTable } from './appointments.table.js';
 import { dayMs, minuteMs, toIso, zoneClock, type ZoneClock } from './local-time.js';
@@ -91,6 +93,21 @@ export interface AvailabilityResult {
   nextFrom: string | null;
 }
 
+/**
+ * Answers reused while nothing they depend on moved: the appointments counter (triggers on every
+ * booking of any kind, by any process) is the version; the location's zone, the type's duration and
+ * buffers and the schedules (weekly hours, time off, services, active providers) are read on every
+ * call and are part of the key. Only a window that starts after now + notice is reused: its slots do
+ * not depend on the clock (no slot is cut by the notice, and the slot grid starts at the window).
+ */
+const answers = new VersionedCache<AvailabilityResult>(64);
+
+function answerKey(tenantId: string, location: Pick<LocationsTable, 'id' | 'timezone'>, type: AppointmentTypesTable, window: Window, limit: number, schedules: readonly BookableSchedule[]): string {
+  const parts = [tenantId, location.id, location.timezone, type.code, type.duration_minutes, type.buffer_before_minutes, type.buffer_after_minutes, window.from, window.to, limit];
+  for (const s of schedules) parts.push(s.provider_id, s.weekly, s.time_off, s.services);
+  return JSON.stringify(parts);
+}
+
 /** Bookable slots at a location for a type: providers working there, active and offering it; earliest first. */
 export async function availability(db: Executor, actor: Actor, input: AvailabilityInput, now: number, noticeMinutes: number): Promise<AvailabilityResult> {
   const location = await findLocation(db, actor, input.locationId);
@@ -100,7 +117,16 @@ export async function availability(db: Executor, actor: Actor, input: Availabili
   const window = readWindow(zoneClock(location.timezone), input, now, 7);
   const schedules = (await bookableSchedulesAt(db, actor.tenantId, location.id, input.providerId)).filter((s) => offers(s.services, type.code));
   const limit = input.limit ?? 1000;
-  const byProvider = await searchSlots(db, { location, type, schedules, window, earliest: now + noticeMinutes * minuteMs, limitEach: limit + 1 });
+  const earliest = now + noticeMinutes * minuteMs;
+  const reusable = input.from !== undefined && earliest <= window.from;
+  // The counter is read before the rows (cachedBusyIntervals reads it again): a booking landing meanwhile only makes the next call recompute.
+  const version = reusable ? await appointmentsVersion(db) : 0;
+  const key = reusable ? answerKey(actor.tenantId, location, type, window, limit, schedules) : '';
+  if (reusable) {
+    const hit = answers.get(db, key, version);
+    if (hit) return hit;
+  }
+  const byProvider = await searchSlots(db, { location, type, schedules, window, earliest, limitEach: limit + 1 });
 
   const all: Array<{ providerId: string; from: number; to: number }> = [];
   for (const [providerId, slots] of byProvider) for (const slot of slots) all.push({ providerId, from: slot.from, to: slot.to });
@@ -113,11 +139,14 @@ export async function availability(db: Executor, actor: Actor, input: Availabili
     if (value === undefined) isoOf.set(ms, (value = toIso(ms)));
     return value;
   };
-  return {
+  const result: AvailabilityResult = {
     data: page.map((s) => ({ providerId: s.providerId, startsAt: iso(s.from), endsAt: iso(s.to) })),
     hasMore,
     nextFrom: hasMore ? iso(all[limit]!.from) : null,
   };
+  // Reused answers are frozen and keep their JSON text (a fortnight of 20 providers is ~200 KB).
+  if (reusable) answers.set(db, key, version, reusableJson(result));
+  return result;
 }
 
 export interface ProviderMatch {

@@ -15,7 +15,7 @@ const maxEntries = 10_000;
 const caches = new WeakMap<object, Map<string, Entry>>();
 
 /** The scheduling change counter (kept by triggers on appointments and on grooming bookings, so it also sees writes of other modules and processes). */
-async function appointmentsVersion(db: Executor): Promise<number> {
+export async function appointmentsVersion(db: Executor): Promise<number> {
   const row = await db.selectFrom('scheduling_versions').select('version').where('name', '=', 'appointments').executeTakeFirst();
   return row?.version ?? -1;
 }
