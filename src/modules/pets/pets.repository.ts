@@ -22,20 +22,11 @@ const visible = (db: Executor, actor: AccessFilter) => scoped(db, actor).selectA
  */
 export const visiblePetIds = (db: Executor, actor: AccessFilter) => scoped(db, actor).select('id');
 
+const petById = visibleById('pets', 'location_id');
+
+/** One pet, with the input of its vaccinationStatus (vaccination_earliest_due): GET /v1/pets/:id, the hottest read. */
 export async function findPet(db: Executor, actor: AccessFilter, id: string): Promise<PetsTable | null> {
   return findVisibleById<PetsTable>(db, petById, actor, id);
-}
-
-/** A pet row with the input of its vaccinationStatus: the earliest due date of its latest doses (null: no records). */
-export type PetWithEarliestDue = PetsTable & { earliest_due: string | null };
-
-const petById = visibleById('pets', 'location_id');
-// The column the vaccination triggers keep (migration denormalize_pet_earliest_due): one row, no ranking of doses.
-const petWithEarliestDueById = visibleById('pets', 'location_id', 'pets.*, pets.vaccination_earliest_due as earliest_due');
-
-/** One pet with its vaccination input, in one statement (the hottest read: GET /v1/pets/:id). */
-export async function findPetWithEarliestDue(db: Executor, actor: AccessFilter, id: string): Promise<PetWithEarliestDue | null> {
-  return findVisibleById<PetWithEarliestDue>(db, petWithEarliestDueById, actor, id);
 }
 
 export async function listPets(db: Executor, actor: AccessFilter, page: PageRequest, filters: ListPetsFilters): Promise<PetsTable[]> {

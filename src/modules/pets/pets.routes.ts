@@ -1,20 +1,20 @@
 import type { Clock } from '../../clock.js';
-import type { Executor, PetsTable } from '../../db/database.js';
+import type { PetsTable } from '../../db/database.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { presentPet } from './pets.presenter.js';
 import { listPets } from './pets.repository.js';
 import { CreatePetSchema, ListPetsQuery, PetParams, PetSchema, UpdatePetSchema } from './pets.schema.js';
-import { createPet, patchPet, readPet } from './pets.service.js';
-import { dateOf, statusFrom, vaccinationStatuses } from './vaccination-status.js';
+import { createPet, getPet, patchPet } from './pets.service.js';
+import { dateOf, statusFrom } from './vaccination-status.js';
 
 const tags = ['Pets'];
 
-/** vaccinationStatus as of the service clock's date (UTC). */
-async function present(db: Executor, row: PetsTable, clock: Clock) {
-  const statuses = await vaccinationStatuses(db, [row.id], dateOf(clock.now()));
-  return presentPet(row, statuses.get(row.id) ?? 'No records');
-}
+/**
+ * vaccinationStatus as of the service clock's date (UTC), from the row's own input: the earliest due
+ * date the vaccination triggers keep on it (migration denormalize_pet_earliest_due).
+ */
+const present = (row: PetsTable, clock: Clock) => presentPet(row, statusFrom(row.vaccination_earliest_due ?? null, dateOf(clock.now())));
 
 export function petRoutes(deps: { clock: Clock }): AnyRoute[] {
   return [
@@ -46,8 +46,7 @@ export function petRoutes(deps: { clock: Clock }): AnyRoute[] {
       handler: async ({ db, actor, query }) => {
         const page = pageRequest(query);
         const rows = await listPets(db, actor, page, query);
-        const statuses = await vaccinationStatuses(db, rows.map((r) => r.id), dateOf(deps.clock.now()));
-        return { body: toPage(rows, page, (row) => presentPet(row, statuses.get(row.id) ?? 'No records')) };
+        return { body: toPage(rows, page, (row) => present(row, deps.clock)) };
       },
     }),
     defineRoute({
@@ -61,10 +60,7 @@ export function petRoutes(deps: { clock: Clock }): AnyRoute[] {
       params: PetParams,
       response: { status: 200, description: 'The pet', schema: PetSchema },
       errors: ['not_found'],
-      handler: async ({ db, actor, params }) => {
-        const pet = await readPet(db, actor, params.id);
-        return { body: presentPet(pet, statusFrom(pet.earliest_due, dateOf(deps.clock.now()))) };
-      },
+      handler: async ({ db, actor, params }) => ({ body: present(await getPet(db, actor, params.id), deps.clock) }),
     }),
     defineRoute({
       method: 'patch',
@@ -78,7 +74,7 @@ export function petRoutes(deps: { clock: Clock }): AnyRoute[] {
       body: UpdatePetSchema,
       response: { status: 200, description: 'The updated pet', schema: PetSchema },
       errors: ['not_found', 'resource_missing'],
-      handler: async ({ db, actor, params, body }) => ({ body: await present(db, await patchPet(db, actor, params.id, body, deps.clock.now()), deps.clock) }),
+      handler: async ({ db, actor, params, body }) => ({ body: present(await patchPet(db, actor, params.id, body, deps.clock.now()), deps.clock) }),
     }),
   ];
 }

@@ -6,7 +6,7 @@ import { foundOr404, missingReference, validationFailed } from '../../http/error
 import { emit } from '../events/emit.js';
 import { findLocation } from '../locations/index.js';
 import { findPetParent } from '../pet-parents/index.js';
-import { findPet, findPetWithEarliestDue, insertPet, updatePet, type PetWithEarliestDue } from './pets.repository.js';
+import { findPet, insertPet, updatePet } from './pets.repository.js';
 import type { CreatePetInput, UpdatePetInput } from './pets.schema.js';
 import { isCalendarDate, utcDate } from '../../calendar-dates.js';
 
@@ -51,11 +51,6 @@ export async function createPet(db: Executor, actor: Actor, input: CreatePetInpu
 
 export async function getPet(db: Executor, actor: Actor, id: string): Promise<PetsTable> {
   return foundOr404(await findPet(db, actor, id), 'pet', id);
-}
-
-/** The pet as GET answers it: the row and its vaccination input, in one read. */
-export async function readPet(db: Executor, actor: Actor, id: string): Promise<PetWithEarliestDue> {
-  return foundOr404(await findPetWithEarliestDue(db, actor, id), 'pet', id);
 }
 
 export async function patchPet(db: Executor, actor: Actor, id: string, input: UpdatePetInput, now: number): Promise<PetsTable> {

@@ -6,7 +6,9 @@ import type { VaccinationStatus } from './pets.schema.js';
 export const dueSoonDays = 30;
 
 /**
- * A pet's vaccinationStatus is derived from its vaccination records, never stored. Per vaccine
+ * A pet's vaccinationStatus is derived from its vaccination records and today's date, never stored;
+ * its input, the earliest due date below, is kept on the pet (pets.vaccination_earliest_due) by
+ * triggers that state this same rule in SQL (migration denormalize_pet_earliest_due). Per vaccine
  * (case-insensitive name) only the latest record by administeredOn counts (a later dose replaces
  * the earlier one's due date); then the earliest of those due dates decides:
  * none → No records; before today → Overdue; within 30 days → Due soon; else Up to date.
@@ -63,7 +65,7 @@ export async function latestDosesDueThrough(
   return selectRows<LatestDose>(db, text, [access.tenantId, access.tenantId, ...(access.locationIds ?? []), ...(vaccineKeys ?? []), dueThrough]);
 }
 
-/** The status for the earliest due date (pets.vaccination_earliest_due, or `vaccinationStatuses`' query) as of `today` (YYYY-MM-DD of the service clock). */
+/** The status for the earliest due date (pets.vaccination_earliest_due, kept by triggers) as of `today` (YYYY-MM-DD of the service clock). */
 export function statusFrom(earliestDue: string | null, today: string): VaccinationStatus {
   if (earliestDue === null) return 'No records';
   return earliestDue < today ? 'Overdue' : earliestDue <= dueSoonBound(today) ? 'Due soon' : 'Up to date';
@@ -91,30 +93,4 @@ function dueSoonBound(today: string): string {
     cachedSoon = addDays(today, dueSoonDays);
   }
   return cachedSoon;
-}
-
-interface EarliestDue {
-  pet_id: string;
-  earliest_due: string;
-}
-
-/** The SQL for `count` pet ids, built once per count (building it per call cost more than running it). */
-const statementByCount = new Map<number, string>();
-function earliestDueSql(count: number): string {
-  let text = statementByCount.get(count);
-  if (!text) {
-    const ids = new Array<string>(count).fill('?').join(', ');
-    text = `select pet_id, min(due_on) as earliest_due from (${latestDoses(`pet_id in (${ids})`, 'pet_id, vaccine_key')}) where rank = 1 group by pet_id`;
-    if (statementByCount.size < 200) statementByCount.set(count, text);
-  }
-  return text;
-}
-
-/** Statuses of a page of pets in one query. `today` is YYYY-MM-DD of the service clock. */
-export async function vaccinationStatuses(db: Executor, petIds: readonly string[], today: string): Promise<Map<string, VaccinationStatus>> {
-  const statuses = new Map<string, VaccinationStatus>(petIds.map((id) => [id, 'No records']));
-  if (petIds.length === 0) return statuses;
-  const ids = [...new Set(petIds)];
-  for (const row of await selectRows<EarliestDue>(db, earliestDueSql(ids.length), ids)) statuses.set(row.pet_id, statusFrom(row.earliest_due, today));
-  return statuses;
 }
