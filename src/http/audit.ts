@@ -1,6 +1,6 @@
-import { isoAt } from '../clock.js';
 import type { Next } from 'koa';
 import type { Logger } from 'pino';
+import { isoAt } from '../clock.js';
 import type { Actor } from './actor.js';
 import type { Environment } from '../config.js';
 import { runStatement, withConnection, type Executor } from '../db/database.js';

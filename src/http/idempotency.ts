@@ -1,5 +1,5 @@
-import { isoAt } from '../clock.js';
 import { hash } from 'node:crypto';
+import { isoAt } from '../clock.js';
 import type { Environment } from '../config.js';
 import { runStatement, selectRows, type Executor } from '../db/database.js';
 import { AppError } from './errors.js';

@@ -1,12 +1,11 @@
 import { promises as fs } from 'node:fs';
 import type { Environment } from '../../config.js';
-import type { Executor } from '../../db/database.js';
+import { databaseIdentity, type Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { EnvironmentStore } from '../../db/stores.js';
 import type { JobDefinition, JobResult } from '../../jobs/job-definition.js';
 import { extractPdfText, type PdfTextLimits } from '../documents/index.js';
 import { deleteDocumentChunks, insertChunks, deletedPetDocuments, mergeSearchIndex, nextPendingDocument, retirePetDocuments, searchIndexVersion, updateKnowledgeDocument, updateService, type NewChunk } from './ai.repository.js';
-import { databaseIdentity } from '../../db/database.js';
 import type { AiDocumentsTable, AiServicesTable } from './ai.table.js';
 import { chunkPages, textPages } from './knowledge-text.js';
 import type { KnowledgeFiles } from './knowledge.service.js';

@@ -1,11 +1,10 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../db/database.js';
+import { runStatement, type Executor } from '../../db/database.js';
 import { inList } from '../../db/in-list.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { InvoiceLinesTable, InvoicesTable, InvoiceStatus } from './payments.table.js';
 import { sqlText } from './money-sql.js';
-import { runStatement } from '../../db/database.js';
 import { findVisibleById, visibleById } from '../../db/find-visible.js';
 import type { TimeRange } from './time-range.js';
 

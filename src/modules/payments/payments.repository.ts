@@ -1,10 +1,9 @@
-import type { Executor } from '../../db/database.js';
+import { runStatement, type Executor } from '../../db/database.js';
 import { inList } from '../../db/in-list.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { PaymentMethod, PaymentsTable, RefundsTable } from './payments.table.js';
 import { insertRows } from './money-sql.js';
-import { runStatement } from '../../db/database.js';
 import { findVisibleById, visibleById } from '../../db/find-visible.js';
 import type { TimeRange } from './time-range.js';
 
