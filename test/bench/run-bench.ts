@@ -284,6 +284,17 @@ function reportModuleCases(runs: readonly ModuleRun[], b: Measured): void {
   }
 }
 
+/** Issue 10's checks: (b) and (c) against (a), and (b)'s p99. */
+function platformChecks(a: Measured, b: Measured, c: Measured) {
+  const ratioB = b.reqPerSec / a.reqPerSec;
+  const ratioC = c.reqPerSec / a.reqPerSec;
+  return {
+    getRatio: { value: ratioB, target: `>= ${targets.getRatio}`, pass: ratioB >= targets.getRatio },
+    getP99Ms: { value: b.p99Ms, target: `<= ${targets.getP99Ms}`, pass: b.p99Ms <= targets.getP99Ms },
+    postRatio: { value: ratioC, target: `>= ${targets.postRatio}`, pass: ratioC >= targets.postRatio },
+  };
+}
+
 /** (a): the bare server in its own process, measured, then stopped. */
 async function measureBare(): Promise<Measured> {
   const hello = await startHelloWorld(serverCpu);
@@ -351,11 +362,7 @@ async function runQuick(): Promise<boolean> {
   } finally {
     await gateway.stop();
   }
-  const checks = {
-    getRatio: { value: b.reqPerSec / a.reqPerSec, target: `>= ${targets.getRatio}`, pass: b.reqPerSec / a.reqPerSec >= targets.getRatio },
-    getP99Ms: { value: b.p99Ms, target: `<= ${targets.getP99Ms}`, pass: b.p99Ms <= targets.getP99Ms },
-    postRatio: { value: c.reqPerSec / a.reqPerSec, target: `>= ${targets.postRatio}`, pass: c.reqPerSec / a.reqPerSec >= targets.postRatio },
-  };
+  const checks = platformChecks(a, b, c);
   process.stdout.write(`\n${shortTable(a, [b, c])}\n\n`);
   for (const [name, check] of Object.entries(checks)) process.stdout.write(`${name} = ${check.value.toFixed(3)} (target ${check.target})  ${check.pass ? 'PASS' : 'MISS'}\n`);
   writeResults('bench-quick', { at: new Date().toISOString(), environment: environment(), runs: { a, b, c }, checks });
@@ -445,9 +452,7 @@ async function runAll(): Promise<boolean> {
   const ratioB = b.reqPerSec / a.reqPerSec;
   const ratioC = c.reqPerSec / a.reqPerSec;
   const checks = {
-    getRatio: { value: ratioB, target: `>= ${targets.getRatio}`, pass: ratioB >= targets.getRatio },
-    getP99Ms: { value: b.p99Ms, target: `<= ${targets.getP99Ms}`, pass: b.p99Ms <= targets.getP99Ms },
-    postRatio: { value: ratioC, target: `>= ${targets.postRatio}`, pass: ratioC >= targets.postRatio },
+    ...platformChecks(a, b, c),
     availabilityOverGet: { value: d.reqPerSec / b.reqPerSec, target: `>= ${targets.availabilityOverGet}`, pass: d.reqPerSec / b.reqPerSec >= targets.availabilityOverGet },
     // Issue 11: money writes keep up with the plain write path in the same run.
     paymentOverPost: { value: f.reqPerSec / c.reqPerSec, target: `>= ${moneyOverPostTarget}`, pass: f.reqPerSec / c.reqPerSec >= moneyOverPostTarget },
