@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/database.js';
+import { selectRows, type Executor } from '../../db/database.js';
 import { mergeIntervals, type Interval } from './appointment-slots.js';
 import { busyIntervals } from './appointments.repository.js';
 
@@ -16,7 +16,8 @@ const caches = new WeakMap<object, Map<string, Entry>>();
 
 /** The scheduling change counter (kept by triggers on appointments and on grooming bookings, so it also sees writes of other modules and processes). */
 export async function appointmentsVersion(db: Executor): Promise<number> {
-  const row = await db.selectFrom('scheduling_versions').select('version').where('name', '=', 'appointments').executeTakeFirst();
+  // Read on every availability call (a reused answer's version): prepared text, not the builder.
+  const [row] = await selectRows<{ version: number }>(db, "select version from scheduling_versions where name = 'appointments'", []);
   return row?.version ?? -1;
 }
 
