@@ -1,8 +1,10 @@
-import http from 'node:http';
-import https from 'node:https';
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { Exchange as PoolExchange, Http1Pool } from './http1-pool.js';
 import { SsrfError, stripBrackets, type OutboundPolicy } from './outbound-policy.js';
+
+/** Control characters but tab (CR and LF among them): never inside a header name or value. */
+const unsafeHeader = /[\x00-\x08\x0a-\x1f\x7f]/;
 
 /** At most this much of a response body is read; the rest is dropped with the connection. */
 export const maxResponseBytes = 64 * 1024;
@@ -52,17 +54,17 @@ interface Exchange {
 }
 
 /**
- * POSTs one webhook with node:http(s): no redirects followed, a deadline over the whole exchange,
- * at most 64 KiB of the answer read, and every connection made through the outbound policy's lookup.
- * Keep-alive agents reuse connections to busy receivers (a socket is only pooled after its address passed).
+ * POSTs one webhook over HTTP/1.1 (http1-pool.ts): no redirects followed, a deadline over the whole
+ * exchange, at most 64 KiB of the answer read, and every connection made through the outbound
+ * policy's lookup. Keep-alive connections are reused for busy receivers (a connection exists only
+ * after its address passed the policy).
  */
 export class WebhookSender {
-  private readonly httpAgent: http.Agent;
-  private readonly httpsAgent: https.Agent;
+  private readonly pool: Http1Pool;
   /** Parsed targets by URL, with the policy's answer for IP-literal hosts (the policy does not change while the process runs). */
   private readonly targets = new Map<string, Target | string>();
   /** Requests in flight, so a stop can cut them all. */
-  private readonly active = new Set<http.ClientRequest>();
+  private readonly active = new Set<PoolExchange>();
   /**
    * Deadlines of requests in flight, oldest first, served by one timer (armed for the first one that
    * has not settled) rather than a timer per request: every request has the same timeout, so a new
@@ -77,9 +79,8 @@ export class WebhookSender {
     private readonly policy: OutboundPolicy,
     maxSockets = 64,
   ) {
-    // Idle sockets close after 4 s, before the usual 5 s server keep-alive, to avoid racing a server close.
-    this.httpAgent = new http.Agent({ keepAlive: true, maxSockets, timeout: 4000 });
-    this.httpsAgent = new https.Agent({ keepAlive: true, maxSockets, timeout: 4000 });
+    // Idle connections close after 4 s, before the usual 5 s server keep-alive, to avoid racing a server close.
+    this.pool = new Http1Pool({ maxSockets, idleMs: 4000, keep: excerptBytes, limit: maxResponseBytes, lookup: policy.lookup as unknown as LookupFunction });
   }
 
   /** The URL parsed once, or why it cannot be used (invalid, or an IP literal the policy refuses). */
@@ -131,67 +132,30 @@ export class WebhookSender {
 
   private exchange(target: Target, webhook: OutgoingWebhook, deadline: number): Promise<Exchange> {
     return new Promise<Exchange>((resolve, reject) => {
-      const request = (target.secure ? https : http).request({
-        hostname: target.hostname,
-        port: target.port,
-        path: target.path,
-        method: 'POST',
-        agent: target.secure ? this.httpsAgent : this.httpAgent,
-        lookup: this.policy.lookup as unknown as http.RequestOptions['lookup'],
-        // A flat header list is written as it is (no per-header bookkeeping); Host must then be given.
-        headers: ['Host', target.host, ...webhook.headers, 'Content-Length', String(Buffer.byteLength(webhook.body, 'utf8'))],
-      });
-      this.active.add(request);
-      const timer: Deadline = {
-        at: deadline,
-        expire: () => {
-          const err = new TimeoutError('timeout');
-          request.destroy(err);
-          finish(err);
-        },
-      };
-      this.addDeadline(timer);
-      let settled = false;
-      const finish = (err: Error | null, value?: Exchange) => {
-        if (settled) return;
-        settled = true;
+      let head = `POST ${target.path} HTTP/1.1\r\nHost: ${target.host}\r\n`;
+      const headers = webhook.headers;
+      for (let i = 0; i + 1 < headers.length; i += 2) {
+        const name = headers[i]!;
+        const value = headers[i + 1]!;
+        // Values come from our own rows, but a line break would split the request: refuse it, as node:http does.
+        if (unsafeHeader.test(value) || unsafeHeader.test(name)) return reject(new Error(`the ${name} header carries a control character`));
+        head += `${name}: ${value}\r\n`;
+      }
+      head += `Content-Length: ${Buffer.byteLength(webhook.body, 'utf8')}\r\n\r\n`;
+      const exchange = new PoolExchange(head + webhook.body, (err, answer, reusedSocket) => {
         timer.expire = null;
-        this.active.delete(request);
+        this.active.delete(exchange);
         if (err) {
-          (err as { reusedSocket?: boolean }).reusedSocket = request.reusedSocket;
-          reject(err);
-        } else resolve(value!);
-      };
-      request.on('error', (err) => finish(err));
-      request.on('response', (response) => {
-        const status = response.statusCode ?? 0;
-        const location = response.headers.location;
-        let first: Buffer | null = null;
-        let more: Buffer[] | null = null;
-        let received = 0;
-        const done = () => {
-          let text = '';
-          if (first) text = (more ? Buffer.concat([first, ...more]) : first).subarray(0, excerptBytes).toString('utf8').replace(/\uFFFD+$/, '');
-          finish(null, { status, location, excerpt: text });
-        };
-        response.on('data', (chunk: Buffer) => {
-          if (received < excerptBytes) {
-            if (first === null) first = chunk;
-            else (more ??= []).push(chunk);
-          }
-          received += chunk.length;
-          if (received > maxResponseBytes) {
-            // Enough: the rest is not read, and the socket is not reused.
-            response.destroy();
-            done();
-          }
-        });
-        response.on('end', done);
-        response.on('error', done);
-        response.on('aborted', done);
+          (err as { reusedSocket?: boolean }).reusedSocket = reusedSocket;
+          return reject(err);
+        }
+        const text = answer!.excerpt.length === 0 ? '' : answer!.excerpt.toString('utf8').replace(/\uFFFD+$/, '');
+        resolve({ status: answer!.head.status, location: answer!.head.location, excerpt: text });
       });
-      // A string body goes out in one write with the headers.
-      request.end(webhook.body, 'utf8');
+      const timer: Deadline = { at: deadline, expire: () => exchange.abort(new TimeoutError('timeout')) };
+      this.active.add(exchange);
+      this.addDeadline(timer);
+      this.pool.send(target, exchange);
     });
   }
 
@@ -246,15 +210,14 @@ export class WebhookSender {
 
   /** Cuts every request in flight (the service is stopping); their outcomes say interrupted. */
   abortAll(): void {
-    for (const request of this.active) request.destroy(new InterruptedError('interrupted by shutdown'));
+    for (const exchange of [...this.active]) exchange.abort(new InterruptedError('interrupted by shutdown'));
   }
 
   close(): void {
     if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
     this.deadlineTimer = null;
     this.deadlineTimerAt = Infinity;
-    this.httpAgent.destroy();
-    this.httpsAgent.destroy();
+    this.pool.destroy(new InterruptedError('interrupted by shutdown'));
   }
 }
 
@@ -263,6 +226,13 @@ function describe(err: unknown, timeoutMs: number): string {
   if (err instanceof InterruptedError) return 'interrupted: the service stopped during the attempt';
   if (err instanceof SsrfError) return err.message;
   const code = (err as NodeJS.ErrnoException).code;
-  const message = err instanceof Error ? err.message : String(err);
+  // Fix: when every address of a name fails, net reports an AggregateError with an empty message
+  // (the outcome said just "ECONNREFUSED: "); its errors say which addresses were tried.
+  const message =
+    err instanceof AggregateError && err.message === ''
+      ? err.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))).join('; ')
+      : err instanceof Error
+        ? err.message
+        : String(err);
   return (code && !message.includes(code) ? `${code}: ${message}` : message).slice(0, 500);
 }
