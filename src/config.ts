@@ -56,6 +56,11 @@ export interface Config {
   /** Webhook receivers on RFC 1918 / unique-local addresses (on-premises receivers); false refuses them too. */
   readonly webhookAllowPrivate: boolean;
   readonly webhookTimeoutMs: number;
+  /**
+   * Where webhook requests are built, signed and sent: `on` a worker thread, `off` the API's own
+   * thread, `auto` a worker when this process may use two CPUs or more (its affinity), else inline.
+   */
+  readonly webhookThread: 'auto' | 'on' | 'off';
   readonly webhookSecretOverlapHours: number;
   readonly smtpUrl: string | undefined;
   readonly mailFrom: string;
@@ -165,6 +170,14 @@ function url(env: Env, name: string): string | undefined {
  */
 export const defaultWebhookRetrySchedule = [60, 300, 1800, 7200, 18000, 36000, 22740] as const;
 
+function choice<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = raw.toLowerCase() as T;
+  if (!allowed.includes(value)) throw new Error(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+  return value;
+}
+
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -211,6 +224,7 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     webhookAllowHosts: list(env, 'PETCARE_WEBHOOK_ALLOW_HOSTS', []),
     webhookAllowPrivate: bool(env, 'PETCARE_WEBHOOK_ALLOW_PRIVATE', true),
     webhookTimeoutMs: int(env, 'PETCARE_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    webhookThread: choice(env, 'PETCARE_WEBHOOK_THREAD', ['auto', 'on', 'off'] as const, 'auto'),
     webhookSecretOverlapHours: int(env, 'PETCARE_WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 24 * 30),
     smtpUrl: url(env, 'PETCARE_SMTP_URL'),
     mailFrom: env.PETCARE_MAIL_FROM || 'Pet-Care Platform <no-reply@petcare.local>',

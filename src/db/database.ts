@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import {
   CompiledQuery,
   Kysely,
+  type Generated,
   SqliteDialect,
   SqliteDriver,
   type DatabaseConnection,
@@ -115,6 +116,8 @@ export interface AuditEventsTable {
 }
 
 export interface EventsTable {
+  /** Commit order (the rowid, named): SQLite gives a new row max(seq) + 1, one writer at a time. Webhook fan-out reads by it. */
+  seq: Generated<number>;
   id: string;
   tenant_id: string;
   type: string;

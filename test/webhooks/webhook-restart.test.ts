@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { createHousehold } from '../helpers/factories.js';
 import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
 import { eventually } from '../helpers/eventually.js';
@@ -73,16 +73,22 @@ test.serial('an attempt in flight when the service stops is recorded as interrup
   await stop(second);
 });
 
-test.serial('an attempt a killed process left in flight is closed as interrupted by the next start and tried again', async (a) => {
+/**
+ * What a process killed during attempt 1 leaves behind: the event fanned out and the delivery
+ * claimed (`sending` under a dead instance), no result. `legacy`: a release before 2026-11-26 also
+ * wrote the attempt's row `in_flight` at the claim; now the delivery names its attempt and the row
+ * is written when the attempt ends.
+ */
+async function killedDuringAttempt(a: ExecutionContext, legacy: boolean): Promise<void> {
   const r = await startReceiver(() => ({ status: 200 }));
   receivers.push(r);
   const first = await start({ config, jobs: false });
   const endpoint = await createEndpoint(first, { url: r.url, events: ['pet.registered'] });
   await createHousehold(first);
-  // What a process killed during attempt 1 leaves behind: the claim committed, no result.
   const db = first.stores.get('live').db;
-  const event = await db.selectFrom('events').select('id').where('type', '=', 'pet.registered').executeTakeFirstOrThrow();
+  const event = await db.selectFrom('events').select(['id', 'seq']).where('type', '=', 'pet.registered').executeTakeFirstOrThrow();
   const now = new Date(first.clock.now()).toISOString();
+  const attemptId = 'wha_01killedprocess0000000000';
   await db
     .insertInto('webhook_deliveries')
     .values({
@@ -96,6 +102,7 @@ test.serial('an attempt a killed process left in flight is closed as interrupted
       attempts: 1,
       failures: 0,
       next_attempt_at: null,
+      attempt_id: legacy ? null : attemptId,
       claimed_by: 'wdi_deadprocess',
       lease_until: new Date(first.clock.now() + 3_600_000).toISOString(),
       payload: null,
@@ -105,30 +112,36 @@ test.serial('an attempt a killed process left in flight is closed as interrupted
       finished_at: null,
     })
     .execute();
-  await db
-    .insertInto('webhook_attempts')
-    .values({
-      id: 'wha_01killedprocess0000000000',
-      tenant_id: first.tenantId,
-      delivery_id: 'whd_01killedprocess0000000000',
-      endpoint_id: endpoint.id,
-      event_id: event.id,
-      event_type: 'pet.registered',
-      kind: 'event',
-      attempt: 1,
-      status: 'in_flight',
-      url: r.url,
-      started_at: now,
-      finished_at: null,
-      latency_ms: null,
-      response_status: null,
-      response_excerpt: null,
-      error: null,
-      next_retry_at: null,
-    })
-    .execute();
-  await db.deleteFrom('webhook_event_queue').execute(); // the killed process had fanned the event out already
+  if (legacy) {
+    await db
+      .insertInto('webhook_attempts')
+      .values({
+        id: attemptId,
+        tenant_id: first.tenantId,
+        delivery_id: 'whd_01killedprocess0000000000',
+        endpoint_id: endpoint.id,
+        event_id: event.id,
+        event_type: 'pet.registered',
+        kind: 'event',
+        attempt: 1,
+        status: 'in_flight',
+        url: r.url,
+        started_at: now,
+        finished_at: null,
+        latency_ms: null,
+        response_status: null,
+        response_excerpt: null,
+        error: null,
+        next_retry_at: null,
+      })
+      .execute();
+  }
+  // The killed process had fanned the event out already.
+  await db.updateTable('webhook_fanout').set({ last_seq: event.seq }).execute();
   const at = first.clock.now();
+  // Listed while in flight, from the delivery (new) or its row (legacy), under the id it keeps.
+  const inFlight = await attemptsOf(first, endpoint.id);
+  a.deepEqual(inFlight.map((x) => [x.id, x.attempt, x.status, x.deliveryStatus, x.startedAt]), [[attemptId, 1, 'in_flight', 'sending', now]]);
   await stop(first);
 
   const second = await start({ config, dataDir: first.dataDir, clock: new TestClock(at) });
@@ -140,5 +153,14 @@ test.serial('an attempt a killed process left in flight is closed as interrupted
     return all.length === 2 && all[1].status === 'succeeded' ? all : undefined;
   }, { what: 'attempt 2' });
   a.deepEqual(attempts.map((x) => [x.attempt, x.status]), [[1, 'interrupted'], [2, 'succeeded']]);
+  a.is(attempts[0].id, attemptId);
+  a.is(attempts[0].startedAt, now);
+  a.is(attempts[0].url, r.url);
+  a.regex(attempts[0].error, /interrupted/);
+  a.is(r.received.length, 1, 'attempt 2 only: attempt 1 never reached the receiver');
   await stop(second);
-});
+}
+
+test.serial('an attempt a killed process left in flight is closed as interrupted by the next start and tried again', (a) => killedDuringAttempt(a, false));
+
+test.serial('an in_flight attempt row an older release left is closed as interrupted by the next start and tried again', (a) => killedDuringAttempt(a, true));

@@ -145,7 +145,15 @@ export async function deliveryCounts(t: TestApp, endpointId: string, env: Enviro
   const db = t.stores.get(env).db;
   const count = async (table: 'webhook_deliveries' | 'webhook_attempts') =>
     Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('endpoint_id', '=', endpointId).executeTakeFirstOrThrow()).n);
-  return { deliveries: await count('webhook_deliveries'), attempts: await count('webhook_attempts') };
+  // An attempt's row is written when it ends; one in flight is its `sending` delivery's attempt_id.
+  const inFlight = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'sending')
+    .where('attempt_id', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return { deliveries: await count('webhook_deliveries'), attempts: (await count('webhook_attempts')) + Number(inFlight.n) };
 }
 
 export const nowSeconds = (t: TestApp): number => Math.floor(t.clock.now() / 1000);

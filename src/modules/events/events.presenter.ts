@@ -2,7 +2,7 @@ import type { EventsTable } from '../../db/database.js';
 import type { EventEnvelope } from './events.schema.js';
 
 /** The seed envelope; `type` may be the alias a caller asked by (DESIGN §6). */
-export const presentEvent = (row: EventsTable, type: string = row.type): EventEnvelope => ({
+export const presentEvent = (row: Pick<EventsTable, 'id' | 'type' | 'created_at' | 'data'>, type: string = row.type): EventEnvelope => ({
   id: row.id,
   type,
   createdAt: row.created_at,

@@ -1,12 +1,15 @@
+import type { Selectable } from 'kysely';
 import type { EventsTable, Executor } from '../../db/database.js';
+
+type EventRow = Selectable<EventsTable>;
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 
 /** Events are tenant-wide (their data spans locations): the access check is `requireTenantWide`. */
-export async function findEvent(db: Executor, tenantId: string, id: string): Promise<EventsTable | null> {
+export async function findEvent(db: Executor, tenantId: string, id: string): Promise<EventRow | null> {
   return (await db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()) ?? null;
 }
 
-export async function listEvents(db: Executor, tenantId: string, page: PageRequest, filters: { type?: string; since?: string }): Promise<EventsTable[]> {
+export async function listEvents(db: Executor, tenantId: string, page: PageRequest, filters: { type?: string; since?: string }): Promise<EventRow[]> {
   let query = db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId);
   if (filters.type !== undefined) query = query.where('type', '=', filters.type);
   if (filters.since !== undefined) query = query.where('created_at', '>=', filters.since);
@@ -14,7 +17,7 @@ export async function listEvents(db: Executor, tenantId: string, page: PageReque
 }
 
 /** Events created in [from, to), oldest first, at most `limit` (replay of a time range). */
-export async function eventsBetween(db: Executor, tenantId: string, from: string, to: string, types: readonly string[] | null, limit: number): Promise<EventsTable[]> {
+export async function eventsBetween(db: Executor, tenantId: string, from: string, to: string, types: readonly string[] | null, limit: number): Promise<EventRow[]> {
   let query = db
     .selectFrom('events')
     .selectAll()

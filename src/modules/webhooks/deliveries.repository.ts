@@ -1,6 +1,11 @@
 import { sql } from 'kysely';
 import { isoAt as iso } from '../../clock.js';
 import type { Executor } from '../../db/database.js';
+import { newId } from '../../db/ids.js';
+import { liveDeliveryCondition } from './webhooks.table.js';
+
+const live = sql.raw<boolean>(`d.${liveDeliveryCondition}`);
+const liveDelivery = sql.raw<boolean>(liveDeliveryCondition);
 
 /**
  * The delivery dispatcher's per-pass queries (no access policy: it works for the whole environment):
@@ -11,14 +16,17 @@ import type { Executor } from '../../db/database.js';
 /** True when the dispatcher has something to do: events to fan out, due attempts, or (checkStale) claims to recover. */
 export async function hasWork(db: Executor, now: number, instanceId: string, checkStale: boolean): Promise<boolean> {
   const at = iso(now);
+  // Events after the cursor and after the oldest live endpoint's since_seq (none without an endpoint).
   // CROSS JOIN fixes SQLite's loop order: over the (few) endpoints, each probe a seek in
   // webhook_deliveries_due_idx, never a scan of the delivery history.
   const row = await sql<{ work: number }>`
-    SELECT EXISTS (SELECT 1 FROM webhook_event_queue)
+    SELECT EXISTS (SELECT 1 FROM events WHERE seq > max(
+                     (SELECT last_seq FROM webhook_fanout WHERE id = 1),
+                     COALESCE((SELECT min(since_seq) FROM webhook_endpoints WHERE enabled = 1 AND deleted_at IS NULL), 9007199254740991)))
         OR EXISTS (SELECT 1 FROM webhook_endpoints w CROSS JOIN webhook_deliveries d
-                   WHERE d.endpoint_id = w.id AND w.deleted_at IS NULL AND d.status = 'pending' AND d.next_attempt_at <= ${at})
+                   WHERE d.endpoint_id = w.id AND w.deleted_at IS NULL AND d.status = 'pending' AND ${live} AND d.next_attempt_at <= ${at})
         OR (${checkStale ? 1 : 0} AND EXISTS (SELECT 1 FROM webhook_endpoints w CROSS JOIN webhook_deliveries d
-                   WHERE d.endpoint_id = w.id AND d.status = 'sending' AND (d.claimed_by != ${instanceId} OR d.lease_until < ${at}))) AS work`.execute(db);
+                   WHERE d.endpoint_id = w.id AND d.status = 'sending' AND ${live} AND (d.claimed_by != ${instanceId} OR d.lease_until < ${at}))) AS work`.execute(db);
   return Number(row.rows[0]?.work ?? 0) === 1;
 }
 
@@ -34,33 +42,62 @@ export async function cancelDelivery(trx: Executor, id: string, reason: string, 
 /**
  * Claims another dispatcher instance held (a process that stopped mid-attempt), or whose lease
  * lapsed, are closed: the attempt is recorded as interrupted and the next attempt is due at once.
- * `mine` are attempts this instance still has in flight (never touched).
+ * `mine` are attempts this instance still has in flight (never touched). The attempt's row is
+ * written here (it is written when an attempt ends); a release before 2026-11-26 left an
+ * `in_flight` row instead, which is finished in place.
  */
 export async function recoverInterrupted(trx: Executor, instanceId: string, mine: ReadonlySet<string>, now: number): Promise<number> {
   const at = iso(now);
+  const error = 'interrupted: the service stopped during the attempt; the next attempt follows';
   // CROSS JOIN: endpoints drive the loop (see hasWork).
   const stale = await trx
     .selectFrom('webhook_endpoints as w')
     .crossJoin('webhook_deliveries as d')
     .whereRef('d.endpoint_id', '=', 'w.id')
-    .innerJoin('webhook_attempts as a', (join) => join.onRef('a.delivery_id', '=', 'd.id').onRef('a.attempt', '=', 'd.attempts'))
-    .select(['d.id as delivery_id', 'a.id as attempt_id', 'd.attempts'])
+    .select(['d.id', 'd.tenant_id', 'd.endpoint_id', 'd.event_id', 'd.event_type', 'd.kind', 'd.attempts', 'd.attempt_id', 'd.updated_at', 'w.url'])
     .where('d.status', '=', 'sending')
+    .where(live)
     .where((eb) => eb.or([eb('d.claimed_by', '!=', instanceId), eb('d.lease_until', '<', at)]))
     .execute();
   let recovered = 0;
   for (const row of stale) {
-    if (mine.has(row.attempt_id)) continue;
-    await trx
+    if (row.attempt_id !== null && mine.has(row.attempt_id)) continue;
+    const legacy = await trx
       .updateTable('webhook_attempts')
-      .set({ status: 'interrupted', finished_at: at, error: 'interrupted: the service stopped during the attempt; the next attempt follows', next_retry_at: at })
-      .where('id', '=', row.attempt_id)
+      .set({ status: 'interrupted', finished_at: at, error, next_retry_at: at })
+      .where('delivery_id', '=', row.id)
+      .where('attempt', '=', row.attempts)
       .where('status', '=', 'in_flight')
-      .execute();
+      .executeTakeFirst();
+    if (Number(legacy.numUpdatedRows) === 0) {
+      await trx
+        .insertInto('webhook_attempts')
+        .values({
+          id: row.attempt_id ?? newId('wha', now),
+          tenant_id: row.tenant_id,
+          delivery_id: row.id,
+          endpoint_id: row.endpoint_id,
+          event_id: row.event_id,
+          event_type: row.event_type,
+          kind: row.kind,
+          attempt: row.attempts,
+          status: 'interrupted',
+          url: row.url,
+          started_at: row.updated_at, // the claim
+          finished_at: at,
+          latency_ms: null,
+          response_status: null,
+          response_excerpt: null,
+          error,
+          next_retry_at: at,
+        })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    }
     await trx
       .updateTable('webhook_deliveries')
       .set({ status: 'pending', next_attempt_at: at, claimed_by: null, lease_until: null, last_error: 'interrupted', updated_at: at })
-      .where('id', '=', row.delivery_id)
+      .where('id', '=', row.id)
       .where('status', '=', 'sending')
       .where('attempts', '=', row.attempts)
       .execute();
@@ -78,6 +115,7 @@ export async function pruneFinished(trx: Executor, now: number, before: number):
     .updateTable('webhook_deliveries')
     .set({ status: 'cancelled', last_error: 'endpoint deleted', next_attempt_at: null, finished_at: iso(now), updated_at: iso(now) })
     .where('status', '=', 'pending')
+    .where(liveDelivery)
     .where('endpoint_id', 'in', trx.selectFrom('webhook_endpoints').select('id').where('deleted_at', 'is not', null))
     .execute();
   const cutoff = iso(before);

@@ -2,7 +2,7 @@ import type SQLite from 'better-sqlite3';
 import { isoAt as iso } from '../../clock.js';
 import { newId } from '../../db/ids.js';
 import { deliveredTypeFor } from './subscriptions.js';
-import type { AttemptStatus, DeliveryKind } from './webhooks.table.js';
+import { liveDeliveryCondition, type AttemptStatus, type DeliveryKind } from './webhooks.table.js';
 
 /** A delivery due for an attempt, with what sending it needs (endpoint URL and secrets, the event). */
 export interface DueDelivery {
@@ -27,17 +27,22 @@ export interface DueDelivery {
 
 export interface Claim {
   due: DueDelivery;
+  /** The attempt's id, given at the claim; its row is written when it ends. */
   attemptId: string;
   attempt: number;
+  claimedAt: number;
 }
 
 export interface AttemptResult {
+  /** The delivery as claimed: what the attempt row repeats of it. */
+  due: DueDelivery;
   attemptId: string;
   deliveryId: string;
   attempt: number;
   status: Exclude<AttemptStatus, 'in_flight'>;
-  /** When the request left (null if it never did). */
+  /** When the request left (null if it never did: the row then says when it was claimed). */
   startedAt: number | null;
+  claimedAt: number;
   latencyMs: number;
   responseStatus: number | null;
   excerpt: string | null;
@@ -49,10 +54,10 @@ export interface AttemptResult {
 interface QueuedEvent {
   seq: number;
   event_id: string;
-  type: string | null;
-  tenant_id: string | null;
-  data: string | null;
-  created_at: string | null;
+  type: string;
+  tenant_id: string;
+  data: string;
+  created_at: string;
 }
 
 interface Subscriber {
@@ -78,30 +83,29 @@ const dueColumns = `d.id, d.tenant_id, d.endpoint_id, d.event_id, d.event_type, 
  * which also owns the connection), so nothing else interleaves with it.
  */
 export class DeliveryStatements {
-  private readonly queued: SQLite.Statement<[number], QueuedEvent>;
+  private readonly cursor: SQLite.Statement<[], { last_seq: number }>;
+  private readonly queued: SQLite.Statement<[number, number], QueuedEvent>;
+  private readonly advance: SQLite.Statement<[number]>;
   private readonly subscribers: SQLite.Statement<[], Subscriber>;
   private readonly insertDelivery: SQLite.Statement<unknown[]>;
-  private readonly dequeue: SQLite.Statement<[number]>;
   private readonly live: SQLite.Statement<[], { id: string; enabled: number }>;
   private readonly due: SQLite.Statement<[string, string, number], DueDelivery>;
   private readonly claimOne: SQLite.Statement<unknown[]>;
   private readonly insertAttempt: SQLite.Statement<unknown[]>;
-  private readonly finishAttempt: SQLite.Statement<unknown[]>;
   private readonly finishDelivery: SQLite.Statement<unknown[]>;
 
   constructor(sqlite: SQLite.Database) {
-    this.queued = sqlite.prepare(`
-      SELECT q.seq, q.event_id, e.type, e.tenant_id, e.data, e.created_at
-        FROM webhook_event_queue q LEFT JOIN events e ON e.id = q.event_id
-       ORDER BY q.seq LIMIT ?`);
+    this.cursor = sqlite.prepare('SELECT last_seq FROM webhook_fanout WHERE id = 1');
+    // Events in commit order after a seq: a range of the events table's own b-tree.
+    this.queued = sqlite.prepare('SELECT seq, id AS event_id, type, tenant_id, data, created_at FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
+    this.advance = sqlite.prepare('UPDATE webhook_fanout SET last_seq = ? WHERE id = 1');
     this.subscribers = sqlite.prepare(`
       SELECT id, tenant_id, url, events, since_seq, secret, previous_secret, previous_secret_expires_at
         FROM webhook_endpoints WHERE enabled = 1 AND deleted_at IS NULL`);
     this.insertDelivery = sqlite.prepare(`
       INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_type, kind, status, attempts, failures,
-                                      next_attempt_at, claimed_by, lease_until, payload, last_error, created_at, updated_at, finished_at)
-      VALUES (?, ?, ?, ?, ?, 'event', ?, ?, 0, ?, ?, ?, NULL, NULL, ?, ?, NULL)`);
-    this.dequeue = sqlite.prepare('DELETE FROM webhook_event_queue WHERE seq <= ?');
+                                      next_attempt_at, attempt_id, claimed_by, lease_until, payload, last_error, created_at, updated_at, finished_at)
+      VALUES (?, ?, ?, ?, ?, 'event', ?, ?, 0, ?, ?, ?, ?, NULL, NULL, ?, ?, NULL)`);
     this.live = sqlite.prepare('SELECT id, enabled FROM webhook_endpoints WHERE deleted_at IS NULL');
     // One endpoint's due deliveries, oldest first: a seek in webhook_deliveries_due_idx.
     this.due = sqlite.prepare(`
@@ -109,23 +113,20 @@ export class DeliveryStatements {
         FROM webhook_deliveries d
         JOIN webhook_endpoints w ON w.id = d.endpoint_id
         LEFT JOIN events e ON e.id = d.event_id
-       WHERE d.endpoint_id = ? AND d.status = 'pending' AND d.next_attempt_at <= ?
+       WHERE d.endpoint_id = ? AND d.status = 'pending' AND d.${liveDeliveryCondition} AND d.next_attempt_at <= ?
        ORDER BY d.next_attempt_at, d.id
        LIMIT ?`);
     this.claimOne = sqlite.prepare(`
-      UPDATE webhook_deliveries SET status = 'sending', attempts = attempts + 1, claimed_by = ?, lease_until = ?, updated_at = ?
+      UPDATE webhook_deliveries SET status = 'sending', attempts = attempts + 1, attempt_id = ?, claimed_by = ?, lease_until = ?, updated_at = ?
        WHERE id = ? AND status = 'pending'`);
+    // An attempt is written once, when it ends. One a restart already recorded as interrupted is
+    // left alone (the conflict), and so is its delivery (no longer `sending` under this instance
+    // with that attempt number).
     this.insertAttempt = sqlite.prepare(`
       INSERT INTO webhook_attempts (id, tenant_id, delivery_id, endpoint_id, event_id, event_type, kind, attempt, status, url, started_at,
                                     finished_at, latency_ms, response_status, response_excerpt, error, next_retry_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'in_flight', ?, ?, NULL, NULL, NULL, NULL, NULL, NULL)`);
-    // An attempt a restart already recorded as interrupted is left alone, and so is its delivery (it
-    // is no longer `sending` under this instance with that attempt number).
-    this.finishAttempt = sqlite.prepare(`
-      UPDATE webhook_attempts
-         SET status = ?, started_at = COALESCE(?, started_at), finished_at = ?, latency_ms = ?, response_status = ?,
-             response_excerpt = ?, error = ?, next_retry_at = ?
-       WHERE id = ? AND status = 'in_flight'`);
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT DO NOTHING`);
     this.finishDelivery = sqlite.prepare(`
       UPDATE webhook_deliveries
          SET status = ?, failures = ?, next_attempt_at = ?, claimed_by = NULL, lease_until = NULL, last_error = ?, finished_at = ?, updated_at = ?
@@ -144,31 +145,27 @@ export class DeliveryStatements {
 
   /**
    * The claim, committed before any byte is sent: each delivery becomes `sending` under this
-   * instance with a lease and gets its attempt row, in_flight, with the next number (unique per
-   * delivery). Runs in the transaction that just read them with `dueDeliveries`, so they are unchanged.
+   * instance with a lease, the next attempt number and that attempt's id (its row is written when it
+   * ends). Runs in the transaction that just read them with `dueDeliveries`, so they are unchanged.
    */
   claim(due: readonly DueDelivery[], instanceId: string, now: number, leaseMs: number): Claim[] {
     const at = iso(now);
     const lease = iso(now + leaseMs);
     const out: Claim[] = [];
     for (const d of due) {
-      if (this.claimOne.run(instanceId, lease, at, d.id).changes !== 1) throw new Error('webhook deliveries changed under their claim');
-      out.push(this.attemptRow(d, d.attempts + 1, at, now));
+      const attemptId = newId('wha', now);
+      if (this.claimOne.run(attemptId, instanceId, lease, at, d.id).changes !== 1) throw new Error('webhook deliveries changed under their claim');
+      out.push({ due: d, attemptId, attempt: d.attempts + 1, claimedAt: now });
     }
     return out;
   }
 
-  private attemptRow(d: DueDelivery, attempt: number, at: string, now: number): Claim {
-    const attemptId = newId('wha', now);
-    this.insertAttempt.run(attemptId, d.tenant_id, d.id, d.endpoint_id, d.event_id, d.event_type, d.kind, attempt, d.url, at);
-    return { due: d, attemptId, attempt };
-  }
-
   /**
-   * Moves queued events to deliveries, one per (event, subscribed endpoint), in commit order; the
-   * queue rows go in the same transaction. A new delivery whose endpoint `take` grants a place is
-   * claimed as it is written (`sending` with its in_flight attempt, as `claim` would leave it) and
-   * returned; the others wait as `pending`.
+   * Fans out events committed after the cursor to deliveries, one per (event, subscribed endpoint),
+   * in commit order, and moves the cursor past them in the same transaction. A new delivery whose
+   * endpoint `take` grants a place is claimed as it is written (`sending` with its attempt id, as
+   * `claim` would leave it) and returned; the others wait as `pending`. With no endpoint to send
+   * to, nothing is read or written: a new endpoint starts after the newest event anyway (since_seq).
    */
   fanOut(
     now: number,
@@ -176,15 +173,19 @@ export class DeliveryStatements {
     take: (endpointId: string) => boolean,
     claimant: { instanceId: string; leaseMs: number },
   ): { events: number; deliveries: number; claimed: Claim[] } {
-    const queued = this.queued.all(limit);
-    if (queued.length === 0) return { events: 0, deliveries: 0, claimed: [] };
     const subscribers = this.subscribers.all().map((e) => ({ ...e, subscribed: JSON.parse(e.events) as string[] }));
+    if (subscribers.length === 0) return { events: 0, deliveries: 0, claimed: [] };
+    // Events at or before every endpoint's since_seq go to none of them: start after those.
+    let oldestSince = Number.MAX_SAFE_INTEGER;
+    for (const endpoint of subscribers) oldestSince = Math.min(oldestSince, endpoint.since_seq);
+    const from = Math.max(this.cursor.get()?.last_seq ?? 0, oldestSince);
+    const queued = this.queued.all(from, limit);
+    if (queued.length === 0) return { events: 0, deliveries: 0, claimed: [] };
     const at = iso(now);
     const lease = iso(now + claimant.leaseMs);
     const claimed: Claim[] = [];
     let deliveries = 0;
     for (const q of queued) {
-      if (q.type === null || q.tenant_id === null) continue; // the event is gone (sandbox reset)
       for (const endpoint of subscribers) {
         if (endpoint.tenant_id !== q.tenant_id || q.seq <= endpoint.since_seq) continue;
         const type = deliveredTypeFor(q.type, endpoint.subscribed);
@@ -192,10 +193,11 @@ export class DeliveryStatements {
         const id = newId('whd', now);
         deliveries++;
         if (!take(endpoint.id)) {
-          this.insertDelivery.run(id, q.tenant_id, endpoint.id, q.event_id, type, 'pending', 0, at, null, null, at, at);
+          this.insertDelivery.run(id, q.tenant_id, endpoint.id, q.event_id, type, 'pending', 0, at, null, null, null, at, at);
           continue;
         }
-        this.insertDelivery.run(id, q.tenant_id, endpoint.id, q.event_id, type, 'sending', 1, at, claimant.instanceId, lease, at, at);
+        const attemptId = newId('wha', now);
+        this.insertDelivery.run(id, q.tenant_id, endpoint.id, q.event_id, type, 'sending', 1, at, attemptId, claimant.instanceId, lease, at, at);
         const due: DueDelivery = {
           id,
           tenant_id: q.tenant_id,
@@ -215,22 +217,24 @@ export class DeliveryStatements {
           event_data: q.data,
           event_created_at: q.created_at,
         };
-        claimed.push(this.attemptRow(due, 1, at, now));
+        claimed.push({ due, attemptId, attempt: 1, claimedAt: now });
       }
     }
-    this.dequeue.run(queued[queued.length - 1]!.seq);
+    this.advance.run(queued[queued.length - 1]!.seq);
     return { events: queued.length, deliveries, claimed };
   }
 
-  /** Records finished attempts and their deliveries (two single-row updates each, prepared). */
+  /** Records finished attempts (one row each, written whole) and their deliveries (one update each). */
   record(results: readonly AttemptResult[], instanceId: string, now: number): void {
     const at = iso(now);
     for (const r of results) {
       const pending = r.delivery.status === 'pending' && r.delivery.nextAttemptAt !== null;
       const retryAt = pending ? iso(r.delivery.nextAttemptAt!) : null;
-      // The claim's time is when the row was written; the request may have waited for a free connection.
-      const startedAt = r.startedAt === null ? null : iso(r.startedAt);
-      this.finishAttempt.run(r.status, startedAt, at, r.latencyMs, r.responseStatus, r.excerpt, r.error, retryAt, r.attemptId);
+      // When the request left (it may have waited for a free connection), else when it was claimed.
+      const startedAt = iso(r.startedAt ?? r.claimedAt);
+      const d = r.due;
+      this.insertAttempt.run(r.attemptId, d.tenant_id, d.id, d.endpoint_id, d.event_id, d.event_type, d.kind, r.attempt, r.status, d.url, startedAt, at,
+        r.latencyMs, r.responseStatus, r.excerpt, r.error, retryAt);
       const finished = r.delivery.status !== 'pending';
       this.finishDelivery.run(r.delivery.status, r.delivery.failures, retryAt, r.error, finished ? at : null, at, r.deliveryId, instanceId, r.attempt);
     }

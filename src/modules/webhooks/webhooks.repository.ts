@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ListAttemptsFilters } from './webhooks.schema.js';
-import type { AttemptStatus, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './webhooks.table.js';
+import { liveDeliveryCondition, type AttemptStatus, type WebhookAttemptsTable, type WebhookDeliveriesTable, type WebhookEndpointsTable } from './webhooks.table.js';
 
 /** Endpoints are tenant-wide; deleted ones are gone for every caller. */
 function visible(db: Executor, tenantId: string) {
@@ -41,9 +41,9 @@ export async function updateEndpoint(db: Executor, tenantId: string, id: string,
   await db.updateTable('webhook_endpoints').set(patch).where('id', '=', id).where('tenant_id', '=', tenantId).execute();
 }
 
-/** The outbox sequence so far: events queued up to here were committed before this call's transaction. */
-export async function currentQueueSeq(db: Executor): Promise<number> {
-  const row = await sql<{ seq: number }>`SELECT seq FROM sqlite_sequence WHERE name = 'webhook_event_queue'`.execute(db);
+/** The newest events.seq: events up to here were committed before this call's transaction. */
+export async function currentEventSeq(db: Executor): Promise<number> {
+  const row = await sql<{ seq: number | null }>`SELECT max(seq) AS seq FROM events`.execute(db);
   return Number(row.rows[0]?.seq ?? 0);
 }
 
@@ -59,21 +59,65 @@ export async function cancelPendingDeliveries(db: Executor, endpointId: string, 
     .set({ status: 'cancelled', last_error: reason, next_attempt_at: null, finished_at: now, updated_at: now })
     .where('endpoint_id', '=', endpointId)
     .where('status', '=', 'pending')
+    .where(sql.raw<boolean>(liveDeliveryCondition))
     .execute();
 }
 
 export type AttemptRow = WebhookAttemptsTable & { delivery_status: WebhookDeliveriesTable['status'] };
 
+/**
+ * An endpoint's attempts, newest first: the rows of ended attempts (written when they end) and the
+ * ones in flight, read from their `sending` deliveries (`attempt_id`, claimed at `updated_at`).
+ * Each side is paged by its own index and the two pages are merged.
+ */
 export async function listAttempts(db: Executor, tenantId: string, endpointId: string, page: PageRequest, filters: ListAttemptsFilters): Promise<AttemptRow[]> {
-  let query = db
+  let ended = db
     .selectFrom('webhook_attempts as a')
     .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
     .selectAll('a')
     .select('d.status as delivery_status')
     .where('a.tenant_id', '=', tenantId)
     .where('a.endpoint_id', '=', endpointId);
-  if (filters.eventId !== undefined) query = query.where('a.event_id', '=', filters.eventId);
-  if (filters.deliveryId !== undefined) query = query.where('a.delivery_id', '=', filters.deliveryId);
-  if (filters.status !== undefined) query = query.where('a.status', '=', filters.status as AttemptStatus);
-  return pageQuery(query, page, 'a.id').execute();
+  if (filters.eventId !== undefined) ended = ended.where('a.event_id', '=', filters.eventId);
+  if (filters.deliveryId !== undefined) ended = ended.where('a.delivery_id', '=', filters.deliveryId);
+  if (filters.status !== undefined) ended = ended.where('a.status', '=', filters.status as AttemptStatus);
+  const rows: AttemptRow[] = await pageQuery(ended, page, 'a.id').execute();
+  if (filters.status !== undefined && filters.status !== 'in_flight') return rows;
+
+  let inFlight = db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    .select(['d.attempt_id', 'd.id', 'd.tenant_id', 'd.endpoint_id', 'd.event_id', 'd.event_type', 'd.kind', 'd.attempts', 'd.updated_at', 'w.url'])
+    .where('d.tenant_id', '=', tenantId)
+    .where('d.endpoint_id', '=', endpointId)
+    .where('d.status', '=', 'sending')
+    .where(sql.raw<boolean>(`d.${liveDeliveryCondition}`))
+    .where('d.attempt_id', 'is not', null);
+  if (filters.eventId !== undefined) inFlight = inFlight.where('d.event_id', '=', filters.eventId);
+  if (filters.deliveryId !== undefined) inFlight = inFlight.where('d.id', '=', filters.deliveryId);
+  const sending = await pageQuery(inFlight, page, 'd.attempt_id').execute();
+  if (sending.length === 0) return rows;
+  for (const d of sending) {
+    rows.push({
+      id: d.attempt_id!,
+      tenant_id: d.tenant_id,
+      delivery_id: d.id,
+      endpoint_id: d.endpoint_id,
+      event_id: d.event_id,
+      event_type: d.event_type,
+      kind: d.kind,
+      attempt: d.attempts,
+      status: 'in_flight',
+      url: d.url,
+      started_at: d.updated_at,
+      finished_at: null,
+      latency_ms: null,
+      response_status: null,
+      response_excerpt: null,
+      error: null,
+      next_retry_at: null,
+      delivery_status: 'sending',
+    });
+  }
+  return rows.sort((x, y) => (x.id < y.id ? 1 : x.id > y.id ? -1 : 0)).slice(0, page.limit + 1);
 }

@@ -10,7 +10,7 @@ import { newWebhookSecret } from './webhook-signature.js';
 import {
   cancelPendingDeliveries,
   countEndpoints,
-  currentQueueSeq,
+  currentEventSeq,
   enabledEndpoints,
   findEndpoint,
   insertDeliveries,
@@ -50,7 +50,7 @@ export async function createEndpoint(db: Executor, actor: Actor, input: CreateEn
     previous_secret: null,
     previous_secret_expires_at: null,
     // Events committed before this transaction are not sent to the new endpoint (replay them if wanted).
-    since_seq: await currentQueueSeq(db),
+    since_seq: await currentEventSeq(db),
     created_at: at,
     updated_at: at,
     deleted_at: null,
@@ -68,7 +68,7 @@ export async function patchEndpoint(db: Executor, actor: Actor, id: string, inpu
   if (input.description !== undefined) patch.description = input.description;
   if (input.enabled !== undefined && (input.enabled ? 1 : 0) !== existing.enabled) {
     patch.enabled = input.enabled ? 1 : 0;
-    if (input.enabled) patch.since_seq = await currentQueueSeq(db);
+    if (input.enabled) patch.since_seq = await currentEventSeq(db);
     else await cancelPendingDeliveries(db, id, 'endpoint disabled', at);
   }
   await updateEndpoint(db, actor.tenantId, id, patch);
@@ -139,6 +139,7 @@ function delivery(endpoint: WebhookEndpointsTable, eventId: string, type: string
     attempts: 0,
     failures: 0,
     next_attempt_at: at,
+    attempt_id: null,
     claimed_by: null,
     lease_until: null,
     payload,

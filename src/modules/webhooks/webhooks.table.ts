@@ -14,20 +14,27 @@ export interface WebhookEndpointsTable {
   /** The secret before the last rotation; it keeps signing until previous_secret_expires_at. */
   previous_secret: string | null;
   previous_secret_expires_at: string | null;
-  /** Outbox sequence when the endpoint was created or re-enabled: older events are not fanned out to it. */
+  /** events.seq when the endpoint was created or re-enabled: older events are not fanned out to it. */
   since_seq: number;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
 }
 
-/** Events waiting for fan-out, in commit order (written by a trigger on `events`). */
-export interface WebhookEventQueueTable {
-  seq: number;
-  event_id: string;
+/** One row: events up to `last_seq` (events.seq) were fanned out to the endpoints of their time. */
+export interface WebhookFanoutTable {
+  id: number;
+  last_seq: number;
 }
 
 export type DeliveryKind = 'event' | 'replay' | 'test';
+
+/**
+ * The condition of webhook_deliveries_due_idx, a partial index of the deliveries still to send
+ * (a succeeded delivery leaves it): a query must name it as written to use the index, since
+ * SQLite does not infer it from `status = 'pending'`.
+ */
+export const liveDeliveryCondition = "status IN ('pending', 'sending')";
 export type DeliveryStatus = 'pending' | 'sending' | 'succeeded' | 'failed' | 'cancelled';
 export type AttemptStatus = 'in_flight' | 'succeeded' | 'failed' | 'interrupted';
 
@@ -46,6 +53,8 @@ export interface WebhookDeliveriesTable {
   failures: number;
   /** When the next attempt is due (pending deliveries), ISO UTC. */
   next_attempt_at: string | null;
+  /** The id of the attempt a `sending` delivery has in flight (its row is written when it ends). */
+  attempt_id: string | null;
   /** The dispatcher instance that holds a `sending` delivery. */
   claimed_by: string | null;
   lease_until: string | null;
@@ -57,7 +66,10 @@ export interface WebhookDeliveriesTable {
   finished_at: string | null;
 }
 
-/** One HTTP attempt of a delivery (wha_…); written in_flight before the request leaves. */
+/**
+ * One HTTP attempt of a delivery (wha_…), written when it ends; the one in flight is the delivery's
+ * `attempt_id` (databases of releases before 2026-11-26 may hold `in_flight` rows).
+ */
 export interface WebhookAttemptsTable {
   id: string;
   tenant_id: string;
@@ -83,7 +95,7 @@ export interface WebhookAttemptsTable {
 
 export interface WebhooksTables {
   webhook_endpoints: WebhookEndpointsTable;
-  webhook_event_queue: WebhookEventQueueTable;
+  webhook_fanout: WebhookFanoutTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
 }

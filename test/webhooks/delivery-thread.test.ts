@@ -1,0 +1,165 @@
+import test from 'ava';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
+import type { DeliveryJob } from '../../src/modules/webhooks/delivery-job.js';
+import { DeliveryThread, usesWorker } from '../../src/modules/webhooks/delivery-thread.js';
+import type { SendOutcome } from '../../src/modules/webhooks/webhook-sender.js';
+import { verifyStripeStyle } from './webhook-support.js';
+
+/**
+ * The delivery thread: jobs built on the API's thread are signed and sent by a worker (or inline
+ * with one CPU) and every job's outcome comes back exactly once, whatever happens to the worker.
+ */
+
+const secret = 'whsec_deliverythreadtestsecret';
+const options = { allowHosts: ['127.0.0.1'], allowPrivate: true };
+
+interface Receiver {
+  url: string;
+  bodies: Array<{ headers: http.IncomingHttpHeaders; body: string }>;
+  /** Requests answered only when released (hang). */
+  hold: boolean;
+  release(): void;
+  close(): Promise<void>;
+}
+
+async function receiver(): Promise<Receiver> {
+  const held: http.ServerResponse[] = [];
+  const r: Receiver = {
+    url: '',
+    bodies: [],
+    hold: false,
+    release: () => {
+      for (const res of held.splice(0)) res.writeHead(204).end();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of held.splice(0)) res.destroy();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      r.bodies.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      if (r.hold) held.push(res);
+      else res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  return r;
+}
+
+let n = 0;
+function job(url: string, overrides: Partial<DeliveryJob> = {}): DeliveryJob {
+  n++;
+  return {
+    id: `wha_test${n}`,
+    url,
+    timeoutMs: 5000,
+    userAgent: 'PetCare-Webhooks/test',
+    deliveryId: `whd_test${n}`,
+    attempt: 1,
+    kind: 'event',
+    eventId: `evt_test${n}`,
+    eventType: 'pet.registered',
+    payload: null,
+    createdAt: '2026-11-26T08:00:00.000Z',
+    data: JSON.stringify({ petId: `pet_${n}`, name: 'Ünïcode' }),
+    secrets: [secret],
+    signedAt: Date.now(),
+    ...overrides,
+  };
+}
+
+const send = (thread: DeliveryThread, j: DeliveryJob) => new Promise<SendOutcome>((resolve) => thread.send(j, resolve));
+
+for (const mode of ['worker', 'inline'] as const) {
+  test(`${mode}: jobs are built, signed and sent; each outcome comes back under its id`, async (t) => {
+    const r = await receiver();
+    const thread = new DeliveryThread(options, mode === 'worker');
+    try {
+      const jobs = Array.from({ length: 40 }, () => job(r.url));
+      const outcomes = await Promise.all(jobs.map((j) => send(thread, j)));
+      t.true(outcomes.every((o) => o.ok && o.status === 204), JSON.stringify(outcomes.find((o) => !o.ok)));
+      t.is(r.bodies.length, 40);
+      const byEvent = new Map(r.bodies.map((b) => [String(b.headers['x-service-event-id']), b]));
+      for (const j of jobs) {
+        const got = byEvent.get(j.eventId)!;
+        t.truthy(got, j.eventId);
+        t.deepEqual(JSON.parse(got.body), { id: j.eventId, type: 'pet.registered', createdAt: j.createdAt, data: JSON.parse(j.data!) });
+        t.true(verifyStripeStyle(String(got.headers['x-service-signature']), got.body, secret, Math.floor(j.signedAt / 1000)));
+        t.is(got.headers['x-service-delivery-id'], j.deliveryId);
+      }
+      t.is(thread.inFlight, 0);
+    } finally {
+      await thread.close();
+      await r.close();
+    }
+  });
+
+  test(`${mode}: abortAll ends every attempt in flight as interrupted at once; a later send works`, async (t) => {
+    const r = await receiver();
+    r.hold = true;
+    const thread = new DeliveryThread(options, mode === 'worker');
+    try {
+      const pending = [send(thread, job(r.url)), send(thread, job(r.url))];
+      while (r.bodies.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      thread.abortAll();
+      const outcomes = await Promise.all(pending);
+      t.true(outcomes.every((o) => o.interrupted && !o.ok));
+      t.is(thread.inFlight, 0);
+      r.hold = false;
+      const again = await send(thread, job(r.url));
+      t.true(again.ok);
+    } finally {
+      await thread.close();
+      await r.close();
+    }
+  });
+}
+
+test('worker: a worker that dies fails its attempts (retried on the schedule), and the next send starts a new one', async (t) => {
+  const r = await receiver();
+  r.hold = true;
+  const thread = new DeliveryThread(options, true);
+  try {
+    const pending = send(thread, job(r.url));
+    while (r.bodies.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    // What a crash of the thread looks like from here: the worker exits.
+    await (thread as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    const outcome = await pending;
+    t.false(outcome.ok);
+    t.false(outcome.interrupted);
+    t.regex(outcome.error!, /delivery thread stopped/);
+    r.hold = false;
+    t.true((await send(thread, job(r.url))).ok);
+  } finally {
+    await thread.close();
+    await r.close();
+  }
+});
+
+test('a job whose URL the policy refuses fails on the thread without a connection', async (t) => {
+  const r = await receiver();
+  const thread = new DeliveryThread({ allowHosts: [], allowPrivate: true }, true);
+  try {
+    const outcome = await send(thread, job(r.url));
+    t.false(outcome.ok);
+    t.regex(outcome.error!, /refused by the outbound policy: 127\.0\.0\.1 is a loopback address/);
+    t.is(r.bodies.length, 0);
+  } finally {
+    await thread.close();
+    await r.close();
+  }
+});
+
+test('auto uses a worker only where the process may run on two CPUs or more', (t) => {
+  t.true(usesWorker('on'));
+  t.false(usesWorker('off'));
+  t.is(usesWorker('auto'), availableParallelism() >= 2);
+});
