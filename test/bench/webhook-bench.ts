@@ -1,22 +1,23 @@
 /**
  * `npm run bench:webhooks`: what webhook delivery costs the write path, and whether it keeps up.
  * Builds, starts the appliance (node dist/src/main.js) and a subscriber on 127.0.0.1 that verifies
- * every signature (both in child processes), then measures in one run with autocannon:
- *   (1) POST /v1/pets with no webhook endpoint,
- *   (2) POST /v1/pets with one active endpoint subscribed to pet.registered,
- *   (3) POST /v1/pets with the endpoint disabled again (drift check: same server, bigger tables),
- * reporting req/s, p99, server CPU per request, events emitted and delivered per second, delivery
- * lag (event createdAt → receipt, p50/p99), the time to drain after the load, and the write-path
- * cost of the subscriber ((1)+(3))/2 vs (2) (target ≤ 20 %).
+ * every signature (both in child processes), then measures with autocannon POST /v1/pets with no
+ * active webhook endpoint ("off") and with one active endpoint subscribed to pet.registered ("on"),
+ * in BENCH_ROUNDS rounds ordered off, on, on, off, off, on, … (ABBA: the VM's throughput drifts by
+ * 20 % and more over a minute, and a drift then weighs on both sides alike). The endpoint is
+ * disabled and enabled again between runs. It reports per run req/s, p99, server CPU per request,
+ * events emitted and delivered per second, delivery lag (event createdAt → receipt, p50/p99) and
+ * the time to drain after the load; then the write-path cost of the subscriber: 1 − (all "on"
+ * requests per second) / (all "off" requests per second) (target ≤ 20 %), and the same per pair.
  *
- * Env: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS (default 50),
+ * Env: BENCH_DURATION (s, default 6), BENCH_ROUNDS (default 4), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS (default 50),
  * BENCH_SKIP_BUILD=1, BENCH_OUT_DIR (build into and run from this directory instead of dist/, which other
  * work in the same tree may rebuild during a run), BENCH_PIN=0 (by default with 2+ CPUs the server gets CPU 1; autocannon and
  * the subscriber share CPU 0), BENCH_JOB_POLL_MS (the gateway's PETCARE_JOB_POLL_MS, default 250).
  *
  * `npm run bench:webhooks -- --profile`: the same runs with the gateway under `node --cpu-prof`; the
- * profile is cut to runs (1) and (2) and the difference per request (what a delivery costs) is printed
- * by function, owner and stage (bench-results/profiles/).
+ * profile is cut to the measured windows of the "off" and "on" runs and the difference per request
+ * (what a delivery costs) is printed by function, owner and stage (bench-results/profiles/).
  */
 import autocannon from 'autocannon';
 import SQLite from 'better-sqlite3';
@@ -34,7 +35,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const resultsDir = path.join(root, 'bench-results');
 
 const number = benchSetting;
-const duration = number('BENCH_DURATION', 10);
+const duration = number('BENCH_DURATION', 6);
+const rounds = Math.round(number('BENCH_ROUNDS', 4));
 const warmup = Math.min(number('BENCH_WARMUP', 2), duration);
 const connections = Math.round(number('BENCH_CONNECTIONS', 50));
 const jobPollMs = Math.round(number('BENCH_JOB_POLL_MS', 250));
@@ -267,10 +269,31 @@ function profileDiff(base: Summary, withSub: Summary, pick: (s: Summary) => Arra
     .join('\n');
 }
 
-function reportProfile(file: string, none: Measured, active: Measured): void {
+/** One summary over several measured windows of a profile (their µs and requests added up). */
+function summarizeWindows(profile: CpuProfile, runs: readonly Measured[]): Summary {
+  const parts = runs.map((m) => summarizeProfile(profile, { requests: m.requests, from: m.windowUs[0], to: m.windowUs[1] }));
+  const merge = (pick: (s: Summary) => Array<{ key: string; us: number }>) => {
+    const map = new Map<string, number>();
+    for (const part of parts) for (const { key, us } of pick(part)) map.set(key, (map.get(key) ?? 0) + us);
+    return [...map].map(([key, us]) => ({ key, us }));
+  };
+  const sum = (pick: (s: Summary) => number) => parts.reduce((total, part) => total + pick(part), 0);
+  return {
+    samples: sum((p) => p.samples),
+    totalUs: sum((p) => p.totalUs),
+    idleUs: sum((p) => p.idleUs),
+    activeUs: sum((p) => p.activeUs),
+    requests: sum((p) => p.requests ?? 0),
+    byFunction: merge((p) => p.byFunction),
+    byOwner: merge((p) => p.byOwner),
+    byStage: merge((p) => p.byStage),
+  };
+}
+
+function reportProfile(file: string, off: readonly Measured[], on: readonly Measured[]): void {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-  const base = summarizeProfile(profile, { requests: none.requests, from: none.windowUs[0], to: none.windowUs[1] });
-  const withSub = summarizeProfile(profile, { requests: active.requests, from: active.windowUs[0], to: active.windowUs[1] });
+  const base = summarizeWindows(profile, off);
+  const withSub = summarizeWindows(profile, on);
   const busy = (s: Summary) => (s.activeUs / (s.requests ?? 1)).toFixed(1);
   process.stdout.write(`\nprofile: ${path.relative(root, file)}\nbusy CPU per request: ${busy(base)} µs without, ${busy(withSub)} µs with the subscriber\n`);
   process.stdout.write(`\nextra per request by stage:\n${profileDiff(base, withSub, (s) => s.byStage, 25)}\n`);
@@ -297,7 +320,7 @@ async function main(): Promise<void> {
     else execSync('npm run build', { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   }
   const pinned = serverCpu === undefined ? 'not pinned' : `server on CPU ${serverCpu}; autocannon and the subscriber on CPU 0`;
-  process.stdout.write(`${connections} connections, ${warmup} s warm-up + ${duration} s per run, job poll ${jobPollMs} ms, ${pinned}\n`);
+  process.stdout.write(`${connections} connections, ${rounds} rounds of off and on runs, ${warmup} s warm-up + ${duration} s per run, job poll ${jobPollMs} ms, ${pinned}\n`);
   const [load1] = os.loadavg();
   if (load1 !== undefined && load1 > 0.5) process.stdout.write(`note: load average ${load1.toFixed(2)} before start; other work on this machine skews the numbers\n`);
 
@@ -313,34 +336,40 @@ async function main(): Promise<void> {
     const fx = await createFixtures(gateway.url);
     const admin = String((await api(gateway.url, 'POST', '/oauth/token', { grant_type: 'client_credentials', client_id: benchAdmin.clientId, client_secret: benchAdmin.clientSecret })).access_token);
 
-    // One extra warm-up for the JIT and the page cache, so run (1) is not the cold one.
+    // One extra warm-up for the JIT and the page cache, so the first run is not the cold one.
     await autocannon(postOptions(gateway.url, fx, warmup));
-    process.stdout.write('(1) POST /v1/pets, no webhook endpoint…\n');
-    runs.push(await measure('(1) no subscriber', gateway, fx, null));
-
     const endpoint = await api(gateway.url, 'POST', '/v1/webhook-endpoints', { url: subscriber.url, events: ['pet.registered'] }, admin);
     await subscriber.setSecret(String(endpoint.secret));
-    process.stdout.write('(2) POST /v1/pets, one active subscriber…\n');
-    const withSubscriber = await measure('(2) one active subscriber', gateway, fx, subscriber);
-    runs.push(withSubscriber);
+    const setEnabled = (enabled: boolean) => api(gateway.url, 'PATCH', `/v1/webhook-endpoints/${String(endpoint.id)}`, { enabled }, admin);
+    let enabled = true;
+    // ABBA: off, on, on, off, off, on, … so that a steady drift weighs on both sides alike.
+    for (let i = 0; i < 2 * rounds; i++) {
+      const on = i % 4 === 1 || i % 4 === 2;
+      if (on !== enabled) await setEnabled((enabled = on));
+      const name = `(${i + 1}) ${on ? 'on: one active subscriber' : 'off: no active endpoint'}`;
+      process.stdout.write(`${name}…\n`);
+      runs.push(await measure(name, gateway, fx, on ? subscriber : null));
+    }
     const stats = await subscriber.stats();
     verified = { verified: stats.verified, bad: stats.bad, duplicates: stats.duplicates };
-
-    await api(gateway.url, 'PATCH', `/v1/webhook-endpoints/${String(endpoint.id)}`, { enabled: false }, admin);
-    process.stdout.write('(3) POST /v1/pets, endpoint disabled again…\n');
-    runs.push(await measure('(3) no subscriber (again)', gateway, fx, null));
   } finally {
     await gateway.stop();
     await subscriber.stop();
   }
 
-  const [none, active, again] = runs as [Measured, Measured, Measured];
-  const baseline = (none.reqPerSec + again.reqPerSec) / 2;
-  const cost = 1 - active.reqPerSec / baseline;
-  const cpuCost = none.serverCpuUsPerRequest && again.serverCpuUsPerRequest && active.serverCpuUsPerRequest
-    ? active.serverCpuUsPerRequest / ((none.serverCpuUsPerRequest + again.serverCpuUsPerRequest) / 2) - 1
-    : null;
-  const keptUp = active.delivered !== null && active.delivered >= active.eventsEmitted * 0.95 && (active.drainMs ?? Infinity) < 2000;
+  const offRuns = runs.filter((m) => m.delivered === null);
+  const onRuns = runs.filter((m) => m.delivered !== null);
+  const rate = (list: Measured[]) => list.reduce((n, m) => n + m.requests, 0) / (list.length * duration);
+  const cpuPerRequest = (list: Measured[]) => (list.every((m) => m.serverCpuUsPerRequest !== null) ? list.reduce((n, m) => n + m.serverCpuUsPerRequest! * m.requests, 0) / list.reduce((n, m) => n + m.requests, 0) : null);
+  const cost = 1 - rate(onRuns) / rate(offRuns);
+  const offCpu = cpuPerRequest(offRuns);
+  const onCpu = cpuPerRequest(onRuns);
+  const cpuCost = offCpu && onCpu ? onCpu / offCpu - 1 : null;
+  // Each "on" run against the "off" run beside it in the ABBA order (1–2, 3–4, …): how much the cost moves between pairs.
+  const pairCosts = runs.flatMap((m, i) => (i % 2 === 1 ? [1 - (m.delivered !== null ? m.reqPerSec / runs[i - 1]!.reqPerSec : runs[i - 1]!.reqPerSec / m.reqPerSec)] : []));
+  const delivered = onRuns.reduce((n, m) => n + (m.delivered ?? 0), 0);
+  const emitted = onRuns.reduce((n, m) => n + m.eventsEmitted, 0);
+  const keptUp = delivered >= emitted * 0.95 && onRuns.every((m) => (m.drainMs ?? Infinity) < 2000);
   const rows = [
     ['run', 'req/s', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', 'server CPU µs/req', 'events/s', 'delivered/s', 'lag p50 ms', 'lag p99 ms', 'lag max ms', 'backlog at end', 'drain ms'],
     ...runs.map((m) => [
@@ -362,21 +391,24 @@ async function main(): Promise<void> {
   ];
   process.stdout.write(`\n${table(rows)}\n\n`);
   process.stdout.write(`signatures: ${verified.verified} verified, ${verified.bad} bad, ${verified.duplicates} duplicate deliveries\n`);
+  process.stdout.write(`req/s: ${fmt(rate(offRuns))} off, ${fmt(rate(onRuns))} on; server CPU per request: ${fmt(offCpu, 1)} µs off, ${fmt(onCpu, 1)} µs on\n`);
   process.stdout.write(`write-path cost of one active subscriber: ${(100 * cost).toFixed(1)} % req/s` + (cpuCost === null ? '' : `, ${(100 * cpuCost).toFixed(1)} % server CPU per request`) + ` (target ≤ ${100 * target.maxWritePathCost} %)  ${cost <= target.maxWritePathCost ? 'PASS' : 'MISS'}\n`);
-  process.stdout.write(`delivery kept up: ${keptUp ? 'yes' : 'no'} (${fmt(active.delivered)} of ${fmt(active.eventsEmitted)} events delivered during the run, drained ${fmt(active.drainMs)} ms after it)\n`);
+  process.stdout.write(`per pair (runs 1–2, 3–4, …): ${pairCosts.map((c) => `${(100 * c).toFixed(1)} %`).join(', ')}\n`);
+  process.stdout.write(`delivery kept up: ${keptUp ? 'yes' : 'no'} (${fmt(delivered)} of ${fmt(emitted)} events delivered during the "on" runs, each drained within ${fmt(Math.max(...onRuns.map((m) => m.drainMs ?? Infinity)))} ms)\n`);
 
   if (values.profile) {
     if (!readdirSync(profileDir).includes(profileName)) throw new Error(`no profile written at ${path.join(profileDir, profileName)}`);
-    reportProfile(path.join(profileDir, profileName), none, active);
+    reportProfile(path.join(profileDir, profileName), offRuns, onRuns);
   }
 
   mkdirSync(resultsDir, { recursive: true });
   const data = {
     at: new Date().toISOString(),
-    environment: { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '?', loadAverage: os.loadavg(), serverCpu: serverCpu ?? null, connections, duration, warmup, jobPollMs },
+    environment: { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '?', loadAverage: os.loadavg(), serverCpu: serverCpu ?? null, connections, duration, rounds, warmup, jobPollMs },
     runs,
     writePathCost: cost,
     serverCpuCost: cpuCost,
+    pairCosts,
     keptUp,
     signatures: verified,
   };
