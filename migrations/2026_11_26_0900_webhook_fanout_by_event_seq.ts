@@ -117,7 +117,10 @@ async function downInTransaction(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE TABLE webhook_event_queue (seq INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL)`.execute(db);
   // Events after the cursor are queued again; endpoints keep seeing only events after their since_seq.
   await sql`INSERT INTO webhook_event_queue (seq, event_id) SELECT seq, id FROM events WHERE seq > (SELECT last_seq FROM webhook_fanout WHERE id = 1) ORDER BY seq`.execute(db);
-  await sql`INSERT OR REPLACE INTO sqlite_sequence (name, seq) VALUES ('webhook_event_queue', COALESCE((SELECT max(seq) FROM events), 0))`.execute(db);
+  // sqlite_sequence has no unique name: the INSERT above may have written the queue's row already,
+  // and AUTOINCREMENT reads the first one. One row, at the newest event (since_seq counts in seq).
+  await sql`DELETE FROM sqlite_sequence WHERE name = 'webhook_event_queue'`.execute(db);
+  await sql`INSERT INTO sqlite_sequence (name, seq) VALUES ('webhook_event_queue', COALESCE((SELECT max(seq) FROM events), 0))`.execute(db);
   await sql`DROP TABLE webhook_fanout`.execute(db);
   await sql`
     CREATE TRIGGER webhook_event_queue_insert AFTER INSERT ON events
