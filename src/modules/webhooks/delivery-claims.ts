@@ -6,7 +6,9 @@ import type { Claim, DeliveryStatements, DueDelivery } from './delivery-statemen
  * Limits per environment. Claims are taken in batches (each transaction waits its turn behind the
  * API's writes, so a batch must carry many deliveries to keep up with a busy write path); claimed
  * attempts wait in memory for a connection. Per endpoint: 64 requests at once (on a saturated event
- * loop each answer takes tens of ms to be read) and 256 claimed, so a hanging receiver slows only itself.
+ * loop each answer takes tens of ms to be read) and 256 claimed and not yet answered, so a hanging
+ * receiver slows only itself. An answered attempt waits for the next pass to record it (~25 ms)
+ * without counting against these: it no longer waits on the receiver.
  */
 export const limits = { claimed: 1024, claimedPerEndpoint: 256, sending: 128, sendingPerEndpoint: 64 } as const;
 const fanOutBatch = 500;

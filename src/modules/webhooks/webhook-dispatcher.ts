@@ -159,8 +159,11 @@ class DeliveryPump {
     }
 
     const mine = new Set(this.claimed.keys());
+    // The allowances count attempts not yet answered (waiting for a connection, or sent): an
+    // answered one only waits for this pass to record it, and must not hold back new claims.
     const claimedByEndpoint = new Map<string, number>();
-    for (const claim of this.claimed.values()) claimedByEndpoint.set(claim.due.endpoint_id, (claimedByEndpoint.get(claim.due.endpoint_id) ?? 0) + 1);
+    for (const [endpointId, queue] of this.waiting) claimedByEndpoint.set(endpointId, queue.length);
+    for (const [endpointId, sending] of this.sendingByEndpoint) claimedByEndpoint.set(endpointId, (claimedByEndpoint.get(endpointId) ?? 0) + sending);
     const summary = emptySummary();
     let claimed: Claim[];
     try {
@@ -177,7 +180,7 @@ class DeliveryPump {
           now,
           leaseMs: claimLeaseMs(config.webhookTimeoutMs),
           held: claimedByEndpoint,
-          free: limits.claimed - this.claimed.size,
+          free: limits.claimed - this.waitingCount - this.sending,
         });
         summary.cancelled = round.cancelled;
         summary.fannedOut = round.fannedOut;
