@@ -157,9 +157,8 @@ class OriginPool {
     // The most recently used connection first: busy receivers keep a few hot connections, and the rest go idle and are closed.
     while (this.idle.length > 0) {
       const connection = this.idle.pop()!;
-      // Fix: the sweeper runs only every second or so, so a connection idle past idleMs (up to about
-      // idleMs + 1 s: right at the usual 5 s server keep-alive) was still reused, racing the
-      // server's close. Past idleMs it is closed instead (the older ones behind it are too).
+      // The sweeper runs only every second or so: a connection idle past idleMs (up to idleMs + 1 s,
+      // right at the usual 5 s server keep-alive) would race the server's close. It is closed instead.
       if (connection.usable && performance.now() - connection.idleSince < this.options.idleMs) return connection.start(exchange);
       connection.socket.destroy();
     }
@@ -188,9 +187,9 @@ class OriginPool {
       this.idle.push(connection);
       return;
     }
-    // Fix: a body delimited by the close finishes after forget(), which already handed the freed
-    // slot to the next waiting exchange; taking another one here sent it to send() with no slot
-    // free, which queued it again at the back (requests went out of order, one could starve).
+    // A body delimited by the close finishes after forget(), which already handed the freed slot to
+    // the next waiting exchange: taking another one here would find no slot and queue it again at
+    // the back (out of order; one could starve).
     if (!this.connections.delete(connection)) return;
     const next = this.nextWaiting();
     if (next) this.send(next);

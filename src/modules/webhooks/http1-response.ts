@@ -33,9 +33,8 @@ const CR = 0x0d;
 
 /**
  * Where the head starting at `from` ends: [the end of its last line, the first byte after its empty
- * line], or null if the empty line has not come yet. Fix: the head used to end only at CRLF CRLF,
- * so a head with bare LF line ends (which readHead and the chunk lines accept, RFC 9112 §2.2) never
- * ended: the attempt waited for its timeout (or a hang-up, or "too long"). LF LF and LF CR LF end it too.
+ * line], or null if the empty line has not come yet. Bare LF line ends are accepted here as in
+ * readHead and the chunk lines (RFC 9112 §2.2): CRLF CRLF, LF LF and LF CR LF all end a head.
  */
 function findHeadEnd(chunk: Buffer, from: number): [number, number] | null {
   for (let lf = chunk.indexOf(CRLF, from); lf >= 0; lf = chunk.indexOf(CRLF, lf + 1)) {
@@ -96,9 +95,8 @@ export class ResponseReader {
         case 'head': {
           const end = findHeadEnd(chunk, at);
           if (end === null) return this.hold(chunk, at, maxHeadBytes, 'the response head is too long');
-          // Fix: the size was only checked while the head was incomplete, so a long head that came
-          // in one chunk passed and the same head in pieces failed. Checked here too (with its empty
-          // line, as hold() counts it), the same bytes get the same answer however they are split.
+          // The limit holds for a complete head too (with its empty line, as hold() counts it), so
+          // the same bytes get the same answer however the socket splits them.
           if (end[1] - at > maxHeadBytes) throw new ResponseError('the response head is too long');
           this.readHead(chunk.toString('latin1', at, end[0]));
           at = end[1];
@@ -120,8 +118,7 @@ export class ResponseReader {
         case 'trailers': {
           const lf = chunk.indexOf(CRLF, at);
           if (lf < 0) return this.hold(chunk, at, maxLineBytes, 'a chunk line is too long');
-          // Fix: as for the head, a long line found whole in one chunk passed while the same line in
-          // pieces failed; the limit now holds for a complete line too.
+          // As for the head, the limit holds for a complete line too.
           if (lf + 1 - at > maxLineBytes) throw new ResponseError('a chunk line is too long');
           const line = chunk.toString('latin1', at, lf > at && chunk[lf - 1] === 0x0d ? lf - 1 : lf);
           at = lf + 1;
@@ -154,8 +151,7 @@ export class ResponseReader {
 
   private readHead(text: string): void {
     const lines = text.split('\n');
-    // Fix: the status line kept its CR, so "HTTP/1.1 200\r\n" (no reason phrase, which node:http
-    // accepts) failed the pattern whenever headers followed it; drop it as for the header lines.
+    // Without its CR, "HTTP/1.1 200" (no reason phrase, which node:http accepts) matches too.
     if (lines[0]!.endsWith('\r')) lines[0] = lines[0]!.slice(0, -1);
     const match = statusLine.exec(lines[0]!);
     if (!match) throw new ResponseError(`not an HTTP/1.x response: ${JSON.stringify(lines[0]!.slice(0, 60))}`);

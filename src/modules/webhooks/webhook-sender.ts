@@ -226,8 +226,8 @@ function describe(err: unknown, timeoutMs: number): string {
   if (err instanceof InterruptedError) return 'interrupted: the service stopped during the attempt';
   if (err instanceof SsrfError) return err.message;
   const code = (err as NodeJS.ErrnoException).code;
-  // Fix: when every address of a name fails, net reports an AggregateError with an empty message
-  // (the outcome said just "ECONNREFUSED: "); its errors say which addresses were tried.
+  // When every address of a name fails, net reports an AggregateError with an empty message: its
+  // errors say which addresses were tried.
   const message =
     err instanceof AggregateError && err.message === ''
       ? err.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))).join('; ')
