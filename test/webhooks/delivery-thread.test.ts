@@ -1,11 +1,9 @@
 import test from 'ava';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import type { DeliveryJob } from '../../src/modules/webhooks/delivery-job.js';
 import { DeliveryThread, usesWorker } from '../../src/modules/webhooks/delivery-thread.js';
 import type { SendOutcome } from '../../src/modules/webhooks/webhook-sender.js';
-import { verifyStripeStyle } from './webhook-support.js';
+import { startReceiver, verifyStripeStyle } from './webhook-support.js';
 
 /**
  * The delivery thread: jobs built on the API's thread are signed and sent by a worker (or inline
@@ -15,43 +13,16 @@ import { verifyStripeStyle } from './webhook-support.js';
 const secret = 'whsec_deliverythreadtestsecret';
 const options = { allowHosts: ['127.0.0.1'], allowPrivate: true };
 
-interface Receiver {
-  url: string;
-  bodies: Array<{ headers: http.IncomingHttpHeaders; body: string }>;
-  /** Requests answered only when released (hang). */
-  hold: boolean;
-  release(): void;
-  close(): Promise<void>;
-}
-
-async function receiver(): Promise<Receiver> {
-  const held: http.ServerResponse[] = [];
-  const r: Receiver = {
-    url: '',
-    bodies: [],
+/** A receiver on 127.0.0.1 (webhook-support's) that answers 204, or holds requests while `hold` is set. */
+async function receiver() {
+  const r = await startReceiver(() => (control.hold ? 'hang' : { status: 204 }));
+  const control = {
     hold: false,
-    release: () => {
-      for (const res of held.splice(0)) res.writeHead(204).end();
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const res of held.splice(0)) res.destroy();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    url: r.url,
+    bodies: () => r.received.map((x) => ({ headers: x.headers, body: x.rawBody })),
+    close: () => r.close(),
   };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      r.bodies.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      if (r.hold) held.push(res);
-      else res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  return r;
+  return control;
 }
 
 let n = 0;
@@ -86,8 +57,8 @@ for (const mode of ['worker', 'inline'] as const) {
       const jobs = Array.from({ length: 40 }, () => job(r.url));
       const outcomes = await Promise.all(jobs.map((j) => send(thread, j)));
       t.true(outcomes.every((o) => o.ok && o.status === 204), JSON.stringify(outcomes.find((o) => !o.ok)));
-      t.is(r.bodies.length, 40);
-      const byEvent = new Map(r.bodies.map((b) => [String(b.headers['x-service-event-id']), b]));
+      t.is(r.bodies().length, 40);
+      const byEvent = new Map(r.bodies().map((b) => [String(b.headers['x-service-event-id']), b]));
       for (const j of jobs) {
         const got = byEvent.get(j.eventId)!;
         t.truthy(got, j.eventId);
@@ -108,7 +79,7 @@ for (const mode of ['worker', 'inline'] as const) {
     const thread = new DeliveryThread(options, mode === 'worker');
     try {
       const pending = [send(thread, job(r.url)), send(thread, job(r.url))];
-      while (r.bodies.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      while (r.bodies().length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
       thread.abortAll();
       const outcomes = await Promise.all(pending);
       t.true(outcomes.every((o) => o.interrupted && !o.ok));
@@ -129,7 +100,7 @@ test('worker: a worker that dies fails its attempts (retried on the schedule), a
   const thread = new DeliveryThread(options, true);
   try {
     const pending = send(thread, job(r.url));
-    while (r.bodies.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (r.bodies().length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
     // What a crash of the thread looks like from here: the worker exits.
     await (thread as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
     const outcome = await pending;
@@ -151,7 +122,7 @@ test('a job whose URL the policy refuses fails on the thread without a connectio
     const outcome = await send(thread, job(r.url));
     t.false(outcome.ok);
     t.regex(outcome.error!, /refused by the outbound policy: 127\.0\.0\.1 is a loopback address/);
-    t.is(r.bodies.length, 0);
+    t.is(r.bodies().length, 0);
   } finally {
     await thread.close();
     await r.close();
