@@ -75,7 +75,13 @@ export class DeliveryThread {
     if (this.outbox.length === 0) return;
     const jobs = this.outbox;
     this.outbox = [];
-    this.start().postMessage({ type: 'send', jobs } satisfies DeliveryThreadMessage);
+    try {
+      this.start().postMessage({ type: 'send', jobs } satisfies DeliveryThreadMessage);
+    } catch (err) {
+      // No thread to send on (it could not start): these attempts fail and are retried on the schedule.
+      const error = `internal error: the delivery thread could not take the attempts (${err instanceof Error ? err.message : String(err)})`;
+      for (const job of jobs) this.settle(job.id, { ok: false, status: null, latencyMs: 0, excerpt: null, error, interrupted: false });
+    }
   }
 
   private start(): Worker {
