@@ -213,9 +213,17 @@ serial('occupancy grid, today’s appointments, webhook replay, a job run with p
   await audit.getByLabel('Status').fill('401');
   await audit.getByLabel('Method').selectOption('POST');
   await audit.getByRole('button', { name: 'Search' }).click();
-  await page.locator('#audit-table', { hasText: '/oauth/token' }).waitFor();
-  const statuses = await page.locator('#audit-table tbody td:nth-child(5)').allInnerTexts();
-  a.true(statuses.length > 0 && statuses.every((s) => s === '401'));
+  // The table shows the unfiltered rows (some of them /oauth/token too) until the search answers:
+  // wait for the filtered ones rather than for any row naming the route.
+  const rows = page.locator('#audit-table tbody tr', { hasText: '/oauth/token' });
+  const statuses = await eventually(
+    async () => {
+      const shown = await page.locator('#audit-table tbody td:nth-child(5)').allInnerTexts();
+      return (await rows.count()) > 0 && shown.length > 0 && shown.every((s) => s === '401') && shown;
+    },
+    { what: 'the audit rows filtered to 401' },
+  );
+  a.true(statuses.length > 0);
   await shoot(page, 'audit-desktop');
   await page.setViewportSize(tablet);
   await shoot(page, 'audit-tablet');
