@@ -1,8 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { EventsTable, Executor } from '../../db/database.js';
+import { pageQuery, type PageRequest } from '../../http/paging.js';
 
 type EventRow = Selectable<EventsTable>;
-import { pageQuery, type PageRequest } from '../../http/paging.js';
 
 /** Events are tenant-wide (their data spans locations): the access check is `requireTenantWide`. */
 export async function findEvent(db: Executor, tenantId: string, id: string): Promise<EventRow | null> {

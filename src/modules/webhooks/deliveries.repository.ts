@@ -2,10 +2,41 @@ import { sql } from 'kysely';
 import { isoAt as iso } from '../../clock.js';
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
-import { liveDeliveryCondition } from './webhooks.table.js';
+import { fanOutAfter, liveDeliveryCondition, type WebhookAttemptsTable, type WebhookDeliveriesTable } from './webhooks.table.js';
 
-const live = sql.raw<boolean>(`d.${liveDeliveryCondition}`);
-const liveDelivery = sql.raw<boolean>(liveDeliveryCondition);
+/** liveDeliveryCondition as a Kysely filter, on the table or on its alias `d`. */
+export const liveDelivery = sql.raw<boolean>(liveDeliveryCondition);
+export const live = sql.raw<boolean>(`d.${liveDeliveryCondition}`);
+
+/** The columns of a claimed delivery `d` (joined to its endpoint `w`) that describe its attempt in flight. */
+export const claimedAttemptColumns = ['d.id', 'd.tenant_id', 'd.endpoint_id', 'd.event_id', 'd.event_type', 'd.kind', 'd.attempts', 'd.attempt_id', 'd.updated_at', 'w.url'] as const;
+type ClaimedDelivery = Pick<WebhookDeliveriesTable, 'id' | 'tenant_id' | 'endpoint_id' | 'event_id' | 'event_type' | 'kind' | 'attempts' | 'updated_at'> & { url: string };
+
+/**
+ * The attempt a `sending` delivery has in flight, as its row would read (an attempt's row is written
+ * when it ends): started at the claim (`updated_at`), to the endpoint's URL.
+ */
+export function inFlightAttempt(d: ClaimedDelivery, id: string): WebhookAttemptsTable {
+  return {
+    id,
+    tenant_id: d.tenant_id,
+    delivery_id: d.id,
+    endpoint_id: d.endpoint_id,
+    event_id: d.event_id,
+    event_type: d.event_type,
+    kind: d.kind,
+    attempt: d.attempts,
+    status: 'in_flight',
+    url: d.url,
+    started_at: d.updated_at,
+    finished_at: null,
+    latency_ms: null,
+    response_status: null,
+    response_excerpt: null,
+    error: null,
+    next_retry_at: null,
+  };
+}
 
 /**
  * The delivery dispatcher's per-pass queries (no access policy: it works for the whole environment):
@@ -16,13 +47,10 @@ const liveDelivery = sql.raw<boolean>(liveDeliveryCondition);
 /** True when the dispatcher has something to do: events to fan out, due attempts, or (checkStale) claims to recover. */
 export async function hasWork(db: Executor, now: number, instanceId: string, checkStale: boolean): Promise<boolean> {
   const at = iso(now);
-  // Events after the cursor and after the oldest live endpoint's since_seq (none without an endpoint).
-  // CROSS JOIN fixes SQLite's loop order: over the (few) endpoints, each probe a seek in
-  // webhook_deliveries_due_idx, never a scan of the delivery history.
+  // Events to fan out (none without a live endpoint). CROSS JOIN fixes SQLite's loop order: over the
+  // (few) endpoints, each probe a seek in webhook_deliveries_due_idx, never a scan of the delivery history.
   const row = await sql<{ work: number }>`
-    SELECT EXISTS (SELECT 1 FROM events WHERE seq > max(
-                     (SELECT last_seq FROM webhook_fanout WHERE id = 1),
-                     COALESCE((SELECT min(since_seq) FROM webhook_endpoints WHERE enabled = 1 AND deleted_at IS NULL), 9007199254740991)))
+    SELECT EXISTS (SELECT 1 FROM events WHERE seq > ${sql.raw(fanOutAfter)})
         OR EXISTS (SELECT 1 FROM webhook_endpoints w CROSS JOIN webhook_deliveries d
                    WHERE d.endpoint_id = w.id AND w.deleted_at IS NULL AND d.status = 'pending' AND ${live} AND d.next_attempt_at <= ${at})
         OR (${checkStale ? 1 : 0} AND EXISTS (SELECT 1 FROM webhook_endpoints w CROSS JOIN webhook_deliveries d
@@ -54,7 +82,7 @@ export async function recoverInterrupted(trx: Executor, instanceId: string, mine
     .selectFrom('webhook_endpoints as w')
     .crossJoin('webhook_deliveries as d')
     .whereRef('d.endpoint_id', '=', 'w.id')
-    .select(['d.id', 'd.tenant_id', 'd.endpoint_id', 'd.event_id', 'd.event_type', 'd.kind', 'd.attempts', 'd.attempt_id', 'd.updated_at', 'w.url'])
+    .select(claimedAttemptColumns)
     .where('d.status', '=', 'sending')
     .where(live)
     .where((eb) => eb.or([eb('d.claimed_by', '!=', instanceId), eb('d.lease_until', '<', at)]))
@@ -72,25 +100,7 @@ export async function recoverInterrupted(trx: Executor, instanceId: string, mine
     if (Number(legacy.numUpdatedRows) === 0) {
       await trx
         .insertInto('webhook_attempts')
-        .values({
-          id: row.attempt_id ?? newId('wha', now),
-          tenant_id: row.tenant_id,
-          delivery_id: row.id,
-          endpoint_id: row.endpoint_id,
-          event_id: row.event_id,
-          event_type: row.event_type,
-          kind: row.kind,
-          attempt: row.attempts,
-          status: 'interrupted',
-          url: row.url,
-          started_at: row.updated_at, // the claim
-          finished_at: at,
-          latency_ms: null,
-          response_status: null,
-          response_excerpt: null,
-          error,
-          next_retry_at: at,
-        })
+        .values({ ...inFlightAttempt(row, row.attempt_id ?? newId('wha', now)), status: 'interrupted', finished_at: at, error, next_retry_at: at })
         .onConflict((oc) => oc.doNothing())
         .execute();
     }

@@ -13,13 +13,14 @@ export function retryDelayMs(failures: number, schedule: readonly number[], rand
 
 /** What an attempt's outcome makes of its delivery: succeeded, retried on the schedule, or failed for good. */
 export function attemptResult(
-  { due, attemptId, attempt, claimedAt }: Claim,
+  claim: Claim,
   outcome: SendOutcome,
   now: number,
   startedAt: number | null,
   retrySchedule: readonly number[],
 ): AttemptResult {
-  const base = { due, attemptId, deliveryId: due.id, attempt, startedAt, claimedAt, latencyMs: outcome.latencyMs, responseStatus: outcome.status, excerpt: outcome.excerpt, error: outcome.error };
+  const { due } = claim;
+  const base = { claim, startedAt, latencyMs: outcome.latencyMs, responseStatus: outcome.status, excerpt: outcome.excerpt, error: outcome.error };
   if (outcome.ok) return { ...base, status: 'succeeded', delivery: { status: 'succeeded', failures: due.failures, nextAttemptAt: null } };
   // Our own stop cut the attempt: it does not count against the receiver; the next one follows at once.
   if (outcome.interrupted) return { ...base, status: 'interrupted', delivery: { status: 'pending', failures: due.failures, nextAttemptAt: now } };

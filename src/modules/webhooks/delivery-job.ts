@@ -4,7 +4,7 @@ import type { SecretBox } from '../../db/secret-box.js';
 import { envelopeJson } from '../events/events.presenter.js';
 import type { Claim } from './delivery-statements.js';
 import { openSecret, signatureHeader } from './webhook-signature.js';
-import type { SendOutcome, WebhookSender } from './webhook-sender.js';
+import { failedOutcome, type SendOutcome, type WebhookSender } from './webhook-sender.js';
 import type { DeliveryKind } from './webhooks.table.js';
 
 /**
@@ -80,6 +80,6 @@ export async function sendJob(sender: WebhookSender, job: DeliveryJob): Promise<
       ],
     });
   } catch (err) {
-    return { ok: false, status: null, latencyMs: 0, excerpt: null, error: `internal error: ${err instanceof Error ? err.message : String(err)}`, interrupted: false };
+    return failedOutcome(`internal error: ${err instanceof Error ? err.message : String(err)}`);
   }
 }

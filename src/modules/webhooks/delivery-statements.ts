@@ -2,7 +2,7 @@ import type SQLite from 'better-sqlite3';
 import { isoAt as iso } from '../../clock.js';
 import { newId } from '../../db/ids.js';
 import { deliveredTypeFor } from './subscriptions.js';
-import { liveDeliveryCondition, type AttemptStatus, type DeliveryKind } from './webhooks.table.js';
+import { fanOutAfter, liveDeliveryCondition, type AttemptStatus, type DeliveryKind } from './webhooks.table.js';
 
 /** A delivery due for an attempt, with what sending it needs (endpoint URL and secrets, the event). */
 export interface DueDelivery {
@@ -34,15 +34,11 @@ export interface Claim {
 }
 
 export interface AttemptResult {
-  /** The delivery as claimed: what the attempt row repeats of it. */
-  due: DueDelivery;
-  attemptId: string;
-  deliveryId: string;
-  attempt: number;
+  /** The attempt as claimed: its id and number, and the delivery the attempt row repeats. */
+  claim: Claim;
   status: Exclude<AttemptStatus, 'in_flight'>;
   /** When the request left (null if it never did: the row then says when it was claimed). */
   startedAt: number | null;
-  claimedAt: number;
   latencyMs: number;
   responseStatus: number | null;
   excerpt: string | null;
@@ -83,8 +79,7 @@ const dueColumns = `d.id, d.tenant_id, d.endpoint_id, d.event_id, d.event_type, 
  * which also owns the connection), so nothing else interleaves with it.
  */
 export class DeliveryStatements {
-  private readonly cursor: SQLite.Statement<[], { last_seq: number }>;
-  private readonly queued: SQLite.Statement<[number, number], QueuedEvent>;
+  private readonly queued: SQLite.Statement<[number], QueuedEvent>;
   private readonly advance: SQLite.Statement<[number]>;
   private readonly subscribers: SQLite.Statement<[], Subscriber>;
   private readonly insertDelivery: SQLite.Statement<unknown[]>;
@@ -95,9 +90,8 @@ export class DeliveryStatements {
   private readonly finishDelivery: SQLite.Statement<unknown[]>;
 
   constructor(sqlite: SQLite.Database) {
-    this.cursor = sqlite.prepare('SELECT last_seq FROM webhook_fanout WHERE id = 1');
-    // Events in commit order after a seq: a range of the events table's own b-tree.
-    this.queued = sqlite.prepare('SELECT seq, id AS event_id, type, tenant_id, data, created_at FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
+    // Events in commit order after the fan-out's start: a range of the events table's own b-tree.
+    this.queued = sqlite.prepare(`SELECT seq, id AS event_id, type, tenant_id, data, created_at FROM events WHERE seq > ${fanOutAfter} ORDER BY seq LIMIT ?`);
     this.advance = sqlite.prepare('UPDATE webhook_fanout SET last_seq = ? WHERE id = 1');
     this.subscribers = sqlite.prepare(`
       SELECT id, tenant_id, url, events, since_seq, secret, previous_secret, previous_secret_expires_at
@@ -175,11 +169,7 @@ export class DeliveryStatements {
   ): { events: number; deliveries: number; claimed: Claim[] } {
     const subscribers = this.subscribers.all().map((e) => ({ ...e, subscribed: JSON.parse(e.events) as string[] }));
     if (subscribers.length === 0) return { events: 0, deliveries: 0, claimed: [] };
-    // Events at or before every endpoint's since_seq go to none of them: start after those.
-    let oldestSince = Number.MAX_SAFE_INTEGER;
-    for (const endpoint of subscribers) oldestSince = Math.min(oldestSince, endpoint.since_seq);
-    const from = Math.max(this.cursor.get()?.last_seq ?? 0, oldestSince);
-    const queued = this.queued.all(from, limit);
+    const queued = this.queued.all(limit);
     if (queued.length === 0) return { events: 0, deliveries: 0, claimed: [] };
     const at = iso(now);
     const lease = iso(now + claimant.leaseMs);
@@ -230,13 +220,13 @@ export class DeliveryStatements {
     for (const r of results) {
       const pending = r.delivery.status === 'pending' && r.delivery.nextAttemptAt !== null;
       const retryAt = pending ? iso(r.delivery.nextAttemptAt!) : null;
+      const { due: d, attemptId, attempt, claimedAt } = r.claim;
       // When the request left (it may have waited for a free connection), else when it was claimed.
-      const startedAt = iso(r.startedAt ?? r.claimedAt);
-      const d = r.due;
-      this.insertAttempt.run(r.attemptId, d.tenant_id, d.id, d.endpoint_id, d.event_id, d.event_type, d.kind, r.attempt, r.status, d.url, startedAt, at,
+      const startedAt = iso(r.startedAt ?? claimedAt);
+      this.insertAttempt.run(attemptId, d.tenant_id, d.id, d.endpoint_id, d.event_id, d.event_type, d.kind, attempt, r.status, d.url, startedAt, at,
         r.latencyMs, r.responseStatus, r.excerpt, r.error, retryAt);
       const finished = r.delivery.status !== 'pending';
-      this.finishDelivery.run(r.delivery.status, r.delivery.failures, retryAt, r.error, finished ? at : null, at, r.deliveryId, instanceId, r.attempt);
+      this.finishDelivery.run(r.delivery.status, r.delivery.failures, retryAt, r.error, finished ? at : null, at, d.id, instanceId, attempt);
     }
   }
 }

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { sendJob, type DeliveryJob } from './delivery-job.js';
 import { OutboundPolicy } from './outbound-policy.js';
-import { WebhookSender, type SendOutcome } from './webhook-sender.js';
+import { failedOutcome, interruptedOutcome, WebhookSender, type SendOutcome } from './webhook-sender.js';
 
 export interface DeliveryThreadOptions {
   allowHosts: readonly string[];
@@ -17,8 +17,6 @@ export type DeliveryThreadMessage = { type: 'send'; jobs: DeliveryJob[] } | { ty
 export interface DeliveryThreadReply {
   outcomes: Array<{ id: string; outcome: SendOutcome }>;
 }
-
-const interrupted: SendOutcome = { ok: false, status: null, latencyMs: 0, excerpt: null, error: 'interrupted: the service stopped during the attempt', interrupted: true };
 
 /**
  * Webhook requests leave from a thread of their own (delivery-worker.ts): building, signing and
@@ -81,7 +79,7 @@ export class DeliveryThread {
     } catch (err) {
       // No thread to send on (it could not start): these attempts fail and are retried on the schedule.
       const error = `internal error: the delivery thread could not take the attempts (${err instanceof Error ? err.message : String(err)})`;
-      for (const job of jobs) this.settle(job.id, { ok: false, status: null, latencyMs: 0, excerpt: null, error, interrupted: false });
+      for (const job of jobs) this.settle(job.id, failedOutcome(error));
     }
   }
 
@@ -98,7 +96,7 @@ export class DeliveryThread {
     const died = (reason: string) => {
       if (this.worker !== worker) return;
       this.worker = null;
-      this.failAll({ ok: false, status: null, latencyMs: 0, excerpt: null, error: `internal error: the delivery thread stopped (${reason})`, interrupted: false });
+      this.failAll(failedOutcome(`internal error: the delivery thread stopped (${reason})`));
     };
     worker.on('error', (err) => died(err.message));
     worker.on('exit', (code) => died(`exit code ${code}`));
@@ -127,7 +125,7 @@ export class DeliveryThread {
     this.outbox = [];
     this.worker?.postMessage({ type: 'abort' } satisfies DeliveryThreadMessage);
     this.inline?.abortAll();
-    this.failAll(interrupted);
+    this.failAll(interruptedOutcome());
   }
 
   /** Aborts what is in flight and stops the thread (a later send starts a new one). */

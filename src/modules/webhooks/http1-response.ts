@@ -68,11 +68,6 @@ export class ResponseReader {
     private readonly limit: number,
   ) {}
 
-  /** True once the framing says the body runs to the end of the connection. */
-  get untilClose(): boolean {
-    return this.phase === 'until-close';
-  }
-
   get done(): boolean {
     return this.phase === 'done';
   }

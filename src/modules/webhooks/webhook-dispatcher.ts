@@ -12,6 +12,7 @@ import { claimDue, claimLeaseMs, limits } from './delivery-claims.js';
 import { DeliveryStatements, type AttemptResult, type Claim } from './delivery-statements.js';
 import { DeliveryThread, usesWorker } from './delivery-thread.js';
 import { OutboundPolicy } from './outbound-policy.js';
+import { failedOutcome, interruptedOutcome } from './webhook-sender.js';
 
 const flushBatch = 200;
 const flushDelayMs = 25;
@@ -64,10 +65,7 @@ export class WebhookDispatcher {
       this.pumps.set(ctx.env, pump);
       ctx.signal.addEventListener(
         'abort',
-        () => {
-          this.sender.abortAll();
-          void this.sender.close();
-        },
+        () => void this.sender.close(), // aborts what is in flight first
         { once: true },
       );
     }
@@ -208,7 +206,7 @@ class DeliveryPump {
   /** The results to record now; their attempts stop counting as claimed. */
   private takeResults(): AttemptResult[] {
     const batch = this.results.splice(0);
-    for (const result of batch) this.claimed.delete(result.attemptId);
+    for (const result of batch) this.claimed.delete(result.claim.attemptId);
     return batch;
   }
 
@@ -241,10 +239,8 @@ class DeliveryPump {
     const never = [...this.waiting.values()].flat();
     this.waiting.clear();
     this.waitingCount = 0;
-    for (const claim of never) {
-      const interrupted = { ok: false, status: null, latencyMs: 0, excerpt: null, error: 'interrupted: the service stopped before the attempt was sent', interrupted: true };
-      this.results.push(attemptResult(claim, interrupted, now, null, this.deps.config.webhookRetrySchedule));
-    }
+    const interrupted = interruptedOutcome('interrupted: the service stopped before the attempt was sent');
+    for (const claim of never) this.results.push(attemptResult(claim, interrupted, now, null, this.deps.config.webhookRetrySchedule));
     this.scheduleFlush();
   }
 
@@ -258,7 +254,7 @@ class DeliveryPump {
     } catch (err) {
       // A secret that no longer opens (the data key changed): a failed attempt, retried on the schedule.
       const error = `internal error: ${err instanceof Error ? err.message : String(err)}`;
-      this.results.push(attemptResult(claim, { ok: false, status: null, latencyMs: 0, excerpt: null, error, interrupted: false }, clock.now(), startedAt, config.webhookRetrySchedule));
+      this.results.push(attemptResult(claim, failedOutcome(error), clock.now(), startedAt, config.webhookRetrySchedule));
       this.scheduleFlush();
       return ended();
     }
@@ -294,7 +290,7 @@ class DeliveryPump {
       await this.store.db.transaction().execute(async () => this.statements.record(batch, this.instanceId, now));
     } catch (err) {
       // The deliveries stay `sending`; the next start records their attempts as interrupted and tries again.
-      if (!this.signal.aborted) this.logger.error({ err, attempts: batch.map((r) => r.attemptId) }, 'could not record webhook attempts');
+      if (!this.signal.aborted) this.logger.error({ err, attempts: batch.map((r) => r.claim.attemptId) }, 'could not record webhook attempts');
     }
     this.scheduleFlush(); // results that arrived during the write
   }

@@ -29,6 +29,14 @@ export interface SendOutcome {
   interrupted: boolean;
 }
 
+/** An attempt that ended without an answer; `error` says why. */
+export const failedOutcome = (error: string, latencyMs = 0): SendOutcome => ({ ok: false, status: null, latencyMs, excerpt: null, error, interrupted: false });
+
+const cutDuringAttempt = 'interrupted: the service stopped during the attempt';
+
+/** An attempt our own stop cut (it does not count against the receiver). */
+export const interruptedOutcome = (error = cutDuringAttempt): SendOutcome => ({ ok: false, status: null, latencyMs: 0, excerpt: null, error, interrupted: true });
+
 class TimeoutError extends Error {}
 class InterruptedError extends Error {}
 
@@ -109,7 +117,7 @@ export class WebhookSender {
     const started = performance.now();
     const latency = () => Math.round((performance.now() - started) * 100) / 100;
     const target = this.target(webhook.url);
-    if (typeof target === 'string') return { ok: false, status: null, latencyMs: latency(), excerpt: null, error: target, interrupted: false };
+    if (typeof target === 'string') return failedOutcome(target, latency());
     const deadline = started + webhook.timeoutMs;
     try {
       // No second try inside an attempt, even on a reset keep-alive socket: the receiver may have
@@ -223,7 +231,7 @@ export class WebhookSender {
 
 function describe(err: unknown, timeoutMs: number): string {
   if (err instanceof TimeoutError) return `timeout: no complete answer within ${timeoutMs} ms`;
-  if (err instanceof InterruptedError) return 'interrupted: the service stopped during the attempt';
+  if (err instanceof InterruptedError) return cutDuringAttempt;
   if (err instanceof SsrfError) return err.message;
   const code = (err as NodeJS.ErrnoException).code;
   // When every address of a name fails, net reports an AggregateError with an empty message: its

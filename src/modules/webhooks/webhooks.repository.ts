@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ListAttemptsFilters } from './webhooks.schema.js';
-import { liveDeliveryCondition, type AttemptStatus, type WebhookAttemptsTable, type WebhookDeliveriesTable, type WebhookEndpointsTable } from './webhooks.table.js';
+import { claimedAttemptColumns, inFlightAttempt, live, liveDelivery } from './deliveries.repository.js';
+import type { AttemptStatus, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './webhooks.table.js';
 
 /** Endpoints are tenant-wide; deleted ones are gone for every caller. */
 function visible(db: Executor, tenantId: string) {
@@ -59,7 +60,7 @@ export async function cancelPendingDeliveries(db: Executor, endpointId: string, 
     .set({ status: 'cancelled', last_error: reason, next_attempt_at: null, finished_at: now, updated_at: now })
     .where('endpoint_id', '=', endpointId)
     .where('status', '=', 'pending')
-    .where(sql.raw<boolean>(liveDeliveryCondition))
+    .where(liveDelivery)
     .execute();
 }
 
@@ -87,37 +88,16 @@ export async function listAttempts(db: Executor, tenantId: string, endpointId: s
   let inFlight = db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
-    .select(['d.attempt_id', 'd.id', 'd.tenant_id', 'd.endpoint_id', 'd.event_id', 'd.event_type', 'd.kind', 'd.attempts', 'd.updated_at', 'w.url'])
+    .select(claimedAttemptColumns)
     .where('d.tenant_id', '=', tenantId)
     .where('d.endpoint_id', '=', endpointId)
     .where('d.status', '=', 'sending')
-    .where(sql.raw<boolean>(`d.${liveDeliveryCondition}`))
+    .where(live)
     .where('d.attempt_id', 'is not', null);
   if (filters.eventId !== undefined) inFlight = inFlight.where('d.event_id', '=', filters.eventId);
   if (filters.deliveryId !== undefined) inFlight = inFlight.where('d.id', '=', filters.deliveryId);
   const sending = await pageQuery(inFlight, page, 'd.attempt_id').execute();
   if (sending.length === 0) return rows;
-  for (const d of sending) {
-    rows.push({
-      id: d.attempt_id!,
-      tenant_id: d.tenant_id,
-      delivery_id: d.id,
-      endpoint_id: d.endpoint_id,
-      event_id: d.event_id,
-      event_type: d.event_type,
-      kind: d.kind,
-      attempt: d.attempts,
-      status: 'in_flight',
-      url: d.url,
-      started_at: d.updated_at,
-      finished_at: null,
-      latency_ms: null,
-      response_status: null,
-      response_excerpt: null,
-      error: null,
-      next_retry_at: null,
-      delivery_status: 'sending',
-    });
-  }
+  for (const d of sending) rows.push({ ...inFlightAttempt(d, d.attempt_id!), delivery_status: 'sending' });
   return rows.sort((x, y) => (x.id < y.id ? 1 : x.id > y.id ? -1 : 0)).slice(0, page.limit + 1);
 }

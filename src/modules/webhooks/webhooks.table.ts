@@ -35,6 +35,13 @@ export type DeliveryKind = 'event' | 'replay' | 'test';
  * SQLite does not infer it from `status = 'pending'`.
  */
 export const liveDeliveryCondition = "status IN ('pending', 'sending')";
+
+/**
+ * The events.seq fan-out reads after: the cursor, or the oldest live endpoint's since_seq when that
+ * is newer (older events go to no endpoint). Without a live endpoint, past every event.
+ */
+export const fanOutAfter = `max((SELECT last_seq FROM webhook_fanout WHERE id = 1),
+  COALESCE((SELECT min(since_seq) FROM webhook_endpoints WHERE enabled = 1 AND deleted_at IS NULL), 9007199254740991))`;
 export type DeliveryStatus = 'pending' | 'sending' | 'succeeded' | 'failed' | 'cancelled';
 export type AttemptStatus = 'in_flight' | 'succeeded' | 'failed' | 'interrupted';
 
