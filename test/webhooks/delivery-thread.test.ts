@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import type { DeliveryJob } from '../../src/modules/webhooks/delivery-job.js';
 import { DeliveryThread, usesWorker } from '../../src/modules/webhooks/delivery-thread.js';
 import type { SendOutcome } from '../../src/modules/webhooks/webhook-sender.js';
+import { eventually } from '../helpers/eventually.js';
 import { startReceiver, verifyStripeStyle } from './webhook-support.js';
 
 /**
@@ -79,7 +80,7 @@ for (const mode of ['worker', 'inline'] as const) {
     const thread = new DeliveryThread(options, mode === 'worker');
     try {
       const pending = [send(thread, job(r.url)), send(thread, job(r.url))];
-      while (r.bodies().length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      await eventually(() => r.bodies().length >= 2, { what: 'both requests at the receiver' });
       thread.abortAll();
       const outcomes = await Promise.all(pending);
       t.true(outcomes.every((o) => o.interrupted && !o.ok));
@@ -100,7 +101,7 @@ test('worker: a worker that dies fails its attempts (retried on the schedule), a
   const thread = new DeliveryThread(options, true);
   try {
     const pending = send(thread, job(r.url));
-    while (r.bodies().length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    await eventually(() => r.bodies().length >= 1, { what: 'the request at the receiver' });
     // What a crash of the thread looks like from here: the worker exits.
     await (thread as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
     const outcome = await pending;
