@@ -67,6 +67,8 @@ export interface PetCareApp {
   directory: ClientDirectory;
   /** Background jobs; main and the test harness start and stop it. */
   runner: JobRunner;
+  /** Webhook delivery (run by the runner's `webhook-delivery` job); tests read its attempts in flight. */
+  webhooks: WebhookDispatcher;
 }
 
 /** Builds the Koa application and its services from explicit dependencies; no globals. */
@@ -159,5 +161,5 @@ export function createApp(deps: AppDeps): PetCareApp {
   koa.use(apiVersionMiddleware());
   koa.use(router.routes());
   koa.use(router.allowedMethods());
-  return { koa, routes, audit, idempotency, directory, runner };
+  return { koa, routes, audit, idempotency, directory, runner, webhooks };
 }

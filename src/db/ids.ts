@@ -54,5 +54,8 @@ export function newId(prefix: string, now: number = Date.now()): string {
   return `${prefix}_${encode(time, 10)}${encode(high, 8)}${encode(low, 8)}`;
 }
 
+/** The smallest id `newId(prefix, at)` can give for a time at or after `at`: a lower bound for a range of ids by time. */
+export const idFloor = (prefix: string, at: number): string => `${prefix}_${encode(Math.max(0, Math.floor(at)), 10)}`;
+
 /** A random opaque secret of `bytes` bytes, base64url. */
 export const randomSecret = (bytes = 32): string => randomBytes(bytes).toString('base64url');

@@ -19,6 +19,8 @@ import { createEndpoint, deliveryPass, startReceiver, waitForAttempts, type Rece
  */
 const previous = '2026_11_25_0900_denormalize_pet_earliest_due';
 const migration = '2026_11_26_0900_webhook_fanout_by_event_seq';
+/** The migration after it (first attempts written once): the upgrade runs both, the downgrade undoes both. */
+const next = '2026_11_26_1030_webhook_first_attempt_one_row';
 const at = '2026-11-25T10:00:00.000Z';
 
 interface OldEvent {
@@ -186,7 +188,10 @@ async function oldWorld(a: ExecutionContext): Promise<OldWorld> {
 async function upgrade(a: ExecutionContext, world: OldWorld): Promise<void> {
   const result = await createMigrator(world.handle.db).migrateToLatest();
   a.falsy(result.error);
-  a.deepEqual(result.results?.map((r) => [r.migrationName, r.status]), [[migration, 'Success']]);
+  a.deepEqual(result.results?.map((r) => [r.migrationName, r.status]), [[migration, 'Success'], [next, 'Success']]);
+  // Nothing was in flight at the upgrade: every delivery of the fanned-out events is on disk.
+  const cursors = all<{ last_seq: number; recorded_seq: number }>(world.handle.sqlite, 'SELECT last_seq, recorded_seq FROM webhook_fanout WHERE id = 1')[0]!;
+  a.is(cursors.recorded_seq, cursors.last_seq);
 }
 
 const cursorOf = (sqlite: SQLite.Database): number => all<{ last_seq: number }>(sqlite, 'SELECT last_seq FROM webhook_fanout WHERE id = 1')[0]!.last_seq;
@@ -361,9 +366,9 @@ test.serial('a data dir left at the old schema with queued events: after the upg
   let oldWorldOwed: string[];
   let oldWorldState: string;
   try {
-    const down = await createMigrator(handle.db).migrateDown();
+    const down = await createMigrator(handle.db).migrateTo(previous);
     a.falsy(down.error);
-    a.deepEqual(down.results?.map((x) => [x.migrationName, x.direction, x.status]), [[migration, 'Down', 'Success']]);
+    a.deepEqual(down.results?.map((x) => [x.migrationName, x.direction, x.status]), [[next, 'Down', 'Success'], [migration, 'Down', 'Success']]);
     const { sqlite } = handle;
     const names = all<{ name: string }>(sqlite, 'SELECT name FROM sqlite_master').map((x) => x.name);
     a.true(names.includes('webhook_event_queue') && names.includes('webhook_event_queue_insert') && !names.includes('webhook_fanout'));
@@ -389,13 +394,15 @@ test.serial('a data dir left at the old schema with queued events: after the upg
   }
 
   // The upgrade runs at start. One delivery pass fans out everything and claims every due attempt;
-  // once none of the endpoint's deliveries is pending or sending, whatever will be sent was sent.
+  // once none of the endpoint's deliveries is pending, sending or in flight, whatever will be sent was sent.
   const second = await startTestApp({ config, dataDir });
   apps.push(second);
   await deliveryPass(second);
   const live = second.stores.get('live').db;
+  // Unfinished: a delivery row pending or sending, or a first attempt in flight (no row until it ends).
   const unfinished = async () =>
-    (await live.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', endpoint.id).where('status', 'in', ['pending', 'sending']).execute()).length;
+    (await live.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', endpoint.id).where('status', 'in', ['pending', 'sending']).execute()).length +
+    second.app.webhooks.firstAttemptsInFlight('live', endpoint.id).length;
   await eventually(async () => (await unfinished()) === 0, { what: "the endpoint's deliveries to finish" });
   await deliveryPass(second);
   a.is(await unfinished(), 0);

@@ -136,8 +136,9 @@ async function killedDuringAttempt(a: ExecutionContext, legacy: boolean): Promis
       })
       .execute();
   }
-  // The killed process had fanned the event out already.
-  await db.updateTable('webhook_fanout').set({ last_seq: event.seq }).execute();
+  // The killed process had fanned the event out already, and written the delivery's row (a retry,
+  // or a first attempt of a release before 2026-11-26, whose upgrade sets recorded_seq to last_seq).
+  await db.updateTable('webhook_fanout').set({ last_seq: event.seq, recorded_seq: event.seq }).execute();
   const at = first.clock.now();
   // Listed while in flight, from the delivery (new) or its row (legacy), under the id it keeps.
   const inFlight = await attemptsOf(first, endpoint.id);

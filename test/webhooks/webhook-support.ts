@@ -140,7 +140,10 @@ export async function deliveryPass(t: TestApp, env: Environment = 'live'): Promi
   if (run?.status !== 'succeeded') throw new Error(`delivery pass: ${run?.status ?? 'gone'} ${run?.error ?? ''}`);
 }
 
-/** Deliveries and attempts (in flight ones included) an endpoint ever had, read from the database (deleted endpoints too). */
+/**
+ * Deliveries and attempts (in flight ones included) an endpoint ever had, read from the database
+ * (deleted endpoints too) and, for first attempts in flight, which have no row yet, from the dispatcher.
+ */
 export async function deliveryCounts(t: TestApp, endpointId: string, env: Environment = 'live'): Promise<{ deliveries: number; attempts: number }> {
   const db = t.stores.get(env).db;
   const count = async (table: 'webhook_deliveries' | 'webhook_attempts') =>
@@ -153,7 +156,18 @@ export async function deliveryCounts(t: TestApp, endpointId: string, env: Enviro
     .where('status', '=', 'sending')
     .where('attempt_id', 'is not', null)
     .executeTakeFirstOrThrow();
-  return { deliveries: await count('webhook_deliveries'), attempts: (await count('webhook_attempts')) + Number(inFlight.n) };
+  // A delivery whose first attempt succeeded is only that attempt's row.
+  const attemptOnly = await db
+    .selectFrom('webhook_attempts as a')
+    .select((eb) => eb.fn.count<number>('a.delivery_id').distinct().as('n'))
+    .where('a.endpoint_id', '=', endpointId)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.id', '=', 'a.delivery_id'))))
+    .executeTakeFirstOrThrow();
+  const first = t.app.webhooks.firstAttemptsInFlight(env, endpointId).length;
+  return {
+    deliveries: (await count('webhook_deliveries')) + Number(attemptOnly.n) + first,
+    attempts: (await count('webhook_attempts')) + Number(inFlight.n) + first,
+  };
 }
 
 export const nowSeconds = (t: TestApp): number => Math.floor(t.clock.now() / 1000);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { isoAt as iso } from '../../clock.js';
 import type { Executor } from '../../db/database.js';
-import { newId } from '../../db/ids.js';
+import { idFloor, newId } from '../../db/ids.js';
 import { fanOutAfter, liveDeliveryCondition, type WebhookAttemptsTable, type WebhookDeliveriesTable } from './webhooks.table.js';
 
 /** liveDeliveryCondition as a Kysely filter, on the table or on its alias `d`. */
@@ -118,7 +118,8 @@ export async function recoverInterrupted(trx: Executor, instanceId: string, mine
 
 /**
  * Housekeeping: a retry that came due after its endpoint was deleted is cancelled, and delivery
- * history older than the cutoff goes (finished deliveries and their attempts).
+ * history older than the cutoff goes (finished deliveries and their attempts, and the attempts of
+ * deliveries that have no row: first attempts that succeeded).
  */
 export async function pruneFinished(trx: Executor, now: number, before: number): Promise<number> {
   await trx
@@ -132,5 +133,17 @@ export async function pruneFinished(trx: Executor, now: number, before: number):
   const old = trx.selectFrom('webhook_deliveries').select('id').where('finished_at', '<', cutoff);
   await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', old).execute();
   const result = await trx.deleteFrom('webhook_deliveries').where('finished_at', '<', cutoff).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  // Per endpoint, a range of the attempts' key (ids sort by time): never a scan of the whole history.
+  const floor = idFloor('wha', before);
+  let attemptsOnly = 0;
+  for (const { id } of await trx.selectFrom('webhook_endpoints').select('id').execute()) {
+    const gone = await trx
+      .deleteFrom('webhook_attempts')
+      .where('endpoint_id', '=', id)
+      .where('id', '<', floor)
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.id', '=', 'webhook_attempts.delivery_id'))))
+      .executeTakeFirst();
+    attemptsOnly += Number(gone.numDeletedRows);
+  }
+  return Number(result.numDeletedRows) + attemptsOnly;
 }

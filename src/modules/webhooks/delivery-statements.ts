@@ -1,6 +1,6 @@
 import type SQLite from 'better-sqlite3';
 import { isoAt as iso } from '../../clock.js';
-import { newId } from '../../db/ids.js';
+import { idFloor, newId } from '../../db/ids.js';
 import { deliveredTypeFor } from './subscriptions.js';
 import { fanOutAfter, liveDeliveryCondition, type AttemptStatus, type DeliveryKind } from './webhooks.table.js';
 
@@ -31,6 +31,12 @@ export interface Claim {
   attemptId: string;
   attempt: number;
   claimedAt: number;
+  /**
+   * A first attempt claimed as its event was fanned out: the event's seq, and the delivery has no
+   * row yet (written with the attempt when it ends; until then the fan-out's recorded_seq stays
+   * below this seq). null: the delivery has its row (`sending` under this instance).
+   */
+  seq: number | null;
 }
 
 export interface AttemptResult {
@@ -88,6 +94,12 @@ export class DeliveryStatements {
   private readonly claimOne: SQLite.Statement<unknown[]>;
   private readonly insertAttempt: SQLite.Statement<unknown[]>;
   private readonly finishDelivery: SQLite.Statement<unknown[]>;
+  private readonly insertAnswered: SQLite.Statement<unknown[]>;
+  private readonly recorded: SQLite.Statement<[number, number]>;
+  private readonly cursors: SQLite.Statement<[], { last_seq: number; recorded_seq: number }>;
+  private readonly unrecorded: SQLite.Statement<[number, number], QueuedEvent>;
+  private readonly eventDeliveriesSince: SQLite.Statement<[string], { endpoint_id: string; event_id: string }>;
+  private readonly eventAttemptsSince: SQLite.Statement<[string, string], { event_id: string }>;
 
   constructor(sqlite: SQLite.Database) {
     // Events in commit order after the fan-out's start: a range of the events table's own b-tree.
@@ -125,6 +137,18 @@ export class DeliveryStatements {
       UPDATE webhook_deliveries
          SET status = ?, failures = ?, next_attempt_at = ?, claimed_by = NULL, lease_until = NULL, last_error = ?, finished_at = ?, updated_at = ?
        WHERE id = ? AND status = 'sending' AND claimed_by = ? AND attempts = ?`);
+    // A first attempt that did not succeed: its delivery's row, written as the attempt left it.
+    this.insertAnswered = sqlite.prepare(`
+      INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_type, kind, status, attempts, failures,
+                                      next_attempt_at, attempt_id, claimed_by, lease_until, payload, last_error, created_at, updated_at, finished_at)
+      VALUES (?, ?, ?, ?, ?, 'event', ?, 1, ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?)`);
+    // Below the oldest first attempt still in memory (its argument), never past the fan-out cursor.
+    this.recorded = sqlite.prepare('UPDATE webhook_fanout SET recorded_seq = min(last_seq, ?) WHERE id = 1 AND recorded_seq != min(last_seq, ?)');
+    this.cursors = sqlite.prepare('SELECT last_seq, recorded_seq FROM webhook_fanout WHERE id = 1');
+    this.unrecorded = sqlite.prepare('SELECT seq, id AS event_id, type, tenant_id, data, created_at FROM events WHERE seq > ? AND seq <= ? ORDER BY seq');
+    // Ids sort by creation time: a range of the primary keys from a time on.
+    this.eventDeliveriesSince = sqlite.prepare("SELECT endpoint_id, event_id FROM webhook_deliveries WHERE id >= ? AND kind = 'event'");
+    this.eventAttemptsSince = sqlite.prepare("SELECT event_id FROM webhook_attempts WHERE endpoint_id = ? AND id >= ? AND kind = 'event'");
   }
 
   /** Endpoints that may have deliveries to claim (disabled ones only for test events). */
@@ -149,7 +173,7 @@ export class DeliveryStatements {
     for (const d of due) {
       const attemptId = newId('wha', now);
       if (this.claimOne.run(attemptId, instanceId, lease, at, d.id).changes !== 1) throw new Error('webhook deliveries changed under their claim');
-      out.push({ due: d, attemptId, attempt: d.attempts + 1, claimedAt: now });
+      out.push({ due: d, attemptId, attempt: d.attempts + 1, claimedAt: now, seq: null });
     }
     return out;
   }
@@ -157,9 +181,10 @@ export class DeliveryStatements {
   /**
    * Fans out events committed after the cursor to deliveries, one per (event, subscribed endpoint),
    * in commit order, and moves the cursor past them in the same transaction. A new delivery whose
-   * endpoint `take` grants a place is claimed as it is written (`sending` with its attempt id, as
-   * `claim` would leave it) and returned; the others wait as `pending`. With no endpoint to send
-   * to, nothing is read or written: a new endpoint starts after the newest event anyway (since_seq).
+   * endpoint `take` grants a place is claimed in memory and returned, with no row: its first
+   * attempt writes it when it ends (the caller keeps recorded_seq below it until then, see
+   * `markRecorded`). The others are written `pending`. With no endpoint to send to, nothing is read
+   * or written: a new endpoint starts after the newest event anyway (since_seq).
    */
   fanOut(
     now: number,
@@ -172,7 +197,6 @@ export class DeliveryStatements {
     const queued = this.queued.all(limit);
     if (queued.length === 0) return { events: 0, deliveries: 0, claimed: [] };
     const at = iso(now);
-    const lease = iso(now + claimant.leaseMs);
     const claimed: Claim[] = [];
     let deliveries = 0;
     for (const q of queued) {
@@ -187,7 +211,6 @@ export class DeliveryStatements {
           continue;
         }
         const attemptId = newId('wha', now);
-        this.insertDelivery.run(id, q.tenant_id, endpoint.id, q.event_id, type, 'sending', 1, at, attemptId, claimant.instanceId, lease, at, at);
         const due: DueDelivery = {
           id,
           tenant_id: q.tenant_id,
@@ -207,26 +230,82 @@ export class DeliveryStatements {
           event_data: q.data,
           event_created_at: q.created_at,
         };
-        claimed.push({ due, attemptId, attempt: 1, claimedAt: now });
+        claimed.push({ due, attemptId, attempt: 1, claimedAt: now, seq: q.seq });
       }
     }
     this.advance.run(queued[queued.length - 1]!.seq);
     return { events: queued.length, deliveries, claimed };
   }
 
-  /** Records finished attempts (one row each, written whole) and their deliveries (one update each). */
+  /**
+   * recorded_seq: every delivery of the events up to here is on disk. `oldestInMemory` is the seq of
+   * the oldest first attempt still held in memory (Infinity: none), so it moves to just below that
+   * one, or up to the fan-out cursor. One small update per pass, and none when it did not move.
+   */
+  markRecorded(oldestInMemory: number): void {
+    const below = Number.isFinite(oldestInMemory) ? oldestInMemory - 1 : Number.MAX_SAFE_INTEGER;
+    this.recorded.run(below, below);
+  }
+
+  /**
+   * At a start: the first attempts a stopped process held in memory left no row (it was killed
+   * before recording them). Their events, between recorded_seq and the fan-out cursor, are fanned
+   * out again to each live subscribed endpoint that has no delivery of them yet (neither a row nor an
+   * attempt), as `pending` deliveries due now; then recorded_seq catches up. An endpoint may so get
+   * an event twice (the cut attempt may have arrived): at-least-once, receivers dedupe on the id.
+   */
+  refanUnrecorded(now: number): number {
+    const cursors = this.cursors.get();
+    if (!cursors || cursors.recorded_seq >= cursors.last_seq) return 0;
+    const events = this.unrecorded.all(cursors.recorded_seq, cursors.last_seq);
+    const subscribers = this.subscribers.all().map((e) => ({ ...e, subscribed: JSON.parse(e.events) as string[] }));
+    let deliveries = 0;
+    if (events.length > 0 && subscribers.length > 0) {
+      // Deliveries of these events were created at their fan-out, after the events: from the oldest
+      // event's time on (less a margin for a clock that stepped back).
+      const since = Math.min(...events.map((e) => Date.parse(e.created_at))) - 3_600_000;
+      const have = new Set<string>();
+      for (const d of this.eventDeliveriesSince.all(idFloor('whd', since))) have.add(`${d.endpoint_id} ${d.event_id}`);
+      for (const endpoint of subscribers) {
+        for (const a of this.eventAttemptsSince.all(endpoint.id, idFloor('wha', since))) have.add(`${endpoint.id} ${a.event_id}`);
+      }
+      const at = iso(now);
+      for (const q of events) {
+        for (const endpoint of subscribers) {
+          if (endpoint.tenant_id !== q.tenant_id || q.seq <= endpoint.since_seq || have.has(`${endpoint.id} ${q.event_id}`)) continue;
+          const type = deliveredTypeFor(q.type, endpoint.subscribed);
+          if (type === null) continue;
+          this.insertDelivery.run(newId('whd', now), q.tenant_id, endpoint.id, q.event_id, type, 'pending', 0, at, null, null, null, at, at);
+          deliveries++;
+        }
+      }
+    }
+    this.markRecorded(Number.POSITIVE_INFINITY);
+    return deliveries;
+  }
+
+  /**
+   * Records finished attempts (one row each, written whole) and their deliveries: one update each,
+   * or for a first attempt held in memory, its delivery's row, unless it succeeded (then the
+   * attempt is the only row).
+   */
   record(results: readonly AttemptResult[], instanceId: string, now: number): void {
     const at = iso(now);
     for (const r of results) {
       const pending = r.delivery.status === 'pending' && r.delivery.nextAttemptAt !== null;
       const retryAt = pending ? iso(r.delivery.nextAttemptAt!) : null;
-      const { due: d, attemptId, attempt, claimedAt } = r.claim;
+      const { due: d, attemptId, attempt, claimedAt, seq } = r.claim;
       // When the request left (it may have waited for a free connection), else when it was claimed.
       const startedAt = iso(r.startedAt ?? claimedAt);
+      const finished = r.delivery.status !== 'pending';
+      if (seq === null) {
+        this.finishDelivery.run(r.delivery.status, r.delivery.failures, retryAt, r.error, finished ? at : null, at, d.id, instanceId, attempt);
+      } else if (r.delivery.status !== 'succeeded') {
+        this.insertAnswered.run(d.id, d.tenant_id, d.endpoint_id, d.event_id, d.event_type, r.delivery.status, r.delivery.failures, retryAt, attemptId,
+          r.error, iso(claimedAt), at, finished ? at : null);
+      }
       this.insertAttempt.run(attemptId, d.tenant_id, d.id, d.endpoint_id, d.event_id, d.event_type, d.kind, attempt, r.status, d.url, startedAt, at,
         r.latencyMs, r.responseStatus, r.excerpt, r.error, retryAt);
-      const finished = r.delivery.status !== 'pending';
-      this.finishDelivery.run(r.delivery.status, r.delivery.failures, retryAt, r.error, finished ? at : null, at, d.id, instanceId, attempt);
     }
   }
 }

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { SecretBox } from '../../db/secret-box.js';
 import type { Logger } from 'pino';
-import type { Clock } from '../../clock.js';
+import { isoAt, type Clock } from '../../clock.js';
 import type { Config, Environment } from '../../config.js';
 import type { EnvironmentStore } from '../../db/stores.js';
 import type { JobContext, JobResult } from '../../jobs/job-definition.js';
-import { hasWork, pruneFinished, recoverInterrupted } from './deliveries.repository.js';
+import { hasWork, inFlightAttempt, pruneFinished, recoverInterrupted } from './deliveries.repository.js';
 import { attemptResult } from './delivery-attempt.js';
 import { deliveryJob } from './delivery-job.js';
 import { claimDue, claimLeaseMs, limits } from './delivery-claims.js';
@@ -13,6 +13,7 @@ import { DeliveryStatements, type AttemptResult, type Claim } from './delivery-s
 import { DeliveryThread, usesWorker } from './delivery-thread.js';
 import { OutboundPolicy } from './outbound-policy.js';
 import { failedOutcome, interruptedOutcome } from './webhook-sender.js';
+import type { WebhookAttemptsTable } from './webhooks.table.js';
 
 const flushBatch = 200;
 const flushDelayMs = 25;
@@ -27,8 +28,8 @@ export interface WebhookDispatcherDeps {
   secretBox: SecretBox;
 }
 
-type Summary = { fannedOut: number; queued: number; claimed: number; recovered: number; cancelled: number };
-const emptySummary = (): Summary => ({ fannedOut: 0, queued: 0, claimed: 0, recovered: 0, cancelled: 0 });
+type Summary = { fannedOut: number; queued: number; claimed: number; recovered: number; cancelled: number; refanned: number };
+const emptySummary = (): Summary => ({ fannedOut: 0, queued: 0, claimed: 0, recovered: 0, cancelled: 0, refanned: 0 });
 
 /**
  * Delivers webhooks for every environment. Each run of the `webhook-delivery` job (a poller) does one
@@ -38,6 +39,9 @@ const emptySummary = (): Summary => ({ fannedOut: 0, queued: 0, claimed: 0, reco
  * group commit (WriteBatches); the claimed attempts are sent once it committed, in the background
  * (no network I/O inside a transaction). Finished attempts start the next cycle ~25 ms later, which
  * records them in one batch and claims what came in meanwhile.
+ * A first attempt claimed at the fan-out has no row until it ends (then one: its attempt, plus
+ * the delivery's row if it did not succeed); the fan-out's recorded_seq stays below its event, so a
+ * process killed meanwhile leaves those events for the next start to fan out again.
  * Per-endpoint order is not kept: receivers dedupe on the event id and order by createdAt.
  */
 export class WebhookDispatcher {
@@ -76,6 +80,11 @@ export class WebhookDispatcher {
   wake(env: Environment): void {
     this.pumps.get(env)?.wake();
   }
+
+  /** The first attempts in flight to an endpoint, which have no row yet, as their rows will read (newest first). */
+  firstAttemptsInFlight(env: Environment, endpointId: string): WebhookAttemptsTable[] {
+    return this.pumps.get(env)?.firstAttemptsInFlight(endpointId) ?? [];
+  }
 }
 
 class DeliveryPump {
@@ -92,6 +101,13 @@ class DeliveryPump {
   private flushScheduled = false;
   private lastPrune = 0;
   private lastRecovery = Number.NEGATIVE_INFINITY;
+  /** The start's re-fan of first attempts a stopped process left unrecorded is done. */
+  private refanned = false;
+  /**
+   * The seq of the oldest first attempt whose recording failed (Infinity: none): recorded_seq stays
+   * below it for the rest of this process's life, so the next start sends that event again.
+   */
+  private unrecordedFloor = Number.POSITIVE_INFINITY;
   private readonly statements: DeliveryStatements;
   private readonly userAgent: string;
 
@@ -151,7 +167,7 @@ class DeliveryPump {
     // would mean a lost request (sends always end by their deadline): look for both now and then.
     const checkStale = now - this.lastRecovery >= recoverEveryMs || now < this.lastRecovery;
     // Cheap reads first: an idle poll opens no write transaction.
-    if (results.length === 0 && !(await hasWork(db, now, this.instanceId, checkStale))) {
+    if (results.length === 0 && this.refanned && !(await hasWork(db, now, this.instanceId, checkStale))) {
       if (checkStale) this.lastRecovery = now;
       return emptySummary();
     }
@@ -169,6 +185,7 @@ class DeliveryPump {
       // delivery, and a COMMIT of its own cost more than those rows.
       claimed = await this.store.writes.run(async (trx) => {
         this.statements.record(results, this.instanceId, now);
+        if (!this.refanned) summary.refanned = this.statements.refanUnrecorded(now);
         if (checkStale) {
           summary.recovered = await recoverInterrupted(trx, this.instanceId, mine, now);
           this.lastRecovery = now;
@@ -184,6 +201,7 @@ class DeliveryPump {
         summary.fannedOut = round.fannedOut;
         summary.queued = round.queued;
         if (round.moreQueued) this.rerun = true;
+        this.statements.markRecorded(Math.min(this.oldestInMemory(results), ...round.claimed.map(firstAttemptSeq)));
         return round.claimed;
       });
     } catch (err) {
@@ -191,6 +209,8 @@ class DeliveryPump {
       if (results.length > 0) await this.record(results);
       throw err;
     }
+    this.refanned = true;
+    this.forget(results);
     summary.claimed = claimed.length;
     for (const claim of claimed) {
       this.claimed.set(claim.attemptId, claim);
@@ -203,11 +223,33 @@ class DeliveryPump {
     return summary;
   }
 
-  /** The results to record now; their attempts stop counting as claimed. */
+  /** The results to record now (their claims are forgotten once recorded, see `forget`). */
   private takeResults(): AttemptResult[] {
-    const batch = this.results.splice(0);
-    for (const result of batch) this.claimed.delete(result.claim.attemptId);
-    return batch;
+    return this.results.splice(0);
+  }
+
+  /** Recorded (or given up): these attempts stop counting as claimed. */
+  private forget(results: readonly AttemptResult[]): void {
+    for (const result of results) this.claimed.delete(result.claim.attemptId);
+  }
+
+  /** The seq of the oldest first attempt held only in memory, but for `recording` (Infinity: none). */
+  private oldestInMemory(recording: readonly AttemptResult[]): number {
+    const skip = recording.length > 0 ? new Set(recording.map((r) => r.claim.attemptId)) : null;
+    let oldest = this.unrecordedFloor;
+    for (const [attemptId, claim] of this.claimed) {
+      if (claim.seq !== null && claim.seq < oldest && !skip?.has(attemptId)) oldest = claim.seq;
+    }
+    return oldest;
+  }
+
+  firstAttemptsInFlight(endpointId: string): WebhookAttemptsTable[] {
+    const rows: WebhookAttemptsTable[] = [];
+    for (const { due, attemptId, attempt, claimedAt, seq } of this.claimed.values()) {
+      if (seq === null || due.endpoint_id !== endpointId) continue;
+      rows.push(inFlightAttempt({ ...due, attempts: attempt, updated_at: isoAt(claimedAt) }, attemptId));
+    }
+    return rows.sort((x, y) => (x.id < y.id ? 1 : x.id > y.id ? -1 : 0));
   }
 
   /** Starts waiting attempts while the connection limits allow (no database access). */
@@ -287,11 +329,22 @@ class DeliveryPump {
     if (batch.length === 0) return;
     try {
       const now = this.deps.clock.now();
-      await this.store.db.transaction().execute(async () => this.statements.record(batch, this.instanceId, now));
+      await this.store.db.transaction().execute(async () => {
+        this.statements.record(batch, this.instanceId, now);
+        this.statements.markRecorded(this.oldestInMemory(batch));
+      });
     } catch (err) {
-      // The deliveries stay `sending`; the next start records their attempts as interrupted and tries again.
+      // The deliveries stay `sending`, and first attempts unwritten below recorded_seq: the next
+      // start records the former as interrupted and sends the latter's events again.
+      for (const r of batch) if (r.claim.seq !== null) this.unrecordedFloor = Math.min(this.unrecordedFloor, r.claim.seq);
       if (!this.signal.aborted) this.logger.error({ err, attempts: batch.map((r) => r.claim.attemptId) }, 'could not record webhook attempts');
     }
+    this.forget(batch);
     this.scheduleFlush(); // results that arrived during the write
   }
+}
+
+/** A claim's event seq if it is a first attempt held only in memory, else Infinity. */
+function firstAttemptSeq(claim: Claim): number {
+  return claim.seq ?? Number.POSITIVE_INFINITY;
 }

@@ -68,15 +68,24 @@ export type AttemptRow = WebhookAttemptsTable & { delivery_status: WebhookDelive
 
 /**
  * An endpoint's attempts, newest first: the rows of ended attempts (written when they end) and the
- * ones in flight, read from their `sending` deliveries (`attempt_id`, claimed at `updated_at`).
- * Each side is paged by its own index and the two pages are merged.
+ * ones in flight, read from their `sending` deliveries (`attempt_id`, claimed at `updated_at`), and
+ * `firstInFlight`, the first attempts in flight that have no row yet (the dispatcher's memory).
+ * Each side is paged by its own index and the pages are merged. An attempt whose delivery has no row
+ * was a first attempt that succeeded: its delivery is `succeeded`.
  */
-export async function listAttempts(db: Executor, tenantId: string, endpointId: string, page: PageRequest, filters: ListAttemptsFilters): Promise<AttemptRow[]> {
+export async function listAttempts(
+  db: Executor,
+  tenantId: string,
+  endpointId: string,
+  page: PageRequest,
+  filters: ListAttemptsFilters,
+  firstInFlight: readonly WebhookAttemptsTable[] = [],
+): Promise<AttemptRow[]> {
   let ended = db
     .selectFrom('webhook_attempts as a')
-    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .leftJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
     .selectAll('a')
-    .select('d.status as delivery_status')
+    .select(sql<WebhookDeliveriesTable['status']>`coalesce(d.status, 'succeeded')`.as('delivery_status'))
     .where('a.tenant_id', '=', tenantId)
     .where('a.endpoint_id', '=', endpointId);
   if (filters.eventId !== undefined) ended = ended.where('a.event_id', '=', filters.eventId);
@@ -97,7 +106,15 @@ export async function listAttempts(db: Executor, tenantId: string, endpointId: s
   if (filters.eventId !== undefined) inFlight = inFlight.where('d.event_id', '=', filters.eventId);
   if (filters.deliveryId !== undefined) inFlight = inFlight.where('d.id', '=', filters.deliveryId);
   const sending = await pageQuery(inFlight, page, 'd.attempt_id').execute();
-  if (sending.length === 0) return rows;
+  const first = firstInFlight.filter(
+    (a) =>
+      a.tenant_id === tenantId &&
+      (page.afterId === undefined || a.id < page.afterId) &&
+      (filters.eventId === undefined || a.event_id === filters.eventId) &&
+      (filters.deliveryId === undefined || a.delivery_id === filters.deliveryId),
+  );
+  if (sending.length === 0 && first.length === 0) return rows;
   for (const d of sending) rows.push({ ...inFlightAttempt(d, d.attempt_id!), delivery_status: 'sending' });
+  for (const a of first) rows.push({ ...a, delivery_status: 'sending' });
   return rows.sort((x, y) => (x.id < y.id ? 1 : x.id > y.id ? -1 : 0)).slice(0, page.limit + 1);
 }

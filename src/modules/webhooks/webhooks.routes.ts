@@ -221,6 +221,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
       summary: 'List delivery attempts of an endpoint',
       description:
         'Every attempt, newest first: event id, type as delivered, attempt number, status, latency, response status and excerpt, error, and when the next attempt is due. ' +
+        'Attempts still in flight are listed `in_flight` under the ids they keep. After a hard stop of the appliance, an event whose first attempt was cut is sent again as a new delivery ' +
+        '(at-least-once: dedupe on the event id). ' +
         'Filter by eventId, deliveryId or status. Failed attempts are retried after the delays of PETCARE_WEBHOOK_RETRY_SCHEDULE (default 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, ' +
         'then a final attempt about 24 h after the first), each ±10 % jitter; then the delivery is `failed` and can be replayed.',
       tags,
@@ -232,7 +234,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
       handler: async ({ db, actor, params, query }) => {
         const endpoint = await getEndpoint(db, actor, params.id);
         const page = pageRequest(query);
-        return { body: toPage(await listAttempts(db, actor.tenantId, endpoint.id, page, query), page, presentAttempt) };
+        const firstInFlight = webhooks.firstAttemptsInFlight(actor.env, endpoint.id);
+        return { body: toPage(await listAttempts(db, actor.tenantId, endpoint.id, page, query, firstInFlight), page, presentAttempt) };
       },
     }),
     defineRoute({

@@ -21,10 +21,15 @@ export interface WebhookEndpointsTable {
   deleted_at: string | null;
 }
 
-/** One row: events up to `last_seq` (events.seq) were fanned out to the endpoints of their time. */
+/**
+ * One row: events up to `last_seq` (events.seq) were fanned out to the endpoints of their time, and
+ * every delivery of events up to `recorded_seq` is on disk (a delivery row or its attempt). Between
+ * the two are first attempts in flight, held in the dispatcher's memory until they end.
+ */
 export interface WebhookFanoutTable {
   id: number;
   last_seq: number;
+  recorded_seq: number;
 }
 
 export type DeliveryKind = 'event' | 'replay' | 'test';
@@ -45,7 +50,10 @@ export const fanOutAfter = `max((SELECT last_seq FROM webhook_fanout WHERE id = 
 export type DeliveryStatus = 'pending' | 'sending' | 'succeeded' | 'failed' | 'cancelled';
 export type AttemptStatus = 'in_flight' | 'succeeded' | 'failed' | 'interrupted';
 
-/** One event (or a replay of it, or a test event) on its way to one endpoint (whd_…). */
+/**
+ * One event (or a replay of it, or a test event) on its way to one endpoint (whd_…). A delivery
+ * whose first attempt succeeded has no row: its attempt (same delivery_id) says all there is.
+ */
 export interface WebhookDeliveriesTable {
   id: string;
   tenant_id: string;
@@ -75,7 +83,8 @@ export interface WebhookDeliveriesTable {
 
 /**
  * One HTTP attempt of a delivery (wha_…), written when it ends; the one in flight is the delivery's
- * `attempt_id` (databases of releases before 2026-11-26 may hold `in_flight` rows).
+ * `attempt_id`, or for a first attempt the dispatcher's memory (databases of releases before
+ * 2026-11-26 may hold `in_flight` rows). `delivery_id` may name no row (a first attempt that succeeded).
  */
 export interface WebhookAttemptsTable {
   id: string;
