@@ -59,6 +59,7 @@ export async function openAppliance(options: ApplianceOptions): Promise<Applianc
     async close(jobsTimeoutMs) {
       stopWatchingKeys();
       await app.runner.stop(jobsTimeoutMs);
+      await app.webhooks.drain();
       await app.audit.flush();
       await stores.close();
     },

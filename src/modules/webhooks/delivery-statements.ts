@@ -97,7 +97,8 @@ export class DeliveryStatements {
   private readonly insertAnswered: SQLite.Statement<unknown[]>;
   private readonly recorded: SQLite.Statement<[number, number]>;
   private readonly cursors: SQLite.Statement<[], { last_seq: number; recorded_seq: number }>;
-  private readonly unrecorded: SQLite.Statement<[number, number], QueuedEvent>;
+  private readonly unrecorded: SQLite.Statement<[number, number, number], Omit<QueuedEvent, 'data'>>;
+  private readonly oldestUnrecorded: SQLite.Statement<[number, number], { at: string | null }>;
   private readonly eventDeliveriesSince: SQLite.Statement<[string], { endpoint_id: string; event_id: string }>;
   private readonly eventAttemptsSince: SQLite.Statement<[string, string], { event_id: string }>;
 
@@ -145,7 +146,8 @@ export class DeliveryStatements {
     // Below the oldest first attempt still in memory (its argument), never past the fan-out cursor.
     this.recorded = sqlite.prepare('UPDATE webhook_fanout SET recorded_seq = min(last_seq, ?) WHERE id = 1 AND recorded_seq != min(last_seq, ?)');
     this.cursors = sqlite.prepare('SELECT last_seq, recorded_seq FROM webhook_fanout WHERE id = 1');
-    this.unrecorded = sqlite.prepare('SELECT seq, id AS event_id, type, tenant_id, data, created_at FROM events WHERE seq > ? AND seq <= ? ORDER BY seq');
+    this.unrecorded = sqlite.prepare('SELECT seq, id AS event_id, type, tenant_id, created_at FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?');
+    this.oldestUnrecorded = sqlite.prepare('SELECT min(created_at) AS at FROM events WHERE seq > ? AND seq <= ?');
     // Ids sort by creation time: a range of the primary keys from a time on.
     this.eventDeliveriesSince = sqlite.prepare("SELECT endpoint_id, event_id FROM webhook_deliveries WHERE id >= ? AND kind = 'event'");
     this.eventAttemptsSince = sqlite.prepare("SELECT event_id FROM webhook_attempts WHERE endpoint_id = ? AND id >= ? AND kind = 'event'");
@@ -257,27 +259,33 @@ export class DeliveryStatements {
   refanUnrecorded(now: number): number {
     const cursors = this.cursors.get();
     if (!cursors || cursors.recorded_seq >= cursors.last_seq) return 0;
-    const events = this.unrecorded.all(cursors.recorded_seq, cursors.last_seq);
     const subscribers = this.subscribers.all().map((e) => ({ ...e, subscribed: JSON.parse(e.events) as string[] }));
+    const oldest = this.oldestUnrecorded.get(cursors.recorded_seq, cursors.last_seq)?.at ?? null;
     let deliveries = 0;
-    if (events.length > 0 && subscribers.length > 0) {
+    if (oldest !== null && subscribers.length > 0) {
       // Deliveries of these events were created at their fan-out, after the events: from the oldest
       // event's time on (less a margin for a clock that stepped back).
-      const since = Math.min(...events.map((e) => Date.parse(e.created_at))) - 3_600_000;
+      const since = Date.parse(oldest) - 3_600_000;
       const have = new Set<string>();
       for (const d of this.eventDeliveriesSince.all(idFloor('whd', since))) have.add(`${d.endpoint_id} ${d.event_id}`);
       for (const endpoint of subscribers) {
         for (const a of this.eventAttemptsSince.all(endpoint.id, idFloor('wha', since))) have.add(`${endpoint.id} ${a.event_id}`);
       }
       const at = iso(now);
-      for (const q of events) {
-        for (const endpoint of subscribers) {
-          if (endpoint.tenant_id !== q.tenant_id || q.seq <= endpoint.since_seq || have.has(`${endpoint.id} ${q.event_id}`)) continue;
-          const type = deliveredTypeFor(q.type, endpoint.subscribed);
-          if (type === null) continue;
-          this.insertDelivery.run(newId('whd', now), q.tenant_id, endpoint.id, q.event_id, type, 'pending', 0, at, null, null, null, at, at);
-          deliveries++;
+      // A page of events at a time: the range grows with the traffic while an attempt hangs.
+      for (let after = cursors.recorded_seq; after < cursors.last_seq; ) {
+        const events = this.unrecorded.all(after, cursors.last_seq, 5000);
+        if (events.length === 0) break;
+        for (const q of events) {
+          for (const endpoint of subscribers) {
+            if (endpoint.tenant_id !== q.tenant_id || q.seq <= endpoint.since_seq || have.has(`${endpoint.id} ${q.event_id}`)) continue;
+            const type = deliveredTypeFor(q.type, endpoint.subscribed);
+            if (type === null) continue;
+            this.insertDelivery.run(newId('whd', now), q.tenant_id, endpoint.id, q.event_id, type, 'pending', 0, at, null, null, null, at, at);
+            deliveries++;
+          }
         }
+        after = events[events.length - 1]!.seq;
       }
     }
     this.markRecorded(Number.POSITIVE_INFINITY);

@@ -81,6 +81,16 @@ export class WebhookDispatcher {
     this.pumps.get(env)?.wake();
   }
 
+  /**
+   * After the runner stopped (its abort cut every attempt in flight): records every result still
+   * waiting for its batch, before the databases close. A first attempt's result is its only
+   * trace: left to the batch timer, it would meet a closed database, and the next start would
+   * send its event again.
+   */
+  async drain(): Promise<void> {
+    for (const pump of this.pumps.values()) await pump.drain();
+  }
+
   /** The first attempts in flight to an endpoint, which have no row yet, as their rows will read (newest first). */
   firstAttemptsInFlight(env: Environment, endpointId: string): WebhookAttemptsTable[] {
     return this.pumps.get(env)?.firstAttemptsInFlight(endpointId) ?? [];
@@ -108,6 +118,8 @@ class DeliveryPump {
    * below it for the rest of this process's life, so the next start sends that event again.
    */
   private unrecordedFloor = Number.POSITIVE_INFINITY;
+  /** The latest write of results on their own (stopping, or after a failed cycle). */
+  private writing: Promise<void> = Promise.resolve();
   private readonly statements: DeliveryStatements;
   private readonly userAgent: string;
 
@@ -275,6 +287,13 @@ class DeliveryPump {
     }
   }
 
+  /** Stopping: waits for the cycle and writes in progress, then records what is left. */
+  async drain(): Promise<void> {
+    await this.running?.catch(() => undefined);
+    await this.writing;
+    await this.record(this.takeResults());
+  }
+
   /** The runner is stopping (the dispatcher cuts requests in flight): claims never sent are recorded as interrupted. */
   private stop(): void {
     const now = this.deps.clock.now();
@@ -325,8 +344,13 @@ class DeliveryPump {
   }
 
   /** Records results in a transaction of their own (stopping, or the cycle's transaction failed). */
-  private async record(batch: AttemptResult[]): Promise<void> {
-    if (batch.length === 0) return;
+  private record(batch: AttemptResult[]): Promise<void> {
+    if (batch.length === 0) return this.writing;
+    this.writing = this.writing.then(() => this.write(batch));
+    return this.writing;
+  }
+
+  private async write(batch: AttemptResult[]): Promise<void> {
     try {
       const now = this.deps.clock.now();
       await this.store.db.transaction().execute(async () => {
@@ -337,7 +361,7 @@ class DeliveryPump {
       // The deliveries stay `sending`, and first attempts unwritten below recorded_seq: the next
       // start records the former as interrupted and sends the latter's events again.
       for (const r of batch) if (r.claim.seq !== null) this.unrecordedFloor = Math.min(this.unrecordedFloor, r.claim.seq);
-      if (!this.signal.aborted) this.logger.error({ err, attempts: batch.map((r) => r.claim.attemptId) }, 'could not record webhook attempts');
+      this.logger.error({ err, attempts: batch.map((r) => r.claim.attemptId) }, 'could not record webhook attempts');
     }
     this.forget(batch);
     this.scheduleFlush(); // results that arrived during the write
