@@ -4,8 +4,8 @@ import { newId } from '../../src/db/ids.js';
 import { pruneFinished } from '../../src/modules/webhooks/deliveries.repository.js';
 import { eventually } from '../helpers/eventually.js';
 import { createHousehold, createPet } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
-import { attemptsOf, createEndpoint, deliveryCounts, deliveryPass, startReceiver, waitForAttempts, type Receiver } from './webhook-support.js';
+import { TestClock, type TestApp } from '../helpers/test-app.js';
+import { attemptsOf, createEndpoint, deliveryCounts, deliveryPass, restartHarness, waitForAttempts } from './webhook-support.js';
 
 /**
  * A delivery's first attempt is written once, when it ends: a success is one row (its attempt), a
@@ -14,32 +14,7 @@ import { attemptsOf, createEndpoint, deliveryCounts, deliveryPass, startReceiver
  * below its event, so a start after a killed process fans out again exactly the events whose
  * deliveries left nothing on disk. Each test runs its own app (its own data dir and endpoints).
  */
-const config = { webhookAllowHosts: ['127.0.0.1'], jobPollMs: 20, webhookRetrySchedule: [1, 1], webhookTimeoutMs: 10_000 };
-const open: TestApp[] = [];
-const receivers: Receiver[] = [];
-
-test.after.always(async () => {
-  for (const app of open) await app.close().catch(() => undefined);
-  for (const r of receivers) await r.close();
-});
-
-async function start(options: Parameters<typeof startTestApp>[0] = {}): Promise<TestApp> {
-  const app = await startTestApp({ config, ...options });
-  open.push(app);
-  return app;
-}
-
-/** A clean stop that keeps the data dir for the next app. */
-async function stop(app: TestApp): Promise<void> {
-  open.splice(open.indexOf(app), 1);
-  await app.close({ keepData: true });
-}
-
-async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
-  const r = await startReceiver(...args);
-  receivers.push(r);
-  return r;
-}
+const { start, stop, receiver } = restartHarness();
 
 const liveDb = (t: TestApp): Executor => t.stores.get('live').db;
 

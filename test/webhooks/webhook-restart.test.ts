@@ -1,33 +1,15 @@
 import test, { type ExecutionContext } from 'ava';
 import { createHousehold } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
+import { TestClock } from '../helpers/test-app.js';
 import { eventually } from '../helpers/eventually.js';
-import { attemptsOf, createEndpoint, deliveryCounts, deliveryPass, startReceiver, verifyStripeStyle, waitForAttempts, type Receiver } from './webhook-support.js';
+import { attemptsOf, createEndpoint, deliveryCounts, deliveryPass, restartConfig, restartHarness, verifyStripeStyle, waitForAttempts } from './webhook-support.js';
 
 /** Delivery state lives in SQLite: a restart continues a retry sequence and closes attempts cut mid-flight. */
-const config = { webhookAllowHosts: ['127.0.0.1'], jobPollMs: 20, webhookRetrySchedule: [1, 1], webhookTimeoutMs: 10_000 };
-const open: TestApp[] = [];
-const receivers: Receiver[] = [];
-
-test.after.always(async () => {
-  for (const app of open) await app.close().catch(() => undefined);
-  for (const r of receivers) await r.close();
-});
-
-async function start(options: Parameters<typeof startTestApp>[0]) {
-  const app = await startTestApp(options);
-  open.push(app);
-  return app;
-}
-
-async function stop(app: TestApp) {
-  open.splice(open.indexOf(app), 1);
-  await app.close({ keepData: true });
-}
+const config = restartConfig;
+const { start, stop, receiver } = restartHarness(config);
 
 test.serial('a restart in the middle of a retry sequence: the next attempt is sent by the new process', async (a) => {
-  const r = await startReceiver((n) => (n === 0 ? { status: 500 } : { status: 200 }));
-  receivers.push(r);
+  const r = await receiver((n) => (n === 0 ? { status: 500 } : { status: 200 }));
   const first = await start({ config });
   const endpoint = await createEndpoint(first, { url: r.url, events: ['pet.registered'] });
   await createHousehold(first);
@@ -52,8 +34,7 @@ test.serial('a restart in the middle of a retry sequence: the next attempt is se
 });
 
 test.serial('an attempt in flight when the service stops is recorded as interrupted; the next attempt follows at once', async (a) => {
-  const r = await startReceiver((n) => (n === 0 ? 'hang' : { status: 200 }));
-  receivers.push(r);
+  const r = await receiver((n) => (n === 0 ? 'hang' : { status: 200 }));
   const first = await start({ config });
   const endpoint = await createEndpoint(first, { url: r.url, events: ['pet.registered'] });
   await createHousehold(first);
@@ -80,8 +61,7 @@ test.serial('an attempt in flight when the service stops is recorded as interrup
  * is written when the attempt ends.
  */
 async function killedDuringAttempt(a: ExecutionContext, legacy: boolean): Promise<void> {
-  const r = await startReceiver(() => ({ status: 200 }));
-  receivers.push(r);
+  const r = await receiver(() => ({ status: 200 }));
   const first = await start({ config, jobs: false });
   const endpoint = await createEndpoint(first, { url: r.url, events: ['pet.registered'] });
   await createHousehold(first);

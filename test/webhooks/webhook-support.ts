@@ -1,9 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Environment } from '../../src/config.js';
+import test from 'ava';
+import type { Config, Environment } from '../../src/config.js';
 import { eventually } from '../helpers/eventually.js';
-import type { TestApp } from '../helpers/test-app.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 /**
  * A subscriber's verifier written the way Stripe's libraries do it, independently of our signer:
@@ -171,3 +172,36 @@ export async function deliveryCounts(t: TestApp, endpointId: string, env: Enviro
 }
 
 export const nowSeconds = (t: TestApp): number => Math.floor(t.clock.now() / 1000);
+
+/** The config of tests that restart apps on one data dir: receivers on 127.0.0.1, fast polls, 1 s retries. */
+export const restartConfig: Partial<Config> = { webhookAllowHosts: ['127.0.0.1'], jobPollMs: 20, webhookRetrySchedule: [1, 1], webhookTimeoutMs: 10_000 };
+
+/**
+ * Apps and receivers for a test file that stops and starts apps on one data dir: `stop` keeps the
+ * data dir (a restart is `stop(app)`, then `start({ dataDir: app.dataDir })`), and whatever is still
+ * open when the file ends is closed then. Call it at the top of the test file.
+ */
+export function restartHarness(config: Partial<Config> = restartConfig) {
+  const open: TestApp[] = [];
+  const receivers: Receiver[] = [];
+  test.after.always(async () => {
+    for (const app of open) await app.close().catch(() => undefined);
+    for (const r of receivers) await r.close();
+  });
+  return {
+    async start(options: Parameters<typeof startTestApp>[0] = {}): Promise<TestApp> {
+      const app = await startTestApp({ config, ...options });
+      open.push(app);
+      return app;
+    },
+    async stop(app: TestApp): Promise<void> {
+      open.splice(open.indexOf(app), 1);
+      await app.close({ keepData: true });
+    },
+    async receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
+      const r = await startReceiver(...args);
+      receivers.push(r);
+      return r;
+    },
+  };
+}
