@@ -62,7 +62,7 @@ interface QueuedEvent {
   created_at: string;
 }
 
-interface Subscriber {
+interface SubscriberRow {
   id: string;
   tenant_id: string;
   url: string;
@@ -71,6 +71,17 @@ interface Subscriber {
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: string | null;
+}
+
+interface Subscriber extends SubscriberRow {
+  /** `events`, parsed. */
+  subscribed: string[];
+}
+
+/** The name `event` is delivered to `endpoint` under, or null when it is not theirs (another tenant, older than the endpoint, not subscribed). */
+function deliveredType(endpoint: Subscriber, event: { seq: number; tenant_id: string; type: string }): string | null {
+  if (endpoint.tenant_id !== event.tenant_id || event.seq <= endpoint.since_seq) return null;
+  return deliveredTypeFor(event.type, endpoint.subscribed);
 }
 
 const dueColumns = `d.id, d.tenant_id, d.endpoint_id, d.event_id, d.event_type, d.kind, d.attempts, d.failures, d.payload,
@@ -87,8 +98,8 @@ const dueColumns = `d.id, d.tenant_id, d.endpoint_id, d.event_id, d.event_type, 
 export class DeliveryStatements {
   private readonly queued: SQLite.Statement<[number], QueuedEvent>;
   private readonly advance: SQLite.Statement<[number]>;
-  private readonly subscribers: SQLite.Statement<[], Subscriber>;
-  private readonly insertDelivery: SQLite.Statement<unknown[]>;
+  private readonly subscribers: SQLite.Statement<[], SubscriberRow>;
+  private readonly insertPending: SQLite.Statement<unknown[]>;
   private readonly live: SQLite.Statement<[], { id: string; enabled: number }>;
   private readonly due: SQLite.Statement<[string, string, number], DueDelivery>;
   private readonly claimOne: SQLite.Statement<unknown[]>;
@@ -109,10 +120,11 @@ export class DeliveryStatements {
     this.subscribers = sqlite.prepare(`
       SELECT id, tenant_id, url, events, since_seq, secret, previous_secret, previous_secret_expires_at
         FROM webhook_endpoints WHERE enabled = 1 AND deleted_at IS NULL`);
-    this.insertDelivery = sqlite.prepare(`
+    // A delivery waiting for its first attempt (not claimed at its fan-out).
+    this.insertPending = sqlite.prepare(`
       INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_type, kind, status, attempts, failures,
                                       next_attempt_at, attempt_id, claimed_by, lease_until, payload, last_error, created_at, updated_at, finished_at)
-      VALUES (?, ?, ?, ?, ?, 'event', ?, ?, 0, ?, ?, ?, ?, NULL, NULL, ?, ?, NULL)`);
+      VALUES (?, ?, ?, ?, ?, 'event', 'pending', 0, 0, ?, NULL, NULL, NULL, NULL, NULL, ?, ?, NULL)`);
     this.live = sqlite.prepare('SELECT id, enabled FROM webhook_endpoints WHERE deleted_at IS NULL');
     // One endpoint's due deliveries, oldest first: a seek in webhook_deliveries_due_idx.
     this.due = sqlite.prepare(`
@@ -151,6 +163,11 @@ export class DeliveryStatements {
     // Ids sort by creation time: a range of the primary keys from a time on.
     this.eventDeliveriesSince = sqlite.prepare("SELECT endpoint_id, event_id FROM webhook_deliveries WHERE id >= ? AND kind = 'event'");
     this.eventAttemptsSince = sqlite.prepare("SELECT event_id FROM webhook_attempts WHERE endpoint_id = ? AND id >= ? AND kind = 'event'");
+  }
+
+  /** Endpoints events are fanned out to: enabled, not deleted. */
+  private liveSubscribers(): Subscriber[] {
+    return this.subscribers.all().map((e) => ({ ...e, subscribed: JSON.parse(e.events) as string[] }));
   }
 
   /** Endpoints that may have deliveries to claim (disabled ones only for test events). */
@@ -194,7 +211,7 @@ export class DeliveryStatements {
     take: (endpointId: string) => boolean,
     claimant: { instanceId: string; leaseMs: number },
   ): { events: number; deliveries: number; claimed: Claim[] } {
-    const subscribers = this.subscribers.all().map((e) => ({ ...e, subscribed: JSON.parse(e.events) as string[] }));
+    const subscribers = this.liveSubscribers();
     if (subscribers.length === 0) return { events: 0, deliveries: 0, claimed: [] };
     const queued = this.queued.all(limit);
     if (queued.length === 0) return { events: 0, deliveries: 0, claimed: [] };
@@ -203,13 +220,12 @@ export class DeliveryStatements {
     let deliveries = 0;
     for (const q of queued) {
       for (const endpoint of subscribers) {
-        if (endpoint.tenant_id !== q.tenant_id || q.seq <= endpoint.since_seq) continue;
-        const type = deliveredTypeFor(q.type, endpoint.subscribed);
+        const type = deliveredType(endpoint, q);
         if (type === null) continue;
         const id = newId('whd', now);
         deliveries++;
         if (!take(endpoint.id)) {
-          this.insertDelivery.run(id, q.tenant_id, endpoint.id, q.event_id, type, 'pending', 0, at, null, null, null, at, at);
+          this.insertPending.run(id, q.tenant_id, endpoint.id, q.event_id, type, at, at, at);
           continue;
         }
         const attemptId = newId('wha', now);
@@ -259,7 +275,7 @@ export class DeliveryStatements {
   refanUnrecorded(now: number): number {
     const cursors = this.cursors.get();
     if (!cursors || cursors.recorded_seq >= cursors.last_seq) return 0;
-    const subscribers = this.subscribers.all().map((e) => ({ ...e, subscribed: JSON.parse(e.events) as string[] }));
+    const subscribers = this.liveSubscribers();
     const oldest = this.oldestUnrecorded.get(cursors.recorded_seq, cursors.last_seq)?.at ?? null;
     let deliveries = 0;
     if (oldest !== null && subscribers.length > 0) {
@@ -278,10 +294,9 @@ export class DeliveryStatements {
         if (events.length === 0) break;
         for (const q of events) {
           for (const endpoint of subscribers) {
-            if (endpoint.tenant_id !== q.tenant_id || q.seq <= endpoint.since_seq || have.has(`${endpoint.id} ${q.event_id}`)) continue;
-            const type = deliveredTypeFor(q.type, endpoint.subscribed);
-            if (type === null) continue;
-            this.insertDelivery.run(newId('whd', now), q.tenant_id, endpoint.id, q.event_id, type, 'pending', 0, at, null, null, null, at, at);
+            const type = deliveredType(endpoint, q);
+            if (type === null || have.has(`${endpoint.id} ${q.event_id}`)) continue;
+            this.insertPending.run(newId('whd', now), q.tenant_id, endpoint.id, q.event_id, type, at, at, at);
             deliveries++;
           }
         }

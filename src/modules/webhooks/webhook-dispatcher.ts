@@ -91,7 +91,7 @@ export class WebhookDispatcher {
     for (const pump of this.pumps.values()) await pump.drain();
   }
 
-  /** The first attempts in flight to an endpoint, which have no row yet, as their rows will read (newest first). */
+  /** The first attempts in flight to an endpoint, which have no row yet, as their rows will read. */
   firstAttemptsInFlight(env: Environment, endpointId: string): WebhookAttemptsTable[] {
     return this.pumps.get(env)?.firstAttemptsInFlight(endpointId) ?? [];
   }
@@ -172,8 +172,8 @@ class DeliveryPump {
       this.lastPrune = now;
       await db.transaction().execute((trx) => pruneFinished(trx, now, now - retentionMs));
     }
-    // Results waiting to be recorded go in this cycle's transaction. Their claims end either way
-    // (recorded, or left `sending` for the recovery if the write fails), so they no longer count.
+    // Results waiting to be recorded go in this cycle's transaction; their claims are forgotten once
+    // it committed (or once written on their own if it fails), so the listing never loses them between.
     const results = this.takeResults();
     // Claims of another instance exist only from before this one started; a lapsed lease of our own
     // would mean a lost request (sends always end by their deadline): look for both now and then.
@@ -258,11 +258,11 @@ class DeliveryPump {
   firstAttemptsInFlight(endpointId: string): WebhookAttemptsTable[] {
     const rows: WebhookAttemptsTable[] = [];
     for (const { due, attemptId, attempt, claimedAt, seq } of this.claimed.values()) {
-      if (seq === null || due.endpoint_id !== endpointId) continue;
-      rows.push(inFlightAttempt({ ...due, attempts: attempt, updated_at: isoAt(claimedAt) }, attemptId));
+      if (seq !== null && due.endpoint_id === endpointId) rows.push(inFlightAttempt({ ...due, attempts: attempt, updated_at: isoAt(claimedAt) }, attemptId));
     }
-    return rows.sort((x, y) => (x.id < y.id ? 1 : x.id > y.id ? -1 : 0));
+    return rows;
   }
+
 
   /** Starts waiting attempts while the connection limits allow (no database access). */
   private startSends(endpointIds: Iterable<string> = this.waiting.keys()): void {
