@@ -62,6 +62,9 @@ interface Measured {
   name: string;
   reqPerSec: number;
   p50Ms: number;
+  /** Mean and p90 latency: beside p99, how wide the spread is (closed loop: mean ≈ connections / req/s). */
+  meanMs: number;
+  p90Ms: number;
   p99Ms: number;
   maxMs: number;
   requests: number;
@@ -98,6 +101,8 @@ async function load(name: string, server: BenchServer, options: autocannon.Optio
     name,
     reqPerSec: result.requests.average,
     p50Ms: result.latency.p50,
+    meanMs: result.latency.mean,
+    p90Ms: result.latency.p90,
     p99Ms: result.latency.p99,
     maxMs: result.latency.max,
     requests: result.requests.total,
@@ -348,6 +353,16 @@ async function runOnly(keys: readonly string[]): Promise<boolean> {
   return Object.values(checks).every((check) => check.pass);
 }
 
+/**
+ * The spread behind (b)'s p99. Under a closed loop of N connections the mean latency is fixed by the
+ * throughput (N / req/s: Little's law), so a p99 target is a throughput target times the spread the
+ * server's turns leave (p99 / mean); this line shows both, for telling a slow server from a jittery one.
+ */
+function latencySpread(m: Measured): string {
+  const littleMs = (1000 * connections) / m.reqPerSec;
+  return `${m.name}: mean ${fmt(m.meanMs, 2)} ms (${connections} connections / ${fmt(m.reqPerSec)} req/s = ${fmt(littleMs, 2)} ms), p90 ${m.p90Ms} ms, p99 ${m.p99Ms} ms = ${fmt(m.p99Ms / m.meanMs, 2)} × mean`;
+}
+
 /** `--quick`: the platform's own targets, (b) and (c) against (a), seeded as in the full run. */
 async function runQuick(): Promise<boolean> {
   const a = await measureBare();
@@ -365,6 +380,7 @@ async function runQuick(): Promise<boolean> {
   const checks = platformChecks(a, b, c);
   process.stdout.write(`\n${shortTable(a, [b, c])}\n\n`);
   for (const [name, check] of Object.entries(checks)) process.stdout.write(`${name} = ${check.value.toFixed(3)} (target ${check.target})  ${check.pass ? 'PASS' : 'MISS'}\n`);
+  process.stdout.write(`${latencySpread(b)}\n`);
   writeResults('bench-quick', { at: new Date().toISOString(), environment: environment(), runs: { a, b, c }, checks });
   return Object.values(checks).every((check) => check.pass);
 }
@@ -487,6 +503,7 @@ async function runAll(): Promise<boolean> {
   process.stdout.write(`\n${table(rows)}\n\n`);
   process.stdout.write(`b/a = ${ratioB.toFixed(3)} (target ${checks.getRatio.target})  ${verdict(checks.getRatio.pass)}\n`);
   process.stdout.write(`b p99 = ${b.p99Ms} ms (target ${checks.getP99Ms.target} at ${connections} connections)  ${verdict(checks.getP99Ms.pass)}\n`);
+  process.stdout.write(`${latencySpread(b)}\n`);
   process.stdout.write(`c/a = ${ratioC.toFixed(3)} (target ${checks.postRatio.target})  ${verdict(checks.postRatio.pass)}\n`);
   process.stdout.write(`(c) wrote ${writes.pets} pets and ${writes.idempotencyKeys} idempotency records for ${c.ok} 2xx responses\n`);
   process.stdout.write(`(d) each answer lists ${booked.slotsPerAvailability} free slots of 20 providers over 14 days (10,000 appointments booked around them)\n`);
