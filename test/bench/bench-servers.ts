@@ -1,9 +1,9 @@
 import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../helpers/free-port.js';
 
 /** A positive number from the environment (BENCH_DURATION, BENCH_CONNECTIONS, …), else the fallback. */
 export function benchSetting(name: string, fallback: number): number {
@@ -38,20 +38,6 @@ export interface BenchServer {
 }
 
 export const benchAdmin = { clientId: 'pk_live_benchadmin', clientSecret: 'sk_live_benchadminsecret' } as const;
-
-/** A port nobody listens on right now (the gateway logs its port only at info level). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** utime + stime of a process from /proc/<pid>/stat (clock ticks, USER_HZ = 100 on Linux). */
 function cpuSecondsOf(pid: number | undefined): number | null {

@@ -29,7 +29,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { summarizeProfile, type CpuProfile, type Summary } from '../../scripts/cpuprofile-summary.js';
-import { benchAdmin, benchSetting, createFixtures, freePort, startGateway, type BenchFixtures, type GatewayServer, pinLoadGenerator } from './bench-servers.js';
+import { freePort } from '../helpers/free-port.js';
+import { benchAdmin, benchSetting, createFixtures, startGateway, type BenchFixtures, type GatewayServer, pinLoadGenerator } from './bench-servers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const resultsDir = path.join(root, 'bench-results');

@@ -1,4 +1,4 @@
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
 /** One message as the SMTP server received it, headers parsed simply (no MIME library). */
@@ -101,10 +101,4 @@ export async function startSmtpSink(): Promise<SmtpSink> {
 }
 
 /** A loopback port nothing listens on (an SMTP server that is down). */
-export async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
+export { freePort as closedPort } from '../helpers/free-port.js';

@@ -14,6 +14,7 @@ import { maxHeadBytes, ResponseError, ResponseReader, type ReadState } from '../
 import { OutboundPolicy } from '../../src/modules/webhooks/outbound-policy.js';
 import { maxResponseBytes, WebhookSender, type SendOutcome } from '../../src/modules/webhooks/webhook-sender.js';
 import { eventually } from '../helpers/eventually.js';
+import { freePort } from '../helpers/free-port.js';
 
 /**
  * The webhook sender's own HTTP/1.1 client (http1-response.ts, http1-pool.ts, webhook-sender.ts)
@@ -794,20 +795,14 @@ test('close() while a request hangs: interrupted', async (a) => {
 });
 
 test('connection refused: not ok, ECONNREFUSED', async (a) => {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  const port = await freePort();
   const outcome = await post(sender(), `http://127.0.0.1:${port}/hooks`);
   a.like(outcome, { ok: false, status: null, interrupted: false });
   a.regex(outcome.error ?? '', /ECONNREFUSED/);
 });
 
 test('a name whose every address refuses: the error names each address tried', async (a) => {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  const port = await freePort();
   const resolve = async (): Promise<LookupAddress[]> => [
     { address: '127.0.0.2', family: 4 },
     { address: '127.0.0.3', family: 4 },

@@ -1,11 +1,11 @@
 import test from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { eventually } from '../helpers/eventually.js';
+import { freePort } from '../helpers/free-port.js';
 import { startReceiver, verifyStripeStyle, type Receiver } from './webhook-support.js';
 
 /**
@@ -37,19 +37,6 @@ interface Server {
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
-/** A port nobody listens on right now (a silent server does not log the one it got). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** The server as `npm run dev` runs it (src/main.ts under tsx), in a process of its own, ready once /healthz answers. */
