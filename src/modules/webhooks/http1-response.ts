@@ -28,7 +28,7 @@ export class ResponseError extends Error {
   readonly code = 'EBADRESPONSE';
 }
 
-const CRLF = 0x0a; // lines end at LF; a CR before it is dropped (RFC 9112 §2.2)
+const LF = 0x0a; // lines end at LF; a CR before it is dropped (RFC 9112 §2.2)
 const CR = 0x0d;
 
 /**
@@ -37,9 +37,9 @@ const CR = 0x0d;
  * readHead and the chunk lines (RFC 9112 §2.2): CRLF CRLF, LF LF and LF CR LF all end a head.
  */
 function findHeadEnd(chunk: Buffer, from: number): [number, number] | null {
-  for (let lf = chunk.indexOf(CRLF, from); lf >= 0; lf = chunk.indexOf(CRLF, lf + 1)) {
-    if (chunk[lf + 1] === CRLF) return [lf, lf + 2];
-    if (chunk[lf + 1] === CR && chunk[lf + 2] === CRLF) return [lf, lf + 3];
+  for (let lf = chunk.indexOf(LF, from); lf >= 0; lf = chunk.indexOf(LF, lf + 1)) {
+    if (chunk[lf + 1] === LF) return [lf, lf + 2];
+    if (chunk[lf + 1] === CR && chunk[lf + 2] === LF) return [lf, lf + 3];
   }
   return null;
 }
@@ -111,11 +111,11 @@ export class ResponseReader {
         case 'chunk-size':
         case 'chunk-end':
         case 'trailers': {
-          const lf = chunk.indexOf(CRLF, at);
+          const lf = chunk.indexOf(LF, at);
           if (lf < 0) return this.hold(chunk, at, maxLineBytes, 'a chunk line is too long');
           // As for the head, the limit holds for a complete line too.
           if (lf + 1 - at > maxLineBytes) throw new ResponseError('a chunk line is too long');
-          const line = chunk.toString('latin1', at, lf > at && chunk[lf - 1] === 0x0d ? lf - 1 : lf);
+          const line = chunk.toString('latin1', at, lf > at && chunk[lf - 1] === CR ? lf - 1 : lf);
           at = lf + 1;
           this.readLine(line);
           break;

@@ -263,7 +263,6 @@ class DeliveryPump {
     return rows;
   }
 
-
   /** Starts waiting attempts while the connection limits allow (no database access). */
   private startSends(endpointIds: Iterable<string> = this.waiting.keys()): void {
     if (this.waitingCount === 0 || this.signal.aborted) return;
