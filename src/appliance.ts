@@ -8,6 +8,7 @@ import { createApp, type PetCareApp } from './app.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { openSigningKeys, openStores } from './data-dir.js';
+import { useIdClock } from './db/ids.js';
 import { SecretBox } from './db/secret-box.js';
 import type { Stores } from './db/stores.js';
 import { bootstrapTenantAndAdmin } from './modules/clients/index.js';
@@ -40,6 +41,8 @@ export interface Appliance {
 export async function openAppliance(options: ApplianceOptions): Promise<Appliance> {
   const { config, logger } = options;
   const clock = options.clock ?? systemClock;
+  // Ids carry this real clock's time, never a business clock's (DESIGN §5).
+  useIdClock(() => clock.now());
   const stores = await openStores(config);
   const keys = openSigningKeys(config);
   const tenantId = await bootstrapTenantAndAdmin(stores, config, logger, options.print ?? (() => undefined), clock.now());

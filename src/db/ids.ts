@@ -27,6 +27,17 @@ function random40(): number {
   return value;
 }
 
+/**
+ * Where the time inside an id comes from: the process's real clock, never an environment's business
+ * clock (the sandbox test clock moves billing dates, not ids; DESIGN §5). The appliance registers its
+ * injected real clock at start (tests pass their TestClock); `newId` takes no time from its caller,
+ * so no business time can reach it.
+ */
+let idClock: () => number = Date.now;
+export function useIdClock(now: () => number): void {
+  idClock = now;
+}
+
 let lastTime = -1;
 let lastHigh = 0;
 let lastLow = 0;
@@ -36,8 +47,8 @@ let lastLow = 0;
  * Within one millisecond (or if the clock steps back) the random part is incremented instead of
  * redrawn, so ids always sort in creation order: lists page by id, newest first.
  */
-export function newId(prefix: string, now: number = Date.now()): string {
-  let time = Math.max(0, Math.floor(now));
+export function newId(prefix: string): string {
+  let time = Math.max(0, Math.floor(idClock()));
   let high: number;
   let low: number;
   if (time <= lastTime && !(lastHigh === halfMax && lastLow === halfMax)) {

@@ -36,7 +36,7 @@ type AuditRow = [string, string | null, string, string, string | null, string | 
 
 function toRow(entry: AuditEntry): AuditRow {
   return [
-    newId('aud', entry.occurredAt),
+    newId('aud'),
     entry.tenantId,
     entry.requestId,
     isoAt(entry.occurredAt),

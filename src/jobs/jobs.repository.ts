@@ -16,7 +16,7 @@ export async function enqueueJob(
   options: EnqueueOptions & { trigger?: 'schedule' | 'manual' | 'code'; defaultMaxAttempts?: number },
   now: number,
 ): Promise<string> {
-  const id = newId('job', now);
+  const id = newId('job');
   const inserted = await db
     .insertInto('jobs')
     .values({

@@ -55,7 +55,7 @@ export async function insertMarketplaceBooking(
   const startsAt = facts.startsAt ?? new Date(now - 86_400_000).toISOString();
   const endsAt = new Date(Date.parse(startsAt) + (facts.minutes ?? 60) * 60_000).toISOString();
   const at = new Date(now).toISOString();
-  const id = newId('bkg', now);
+  const id = newId('bkg');
   await t.stores
     .get('live')
     .db.insertInto('bookings')

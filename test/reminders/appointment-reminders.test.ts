@@ -27,7 +27,7 @@ const db = () => t.stores.get('live').db;
 
 async function insertProvider(): Promise<string> {
   const at = new Date(clock.now()).toISOString();
-  const id = newId('prv', clock.now());
+  const id = newId('prv');
   await db()
     .insertInto('providers')
     .values({ id, tenant_id: t.tenantId, name: 'Dr. Rivera', kind: 'vet', status: 'active', services: '[]', rating: null, rating_count: 0, created_at: at, updated_at: at })
@@ -37,7 +37,7 @@ async function insertProvider(): Promise<string> {
 
 async function insertAppointment(pet: { id: string }, locationId: string, startsAt: string, status = 'confirmed', type = 'vet_consultation'): Promise<string> {
   const at = new Date(clock.now()).toISOString();
-  const id = newId('apt', clock.now());
+  const id = newId('apt');
   const endsAt = new Date(Date.parse(startsAt) + 30 * 60_000).toISOString();
   await db()
     .insertInto('appointments')

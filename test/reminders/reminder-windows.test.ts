@@ -43,13 +43,13 @@ test.serial('appointments: only those starting within the configured hours are r
   const { pet, location } = await createHousehold(t);
   const db = t.stores.get('live').db;
   const at = new Date(clock.now()).toISOString();
-  const providerId = newId('prv', clock.now());
+  const providerId = newId('prv');
   await db
     .insertInto('providers')
     .values({ id: providerId, tenant_id: t.tenantId, name: 'Dr. Lee', kind: 'vet', status: 'active', services: '[]', rating: null, rating_count: 0, created_at: at, updated_at: at })
     .execute();
   const insert = async (startsAt: string) => {
-    const id = newId('apt', clock.now());
+    const id = newId('apt');
     await db
       .insertInto('appointments')
       .values({

@@ -237,7 +237,7 @@ export function answerRow(
 ): AiAnswersTable {
   const c = input.composed;
   return {
-    id: newId('ans', now),
+    id: newId('ans'),
     tenant_id: actor.tenantId,
     kind: input.kind,
     service_id: input.serviceId,

@@ -104,7 +104,7 @@ async function indexDocument(store: EnvironmentStore, doc: AiDocumentsTable, dep
     const rows: NewChunk[] = batch.map((c, i) => {
       const v = vectors[i];
       return {
-        id: newId('chk', now()),
+        id: newId('chk'),
         tenantId: doc.tenant_id,
         serviceId: doc.service_id,
         documentId: doc.id,

@@ -62,7 +62,7 @@ export async function createService(db: Executor, actor: Actor, input: CreateSer
   if (first !== undefined) throw missingReference(`locationIds[${ids.indexOf(first)}]`, 'location', first);
   const at = new Date(now).toISOString();
   const row: AiServicesTable = {
-    id: newId('ais', now),
+    id: newId('ais'),
     tenant_id: actor.tenantId,
     name: input.name.trim(),
     description: input.description?.trim() || null,
@@ -159,7 +159,7 @@ export async function stageKnowledgeUpload(files: KnowledgeFiles, input: StageIn
     return { value: { kind: 'json', body }, fingerprint: { serviceId: service.id, body }, discard: async () => undefined };
   }
   const env = input.actor.env;
-  const id = newId('kdoc', input.now);
+  const id = newId('kdoc');
   await files.knowledge.ensureDirectory(env);
   const tempPath = files.knowledge.tempPathOf(env, id);
   let out: FileHandle | null = await fs.open(tempPath, 'wx', 0o640);
@@ -273,7 +273,7 @@ export async function createKnowledgeDocument(
     }
     row = {
       ...base,
-      id: newId('kdoc', now),
+      id: newId('kdoc'),
       title: staged.body.title?.trim() ?? doc.title,
       source: 'pet_document',
       content_type: doc.content_type,
@@ -289,7 +289,7 @@ export async function createKnowledgeDocument(
     if (!/[\p{L}\p{N}]/u.test(text)) throw validationFailed([{ field: 'text', message: 'has no words to index' }]);
     row = {
       ...base,
-      id: newId('kdoc', now),
+      id: newId('kdoc'),
       title: staged.body.title.trim(),
       source: 'text',
       content_type: staged.body.contentType ?? 'text/plain',

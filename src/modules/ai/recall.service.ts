@@ -50,7 +50,7 @@ export async function runRecall(db: Executor, actor: Actor, input: CreateRecallI
     );
   }
   const homes = await petHomes(db, actor.tenantId, doses.map((d) => d.pet_id));
-  const campaignId = newId('rcl', now);
+  const campaignId = newId('rcl');
   const recipients: RecipientRow[] = [];
   for (const dose of doses) {
     const home = homes.get(dose.pet_id);

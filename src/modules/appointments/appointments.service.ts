@@ -150,7 +150,7 @@ export async function createAppointment(db: Executor, actor: Actor, input: Creat
 
   const at = toIso(now);
   const row: AppointmentsTable = {
-    id: newId('apt', now),
+    id: newId('apt'),
     tenant_id: actor.tenantId,
     location_id: location.id,
     pet_id: pet.id,

@@ -99,7 +99,7 @@ export async function putSchedule(db: Executor, actor: Actor, providerId: string
   const timeOff = checkTimeOff(input.timeOff ?? [], zoneClock(location.timezone));
   const at = new Date(now).toISOString();
   const row = await upsertSchedule(db, {
-    id: newId('sch', now),
+    id: newId('sch'),
     tenant_id: actor.tenantId,
     provider_id: provider.id,
     location_id: location.id,

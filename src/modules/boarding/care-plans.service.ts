@@ -49,7 +49,7 @@ export async function createCarePlan(db: Executor, actor: Actor, input: CreateCa
   assertOpenStay(stay, 'care plans are made for reserved or checked-in stays', ['reserved', 'checked_in']);
   const at = isoAt(now);
   const row: BoardingCarePlansTable = {
-    id: newId('cpl', now),
+    id: newId('cpl'),
     tenant_id: actor.tenantId,
     location_id: stay.location_id,
     booking_id: stay.id,
@@ -92,7 +92,7 @@ export async function logDose(db: Executor, actor: Actor, carePlanId: string, in
   if (!medication) throw validationFailed([{ field: 'medication', message: `'${input.medication}' is not a medication of care plan ${plan.id}` }]);
   assertOpenStay(await stayOf(db, actor, plan), 'doses are logged only while the pet is checked in', ['checked_in']);
   const row: BoardingDosesTable = {
-    id: newId('dos', now),
+    id: newId('dos'),
     tenant_id: actor.tenantId,
     care_plan_id: plan.id,
     booking_id: plan.booking_id,

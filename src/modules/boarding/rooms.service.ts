@@ -17,7 +17,7 @@ export async function createRoom(db: Executor, actor: AccessFilter, input: Creat
   }
   const at = isoAt(now);
   const row: BoardingRoomsTable = {
-    id: newId('room', now),
+    id: newId('room'),
     tenant_id: actor.tenantId,
     location_id: location.id,
     name: input.name.trim(),

@@ -98,7 +98,7 @@ async function book(
 
   const at = isoAt(now);
   const booking: BookingsTable = {
-    id: newId('bkg', now),
+    id: newId('bkg'),
     tenant_id: actor.tenantId,
     kind: 'boarding',
     status: 'reserved',

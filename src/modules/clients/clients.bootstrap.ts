@@ -16,7 +16,7 @@ async function ensureTenant(stores: Stores, name: string, now: number): Promise<
     const row = await store.db.selectFrom('tenants').select('id').orderBy('created_at').executeTakeFirst();
     tenantId ??= row?.id;
   }
-  tenantId ??= newId('ten', now);
+  tenantId ??= newId('ten');
   for (const store of stores.all()) {
     const row = await store.db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
     if (!row) await store.db.insertInto('tenants').values({ id: tenantId, name, created_at: new Date(now).toISOString() }).execute();
@@ -60,7 +60,7 @@ async function upsertAdmin(store: EnvironmentStore, tenantId: string, id: string
     return;
   }
   await insertClient(store.db, {
-    id: newId('cli', now),
+    id: newId('cli'),
     tenantId,
     clientId: id,
     name: 'Bootstrap admin',

@@ -109,7 +109,7 @@ export async function insertClient(db: Executor, client: ApiClient): Promise<voi
  */
 export async function updateClient(db: Executor, tenantId: string, id: string, patch: ApiClientPatch, updatedAt: string): Promise<void> {
   const row = toRowPatch(patch, updatedAt);
-  if (patch.secretHash !== undefined || patch.disabled === true) row.tokens_valid_from = newId('tok', Date.parse(updatedAt));
+  if (patch.secretHash !== undefined || patch.disabled === true) row.tokens_valid_from = newId('tok');
   await db.updateTable('api_clients').set(row).where('id', '=', id).where('tenant_id', '=', tenantId).execute();
 }
 

@@ -95,7 +95,7 @@ export async function createClient(
   const { clientId, secret } = newCredentials(environment);
   const at = new Date(now).toISOString();
   const client: ApiClient = {
-    id: newId('cli', now),
+    id: newId('cli'),
     tenantId: actor.tenantId,
     clientId,
     name: input.name,

@@ -82,7 +82,7 @@ async function extractText(file: ReceivedFile, tempPath: string): Promise<Pick<S
 export async function stageUpload(files: DocumentFiles, input: StageUploadInput): Promise<Staged<StagedDocument>> {
   const pet = foundOr404(await findPet(input.db, input.actor, input.petId), 'pet', input.petId);
 
-  const id = newId('doc', input.now);
+  const id = newId('doc');
   await files.ensureDirectory(input.env);
   const tempPath = files.tempPathOf(input.env, id);
   let out: FileHandle | null = await fs.open(tempPath, 'wx', 0o640);

@@ -19,7 +19,7 @@ const insertSql = 'insert into events (id, tenant_id, type, data, created_at) va
  * `now` is the service clock's instant of the change, so the event time matches the row it announces.
  */
 export async function emit(trx: Executor, type: EventType, data: Record<string, unknown>, tenantId: string, now: number): Promise<EmittedEvent> {
-  const event: EmittedEvent = { id: newId('evt', now), type, createdAt: isoAt(now), data };
+  const event: EmittedEvent = { id: newId('evt'), type, createdAt: isoAt(now), data };
   await runStatement(trx, insertSql, [event.id, tenantId, type, JSON.stringify(data), event.createdAt]);
   return event;
 }

@@ -102,7 +102,7 @@ export async function createGroomingAppointment(db: Executor, actor: Actor, inpu
 
   const at = toIso(now);
   const booking: BookingsTable = {
-    id: newId('bkg', now),
+    id: newId('bkg'),
     tenant_id: actor.tenantId,
     kind: 'grooming',
     status: 'confirmed',

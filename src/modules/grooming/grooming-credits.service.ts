@@ -68,7 +68,7 @@ export async function createMembership(db: Executor, actor: AccessFilter, input:
     now,
   );
   const at = toIso(now);
-  const id = newId('mbr', now);
+  const id = newId('mbr');
   await insertMembership(db, {
     id,
     tenant_id: actor.tenantId,
@@ -107,7 +107,7 @@ export async function getPackageCredit(db: Executor, actor: AccessFilter, id: st
 export async function buyPackageCredits(db: Executor, actor: AccessFilter, input: CreatePackageCreditInput, now: number): Promise<PackageCreditRecord> {
   const { parent, pkg, location } = await purchase(db, actor, input);
   if (pkg.sessions < 2) throw validationFailed([{ field: 'packageId', message: `package ${pkg.id} is a single session, not a prepaid bundle (sessions > 1)` }]);
-  const id = newId('pcr', now);
+  const id = newId('pcr');
   const invoice = await createInvoice(
     db,
     actor,

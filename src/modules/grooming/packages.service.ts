@@ -34,7 +34,7 @@ export async function createPackage(db: Executor, actor: AccessFilter, input: Cr
   if (!isCurrency(currency)) throw validationFailed([{ field: 'currency', message: `'${currency}' is not an ISO 4217 currency code` }]);
   const at = isoAt(now);
   const row: GroomingPackagesTable = {
-    id: newId('pkg', now),
+    id: newId('pkg'),
     tenant_id: actor.tenantId,
     location_id: input.locationId ?? null,
     name: input.name.trim(),

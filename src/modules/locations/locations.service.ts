@@ -56,7 +56,7 @@ export async function createLocation(db: Executor, actor: Actor, input: CreateLo
   const currency = checkCurrency(input.currency ?? defaultLocationCurrency);
   const at = new Date(now).toISOString();
   const row: LocationsTable = {
-    id: newId('loc', now),
+    id: newId('loc'),
     tenant_id: actor.tenantId,
     name: input.name,
     timezone,

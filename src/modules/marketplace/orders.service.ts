@@ -143,8 +143,8 @@ export async function createOrder(db: Executor, actor: Actor, input: CreateOrder
   }
 
   const at = toIso(now);
-  const orderId = newId('ord', now);
-  const bookingIds = found.map(() => newId('bkg', now));
+  const orderId = newId('ord');
+  const bookingIds = found.map(() => newId('bkg'));
   const invoice = await createInvoice(
     db,
     wholeTenant(actor),
@@ -183,7 +183,7 @@ export async function createOrder(db: Executor, actor: Actor, input: CreateOrder
   const lines: MarketplaceOrderLinesTable[] = found.map((f, i) => {
     const rate = f.provider.commissionBps ?? settings.commissionBps;
     return {
-      id: newId('oln', now),
+      id: newId('oln'),
       tenant_id: actor.tenantId,
       order_id: orderId,
       position: i,
@@ -284,7 +284,7 @@ async function postPayables(db: Executor, order: MarketplaceOrdersTable, memo: s
 /** A commission line of an order line: its accrual (sale) or the negative line of a refund. */
 function commissionLine(line: MarketplaceOrderLinesTable, kind: 'sale' | 'refund', gross: number, commission: number, refundId: string | null, now: number): MarketplaceCommissionLinesTable {
   return {
-    id: newId('cml', now),
+    id: newId('cml'),
     tenant_id: line.tenant_id,
     order_id: line.order_id,
     order_line_id: line.id,

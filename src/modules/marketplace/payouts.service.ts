@@ -60,7 +60,7 @@ export async function createPayouts(db: Executor, actor: Actor, input: CreatePay
     const first = lines[0]!;
     const totals = totalsOf(lines);
     const row: SettlementsTable = {
-      id: newId('stl', now),
+      id: newId('stl'),
       tenant_id: actor.tenantId,
       kind: 'provider_payout',
       location_id: null,

@@ -25,7 +25,7 @@ function checkContent(kind: MedicalRecordKind, content: MedicalRecordContent): v
 
 function newRecord(actor: Actor, pet: PetsTable, kind: MedicalRecordKind, content: MedicalRecordContent, now: number): MedicalRecordsTable {
   return {
-    id: newId('med', now),
+    id: newId('med'),
     tenant_id: actor.tenantId,
     location_id: pet.location_id,
     pet_id: pet.id,

@@ -29,7 +29,7 @@ export interface QueuedMessage {
 export async function queueNotification(db: Executor, message: QueuedMessage, now: number): Promise<NotificationsTable> {
   const at = new Date(now).toISOString();
   const row: NotificationsTable = {
-    id: newId('ntf', now),
+    id: newId('ntf'),
     tenant_id: message.tenantId,
     location_id: message.locationId,
     parent_id: message.parentId,

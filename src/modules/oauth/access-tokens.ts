@@ -65,7 +65,7 @@ export class AccessTokens implements TokenVerifier {
       locations: subject.locationIds,
       iat,
       exp: iat + this.config.accessTokenTtlSeconds,
-      jti: newId('tok', this.clock.now()),
+      jti: newId('tok'),
       sid: familyId,
     };
     const key = this.keys.current();

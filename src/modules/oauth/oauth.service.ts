@@ -132,7 +132,7 @@ async function issue(deps: OAuthDeps, db: Executor, env: Environment, client: Ap
   );
   const refreshToken = `rt_${env === 'sandbox' ? 'test' : 'live'}_${randomSecret(32)}`;
   await insertRefreshToken(db, {
-    id: newId('rtk', now),
+    id: newId('rtk'),
     tenant_id: client.tenantId,
     client_id: client.id,
     family_id: familyId,
@@ -180,7 +180,7 @@ export async function exchangeToken(deps: OAuthDeps, authorization: string, ip: 
 
   if (body.grant_type === 'client_credentials') {
     const granted = grantOrRefuse(requestedScopes(body.scope, client.scopes), client);
-    return issue(deps, store.db, store.env, client, granted, newId('rtf', deps.clock.now()));
+    return issue(deps, store.db, store.env, client, granted, newId('rtf'));
   }
 
   if (!body.refresh_token) throw new AppError('invalid_request', 'refresh_token is required for this grant.');

@@ -81,7 +81,7 @@ function buildLines(invoiceId: string, tenantId: string, lines: readonly Invoice
     subtotal += amount;
     tax += taxAmount;
     rows.push({
-      id: newId('inl', now),
+      id: newId('inl'),
       invoice_id: invoiceId,
       tenant_id: tenantId,
       position,
@@ -138,7 +138,7 @@ export async function createInvoice(
   const location = await requireLocation(trx, access, input.locationId);
   await checkPet(trx, access, input.petId, parent.id);
 
-  const id = newId('inv', now);
+  const id = newId('inv');
   const built = buildLines(id, access.tenantId, input.lines, location.tax_rate_bps, now);
   const at = isoAt(now);
   const row: InvoicesTable = {

@@ -39,7 +39,7 @@ function prepare(posting: JournalPosting, now: number): PostedEntry | null {
   if (sum !== 0) throw new Error(`journal entry for ${posting.sourceType} ${posting.sourceId} does not balance (sum ${sum})`);
   if (kept.length === 0) return null;
   const entry: LedgerEntriesTable = {
-    id: newId('je', now),
+    id: newId('je'),
     tenant_id: posting.tenantId,
     location_id: posting.locationId,
     source_type: posting.sourceType,

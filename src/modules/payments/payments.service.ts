@@ -75,7 +75,7 @@ export async function recordPayment(trx: Executor, access: AccessFilter, input: 
   }
   const parentId = input.parentId;
 
-  const id = newId('pay', now);
+  const id = newId('pay');
   let walletId: string | null = null;
   if (input.method === 'wallet') {
     const wallet = await findParentWallet(trx, access.tenantId, parentId, input.currency);
@@ -154,7 +154,7 @@ export async function createRefund(trx: Executor, access: AccessFilter, input: C
   }
   // Modules whose records a refund must map may refuse it here (a marketplace order's payment).
   await runRefundHooks(trx, payment, amount, request);
-  const id = newId('ref', now);
+  const id = newId('ref');
   const row: RefundsTable = {
     id,
     tenant_id: payment.tenant_id,

@@ -47,7 +47,7 @@ export async function closeDay(trx: Executor, location: LocationsTable, day: str
   for (const currency of [...currencies].sort()) {
     const totals = totalsOf(currency, payments, refunds);
     const row: SettlementsTable = {
-      id: newId('stl', now),
+      id: newId('stl'),
       tenant_id: location.tenant_id,
       kind: 'daily_close',
       location_id: location.id,

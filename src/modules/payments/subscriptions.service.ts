@@ -78,7 +78,7 @@ export async function createSubscription(trx: Executor, access: AccessFilter, in
   const anchor = addDays(startDate, trialDays);
   const at = isoAt(now);
   const row: SubscriptionsTable = {
-    id: newId('sub', now),
+    id: newId('sub'),
     tenant_id: access.tenantId,
     location_id: location.id,
     parent_id: parent.id,

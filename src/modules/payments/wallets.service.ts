@@ -25,7 +25,7 @@ export async function createWallet(trx: Executor, access: AccessFilter, input: C
     throw new AppError('wallet_exists', `Pet parent ${parent.id} already has the ${input.currency} wallet ${existing.id}.`, { extensions: { walletId: existing.id } });
   }
   const at = isoAt(now);
-  const row: WalletsTable = { id: newId('wal', now), tenant_id: access.tenantId, parent_id: parent.id, currency: input.currency, balance: 0, created_at: at, updated_at: at };
+  const row: WalletsTable = { id: newId('wal'), tenant_id: access.tenantId, parent_id: parent.id, currency: input.currency, balance: 0, created_at: at, updated_at: at };
   await insertWallet(trx, row);
   return row;
 }
@@ -54,7 +54,7 @@ export async function moveWallet(trx: Executor, wallet: Pick<WalletsTable, 'id' 
   const balance = await walletBalance(trx, wallet.id);
   if (balance + move.amount < 0) throw insufficient(wallet, balance, move.amount);
   const row: WalletTransactionsTable = {
-    id: newId('wtx', now),
+    id: newId('wtx'),
     tenant_id: wallet.tenant_id,
     wallet_id: wallet.id,
     type: move.type,

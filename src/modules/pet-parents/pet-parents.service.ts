@@ -14,7 +14,7 @@ export async function createPetParent(db: Executor, actor: Actor, input: CreateP
   await requireLocation(db, actor, input.locationId);
   const at = new Date(now).toISOString();
   const row: PetParentsTable = {
-    id: newId('usr', now),
+    id: newId('usr'),
     tenant_id: actor.tenantId,
     location_id: input.locationId,
     name: input.name,

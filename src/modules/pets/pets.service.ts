@@ -31,7 +31,7 @@ export async function createPet(db: Executor, actor: Actor, input: CreatePetInpu
   await checkReferences(db, actor, input.ownerId, input.locationId);
   const at = isoAt(now);
   const row: PetsTable = {
-    id: newId('pet', now),
+    id: newId('pet'),
     tenant_id: actor.tenantId,
     location_id: input.locationId,
     owner_id: input.ownerId,

@@ -70,7 +70,7 @@ function listingRow(actor: AccessFilter, providerId: string, input: ListingInput
   if (!isCurrency(chosen)) throw validationFailed([{ field: field ? `${field}.currency` : 'currency', message: `'${chosen}' is not an ISO 4217 currency code` }]);
   const at = isoAt(now);
   return {
-    id: newId('lst', now),
+    id: newId('lst'),
     tenant_id: actor.tenantId,
     provider_id: providerId,
     name: input.name.trim(),

@@ -40,7 +40,7 @@ export async function createProvider(db: Executor, actor: Actor, input: CreatePr
   const services = await checkServices(db, actor, input.services ?? []);
   const at = new Date(now).toISOString();
   const row: ProvidersTable = {
-    id: newId('prv', now),
+    id: newId('prv'),
     tenant_id: actor.tenantId,
     name: input.name,
     kind: input.kind,

@@ -29,7 +29,7 @@ export async function rateBooking(db: Executor, actor: Actor, input: CreateRatin
     });
   }
   const row: ProviderReviewsTable = {
-    id: newId('rev', now),
+    id: newId('rev'),
     tenant_id: actor.tenantId,
     provider_id: booking.provider_id,
     booking_id: booking.id,

@@ -48,7 +48,7 @@ export async function createVaccination(db: Executor, actor: Actor, petId: strin
 
   const vaccine = input.vaccine.trim();
   const row: VaccinationsTable = {
-    id: newId('vac', now),
+    id: newId('vac'),
     tenant_id: actor.tenantId,
     location_id: pet.location_id,
     pet_id: pet.id,

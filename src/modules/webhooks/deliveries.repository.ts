@@ -100,7 +100,7 @@ export async function recoverInterrupted(trx: Executor, instanceId: string, mine
     if (Number(legacy.numUpdatedRows) === 0) {
       await trx
         .insertInto('webhook_attempts')
-        .values({ ...inFlightAttempt(row, row.attempt_id ?? newId('wha', now)), status: 'interrupted', finished_at: at, error, next_retry_at: at })
+        .values({ ...inFlightAttempt(row, row.attempt_id ?? newId('wha')), status: 'interrupted', finished_at: at, error, next_retry_at: at })
         .onConflict((oc) => oc.doNothing())
         .execute();
     }

@@ -190,7 +190,7 @@ export class DeliveryStatements {
     const lease = iso(now + leaseMs);
     const out: Claim[] = [];
     for (const d of due) {
-      const attemptId = newId('wha', now);
+      const attemptId = newId('wha');
       if (this.claimOne.run(attemptId, instanceId, lease, at, d.id).changes !== 1) throw new Error('webhook deliveries changed under their claim');
       out.push({ due: d, attemptId, attempt: d.attempts + 1, claimedAt: now, seq: null });
     }
@@ -222,13 +222,13 @@ export class DeliveryStatements {
       for (const endpoint of subscribers) {
         const type = deliveredType(endpoint, q);
         if (type === null) continue;
-        const id = newId('whd', now);
+        const id = newId('whd');
         deliveries++;
         if (!take(endpoint.id)) {
           this.insertPending.run(id, q.tenant_id, endpoint.id, q.event_id, type, at, at, at);
           continue;
         }
-        const attemptId = newId('wha', now);
+        const attemptId = newId('wha');
         const due: DueDelivery = {
           id,
           tenant_id: q.tenant_id,
@@ -296,7 +296,7 @@ export class DeliveryStatements {
           for (const endpoint of subscribers) {
             const type = deliveredType(endpoint, q);
             if (type === null || have.has(`${endpoint.id} ${q.event_id}`)) continue;
-            this.insertPending.run(newId('whd', now), q.tenant_id, endpoint.id, q.event_id, type, at, at, at);
+            this.insertPending.run(newId('whd'), q.tenant_id, endpoint.id, q.event_id, type, at, at, at);
             deliveries++;
           }
         }

@@ -40,7 +40,7 @@ export async function createEndpoint(db: Executor, actor: Actor, input: CreateEn
   const at = iso(now);
   const secret = newWebhookSecret();
   const row: WebhookEndpointsTable = {
-    id: newId('whe', now),
+    id: newId('whe'),
     tenant_id: actor.tenantId,
     url: input.url,
     description: input.description ?? null,
@@ -129,7 +129,7 @@ export async function sealClearSecrets(db: Executor, box: SecretBox): Promise<nu
 function delivery(endpoint: WebhookEndpointsTable, eventId: string, type: string, kind: DeliveryKind, now: number, payload: string | null = null): WebhookDeliveriesTable {
   const at = iso(now);
   return {
-    id: newId('whd', now),
+    id: newId('whd'),
     tenant_id: endpoint.tenant_id,
     endpoint_id: endpoint.id,
     event_id: eventId,
@@ -153,7 +153,7 @@ function delivery(endpoint: WebhookEndpointsTable, eventId: string, type: string
 /** A synthetic, signed `webhook.test` event for one endpoint (enabled or not): attempted once, never retried. */
 export async function queueTestEvent(db: Executor, actor: Actor, id: string, now: number) {
   const endpoint = await getEndpoint(db, actor, id);
-  const eventId = newId('evt', now);
+  const eventId = newId('evt');
   const payload = envelopeJson(
     { id: eventId, created_at: iso(now), data: JSON.stringify({ endpointId: endpoint.id, message: 'A test event from the Pet-Care Platform.' }) },
     testEventType,
