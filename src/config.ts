@@ -42,6 +42,8 @@ export interface Config {
   readonly backupDir: string;
   /** Backup archives kept; older ones are deleted after a new one is complete. */
   readonly backupsKept: number;
+  /** PETCARE_BACKUP_KEY(_FILE): 32 random bytes, base64 or hex, that encrypt every backup archive (decoded and checked by the backups module). */
+  readonly backupKey: string | undefined;
   /** Host headers (host or host:port) links may be built from when publicUrl is unset; others get the listener's address. */
   readonly allowedHosts: readonly string[];
   readonly documentMaxBytes: number;
@@ -111,6 +113,7 @@ const secretFiles = [
   ['PETCARE_ADMIN_CLIENT_SECRET', 'PETCARE_ADMIN_CLIENT_SECRET_FILE'],
   ['PETCARE_SANDBOX_ADMIN_CLIENT_SECRET', 'PETCARE_SANDBOX_ADMIN_CLIENT_SECRET_FILE'],
   ['PETCARE_SMTP_URL', 'PETCARE_SMTP_URL_FILE'],
+  ['PETCARE_BACKUP_KEY', 'PETCARE_BACKUP_KEY_FILE'],
 ] as const;
 
 function withSecretFiles(env: Env): Env {
@@ -216,6 +219,7 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     maxConnectionsPerIp: int(env, 'PETCARE_MAX_CONNECTIONS_PER_IP', bool(env, 'PETCARE_TRUST_PROXY', false) ? 0 : 100, 0, 100_000),
     backupDir: env.PETCARE_BACKUP_DIR ? path.resolve(env.PETCARE_BACKUP_DIR) : '',
     backupsKept: int(env, 'PETCARE_BACKUPS_KEPT', 7, 1, 1000),
+    backupKey: env.PETCARE_BACKUP_KEY || undefined,
     allowedHosts: list(env, 'PETCARE_ALLOWED_HOSTS', []).map((host) => host.toLowerCase()),
     documentMaxBytes: int(env, 'PETCARE_DOCUMENT_MAX_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     bookingMinNoticeMinutes: int(env, 'PETCARE_BOOKING_MIN_NOTICE_MINUTES', 60, 0, 30 * 24 * 60),
