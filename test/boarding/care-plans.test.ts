@@ -4,7 +4,7 @@ import { anotherPet, boardingApp, booked, checkedIn, day, dayAfter, eventsOf, ex
 
 /** Care plans, the append-only dose log, care items on the check-out invoice, and the care-plan-doses job. */
 const planKeys = ['id', 'bookingId', 'petId', 'locationId', 'feeding', 'medications', 'notes', 'createdAt', 'updatedAt'].sort();
-const doseKeys = ['id', 'carePlanId', 'bookingId', 'medication', 'scheduledFor', 'outcome', 'givenBy', 'notes', 'recordedBy', 'createdAt'].sort();
+const doseKeys = ['id', 'carePlanId', 'bookingId', 'medication', 'scheduledFor', 'outcome', 'givenBy', 'notes', 'recordedBy', 'createdAt', 'supersedes'].sort();
 
 const planBody = (bookingId: string, extra: Record<string, unknown> = {}) => ({
   bookingId,

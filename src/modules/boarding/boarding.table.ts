@@ -84,7 +84,10 @@ export interface BoardingCarePlansTable {
   updated_at: string;
 }
 
-/** The dose log: append-only (triggers refuse UPDATE and DELETE). */
+/**
+ * The dose log: append-only (triggers refuse UPDATE and DELETE). One entry per medication and
+ * scheduled time that supersedes nothing (a UNIQUE index); corrections chain through `supersedes`.
+ */
 export interface BoardingDosesTable {
   /** dos_… */
   id: string;
@@ -101,6 +104,8 @@ export interface BoardingDosesTable {
   notes: string | null;
   recorded_by_client_id: string;
   created_at: string;
+  /** The dos_… entry this one corrects (same plan, medication and time; each entry is corrected at most once), or null. */
+  supersedes: string | null;
 }
 
 /** One row per overdue dose announced: the UNIQUE key that makes boarding.dose_overdue happen once. */

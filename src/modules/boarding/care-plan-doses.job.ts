@@ -1,15 +1,10 @@
-import { DateTime } from 'luxon';
-import { addDays, dayMs, localDate } from '../../calendar-dates.js';
 import { isoAt } from '../../clock.js';
 import type { Executor } from '../../db/database.js';
 import type { JobDefinition } from '../../jobs/job-definition.js';
 import { emit } from '../events/index.js';
 import { businessNow } from '../business-clock/index.js';
 import { medicationsOf } from './care-plans.presenter.js';
-import { medicationKey } from './care-plans.service.js';
-
-/** Days of missed doses one plan looks back over: a stay is at most 60 nights, overstays a little more. */
-const maxLookbackDays = 120;
+import { medicationKey, scheduledDoses } from './dose-schedule.js';
 
 interface PlanInHouse {
   id: string;
@@ -46,22 +41,6 @@ async function plansInHouse(db: Executor): Promise<PlanInHouse[]> {
     .execute();
 }
 
-/** The doses of a plan due in [from, to]: each medication time on each local date, as UTC instants. */
-export function scheduledDoses(plan: Pick<PlanInHouse, 'medications' | 'timezone'>, from: number, to: number): Array<{ medication: string; scheduledFor: string }> {
-  const out: Array<{ medication: string; scheduledFor: string }> = [];
-  const last = localDate(to, plan.timezone);
-  let date = localDate(Math.max(from, to - maxLookbackDays * dayMs), plan.timezone);
-  for (let i = 0; i <= maxLookbackDays + 1 && date <= last; i++, date = addDays(date, 1)) {
-    for (const medication of medicationsOf(plan)) {
-      for (const time of medication.times) {
-        const at = DateTime.fromISO(`${date}T${time}`, { zone: plan.timezone }).toMillis();
-        if (at >= from && at <= to) out.push({ medication: medication.name, scheduledFor: isoAt(at) });
-      }
-    }
-  }
-  return out;
-}
-
 /** Doses are expected from the later of the check-in and the plan's creation on (not before either). */
 export const doseWatchStart = (plan: Pick<PlanInHouse, 'created_at' | 'checked_in_at'>): number =>
   Math.max(Date.parse(plan.checked_in_at ?? plan.created_at), Date.parse(plan.created_at));
@@ -76,7 +55,7 @@ export async function missedDoses(
   plan: Pick<PlanInHouse, 'id' | 'medications' | 'timezone' | 'created_at' | 'checked_in_at'>,
   cutoff: number,
 ): Promise<Array<{ medication: string; scheduledFor: string }>> {
-  const due = scheduledDoses(plan, doseWatchStart(plan), cutoff);
+  const due = scheduledDoses(medicationsOf(plan), plan.timezone, doseWatchStart(plan), cutoff);
   if (due.length === 0) return [];
   const logged = await db.selectFrom('boarding_doses').select(['medication_key', 'scheduled_for']).where('care_plan_id', '=', plan.id).execute();
   const known = new Set(logged.map((d) => `${d.medication_key}|${d.scheduled_for}`));
@@ -106,7 +85,7 @@ export function carePlanDosesJob(): JobDefinition {
       for (const plan of await plansInHouse(db)) {
         if (ctx.signal.aborted) break;
         plans++;
-        if (scheduledDoses(plan, doseWatchStart(plan), cutoff).length === 0) continue;
+        if (scheduledDoses(medicationsOf(plan), plan.timezone, doseWatchStart(plan), cutoff).length === 0) continue;
         overdue += await db.transaction().execute(async (trx) => {
           const status = await trx.selectFrom('bookings').select('status').where('id', '=', plan.booking_id).executeTakeFirst();
           if (status?.status !== 'checked_in') return 0;

@@ -27,4 +27,5 @@ export const presentDose = (row: BoardingDosesTable): Static<typeof DoseSchema> 
   notes: row.notes,
   recordedBy: { clientId: row.recorded_by_client_id },
   createdAt: row.created_at,
+  supersedes: row.supersedes,
 });

@@ -49,13 +49,40 @@ export async function listDoses(db: Executor, carePlanId: string, page: PageRequ
   return pageQuery(db.selectFrom('boarding_doses').selectAll().where('care_plan_id', '=', carePlanId), page).execute();
 }
 
-/** Doses given per plan and medication of a booking: what check-out bills as care items. */
+/** An entry of a plan's dose log by id. */
+export async function findDose(db: Executor, carePlanId: string, id: string): Promise<BoardingDosesTable | null> {
+  return (await db.selectFrom('boarding_doses').selectAll().where('id', '=', id).where('care_plan_id', '=', carePlanId).executeTakeFirst()) ?? null;
+}
+
+/** The entry that corrects `id`, if any. */
+export async function correctionOf(db: Executor, id: string): Promise<string | null> {
+  return (await db.selectFrom('boarding_doses').select('id').where('supersedes', '=', id).executeTakeFirst())?.id ?? null;
+}
+
+/** The latest entry logged for a dose (the one no entry supersedes), or null when none is. */
+export async function latestDoseEntry(db: Executor, carePlanId: string, medicationKey: string, scheduledFor: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('boarding_doses as d')
+    .select('d.id')
+    .where('d.care_plan_id', '=', carePlanId)
+    .where('d.medication_key', '=', medicationKey)
+    .where('d.scheduled_for', '=', scheduledFor)
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('boarding_doses as c').select('c.id').whereRef('c.supersedes', '=', 'd.id'))))
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
+/**
+ * Doses given per plan and medication of a booking: what check-out bills as care items. Only the
+ * latest entry of each dose counts (a corrected entry does not), so a dose is billed at most once.
+ */
 export async function givenDoseCounts(db: Executor, bookingId: string) {
   return db
-    .selectFrom('boarding_doses')
-    .select(['care_plan_id', 'medication_key', (eb) => eb.fn.countAll<number>().as('given')])
-    .where('booking_id', '=', bookingId)
-    .where('outcome', '=', 'given')
-    .groupBy(['care_plan_id', 'medication_key'])
+    .selectFrom('boarding_doses as d')
+    .select(['d.care_plan_id', 'd.medication_key', (eb) => eb.fn.countAll<number>().as('given')])
+    .where('d.booking_id', '=', bookingId)
+    .where('d.outcome', '=', 'given')
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('boarding_doses as c').select('c.id').whereRef('c.supersedes', '=', 'd.id'))))
+    .groupBy(['d.care_plan_id', 'd.medication_key'])
     .execute();
 }

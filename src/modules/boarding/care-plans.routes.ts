@@ -81,15 +81,18 @@ export function carePlanRoutes(deps: { clock: Clock }): AnyRoute[] {
       summary: 'Log a medication dose (append-only)',
       description:
         access +
-        'medication names one of the plan’s medications (case-insensitively; else 400); scheduledFor is the dose’s scheduled instant (a plan time on a local date, with its offset or in UTC): ' +
-        'a dose logged for that instant, whatever the outcome, stops the overdue alert for it. Only while the stay is checked in (a reserved, checked-out or cancelled stay: 409 `invalid_state_transition`). ' +
-        'The log is append-only: entries are never changed or deleted (log a correcting entry).',
+        'medication names one of the plan’s medications (case-insensitively; else 400). scheduledFor is the dose’s scheduled instant: one of the medication’s times (local time at the location) ' +
+        'on a local date of the stay, from the check-in day to the last night (or to today while the pet stays past its check-out day), given with its offset or in UTC; anything else is 422 `dose_not_scheduled`. ' +
+        'One entry per medication and scheduled time: a second is 409 `dose_already_logged` (its `doseId` names the latest entry). A correction is a new entry with `supersedes` = the id of the latest entry of ' +
+        'that dose (same medication and scheduledFor; an entry already corrected: 409 `dose_already_logged`); only the latest entry of a dose counts, and check-out bills a dose once if that entry says given. ' +
+        'A dose logged for that instant, whatever the outcome, stops the overdue alert for it. Only while the stay is checked in (a reserved, checked-out or cancelled stay: 409 `invalid_state_transition`). ' +
+        'The log is append-only: entries are never changed or deleted.',
       tags,
       access: { scope: 'bookings' },
       params: CarePlanParams,
       body: CreateDoseSchema,
       response: { status: 201, description: 'The dose log entry', schema: DoseSchema },
-      errors: ['not_found', 'invalid_state_transition'],
+      errors: ['not_found', 'resource_missing', 'invalid_state_transition', 'dose_not_scheduled', 'dose_already_logged'],
       handler: async ({ db, actor, params, body }) => ({ body: presentDose(await logDose(db, actor, params.id, body, await businessNow(db, actor.env, deps.clock))) }),
     }),
     defineRoute({

@@ -89,6 +89,7 @@ export const DoseSchema = Type.Object(
     notes: Nullable(Type.String()),
     recordedBy: Type.Object({ clientId: Type.String() }, { additionalProperties: false }),
     createdAt: Type.String({ format: 'date-time' }),
+    supersedes: Nullable(Type.String({ description: 'The entry this one corrects (dos_…), or null. Only the latest entry of a chain counts.' })),
   },
   { additionalProperties: false },
 );
@@ -96,10 +97,19 @@ export const DoseSchema = Type.Object(
 export const CreateDoseSchema = Type.Object(
   {
     medication: NonBlankText(200),
-    scheduledFor: Type.String({ format: 'date-time', description: 'The dose’s scheduled instant (a plan time on a local date at the location), ISO 8601 with Z or an offset.' }),
+    scheduledFor: Type.String({
+      format: 'date-time',
+      description: 'The dose’s scheduled instant: one of the medication’s times on a local date of the stay at the location, ISO 8601 with Z or an offset (else 422 dose_not_scheduled).',
+    }),
     outcome: Type.Union(doseOutcomes.map((o) => Type.Literal(o))),
     givenBy: NonBlankText(200),
     notes: Type.Optional(Nullable(NonBlankText(1000))),
+    supersedes: Type.Optional(
+      Type.String({
+        pattern: '^dos_[a-z0-9_]{1,60}$',
+        description: 'A correction: the id (dos_…) of the latest entry of the same medication and scheduledFor, which this one replaces.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,3 +1,4 @@
+import { localDate } from '../../calendar-dates.js';
 import { isoAt } from '../../clock.js';
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
@@ -5,11 +6,11 @@ import { type AccessFilter, type Actor, wholeTenant } from '../../http/actor.js'
 import { AppError, foundOr404, missingReference, validationFailed, type FieldError } from '../../http/errors.js';
 import type { BoardingCarePlansTable, BoardingDosesTable } from './boarding.table.js';
 import { medicationsOf } from './care-plans.presenter.js';
-import { carePlansOfBooking, findCarePlan, givenDoseCounts, insertCarePlan, insertDose, updateCarePlan } from './care-plans.repository.js';
+import { carePlansOfBooking, findCarePlan, findDose, givenDoseCounts, insertCarePlan, insertDose, latestDoseEntry, updateCarePlan } from './care-plans.repository.js';
 import type { CarePlan, CreateCarePlanInput, CreateDoseInput, UpdateCarePlanInput } from './care-plans.schema.js';
+import { findLocation } from '../locations/index.js';
+import { isScheduledDose, medicationKey } from './dose-schedule.js';
 import { findStay, type StayRecord } from './stays.repository.js';
-
-export const medicationKey = (name: string): string => name.trim().toLowerCase();
 
 type MedicationInput = NonNullable<UpdateCarePlanInput['medications']>[number];
 type FeedingInput = NonNullable<UpdateCarePlanInput['feeding']>[number];
@@ -84,13 +85,48 @@ export async function patchCarePlan(db: Executor, actor: Actor, id: string, inpu
   return { ...plan, ...patch };
 }
 
-/** Appends to the dose log of a checked-in stay; the medication must be one of the plan's. */
+/**
+ * Appends to the dose log of a checked-in stay: one entry per medication and scheduled time. The
+ * medication must be one of the plan's (400), `scheduledFor` one of its times on a day of the stay
+ * (422 dose_not_scheduled); a second entry for a dose is 409 dose_already_logged unless it is a
+ * correction (`supersedes` = the latest entry of that dose, same medication and scheduledFor). The
+ * table's UNIQUE indexes hold the same rule, so parallel requests cannot log a dose twice.
+ */
 export async function logDose(db: Executor, actor: Actor, carePlanId: string, input: CreateDoseInput, now: number): Promise<BoardingDosesTable> {
   const plan = await getCarePlan(db, actor, carePlanId);
   const key = medicationKey(input.medication);
   const medication = medicationsOf(plan).find((m) => medicationKey(m.name) === key);
   if (!medication) throw validationFailed([{ field: 'medication', message: `'${input.medication}' is not a medication of care plan ${plan.id}` }]);
-  assertOpenStay(await stayOf(db, actor, plan), 'doses are logged only while the pet is checked in', ['checked_in']);
+  const stay = await stayOf(db, actor, plan);
+  assertOpenStay(stay, 'doses are logged only while the pet is checked in', ['checked_in']);
+  const location = foundOr404(await findLocation(db, wholeTenant(actor), stay.location_id), 'location', stay.location_id);
+
+  const at = Date.parse(input.scheduledFor);
+  if (!Number.isFinite(at)) throw validationFailed([{ field: 'scheduledFor', message: 'is not a date-time' }]);
+  const scheduledFor = isoAt(at);
+  const supersedes = input.supersedes ?? null;
+  if (supersedes !== null) {
+    // A correction answers to the entry it corrects, which was a dose of the plan when logged (its times may have changed since).
+    const corrected = await findDose(db, plan.id, supersedes);
+    if (!corrected) throw missingReference('supersedes', 'dose log entry of this care plan', supersedes);
+    if (corrected.medication_key !== key || corrected.scheduled_for !== scheduledFor) {
+      throw validationFailed([{ field: 'supersedes', message: `corrects the ${corrected.medication} dose of ${corrected.scheduled_for}: a correction names the same medication and scheduledFor` }]);
+    }
+  } else if (!isScheduledDose(medication, location.timezone, { checkInOn: stay.check_in_on, checkOutOn: stay.check_out_on }, localDate(now, location.timezone), at)) {
+    throw new AppError(
+      'dose_not_scheduled',
+      `${medication.name} is scheduled at ${medication.times.join(', ')} (local time at the location, ${location.timezone}) on the days of the stay from ${stay.check_in_on} to ${stay.check_out_on}; ${input.scheduledFor} is not one of those doses.`,
+      { extensions: { times: medication.times, timezone: location.timezone, checkInOn: stay.check_in_on, checkOutOn: stay.check_out_on } },
+    );
+  }
+  const latest = await latestDoseEntry(db, plan.id, key, scheduledFor);
+  if (latest !== null && latest !== supersedes) {
+    const detail =
+      supersedes === null
+        ? `The ${medication.name} dose of ${scheduledFor} is already logged (${latest}); to correct it, log a new entry with supersedes: '${latest}'.`
+        : `Entry ${supersedes} has already been corrected; the latest entry of this dose is ${latest}: supersede that one.`;
+    throw new AppError('dose_already_logged', detail, { extensions: { doseId: latest } });
+  }
   const row: BoardingDosesTable = {
     id: newId('dos'),
     tenant_id: actor.tenantId,
@@ -98,20 +134,29 @@ export async function logDose(db: Executor, actor: Actor, carePlanId: string, in
     booking_id: plan.booking_id,
     medication: medication.name,
     medication_key: key,
-    scheduled_for: isoAt(Date.parse(input.scheduledFor)),
+    scheduled_for: scheduledFor,
     outcome: input.outcome,
     given_by: input.givenBy.trim(),
     notes: input.notes?.trim() ?? null,
     recorded_by_client_id: actor.clientId,
     created_at: isoAt(now),
+    supersedes,
   };
-  await insertDose(db, row);
+  try {
+    await insertDose(db, row);
+  } catch (err) {
+    // The checks above run in the route's write transaction; the UNIQUE indexes are the last word.
+    if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+      throw new AppError('dose_already_logged', `The ${medication.name} dose of ${scheduledFor} is already logged.`);
+    }
+    throw err;
+  }
   return row;
 }
 
 /**
  * The care items check-out bills (our rule): each medication with an administrationAmount, once
- * per dose logged as given, on a line whose sourceId is the booking.
+ * per dose whose latest entry says given, on a line whose sourceId is the booking.
  */
 export async function careItemLines(db: Executor, bookingId: string): Promise<Array<{ description: string; quantity: number; unitAmount: number; sourceId: string }>> {
   const counts = await givenDoseCounts(db, bookingId);
