@@ -51,7 +51,7 @@ const pick = <T>(list: T[], n: number): T | undefined => (list.length ? list[n %
 /** What a step may answer: success, or a stable business refusal — never a 5xx or a validation error of our own making. */
 function expectAnswer(res: Response, what: string): void {
   if ([200, 201].includes(res.status)) return;
-  const refusals = ['amount_exceeds_due', 'invoice_not_payable', 'insufficient_funds', 'refund_exceeds_payment', 'invoice_has_payments', 'invalid_state_transition'];
+  const refusals = ['amount_exceeds_due', 'insufficient_funds', 'refund_exceeds_payment', 'invalid_state_transition'];
   if ((res.status === 422 || res.status === 409) && refusals.includes(res.body?.code)) return;
   throw new Error(`${what}: unexpected ${res.status} ${res.text}`);
 }

@@ -92,20 +92,23 @@ test('a payment on account (no invoice) belongs to the locationId given, else to
   a.is((await t.request('GET', `/v1/payments/${elsewhere.id}`, { token: scopedB.accessToken })).status, 200);
 });
 
-test.serial('business rules: draft, void and paid invoices take no payment; more than amountDue is 422; nothing is written', async (a) => {
+test.serial('state and business rules: a draft, void, paid or uncollectible invoice takes no payment (409 with currentStatus); more than amountDue is 422; nothing is written', async (a) => {
   const h = await moneyHousehold(t, { name: 'Rules' });
   const draft = ok(a, await t.request('POST', '/v1/invoices', { token: staff.accessToken, body: { parentId: h.parent.id, locationId: h.location.id, lines: [{ description: 'x', quantity: 1, unitAmount: 500 }] } }));
   const voided = await openInvoice(t, staff.accessToken, h, 700);
   ok(a, await t.request('POST', `/v1/invoices/${voided.id}/void`, { token: staff.accessToken }), 200);
   const paid = await openInvoice(t, staff.accessToken, h, 300);
   ok(a, await pay(t, staff.accessToken, { parentId: h.parent.id, invoiceId: paid.id, amount: 300 }));
+  const writtenOff = await openInvoice(t, staff.accessToken, h, 900);
+  ok(a, await t.request('POST', `/v1/invoices/${writtenOff.id}/mark-uncollectible`, { token: staff.accessToken }), 200);
   const open = await openInvoice(t, staff.accessToken, h, 1_000);
   const before = { payments: await countRows(t, 'payments'), entries: await countRows(t, 'ledger_entries') };
 
-  for (const [invoiceId, status] of [[draft.id, 'draft'], [voided.id, 'void'], [paid.id, 'paid']] as const) {
+  // DESIGN §9 (issue 24.3): a conflict with the invoice's state, not a business rule: 409, never 422.
+  for (const [invoiceId, status] of [[draft.id, 'draft'], [voided.id, 'void'], [paid.id, 'paid'], [writtenOff.id, 'uncollectible']] as const) {
     const res = await pay(t, staff.accessToken, { parentId: h.parent.id, invoiceId, amount: 100 });
-    assertProblem(a, res, 422, 'invoice_not_payable');
-    a.is(res.body.invoiceStatus, status);
+    assertProblem(a, res, 409, 'invalid_state_transition');
+    a.is(res.body.currentStatus, status);
   }
   const over = await pay(t, staff.accessToken, { parentId: h.parent.id, invoiceId: open.id, amount: 1_001 });
   assertProblem(a, over, 422, 'amount_exceeds_due');
@@ -232,22 +235,31 @@ test('refund credits reverse revenue and tax exactly; the receivable stays what 
   await assertBooksBalance(a, t);
 });
 
-test('void with money still paid is 422 invoice_has_payments', async (a) => {
+test('void with money still paid is 409 invalid_state_transition (currentStatus open); once refunded it voids', async (a) => {
   const h = await moneyHousehold(t, { name: 'No void' });
   const inv = await openInvoice(t, staff.accessToken, h, 800);
-  ok(a, await pay(t, staff.accessToken, { parentId: h.parent.id, invoiceId: inv.id, amount: 200 }));
-  assertProblem(a, await t.request('POST', `/v1/invoices/${inv.id}/void`, { token: staff.accessToken }), 422, 'invoice_has_payments');
+  const p = ok(a, await pay(t, staff.accessToken, { parentId: h.parent.id, invoiceId: inv.id, amount: 200 }));
+  const refused = await t.request('POST', `/v1/invoices/${inv.id}/void`, { token: staff.accessToken });
+  assertProblem(a, refused, 409, 'invalid_state_transition');
+  a.is(refused.body.currentStatus, 'open');
+  a.regex(refused.body.detail, /200 USD paid and not refunded/);
   a.is((await getInvoice(inv.id)).status, 'open');
+  ok(a, await refund({ paymentId: p.id }));
+  a.like(ok(a, await t.request('POST', `/v1/invoices/${inv.id}/void`, { token: staff.accessToken }), 200), { status: 'void' });
+  await assertBooksBalance(a, t);
 });
 
-test('an uncollectible invoice can still be paid; the payment recovers the write-off', async (a) => {
-  const h = await moneyHousehold(t, { name: 'Recovery' });
+test('an uncollectible invoice is final: a payment is 409 invalid_state_transition and the write-off stays', async (a) => {
+  const h = await moneyHousehold(t, { name: 'Written off' });
   const inv = await openInvoice(t, staff.accessToken, h, 1_200);
   ok(a, await t.request('POST', `/v1/invoices/${inv.id}/mark-uncollectible`, { token: staff.accessToken }), 200);
-  ok(a, await pay(t, staff.accessToken, { parentId: h.parent.id, invoiceId: inv.id, amount: 1_200 }));
-  a.like(await getInvoice(inv.id), { status: 'paid', amountDue: 0 });
+  const res = await pay(t, staff.accessToken, { parentId: h.parent.id, invoiceId: inv.id, amount: 1_200 });
+  assertProblem(a, res, 409, 'invalid_state_transition');
+  a.is(res.body.currentStatus, 'uncollectible');
+  a.like(await getInvoice(inv.id), { status: 'uncollectible', amountPaid: 0 });
   const entries = (await t.request('GET', `/v1/ledger/entries?limit=100&account=bad_debt:${h.location.id}`, { token: admin })).body.data as Array<{ lines: Array<{ account: string; amount: number }> }>;
-  a.is(entries.flatMap((e) => e.lines).filter((l) => l.account === `bad_debt:${h.location.id}`).reduce((s, l) => s + l.amount, 0), 0);
+  a.is(entries.flatMap((e) => e.lines).filter((l) => l.account === `bad_debt:${h.location.id}`).reduce((s, l) => s + l.amount, 0), 1_200);
+  a.is((await t.request('GET', `/v1/payments?invoiceId=${inv.id}`, { token: staff.accessToken })).body.data.length, 0);
   await assertBooksBalance(a, t);
 });
 

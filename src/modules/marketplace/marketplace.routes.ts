@@ -124,13 +124,14 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
       summary: 'Cancel an unpaid order',
       description:
         orderAccess +
-        'pending_payment → cancelled: voids the invoice (422 `invoice_has_payments` when part of it was paid) and cancels every booking, releasing the slots. Emits booking.cancelled per line and order.cancelled. Any other state: 409.',
+        'pending_payment → cancelled: voids the invoice and cancels every booking, releasing the slots. Emits booking.cancelled per line and order.cancelled. Any other state: 409. ' +
+        'An invoice with part paid and not refunded cannot be voided: 409 `invalid_state_transition` with the invoice’s `currentStatus` (open); refund that payment first with POST /v1/refunds.',
       tags,
       access: { scope: ['marketplace', 'bookings'] },
       params: IdParams,
       body: CancelOrderSchema,
       response: { status: 200, description: 'The cancelled order', schema: OrderSchema },
-      errors: ['not_found', 'invalid_state_transition', 'invoice_has_payments'],
+      errors: ['not_found', 'invalid_state_transition'],
       handler: async ({ db, actor, params, body }) => ({ body: presentOrder(await cancelOrder(db, actor, params.id, body?.reason, await now(db, actor.env))) }),
     }),
     defineRoute({

@@ -13,8 +13,9 @@ const tags = ['Invoices'];
 const access = 'Scope `payments` to write, `payments.read` to read; a location-scoped client sees its locations only (others answer 404). ';
 const InvoiceParams = IdParams('Invoice id (inv_…).');
 const lifecycle =
-  'States: draft → open (finalize: the number is taken then, gapless per location, e.g. DC-000042) → paid (amountDue reaches 0) | void (open with nothing left paid) | uncollectible (written off; it can still be paid). ' +
-  'A total of 0 finalizes straight to paid. A forbidden move is 409 `invalid_state_transition` with `currentStatus`. ';
+  'States: draft → open (finalize: the number is taken then, gapless per location, e.g. DC-000042) → paid (amountDue reaches 0) | void (open with nothing left paid) | uncollectible (written off; final). ' +
+  'A total of 0 finalizes straight to paid. A forbidden move is 409 `invalid_state_transition` with `currentStatus`: finalizing a non-draft, voiding or writing off a non-open invoice, voiding one with payments not refunded, ' +
+  'paying (POST /v1/payments) a draft, void, paid or uncollectible one. ';
 const rounding = 'Line tax = round-half-up(quantity × unitAmount × taxRateBps / 10000) per line, taxRateBps defaulting to the location’s; tax = the sum of line taxes. ';
 
 export function invoiceRoutes(deps: { clock: Clock }): AnyRoute[] {
@@ -110,12 +111,12 @@ export function invoiceRoutes(deps: { clock: Clock }): AnyRoute[] {
       description:
         access +
         lifecycle +
-        'Only while nothing stays paid: an invoice with payments not refunded is 422 `invoice_has_payments`. Reverses what the invoice still carries in revenue and tax (refund credits already reversed their share).',
+        'Only while nothing stays paid: an invoice with payments not refunded is 409 `invalid_state_transition` (`currentStatus` open; refund them first). Reverses what the invoice still carries in revenue and tax (refund credits already reversed their share).',
       tags,
       access: { scope: 'payments' },
       params: InvoiceParams,
       response: { status: 200, description: 'The voided invoice', schema: InvoiceSchema },
-      errors: ['not_found', 'invalid_state_transition', 'invoice_has_payments'],
+      errors: ['not_found', 'invalid_state_transition'],
       handler: async ({ db, actor, params }) => {
         const now = await businessNow(db, actor.env, deps.clock);
         return { body: presentInvoice(await voidInvoice(db, actor, params.id, now)) };
@@ -126,7 +127,7 @@ export function invoiceRoutes(deps: { clock: Clock }): AnyRoute[] {
       path: '/v1/invoices/:id/mark-uncollectible',
       operationId: 'markInvoiceUncollectible',
       summary: 'Write an open invoice off',
-      description: access + lifecycle + 'Posts what is due to bad debt; a later payment still settles it (and recovers that much).',
+      description: access + lifecycle + 'Posts what is due to bad debt. Final: the invoice takes no payment after that (409 `invalid_state_transition`).',
       tags,
       access: { scope: 'payments' },
       params: InvoiceParams,

@@ -23,23 +23,28 @@ import {
 import type { CreateInvoiceInput, InvoiceLineInputValue, UpdateInvoiceInput } from './invoices.schema.js';
 import type { InvoiceLinesTable, InvoicesTable, InvoiceStatus } from './payments.table.js';
 
-/** The invoice state machine of DESIGN §9, in one place. */
+/**
+ * The invoice state machine of DESIGN §9, in one place. Payments move an open invoice towards paid
+ * (a zero total is paid by finalizing it); a void, paid or written-off invoice takes none.
+ */
 const transitions: Record<InvoiceStatus, readonly InvoiceStatus[]> = {
-  draft: ['open', 'paid'],
+  draft: ['open'],
   open: ['paid', 'void', 'uncollectible'],
-  // Stripe: a written-off invoice may still be paid.
-  uncollectible: ['paid'],
+  uncollectible: [],
   paid: [],
   void: [],
 };
+
+/** The one answer for an invoice whose state forbids an action: 409 invalid_state_transition with `currentStatus`. */
+export function invoiceStateConflict(invoice: Pick<InvoicesTable, 'id' | 'status'>, detail: string): AppError {
+  return new AppError('invalid_state_transition', `Invoice ${invoice.id} is ${invoice.status}: ${detail}`, { extensions: { currentStatus: invoice.status } });
+}
 
 /** 409 invalid_state_transition naming the current status, unless `from → to` is allowed. */
 export function assertInvoiceTransition(invoice: Pick<InvoicesTable, 'id' | 'status'>, to: InvoiceStatus, action = `become ${to}`): void {
   if (transitions[invoice.status].includes(to)) return;
   const allowed = transitions[invoice.status].length ? transitions[invoice.status].join(', ') : 'none (final state)';
-  throw new AppError('invalid_state_transition', `Invoice ${invoice.id} is ${invoice.status} and cannot ${action}; allowed: ${allowed}.`, {
-    extensions: { currentStatus: invoice.status },
-  });
+  throw invoiceStateConflict(invoice, `it cannot ${action}; allowed: ${allowed}.`);
 }
 
 /** What is still to pay: total − amountPaid while collectable, else 0. */
@@ -172,11 +177,7 @@ export async function createInvoice(
 /** PATCH of a draft: lines (replaced whole), pet, currency, due date. Anything but a draft → 409. */
 export async function updateDraftInvoice(trx: Executor, access: AccessFilter, id: string, input: UpdateInvoiceInput, now: number): Promise<InvoiceWithLines> {
   const invoice = await getInvoice(trx, access, id);
-  if (invoice.status !== 'draft') {
-    throw new AppError('invalid_state_transition', `Invoice ${id} is ${invoice.status}: only a draft can be edited (finalized invoices are immutable).`, {
-      extensions: { currentStatus: invoice.status },
-    });
-  }
+  if (invoice.status !== 'draft') throw invoiceStateConflict(invoice, 'only a draft can be edited (finalized invoices are immutable).');
   if (input.currency !== undefined) checkCurrency(input.currency);
   if (input.petId !== undefined) await checkPet(trx, access, input.petId, invoice.parent_id);
   const patch: Partial<InvoicesTable> = { updated_at: isoAt(now) };
@@ -247,17 +248,16 @@ export async function finalizeInvoice(trx: Executor, access: AccessFilter, id: s
 }
 
 /**
- * open → void when nothing stays paid (every payment refunded): reverses what the invoice still
- * carries in revenue and tax — the refunds' credits already reversed their share.
+ * open → void when nothing stays paid (every payment refunded; else 409 like any forbidden move):
+ * reverses what the invoice still carries in revenue and tax — the refunds' credits already
+ * reversed their share.
  */
 export async function voidInvoice(trx: Executor, access: AccessFilter, id: string, now: number): Promise<InvoiceWithLines> {
   const invoice = await getInvoice(trx, access, id);
   assertInvoiceTransition(invoice, 'void', 'be voided');
-  if (invoice.amount_paid !== invoice.amount_refunded) {
-    throw new AppError(
-      'invoice_has_payments',
-      `Invoice ${id} has ${invoice.amount_paid - invoice.amount_refunded} paid and not refunded; refund its payments before voiding it, or mark it uncollectible.`,
-    );
+  const kept = invoice.amount_paid - invoice.amount_refunded;
+  if (kept !== 0) {
+    throw invoiceStateConflict(invoice, `it has ${kept} ${invoice.currency} paid and not refunded, so it cannot be voided; refund its payments first (POST /v1/refunds).`);
   }
   const at = isoAt(now);
   const patch: Partial<InvoicesTable> = { status: 'void', voided_at: at, updated_at: at };
@@ -284,7 +284,7 @@ export async function voidInvoice(trx: Executor, access: AccessFilter, id: strin
   return { ...invoice, ...patch };
 }
 
-/** open → uncollectible: writes what is due off to bad debt (a later payment recovers it). */
+/** open → uncollectible: writes what is due off to bad debt; the invoice takes no payment after that (DESIGN §9). */
 export async function markInvoiceUncollectible(trx: Executor, access: AccessFilter, id: string, now: number): Promise<InvoiceWithLines> {
   const invoice = await getInvoice(trx, access, id);
   assertInvoiceTransition(invoice, 'uncollectible', 'be marked uncollectible');
@@ -322,9 +322,8 @@ export function creditedSoFar(invoice: Pick<InvoicesTable, 'tax' | 'total'>, ref
 }
 
 /**
- * Applies a payment (already validated against amountDue) to an open or uncollectible invoice:
- * amountPaid grows; reaching the total makes it paid (invoice.paid). Paying a written-off invoice
- * also recovers that much from bad debt. Returns the updated invoice.
+ * Applies a payment (already validated against the state and amountDue) to an open invoice:
+ * amountPaid grows; reaching the total makes it paid (invoice.paid). Returns the updated invoice.
  */
 export async function applyPaymentToInvoice(trx: Executor, invoice: InvoicesTable, amount: number, now: number): Promise<InvoicesTable> {
   const at = isoAt(now);
@@ -336,24 +335,6 @@ export async function applyPaymentToInvoice(trx: Executor, invoice: InvoicesTabl
     patch.paid_at = at;
   }
   await updateInvoice(trx, invoice.id, patch);
-  if (invoice.status === 'uncollectible') {
-    await postJournal(
-      trx,
-      {
-        tenantId: invoice.tenant_id,
-        locationId: invoice.location_id,
-        sourceType: 'invoice',
-        sourceId: invoice.id,
-        currency: invoice.currency,
-        memo: `invoice ${invoice.number}: written-off amount recovered`,
-        lines: [
-          { account: accounts.receivable(invoice.parent_id), amount },
-          { account: accounts.badDebt(invoice.location_id), amount: -amount },
-        ],
-      },
-      now,
-    );
-  }
   const updated = { ...invoice, ...patch };
   if (paid) {
     await emit(trx, 'invoice.paid', invoiceEventData(updated), invoice.tenant_id, now);

@@ -22,14 +22,14 @@ export function paymentAndRefundRoutes(deps: { clock: Clock }): AnyRoute[] {
       description:
         access +
         'Money the clinic received (cash, card_terminal, bank_transfer, check) or taken from the parent’s wallet in the currency (`wallet`; a short balance is 422 `insufficient_funds`). ' +
-        'With invoiceId (the invoice must be visible, else 404) it is applied to that invoice: the parent and currency must be the invoice’s (400), the invoice open or uncollectible (else 422 `invoice_not_payable`), ' +
+        'With invoiceId (the invoice must be visible, else 404) it is applied to that invoice: the parent and currency must be the invoice’s (400), the invoice open (a draft, void, paid or uncollectible one is 409 `invalid_state_transition` with `currentStatus`), ' +
         'and the amount at most amountDue (422 `amount_exceeds_due`); reaching 0 makes the invoice paid (`invoice.paid`). ' +
         'The payment belongs to its invoice’s location, else to locationId, else to the parent’s location. Emits `payment.completed`. Posts funds against the parent’s receivable.',
       tags,
       access: { scope: 'payments' },
       body: CreatePaymentSchema,
       response: { status: 201, description: 'The payment', schema: PaymentSchema },
-      errors: ['not_found', 'resource_missing', 'invoice_not_payable', 'amount_exceeds_due', 'insufficient_funds'],
+      errors: ['not_found', 'resource_missing', 'invalid_state_transition', 'amount_exceeds_due', 'insufficient_funds'],
       handler: async ({ db, actor, body }) => {
         const now = await businessNow(db, actor.env, deps.clock);
         return { body: presentPayment(await recordPayment(db, actor, body, now)) };

@@ -8,7 +8,7 @@ import { findLocation } from '../locations/index.js';
 import { findPetParent } from '../pet-parents/index.js';
 import { findInvoice } from './invoices.repository.js';
 import { runRefundHooks, type RefundRequest } from './invoice-hooks.js';
-import { amountDueOf, applyPaymentToInvoice, applyRefundToInvoice } from './invoices.service.js';
+import { amountDueOf, applyPaymentToInvoice, applyRefundToInvoice, assertInvoiceTransition } from './invoices.service.js';
 import { accounts } from './ledger-accounts.js';
 import { postJournal, postJournalEntries, type JournalPosting } from './ledger.service.js';
 import { isCurrency } from './money.js';
@@ -31,7 +31,7 @@ export async function getRefund(db: Executor, access: AccessFilter, id: string):
 const fundsAccount = (method: PaymentMethod, walletId: string | null): string =>
   method === 'wallet' ? accounts.wallet(walletId ?? '') : accounts.cash(method);
 
-/** The invoice a payment settles: visible (else 404), the parent's, in the currency, open for payments and not overpaid. */
+/** The invoice a payment settles: visible (else 404), the parent's, in the currency, open (else 409) and not overpaid (422). */
 async function payableInvoice(trx: Executor, access: AccessFilter, input: CreatePaymentInput, invoiceId: string): Promise<InvoicesTable> {
   const invoice = foundOr404(await findInvoice(trx, access, invoiceId), 'invoice', invoiceId);
   if (invoice.parent_id !== input.parentId) throw validationFailed([{ field: 'parentId', message: `invoice ${invoice.id} bills another pet parent (${invoice.parent_id})` }]);
@@ -39,11 +39,7 @@ async function payableInvoice(trx: Executor, access: AccessFilter, input: Create
   if (input.locationId != null && input.locationId !== invoice.location_id) {
     throw validationFailed([{ field: 'locationId', message: `a payment of invoice ${invoice.id} belongs to its location ${invoice.location_id}` }]);
   }
-  if (invoice.status !== 'open' && invoice.status !== 'uncollectible') {
-    throw new AppError('invoice_not_payable', `Invoice ${invoice.id} is ${invoice.status}: only open (or uncollectible) invoices take payments.`, {
-      extensions: { invoiceStatus: invoice.status },
-    });
-  }
+  assertInvoiceTransition(invoice, 'paid', 'take a payment');
   const due = amountDueOf(invoice);
   if (input.amount > due) {
     throw new AppError('amount_exceeds_due', `Invoice ${invoice.id} has ${due} ${invoice.currency} due; a payment of ${input.amount} would overpay it.`, { extensions: { amountDue: due } });
