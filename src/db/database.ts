@@ -65,8 +65,8 @@ export interface ApiClientsTable {
   disabled: number;
   /** Petcare-Version answered when a request sends none (a dated API version). */
   api_version: string;
-  /** Token watermark (a `tok_` id): access tokens whose jti sorts before it are refused. Null: none. */
-  tokens_valid_from: string | null;
+  /** Token generation: moved by a secret rotation or a disable; access tokens carrying an older `gen` are refused. */
+  token_generation: number;
   created_at: string;
   updated_at: string;
 }

@@ -22,6 +22,8 @@ export interface VerifiedToken {
   readonly sid: string;
   /** Expiry, in seconds since the epoch. */
   readonly exp: number;
+  /** The client's token generation when the token was issued (absent in tokens older than the claim: 0). */
+  readonly gen?: number | undefined;
 }
 
 /** A token the verifier refused; the message is safe to show the caller. */
@@ -43,8 +45,8 @@ export interface CallerRecord {
   readonly locationIds: readonly string[] | null;
   readonly rateLimitPerMinute: number | null;
   readonly apiVersion: ApiVersion;
-  /** Access tokens whose jti sorts before this id were cut by a secret rotation or a disable; null: none. */
-  readonly tokensValidFrom: string | null;
+  /** Access tokens issued under an older generation were cut by a secret rotation or a disable. */
+  readonly tokenGeneration: number;
 }
 
 export interface KnownCaller {
@@ -156,7 +158,7 @@ async function resolveCaller(token: string, deps: AuthenticateDeps): Promise<Cal
   if (!known || known.client.disabled || known.client.tenantId !== claims.tenant) {
     throw unauthorized('the client of this access token is disabled or gone', 'invalid_token');
   }
-  if (known.client.tokensValidFrom !== null && claims.jti < known.client.tokensValidFrom) {
+  if ((claims.gen ?? 0) < known.client.tokenGeneration) {
     throw unauthorized("the access token was issued before the client's secret was rotated or the client was disabled", 'invalid_token');
   }
   if ((await deps.clients.isRevoked(env, claims.jti)) || (await deps.clients.isRevoked(env, claims.sid))) {

@@ -71,7 +71,7 @@ async function upsertAdmin(store: EnvironmentStore, tenantId: string, id: string
     ipAllowlist: null,
     rateLimitPerMinute: null,
     disabled: false,
-    tokensValidFrom: null,
+    tokenGeneration: 0,
     apiVersion: currentApiVersion,
     createdAt: at,
     updatedAt: at,

@@ -4,7 +4,6 @@ import type { ApiVersion } from '../../http/api-versions.js';
 import type { Role, Scope } from '../../http/scopes.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import { inList } from '../../db/in-list.js';
-import { newId } from '../../db/ids.js';
 
 export interface ApiClient {
   id: string;
@@ -20,8 +19,11 @@ export interface ApiClient {
   disabled: boolean;
   /** Pinned Petcare-Version: the answers it gets when a request sends no header. */
   apiVersion: ApiVersion;
-  /** Access tokens whose id (jti) sorts before this `tok_` id are refused; null: none. Moved by updateClient. */
-  tokensValidFrom: string | null;
+  /**
+   * Access tokens carry the generation they were issued under (`gen`); one older than this is refused.
+   * A counter, not a time: no clock (moved, restored or a caller's) can let a cut token back in.
+   */
+  tokenGeneration: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -40,7 +42,7 @@ export function toApiClient(row: ApiClientsTable): ApiClient {
     rateLimitPerMinute: row.rate_limit_per_minute,
     disabled: row.disabled === 1,
     apiVersion: row.api_version as ApiVersion,
-    tokensValidFrom: row.tokens_valid_from,
+    tokenGeneration: row.token_generation,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -94,7 +96,7 @@ export async function insertClient(db: Executor, client: ApiClient): Promise<voi
       rate_limit_per_minute: client.rateLimitPerMinute,
       disabled: client.disabled ? 1 : 0,
       api_version: client.apiVersion,
-      tokens_valid_from: client.tokensValidFrom,
+      token_generation: client.tokenGeneration,
       created_at: client.createdAt,
       updated_at: client.updatedAt,
     })
@@ -102,15 +104,20 @@ export async function insertClient(db: Executor, client: ApiClient): Promise<voi
 }
 
 /**
- * Changes a client. A new secret or a disable also moves the token watermark to now: every access
- * token issued before the change is refused from then on (also after a re-enable), while one issued
- * after it works. Token ids are time-ordered and strictly increasing in this process, so the cut is
- * exact to the token, not to the second of a JWT's `iat`.
+ * Changes a client. A new secret or a disable also moves the client to its next token generation:
+ * every access token issued before the change carries an older `gen` and is refused from then on
+ * (also after a re-enable), while one issued after it works. The cut is exact to the token and reads
+ * no clock, so neither a moved clock nor the time inside an id can undo it.
  */
 export async function updateClient(db: Executor, tenantId: string, id: string, patch: ApiClientPatch, updatedAt: string): Promise<void> {
-  const row = toRowPatch(patch, updatedAt);
-  if (patch.secretHash !== undefined || patch.disabled === true) row.tokens_valid_from = newId('tok');
-  await db.updateTable('api_clients').set(row).where('id', '=', id).where('tenant_id', '=', tenantId).execute();
+  const cut = patch.secretHash !== undefined || patch.disabled === true;
+  await db
+    .updateTable('api_clients')
+    .set(toRowPatch(patch, updatedAt))
+    .$if(cut, (q) => q.set({ token_generation: sql<number>`token_generation + 1` }))
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .execute();
 }
 
 export async function listClients(

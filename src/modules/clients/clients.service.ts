@@ -106,7 +106,7 @@ export async function createClient(
     ipAllowlist: input.ipAllowlist ?? null,
     rateLimitPerMinute: input.rateLimitPerMinute ?? null,
     disabled: false,
-    tokensValidFrom: null,
+    tokenGeneration: 0,
     apiVersion: input.apiVersion ?? currentApiVersion,
     createdAt: at,
     updatedAt: at,

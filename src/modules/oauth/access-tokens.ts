@@ -22,6 +22,8 @@ export interface AccessTokenClaims {
   jti: string;
   /** Session id: the refresh-token family this token came from, so revoking the family stops it too. */
   sid: string;
+  /** The client's token generation at issue: a secret rotation or a disable moves the client past it. */
+  gen: number;
 }
 
 export interface TokenSubject {
@@ -31,12 +33,15 @@ export interface TokenSubject {
   environment: Environment;
   role: Role;
   locationIds: string[] | null;
+  tokenGeneration: number;
 }
 
 /** The gateway's refusal type, so it needs no import from this module. */
 export class TokenError extends TokenRejected {}
 
 const cacheLimit = 20_000;
+/** How far a token's `iat` may run ahead of this server's clock (another replica's drift). */
+const iatLeewaySeconds = 60;
 
 /**
  * Signs and verifies access tokens. A verified token is remembered by its exact string so the
@@ -67,6 +72,7 @@ export class AccessTokens implements TokenVerifier {
       exp: iat + this.config.accessTokenTtlSeconds,
       jti: newId('tok'),
       sid: familyId,
+      gen: subject.tokenGeneration,
     };
     const key = this.keys.current();
     const token = jwt.sign(claims, key.privateKey, { algorithm: 'RS256', keyid: key.kid, header: { alg: 'RS256', typ: 'at+jwt', kid: key.kid } });
@@ -112,10 +118,19 @@ export class AccessTokens implements TokenVerifier {
       typeof claims.jti !== 'string' ||
       typeof claims.sid !== 'string' ||
       typeof claims.scope !== 'string' ||
+      typeof claims.iat !== 'number' ||
+      typeof claims.exp !== 'number' ||
+      (claims.gen !== undefined && !(Number.isSafeInteger(claims.gen) && claims.gen >= 0)) ||
       (claims.env !== 'live' && claims.env !== 'sandbox')
     ) {
       throw new TokenError('the access token is missing required claims');
     }
+    // Never valid longer than the configured lifetime after its iat, whatever its exp says: a correctly
+    // signed token with a one-year exp (minted with a leaked or restored key) still dies on time.
+    if (claims.iat > nowSeconds + iatLeewaySeconds) throw new TokenError('the access token is not valid yet (iat)');
+    const expiresAt = Math.min(claims.exp, claims.iat + this.config.accessTokenTtlSeconds);
+    if (expiresAt <= nowSeconds) throw new TokenError('the access token has expired');
+    if (expiresAt !== claims.exp) claims = { ...claims, exp: expiresAt };
     if (this.verified.size >= cacheLimit) {
       const oldest = this.verified.keys().next().value;
       if (oldest !== undefined) this.verified.delete(oldest);

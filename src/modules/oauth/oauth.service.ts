@@ -126,7 +126,7 @@ function requestedScopes(scope: string | undefined, fallback: readonly Scope[]):
 async function issue(deps: OAuthDeps, db: Executor, env: Environment, client: ApiClient, scopes: Scope[], familyId: string): Promise<TokenResponse> {
   const now = deps.clock.now();
   const { token } = deps.tokens.issue(
-    { id: client.id, clientId: client.clientId, tenantId: client.tenantId, environment: env, role: client.role, locationIds: client.locationIds },
+    { id: client.id, clientId: client.clientId, tenantId: client.tenantId, environment: env, role: client.role, locationIds: client.locationIds, tokenGeneration: client.tokenGeneration },
     scopes,
     familyId,
   );
