@@ -13,10 +13,19 @@ export async function businessNow(db: Executor, env: Environment, clock: Clock):
   return real + (await clockOffset(db));
 }
 
-/** Milliseconds the sandbox clock runs ahead of real time (0 when never moved). */
+/**
+ * How far the sandbox clock may run ahead of real time: 5 years (DESIGN §5). Further, instants leave
+ * what RFC 3339 can write, and each job run would catch up thousands of daily closes.
+ */
+export const maxClockLeadMs = Math.round(5 * 365.25 * 86_400_000);
+
+/**
+ * Milliseconds the sandbox clock runs ahead of real time (0 when never moved), at most
+ * `maxClockLeadMs`: an offset stored before the bound existed (year 9999) reads as the bound.
+ */
 export async function clockOffset(db: Executor): Promise<number> {
   const row = await db.selectFrom('sandbox_clock').select('offset_ms').where('id', '=', 1).executeTakeFirst();
-  return row?.offset_ms ?? 0;
+  return Math.min(row?.offset_ms ?? 0, maxClockLeadMs);
 }
 
 export async function setClockOffset(db: Executor, offsetMs: number, updatedAt: string): Promise<void> {

@@ -5,4 +5,4 @@
  * (whose reset reaches into every module and would make an import cycle).
  */
 export type { SandboxClockTables } from './business-clock.table.js';
-export { businessNow, clockOffset, resetClock, setClockOffset } from './business-clock.js';
+export { businessNow, clockOffset, maxClockLeadMs, resetClock, setClockOffset } from './business-clock.js';

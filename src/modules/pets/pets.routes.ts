@@ -1,7 +1,9 @@
 import type { Clock } from '../../clock.js';
-import type { PetsTable } from '../../db/database.js';
+import type { Executor, PetsTable } from '../../db/database.js';
+import type { Actor } from '../../http/actor.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { businessNow } from '../business-clock/index.js';
 import { presentPet } from './pets.presenter.js';
 import { listPets } from './pets.repository.js';
 import { CreatePetSchema, ListPetsQuery, PetParams, PetSchema, UpdatePetSchema } from './pets.schema.js';
@@ -11,10 +13,12 @@ import { dateOf, statusFrom } from './vaccination-status.js';
 const tags = ['Pets'];
 
 /**
- * vaccinationStatus as of the service clock's date (UTC), from the row's own input: the earliest due
- * date the vaccination triggers keep on it (migration denormalize_pet_earliest_due).
+ * vaccinationStatus as of the environment's business date (UTC; the sandbox test clock moves it, as it
+ * moves the care coordinator's), from the row's own input: the earliest due date the vaccination
+ * triggers keep on it (migration denormalize_pet_earliest_due).
  */
-const present = (row: PetsTable, clock: Clock) => presentPet(row, statusFrom(row.vaccination_earliest_due ?? null, dateOf(clock.now())));
+const present = (row: PetsTable, today: string) => presentPet(row, statusFrom(row.vaccination_earliest_due ?? null, today));
+const businessToday = async (db: Executor, actor: Actor, clock: Clock) => dateOf(await businessNow(db, actor.env, clock));
 
 export function petRoutes(deps: { clock: Clock }): AnyRoute[] {
   return [
@@ -46,7 +50,8 @@ export function petRoutes(deps: { clock: Clock }): AnyRoute[] {
       handler: async ({ db, actor, query }) => {
         const page = pageRequest(query);
         const rows = await listPets(db, actor, page, query);
-        return { body: toPage(rows, page, (row) => present(row, deps.clock)) };
+        const today = await businessToday(db, actor, deps.clock);
+        return { body: toPage(rows, page, (row) => present(row, today)) };
       },
     }),
     defineRoute({
@@ -60,7 +65,7 @@ export function petRoutes(deps: { clock: Clock }): AnyRoute[] {
       params: PetParams,
       response: { status: 200, description: 'The pet', schema: PetSchema },
       errors: ['not_found'],
-      handler: async ({ db, actor, params }) => ({ body: present(await getPet(db, actor, params.id), deps.clock) }),
+      handler: async ({ db, actor, params }) => ({ body: present(await getPet(db, actor, params.id), await businessToday(db, actor, deps.clock)) }),
     }),
     defineRoute({
       method: 'patch',
@@ -74,7 +79,9 @@ export function petRoutes(deps: { clock: Clock }): AnyRoute[] {
       body: UpdatePetSchema,
       response: { status: 200, description: 'The updated pet', schema: PetSchema },
       errors: ['not_found', 'resource_missing'],
-      handler: async ({ db, actor, params, body }) => ({ body: present(await patchPet(db, actor, params.id, body, deps.clock.now()), deps.clock) }),
+      handler: async ({ db, actor, params, body }) => ({
+        body: present(await patchPet(db, actor, params.id, body, deps.clock.now()), await businessToday(db, actor, deps.clock)),
+      }),
     }),
   ];
 }

@@ -5,7 +5,7 @@ import { AppError } from '../../http/errors.js';
 import type { Actor } from '../../http/actor.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import type { JobRunner } from '../../jobs/runner.js';
-import { clockOffset, setClockOffset } from '../business-clock/index.js';
+import { clockOffset, maxClockLeadMs, setClockOffset } from '../business-clock/index.js';
 
 /** Jobs that read the business clock: advancing it queues a run of each, so the effect shows at once. */
 const clockJobs = ['subscription-billing', 'settlement', 'vaccination-reminders', 'appointment-reminders'] as const;
@@ -36,7 +36,7 @@ export function sandboxClockRoutes(deps: { clock: Clock; runner?: JobRunner }): 
   const description =
     'Sandbox only (a live client gets 404). The sandbox business clock is real time plus an offset that only moves forward and keeps running from where it was set; ' +
     'subscription billing, daily closes, reminders and the dates of money records read it, while tokens, rate limits, idempotency and the audit trail keep real time. ' +
-    'POST /v1/sandbox/reset returns it to real time. Admin role. ';
+    'It runs at most 5 years ahead of real time. POST /v1/sandbox/reset returns it to real time. Admin role. ';
   return [
     defineRoute({
       method: 'get',
@@ -60,13 +60,13 @@ export function sandboxClockRoutes(deps: { clock: Clock; runner?: JobRunner }): 
       summary: 'Move the sandbox test clock forward',
       description:
         description +
-        'A time before the clock’s current now is 422 `clock_backwards`. Queues a run of subscription-billing, settlement and the reminder jobs, so what falls due by the new time happens now ' +
+        'A time before the clock’s current now is 422 `clock_backwards`; one more than 5 years past real time is 422 `clock_out_of_range`. Queues a run of subscription-billing, settlement and the reminder jobs, so what falls due by the new time happens now ' +
         '(follow them at GET /v1/jobs, or run one and wait with POST /v1/jobs/{name}/run {"wait": true}).',
       tags: ['Sandbox'],
       access: { scope: 'admin', roles: ['admin'] },
       body: AdvanceClockSchema,
       response: { status: 200, description: 'The clock after the move', schema: ClockSchema },
-      errors: ['not_found', 'clock_backwards'],
+      errors: ['not_found', 'clock_backwards', 'clock_out_of_range'],
       handler: async ({ db, actor, body, afterCommit }) => {
         sandboxOnly(actor);
         const real = deps.clock.now();
@@ -74,6 +74,11 @@ export function sandboxClockRoutes(deps: { clock: Clock; runner?: JobRunner }): 
         const target = Date.parse(body.advanceTo);
         if (target < current) {
           throw new AppError('clock_backwards', `The sandbox clock is at ${isoAt(current)}; it only moves forward.`, { extensions: { now: isoAt(current) } });
+        }
+        if (target - real > maxClockLeadMs) {
+          throw new AppError('clock_out_of_range', `The sandbox clock runs at most 5 years ahead of real time: ${isoAt(real + maxClockLeadMs)} at the latest.`, {
+            extensions: { latest: isoAt(real + maxClockLeadMs) },
+          });
         }
         const offset = target - real;
         await setClockOffset(db, offset, isoAt(real));
