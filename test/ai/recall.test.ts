@@ -94,11 +94,12 @@ test.after.always(async () => {
   await t?.close();
 });
 
-test.serial('a dry run lists who would be recalled and why not, and writes nothing', async (a) => {
+test.serial('a dry run is a stored campaign (201, dryRun, an id, readable back) that sends and records nothing', async (a) => {
   const before = await counts();
   const res = await recall(vet.accessToken, { dueWithinDays: 30, dryRun: true });
-  a.is(res.status, 200, res.text);
-  a.like(res.body, { id: null, dryRun: true, locationId: null, vaccines: null, dueWithinDays: 30, today: '2026-11-23', dueThrough: '2026-12-23', sent: 0, wouldSend: 4, skipped: 2, createdAt: null });
+  a.is(res.status, 201, res.text);
+  a.regex(res.body.id, /^rcl_[a-z0-9]{26}$/);
+  a.like(res.body, { dryRun: true, locationId: null, vaccines: null, dueWithinDays: 30, today: '2026-11-23', dueThrough: '2026-12-23', sent: 0, wouldSend: 4, skipped: 2, createdAt: new Date(clock.now()).toISOString() });
   // Earliest due first; overdue doses of any age included; the superseded dose and the one beyond the window are not.
   a.deepEqual(rows(res.body.recipients), [
     [bella.id, 'FeLV', '2025-09-01', 'would_send', null],
@@ -109,7 +110,13 @@ test.serial('a dry run lists who would be recalled and why not, and writes nothi
     [bella.id, 'Rabies', '2026-12-10', 'would_send', null],
   ]);
   a.like(res.body.recipients[0], { parentId: alex.id, vaccinationId: vac.bellaFelv, locationId: downtown.id, notificationId: null });
-  a.deepEqual(await counts(), before);
+  // Stored: the campaign and its recipients; nothing sent, no reminder recorded, no event.
+  a.deepEqual(await counts(), { ...before, campaigns: before.campaigns + 1, recipients: before.recipients + 6 });
+  const got = await t.request('GET', `/v1/ai/recall/${res.body.id}`, { token: reader.accessToken });
+  a.is(got.status, 200, got.text);
+  a.deepEqual(got.body, res.body);
+  const listed = (await t.request('GET', '/v1/ai/recall', { token: reader.accessToken })).body.data[0];
+  a.like(listed, { id: res.body.id, dryRun: true, recipientCount: 6, sent: 0, wouldSend: 4, skipped: 2 });
 });
 
 test.serial('bad input answers 400 with the field, another location 404, and nothing changes', async (a) => {
@@ -224,12 +231,12 @@ test.serial('reading and listing campaigns follows the locations they covered', 
   const list = async (token: string, query = '') => {
     const res = await t.request('GET', `/v1/ai/recall${query}`, { token });
     a.is(res.status, 200, res.text);
-    return res.body as { data: Array<{ id: string; recipientCount: number; sent: number; skipped: number }>; nextCursor: string | null; hasMore: boolean };
+    return res.body as { data: Array<{ id: string; recipientCount: number; sent: number; wouldSend: number; skipped: number }>; nextCursor: string | null; hasMore: boolean };
   };
   const all = (await list(reader.accessToken, '?limit=100')).data;
-  a.is(all.length, 6, 'every stored campaign of this file so far (dry runs are not stored)');
+  a.is(all.length, 7, 'every campaign of this file so far, the dry run included');
   a.deepEqual(all.slice(0, 3).map((c) => c.id), [uptownOnly, tenantWide, downtownOnly]);
-  for (const c of all) a.is(c.sent + c.skipped, c.recipientCount);
+  for (const c of all) a.is(c.sent + c.wouldSend + c.skipped, c.recipientCount);
   const downtownIds = (await list(downtownVet.accessToken)).data.map((c) => c.id);
   a.true(downtownIds.includes(downtownOnly));
   a.false(downtownIds.includes(tenantWide) || downtownIds.includes(uptownOnly));
@@ -266,14 +273,14 @@ test.serial('in the sandbox the window follows the sandbox clock, and a reset er
   const moved = await t.request('POST', '/v1/sandbox/clock', { token: sandbox, body: { advanceTo: '2027-01-10T12:00:00Z' } });
   a.is(moved.status, 200, moved.text);
   const dry = await recall(sandbox, { dueWithinDays: 0, dryRun: true });
-  a.is(dry.status, 200, dry.text);
+  a.is(dry.status, 201, dry.text);
   a.is(dry.body.today, '2027-01-10');
   a.true(dry.body.recipients.every((r: Recipient) => r.dueOn <= '2027-01-10'));
   const sent = await recall(sandbox, { dueWithinDays: 30 });
   a.is(sent.status, 201, sent.text);
   a.true(sent.body.recipients.length > 0, 'the demo data has vaccinations due');
   const sandboxDb = t.stores.get('sandbox').db;
-  a.is((await sandboxDb.selectFrom('ai_recall_campaigns').selectAll().execute()).length, 1);
+  a.is((await sandboxDb.selectFrom('ai_recall_campaigns').selectAll().execute()).length, 2, 'the dry run and the campaign');
   const live = Number((await db().selectFrom('ai_recall_campaigns').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
   a.is((await t.request('POST', '/v1/sandbox/reset', { token: sandbox })).status, 200);
   a.deepEqual(await sandboxDb.selectFrom('ai_recall_campaigns').selectAll().execute(), []);
@@ -307,7 +314,7 @@ test.serial('a recall selecting more than 2,000 pet and vaccine pairs is 422 rec
     }
     a.deepEqual(await counts(), before);
     const narrow = await recall(vet.accessToken, { locationId: bulk.id, dueWithinDays: 0, vaccines: ['Vaccine 0', 'Vaccine 7'], dryRun: true });
-    a.is(narrow.status, 200, narrow.text);
+    a.is(narrow.status, 201, narrow.text);
     a.is(narrow.body.recipients.length, 2);
   } finally {
     sqlite.prepare('delete from vaccinations where pet_id = ?').run(pet.id);

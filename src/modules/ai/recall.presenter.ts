@@ -1,10 +1,7 @@
 import type { AiRecallCampaignsTable, AiRecallRecipientsTable } from './recall.table.js';
 import type { RecallCampaign, RecallRecipient, RecallSummary } from './recall.schema.js';
 
-/** A recipient as stored, or as a dry run would store it (status would_send). */
-export type RecipientRow = Omit<AiRecallRecipientsTable, 'status'> & { status: RecallRecipient['status'] };
-
-export const presentRecallRecipient = (row: RecipientRow): RecallRecipient => ({
+export const presentRecallRecipient = (row: AiRecallRecipientsTable): RecallRecipient => ({
   parentId: row.parent_id,
   petId: row.pet_id,
   vaccine: row.vaccine,
@@ -16,10 +13,10 @@ export const presentRecallRecipient = (row: RecipientRow): RecallRecipient => ({
   notificationId: row.notification_id,
 });
 
-/** A campaign with its recipients; a dry run's was never stored, so it has no id and no creation time. */
-export const presentRecallCampaign = (row: AiRecallCampaignsTable, recipients: readonly RecipientRow[], dryRun = false): RecallCampaign => ({
-  id: dryRun ? null : row.id,
-  dryRun,
+/** A campaign with its recipients (a dry run too: it is stored as what would have happened). */
+export const presentRecallCampaign = (row: AiRecallCampaignsTable, recipients: readonly AiRecallRecipientsTable[]): RecallCampaign => ({
+  id: row.id,
+  dryRun: row.dry_run === 1,
   locationId: row.location_id,
   vaccines: row.vaccines === null ? null : (JSON.parse(row.vaccines) as string[]),
   dueWithinDays: row.due_within_days,
@@ -27,13 +24,14 @@ export const presentRecallCampaign = (row: AiRecallCampaignsTable, recipients: r
   dueThrough: row.due_through,
   recipients: recipients.map(presentRecallRecipient),
   sent: row.sent,
-  wouldSend: dryRun ? recipients.filter((r) => r.status === 'would_send').length : 0,
+  wouldSend: row.would_send,
   skipped: row.skipped,
-  createdAt: dryRun ? null : row.created_at,
+  createdAt: row.created_at,
 });
 
 export const presentRecallSummary = (row: AiRecallCampaignsTable): RecallSummary => ({
   id: row.id,
+  dryRun: row.dry_run === 1,
   locationId: row.location_id,
   vaccines: row.vaccines === null ? null : (JSON.parse(row.vaccines) as string[]),
   dueWithinDays: row.due_within_days,
@@ -41,6 +39,7 @@ export const presentRecallSummary = (row: AiRecallCampaignsTable): RecallSummary
   dueThrough: row.due_through,
   recipientCount: row.recipient_count,
   sent: row.sent,
+  wouldSend: row.would_send,
   skipped: row.skipped,
   createdAt: row.created_at,
 });

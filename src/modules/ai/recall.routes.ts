@@ -31,18 +31,16 @@ export function recallRoutes(deps: { clock: Clock }): AnyRoute[] {
         rules +
         `dueWithinDays is 0–${maxDueWithinDays}; at most ${maxRecallVaccines} vaccines; bad input answers 400 and changes nothing. ` +
         `A selection of more than ${maxRecallRecipients} pet and vaccine pairs answers 422 recall_too_large (with selected and max) and sends nothing, dry run or not: narrow it by location, vaccines or window. ` +
-        'With dryRun: 200, the recipients and what would happen to each (status would_send or skipped), nothing written, sent or emitted, and id null. ' +
-        'Otherwise 201 with the stored campaign (rcl_…, readable at GET /v1/ai/recall/{id}); emits `ai.recall_sent` with the totals. ' +
+        'Answers 201 with the stored campaign (rcl_…, readable at GET /v1/ai/recall/{id} and listed); emits `ai.recall_sent` with the totals. ' +
+        'A dry run is stored too (dryRun true, an id): the recipients and what would happen to each (status would_send or skipped, counted in wouldSend and skipped), ' +
+        'with nothing sent, no reminder recorded and no event, so a later recall or the reminder job still handles them. ' +
         'Everything commits in one transaction, so parallel recalls send one message per pet, vaccine and due date.',
       tags,
       access: { scope: 'ai' },
       body: CreateRecallSchema,
-      response: { status: 201, description: 'The campaign (200 with id null for a dry run)', schema: RecallCampaignSchema },
+      response: { status: 201, description: 'The stored campaign (a dry run too)', schema: RecallCampaignSchema },
       errors: ['not_found', 'recall_too_large'],
-      handler: async ({ db, actor, body }) => {
-        const result = await runRecall(db, actor, body, await businessNow(db, actor.env, deps.clock), deps.clock.now());
-        return { status: result.dryRun ? 200 : 201, body: result.body };
-      },
+      handler: async ({ db, actor, body }) => ({ body: await runRecall(db, actor, body, await businessNow(db, actor.env, deps.clock), deps.clock.now()) }),
     }),
     defineRoute({
       method: 'get',
@@ -50,7 +48,7 @@ export function recallRoutes(deps: { clock: Clock }): AnyRoute[] {
       operationId: 'listRecalls',
       summary: 'List recall campaigns',
       description:
-        'Needs scope `ai.read`. Stored campaigns (dry runs are not stored), newest first, with their totals; the recipients are at GET /v1/ai/recall/{id}. ' +
+        'Needs scope `ai.read`. Stored campaigns, dry runs included (dryRun true), newest first, with their totals; the recipients are at GET /v1/ai/recall/{id}. ' +
         'A location-scoped caller sees only campaigns that covered nothing beyond its own locations.',
       tags,
       access: { scope: 'ai.read' },
@@ -68,7 +66,7 @@ export function recallRoutes(deps: { clock: Clock }): AnyRoute[] {
       operationId: 'getRecall',
       summary: 'Get a recall campaign',
       description:
-        'Needs scope `ai.read`. The campaign as it ran, with each recipient’s status (sent or skipped with the reason) and queued message id. ' +
+        'Needs scope `ai.read`. The campaign as it ran, with each recipient’s status (sent, or would_send in a dry run, or skipped with the reason) and queued message id. ' +
         'A location-scoped caller sees only campaigns that covered nothing beyond its own locations; any other answers 404.',
       tags,
       access: { scope: 'ai.read' },

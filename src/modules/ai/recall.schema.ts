@@ -38,7 +38,12 @@ export const CreateRecallSchema = Type.Object(
       maximum: maxDueWithinDays,
       description: "Selects each pet's latest dose per vaccine due on or before today + dueWithinDays, overdue ones included (0: due today or overdue).",
     }),
-    dryRun: Type.Optional(Type.Boolean({ default: false, description: 'List the recipients and what would happen to each; write and send nothing (200, id null).' })),
+    dryRun: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'Store the campaign as what would happen to each recipient (would_send or skipped), sending nothing and recording no reminder (201, dryRun true, an id like any campaign).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -75,8 +80,8 @@ export const RecallRecipientSchema = Type.Object(
 
 export const RecallCampaignSchema = Type.Object(
   {
-    id: Nullable(Type.String({ description: 'Campaign id (rcl_…); null for a dry run, which stores nothing.' })),
-    dryRun: Type.Boolean(),
+    id: Type.String({ description: 'Campaign id (rcl_…); a dry run is stored too.' }),
+    dryRun: Type.Boolean({ description: 'A dry run: recipients would_send or skipped, nothing sent.' }),
     locationId: Nullable(Type.String({ description: 'The location asked for; null: every location the caller covers.' })),
     vaccines: Nullable(Type.Array(Type.String(), { description: 'The vaccines asked for; null: every vaccine.' })),
     dueWithinDays: Type.Integer(),
@@ -86,7 +91,7 @@ export const RecallCampaignSchema = Type.Object(
     sent: Type.Integer({ description: 'Messages queued by this campaign (0 in a dry run).' }),
     wouldSend: Type.Integer({ description: 'Messages a dry run would queue (0 when not a dry run).' }),
     skipped: Type.Integer({ description: 'Recipients already reminded or without consent or an email address.' }),
-    createdAt: Nullable(Type.String({ format: 'date-time' })),
+    createdAt: Type.String({ format: 'date-time' }),
   },
   { additionalProperties: false },
 );
@@ -95,6 +100,7 @@ export const RecallCampaignSchema = Type.Object(
 export const RecallSummarySchema = Type.Object(
   {
     id: Type.String({ description: 'Campaign id (rcl_…).' }),
+    dryRun: Type.Boolean({ description: 'A dry run (nothing was sent).' }),
     locationId: Nullable(Type.String()),
     vaccines: Nullable(Type.Array(Type.String())),
     dueWithinDays: Type.Integer(),
@@ -102,6 +108,7 @@ export const RecallSummarySchema = Type.Object(
     dueThrough: Type.String({ format: 'date' }),
     recipientCount: Type.Integer(),
     sent: Type.Integer(),
+    wouldSend: Type.Integer({ description: 'Messages a dry run would have queued (0 when not a dry run).' }),
     skipped: Type.Integer(),
     createdAt: Type.String({ format: 'date-time' }),
   },

@@ -9,7 +9,7 @@ import { findLocation } from '../locations/index.js';
 import { latestDosesDueThrough } from '../pets/index.js';
 import { previewVaccinationReminder, remindVaccination, type ReminderOutcome } from '../reminders/index.js';
 import { vaccineKey } from '../vaccinations/index.js';
-import { presentRecallCampaign, type RecipientRow } from './recall.presenter.js';
+import { presentRecallCampaign } from './recall.presenter.js';
 import { findCampaign, insertCampaign, petHomes, recipientsOf } from './recall.repository.js';
 import { maxRecallRecipients, type CreateRecallInput, type RecallCampaign } from './recall.schema.js';
 import type { AiRecallCampaignsTable, AiRecallRecipientsTable, RecallSkipReason } from './recall.table.js';
@@ -28,12 +28,13 @@ const skipReasonOf: Record<Exclude<ReminderOutcome, 'notified'>, RecallSkipReaso
  * vaccination-reminders job's own step (`remindVaccination`): once per pet + vaccine + due date
  * through the shared reminder ledger, `pet.vaccination_due`, and an email under the job's consent
  * rule. All of it commits in the request's one transaction with the campaign record and
- * `ai.recall_sent`. A dry run reads the same selection and outcomes and writes nothing.
+ * `ai.recall_sent`. A dry run reads the same selection and outcomes and is stored as a campaign
+ * of what would happen (recipients would_send or skipped): no ledger row, event or message.
  *
  * `today` is the UTC date of the business clock (the sandbox test clock), as the reminder job counts;
  * `now` is the service clock's instant the records carry.
  */
-export async function runRecall(db: Executor, actor: Actor, input: CreateRecallInput, businessNow: number, now: number): Promise<{ dryRun: boolean; body: RecallCampaign }> {
+export async function runRecall(db: Executor, actor: Actor, input: CreateRecallInput, businessNow: number, now: number): Promise<RecallCampaign> {
   const locationIds = input.locationId === undefined ? actor.locationIds : [foundOr404(await findLocation(db, actor, input.locationId), 'location', input.locationId).id];
   const names = input.vaccines?.map((v) => v.trim());
   const keys = names === undefined ? null : [...new Set(names.map(vaccineKey))];
@@ -51,7 +52,7 @@ export async function runRecall(db: Executor, actor: Actor, input: CreateRecallI
   }
   const homes = await petHomes(db, actor.tenantId, doses.map((d) => d.pet_id));
   const campaignId = newId('rcl');
-  const recipients: RecipientRow[] = [];
+  const recipients: AiRecallRecipientsTable[] = [];
   for (const dose of doses) {
     const home = homes.get(dose.pet_id);
     if (!home) continue; // the pet went between the two reads of this one transaction: impossible, but never send blind
@@ -76,6 +77,7 @@ export async function runRecall(db: Executor, actor: Actor, input: CreateRecallI
     });
   }
   const sent = recipients.filter((r) => r.status === 'sent').length;
+  const wouldSend = recipients.filter((r) => r.status === 'would_send').length;
   const skipped = recipients.filter((r) => r.status === 'skipped').length;
   const campaign: AiRecallCampaignsTable = {
     id: campaignId,
@@ -89,12 +91,14 @@ export async function runRecall(db: Executor, actor: Actor, input: CreateRecallI
     recipient_count: recipients.length,
     sent,
     skipped,
+    dry_run: dryRun ? 1 : 0,
+    would_send: wouldSend,
     created_by_client_id: actor.clientId,
     created_at: isoAt(now),
   };
-  if (dryRun) return { dryRun, body: presentRecallCampaign(campaign, recipients, true) };
+  await insertCampaign(db, campaign, recipients);
+  if (dryRun) return presentRecallCampaign(campaign, recipients);
 
-  await insertCampaign(db, campaign, recipients as AiRecallRecipientsTable[]);
   await emit(
     db,
     'ai.recall_sent',
@@ -102,7 +106,7 @@ export async function runRecall(db: Executor, actor: Actor, input: CreateRecallI
     actor.tenantId,
     now,
   );
-  return { dryRun, body: presentRecallCampaign(campaign, recipients) };
+  return presentRecallCampaign(campaign, recipients);
 }
 
 export async function getRecall(db: Executor, actor: AccessFilter, id: string): Promise<RecallCampaign> {

@@ -17,11 +17,15 @@ export interface AiRecallCampaignsTable {
   recipient_count: number;
   sent: number;
   skipped: number;
+  /** 1: a dry run, stored as what would have happened (its recipients would_send or skipped; nothing sent). */
+  dry_run: number;
+  /** Recipients a dry run would have sent to (0 for a campaign that ran). */
+  would_send: number;
   created_by_client_id: string;
   created_at: string;
 }
 
-export type RecallRecipientStatus = 'sent' | 'skipped';
+export type RecallRecipientStatus = 'sent' | 'would_send' | 'skipped';
 export type RecallSkipReason = 'already_reminded' | 'no_consent' | 'no_email';
 
 export interface AiRecallRecipientsTable {
