@@ -2,19 +2,13 @@ import { FormatRegistry, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 import { validationFailed, type FieldError } from './errors.js';
-import { isCalendarDate } from '../calendar-dates.js';
+import { isCalendarDate, parseInstant } from '../calendar-dates.js';
 
-// TypeBox checks only the formats it is told about; these are the ones our schemas use.
-const dateTimePattern = /^\d{4}-\d{2}-\d{2}T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/i;
-
-// TypeBox checks only the formats it is told about; these are the ones our schemas use. Fields are
-// checked for range (no 24:00, no 2026-02-30, offsets within ±23:59), never silently rolled over.
-FormatRegistry.Set('date-time', (value) => {
-  const m = dateTimePattern.exec(value);
-  if (!m) return false;
-  const [, h, mi, sec = '0', oh = '0', om = '0'] = m;
-  return isCalendarDate(value.slice(0, 10)) && Number(h) < 24 && Number(mi) < 60 && Number(sec) < 60 && Number(oh) < 24 && Number(om) < 60;
-});
+// TypeBox checks only the formats it is told about; these are the ones our schemas use. Both read
+// values the way the services do (src/calendar-dates.ts), so a field the schema accepts is one the
+// service can read: no 24:00, no 2026-02-30, years 0001–9999, offsets within ±14:00 with minutes
+// below 60; never silently rolled over.
+FormatRegistry.Set('date-time', (value) => parseInstant(value) !== null);
 FormatRegistry.Set('date', isCalendarDate);
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { addDays, isCalendarDate } from '../../calendar-dates.js';
+import { addDays, isCalendarDate, parseInstant } from '../../calendar-dates.js';
 
 export const minuteMs = 60_000;
 export { dayMs } from '../../calendar-dates.js';
@@ -31,8 +31,11 @@ const digit = (text: string, at: number): number => text.charCodeAt(at) - 48;
  */
 export function isoMsAt(text: string, start = 0, end = text.length): number {
   if (end - start !== 24 || text.charCodeAt(start + 23) !== 90 /* Z */ || text.charCodeAt(start + 10) !== 84 /* T */) return Date.parse(text.slice(start, end));
+  const year = digit(text, start) * 1000 + digit(text, start + 1) * 100 + digit(text, start + 2) * 10 + digit(text, start + 3);
+  // Date.UTC reads years 0–99 as 1900–1999; Date.parse reads a four-digit year as written.
+  if (year < 100) return Date.parse(text.slice(start, end));
   return Date.UTC(
-    digit(text, start) * 1000 + digit(text, start + 1) * 100 + digit(text, start + 2) * 10 + digit(text, start + 3),
+    year,
     digit(text, start + 5) * 10 + digit(text, start + 6) - 1,
     digit(text, start + 8) * 10 + digit(text, start + 9),
     digit(text, start + 11) * 10 + digit(text, start + 12),
@@ -83,7 +86,8 @@ export class ZoneClock {
   localDate(ms: number): string {
     const parts: Record<string, string> = {};
     for (const part of this.dateFormat.formatToParts(ms)) parts[part.type] = part.value;
-    return `${parts.year}-${parts.month}-${parts.day}`;
+    // en-US writes year 40 as "40": pad it back to the API's four digits.
+    return `${parts.year?.padStart(4, '0')}-${parts.month}-${parts.day}`;
   }
 
   private readonly recentDates = new Map<string, Array<{ date: string; weekday: number }>>();
@@ -139,11 +143,5 @@ export function zoneClock(zone: string): ZoneClock {
   return clock;
 }
 
-const instantPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
-
-/** An ISO 8601 date-time with Z or a numeric offset → epoch ms; null otherwise (including impossible dates). */
-export function parseInstant(value: string): number | null {
-  if (!instantPattern.test(value)) return null;
-  const parsed = DateTime.fromISO(value, { setZone: true });
-  return parsed.isValid ? parsed.toMillis() : null;
-}
+/** An ISO 8601 date-time with Z or a numeric offset → epoch ms; null otherwise: the API's one rule (src/calendar-dates.ts). */
+export { parseInstant };
