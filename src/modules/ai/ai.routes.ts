@@ -230,8 +230,9 @@ export function aiRouteList(deps: AiRouteDeps): AnyRoute[] {
         'best supporting sentences with citations `[n]` (document, chunk, page, snippet, score), or is phrased by the configured chat model from ' +
         'the retrieved passages only, citing them; a model that is down, slow or cites nothing gives the extractive answer with `fallback` set, never ' +
         'an error. `abstained: true` ("I don\'t know") when the support is below the threshold measured on the eval set. A question that is empty, ' +
-        'over 2,000 characters, not a string or without words → 400. A service pinned to another embedding model than the configured one → 409 ' +
-        '`embedding_mismatch` until re-indexed. The answer is stored (`id`, GET /v1/ai/answers/{id}). ' +
+        'over 2,000 characters, not a string or without words → 400. A service pinned to another embedding model than the configured one, or to ' +
+        'vectors of another length than the model answers for the question (pinnedDimension, dimension) → 409 `embedding_mismatch` until re-indexed. ' +
+        'The answer is stored (`id`, GET /v1/ai/answers/{id}). ' +
         scoping,
       tags,
       access: { scope: 'ai.read' },
@@ -257,7 +258,8 @@ export function aiRouteList(deps: AiRouteDeps): AnyRoute[] {
         'moment — pets_total, appointments_today, boarded_tonight (each location\'s own time zone; species and location names in the question ' +
         'narrow it) — or a §14 analytics metric through the analytics module (revenue, no-show rate, occupancy…; window from the question, default this month; ' +
         'a money metric once per currency of the locations covered, never a 400 for want of one; only with `analytics.read`, else the answer says so and gives no figure) — chosen by a deterministic intent matcher; a model may phrase ' +
-        'the rest, never the number. In the sandbox, counts follow the sandbox clock. Every answer is stored (ans_). ',
+        'the rest, never the number. A service whose pinned embedding model or dimension the model server no longer matches is searched lexically, ' +
+        'with `fallback` saying so (`embedding_mismatch: …`). In the sandbox, counts follow the sandbox clock. Every answer is stored (ans_). ',
       tags,
       access: { scope: 'ai.read' },
       body: AgentQuerySchema,

@@ -47,24 +47,50 @@ const questionWords = (question: string): string[] => {
  * Lexical (FTS5 bm25) always; with vectors available for the services, the question's embedding
  * too, fused by reciprocal rank. Every list is filtered to `services` (already visible to the caller)
  * in SQL, so nothing else can reach an answer or a prompt.
+ *
+ * The question's embedding must have the dimension a service pinned (its vectors' length): the
+ * same model name answering another length is a different model. With `onDimensionMismatch:
+ * 'refuse'` (a query of one service) that is 409 embedding_mismatch until re-indexed; with
+ * 'lexical' (the agent, over many services) such a service is searched lexically and `fallback` says so.
  */
-export async function retrieve(db: Executor, llm: LlmClient, services: readonly AiServicesTable[], words: string[], question: string, topK: number): Promise<Retrieved> {
+export async function retrieve(
+  db: Executor,
+  llm: LlmClient,
+  services: readonly AiServicesTable[],
+  words: string[],
+  question: string,
+  topK: number,
+  onDimensionMismatch: 'refuse' | 'lexical' = 'refuse',
+): Promise<Retrieved> {
   const ids = services.map((s) => s.id);
   const lexical = await lexicalCandidates(db, ids, words);
+  const lexicalOnly = (fallback: string | null): Retrieved => ({ passages: lexical.slice(0, topK).map((hit) => ({ hit, score: round(-hit.score) })), retrieval: 'lexical', fallback });
   const vectorServices = services.filter((s) => vectorState(s, llm).vector);
-  if (vectorServices.length === 0 || llm.embeddingModel === null) {
-    return { passages: lexical.slice(0, topK).map((hit) => ({ hit, score: round(-hit.score) })), retrieval: 'lexical', fallback: null };
-  }
+  if (vectorServices.length === 0 || llm.embeddingModel === null) return lexicalOnly(null);
   let nearest: ChunkHit[];
+  let mismatch: string | null = null;
   try {
     const [vector] = await llm.embed([question]);
     if (!vector) throw new LlmUnavailable('no embedding returned');
     const blob = Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
-    const pinned = vectorServices.filter((s) => s.dimension === null || s.dimension === vector.length);
+    const mismatched = vectorServices.filter((s) => s.dimension !== null && s.dimension !== vector.length);
+    const first = mismatched[0];
+    if (first !== undefined) {
+      if (onDimensionMismatch === 'refuse') {
+        throw new AppError(
+          'embedding_mismatch',
+          `The service is pinned to ${first.embedding_model} vectors of dimension ${first.dimension}; ${llm.embeddingModel} now answers ${vector.length}. Re-index it (POST /v1/ai/services/${first.id}/reindex).`,
+          { extensions: { pinnedDimension: first.dimension, dimension: vector.length } },
+        );
+      }
+      mismatch = `embedding_mismatch: ${mismatched.map((s) => s.id).join(', ')} pinned to dimension ${first.dimension}, ${llm.embeddingModel} now answers ${vector.length}; lexical retrieval only for ${mismatched.length === 1 ? 'it' : 'them'} until re-indexed`;
+    }
+    const pinned = vectorServices.filter((s) => !mismatched.includes(s));
+    if (pinned.length === 0) return lexicalOnly(mismatch);
     nearest = await vectorSearch(db, pinned.map((s) => s.id), blob, llm.embeddingModel, candidates);
   } catch (err) {
     if (!(err instanceof LlmUnavailable)) throw err;
-    return { passages: lexical.slice(0, topK).map((hit) => ({ hit, score: round(-hit.score) })), retrieval: 'lexical', fallback: `embeddings unavailable (${err.reason}); lexical retrieval only` };
+    return lexicalOnly(`embeddings unavailable (${err.reason}); lexical retrieval only`);
   }
   const fused = new Map<number, Passage>();
   for (const list of [lexical, nearest]) {
@@ -75,7 +101,7 @@ export async function retrieve(db: Executor, llm: LlmClient, services: readonly 
     });
   }
   const passages = [...fused.values()].sort((a, b) => b.score - a.score || a.hit.seq - b.hit.seq).slice(0, topK);
-  return { passages: passages.map((p) => ({ ...p, score: round(p.score) })), retrieval: 'hybrid', fallback: null };
+  return { passages: passages.map((p) => ({ ...p, score: round(p.score) })), retrieval: 'hybrid', fallback: mismatch };
 }
 
 const round = (n: number): number => Math.round(n * 1e6) / 1e6;

@@ -72,7 +72,8 @@ export async function askAgent(
   // `tenant` for a caller confined to locations means exactly its locations.
   const covered = scopeIds ?? actor.locationIds;
   const services = await servicesInScope(db, actor, covered);
-  const retrieved = await retrieve(db, deps.llm, services, words, input.question, 5);
+  // Over many services, one whose pinned dimension the model no longer answers is searched lexically (fallback says so), not a 409 for all.
+  const retrieved = await retrieve(db, deps.llm, services, words, input.question, 5, 'lexical');
   // §14 metrics first (their words are specific: revenue, no-show rate…), then the point-in-time counts.
   const asked = matchAnalyticsIntent(input.question, locations, countsAt);
   // A §14 metric is what GET /v1/analytics gives: only to a caller holding analytics.read (a front
