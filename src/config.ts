@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -105,6 +105,16 @@ export const environmentsOf = (config: Pick<Config, 'sandboxOnly'>): Environment
 type Env = Record<string, string | undefined>;
 
 /**
+ * A setting the operator got wrong. main.ts prints its message alone, one line without a stack
+ * trace, and exits with exitConfigError, as for an unusable data dir: a restart loop (Docker's
+ * `restart: unless-stopped`) then shows the same sentence every time instead of a crash.
+ */
+export class ConfigError extends Error {}
+
+/** sysexits.h EX_CONFIG. */
+export const exitConfigError = 78;
+
+/**
  * Secrets may come from files (Docker/compose `secrets:` mount them under /run/secrets), so they
  * never show in `docker inspect`: NAME_FILE names the file, whose content (without the trailing
  * newline) is NAME's value. Setting both is refused: which one wins would be a guess.
@@ -116,28 +126,112 @@ const secretFiles = [
   ['PETCARE_BACKUP_KEY', 'PETCARE_BACKUP_KEY_FILE'],
 ] as const;
 
+const octal = (mode: number) => `0${(mode & 0o777).toString(8).padStart(3, '0')}`;
+
+/**
+ * Why a secret file cannot be read, in one line. A file compose mounts from the host keeps the
+ * host's owner and mode, and the image runs as uid 1000: a root-owned 0600 file is the usual case.
+ */
+function unreadableFile(fileName: string, file: string, err: NodeJS.ErrnoException): ConfigError {
+  const code = err.code ?? String(err);
+  const uid = process.getuid?.();
+  if ((code === 'EACCES' || code === 'EPERM') && uid !== undefined) {
+    let owner = '';
+    try {
+      const stat = statSync(file);
+      owner = `; it is owned by uid ${stat.uid} with mode ${octal(stat.mode)}`;
+    } catch {
+      // a folder on the way is closed too: the sentence without the owner says enough
+    }
+    return new ConfigError(
+      `${fileName}: cannot read ${file} (${code}): it must be readable by uid ${uid}, the user the appliance runs as${owner} ` +
+        `(on the host: chown ${uid} the file it is mounted from, keep mode 0600)`,
+    );
+  }
+  const why: Record<string, string> = { ENOENT: 'no such file', EISDIR: 'a folder, not a file' };
+  return new ConfigError(`${fileName}: cannot read ${file} (${code})${why[code] ? `: ${why[code]}` : ''}`);
+}
+
 function withSecretFiles(env: Env): Env {
   const resolved: Env = { ...env };
   for (const [name, fileName] of secretFiles) {
     const file = env[fileName];
     if (file === undefined || file === '') continue;
-    if (env[name]) throw new Error(`set ${name} or ${fileName}, not both`);
+    if (env[name]) throw new ConfigError(`set ${name} or ${fileName}, not both`);
+    let text: string;
     try {
-      resolved[name] = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+      text = readFileSync(file, 'utf8');
     } catch (err) {
-      throw new Error(`${fileName}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      throw unreadableFile(fileName, file, err as NodeJS.ErrnoException);
     }
+    const value = text.replace(/\r?\n$/, '');
+    // An empty file is a mistake, never "unset": that would generate an admin nobody asked for.
+    if (value.trim() === '') throw new ConfigError(`${fileName}: ${file} is empty`);
+    resolved[name] = value;
   }
   return resolved;
 }
 
+/**
+ * The rule for admin secrets an operator sets (README "Configuration"): at least
+ * minAdminSecretLength characters after the sk_live_ / sk_test_ prefix (the whole secret when it
+ * has none), and none of the placeholder text that examples and templates use. Checked where the
+ * operator's environment is read (loadConfig's env, not its overrides: the test harness passes
+ * its fixed secrets as overrides), for an appliance that holds live data; the sandbox-only
+ * evaluation appliance takes its public demo secret (its compose file applies this rule before
+ * it publishes the port beyond loopback: publicSandboxProblem).
+ */
+export const minAdminSecretLength = 32;
+
+/** Lower-case letters and digits only, so `replace-with`, `Replace_With` and `replacewith` all match. */
+const placeholderWords = ['replacewith', 'changeme', 'example', 'placeholder', 'yoursecret', 'longrandom', 'xxxxxx'];
+
+/** What is wrong with an admin secret, as the end of a sentence naming it; null when it is accepted. */
+export function adminSecretProblem(secret: string): string | null {
+  const body = secret.replace(/^sk_(live|test)_/, '');
+  const squashed = body.toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (/[<>…]|\.\.\./.test(body) || placeholderWords.some((word) => squashed.includes(word))) {
+    return 'is a placeholder from an example, not a secret';
+  }
+  if (body.length < minAdminSecretLength) {
+    return `has ${body.length} characters${body === secret ? '' : ' after its prefix'}; at least ${minAdminSecretLength} are needed`;
+  }
+  return null;
+}
+
+function checkAdminSecrets(env: Env, rawEnv: Env): void {
+  const checked = [
+    ['PETCARE_ADMIN_CLIENT_SECRET', 'PETCARE_ADMIN_CLIENT_SECRET_FILE', 'sk_live_'],
+    ['PETCARE_SANDBOX_ADMIN_CLIENT_SECRET', 'PETCARE_SANDBOX_ADMIN_CLIENT_SECRET_FILE', 'sk_test_'],
+  ] as const;
+  for (const [name, fileName, prefix] of checked) {
+    const problem = env[name] ? adminSecretProblem(env[name]) : null;
+    if (!problem) continue;
+    const from = rawEnv[fileName] ? ` (from ${fileName})` : '';
+    // The secret itself is never printed: a real one that is merely short is still a secret.
+    throw new ConfigError(`${name}${from} ${problem}: generate one, e.g. ${prefix}$(openssl rand -hex 32)`);
+  }
+}
+
+/** Addresses the evaluation compose may publish the public demo admin on. */
+const loopbackBinds = ['127.0.0.1', 'localhost', '::1', '[::1]'];
+
+/**
+ * docker/compose.sandbox.yml's guard: the sandbox-only appliance accepts the public demo secret,
+ * so before its port is published beyond loopback the admin secret must pass the operator rule.
+ */
+export function publicSandboxProblem(bind: string, secret: string): string | null {
+  if (loopbackBinds.includes(bind.trim())) return null;
+  const problem = adminSecretProblem(secret);
+  return problem ? `refusing to publish the sandbox on ${bind}: its admin secret ${problem}; set your own (sk_test_…) first` : null;
+}
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
   }
   return value;
 }
@@ -151,7 +245,7 @@ function list(env: Env, name: string, fallback: readonly string[]): string[] {
 function seconds(env: Env, name: string, fallback: readonly number[]): number[] {
   return list(env, name, fallback.map(String)).map((part) => {
     const value = Number(part);
-    if (!Number.isFinite(value) || value < 0 || value > 7 * 86400) throw new Error(`${name} must list seconds between 0 and 604800 (got "${part}")`);
+    if (!Number.isFinite(value) || value < 0 || value > 7 * 86400) throw new ConfigError(`${name} must list seconds between 0 and 604800 (got "${part}")`);
     return value;
   });
 }
@@ -162,7 +256,7 @@ function url(env: Env, name: string): string | undefined {
   try {
     new URL(raw);
   } catch {
-    throw new Error(`${name} must be a URL (got "${raw}")`);
+    throw new ConfigError(`${name} must be a URL (got "${raw}")`);
   }
   return raw.replace(/\/+$/, '');
 }
@@ -177,7 +271,7 @@ function choice<T extends string>(env: Env, name: string, allowed: readonly T[],
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = raw.toLowerCase() as T;
-  if (!allowed.includes(value)) throw new Error(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+  if (!allowed.includes(value)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
   return value;
 }
 
@@ -186,12 +280,13 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (raw === undefined || raw === '') return fallback;
   if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
   if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
-  throw new Error(`${name} must be true or false (got "${raw}")`);
+  throw new ConfigError(`${name} must be true or false (got "${raw}")`);
 }
 
 /** Reads and validates configuration once; the result is frozen and passed down explicitly. */
 export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config> = {}): Config {
   const env = withSecretFiles(rawEnv);
+  if (!bool(env, 'PETCARE_SANDBOX_ONLY', false)) checkAdminSecrets(env, rawEnv);
   const config: Config = {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',

@@ -1,5 +1,5 @@
 import { openAppliance } from './appliance.js';
-import { environmentsOf, loadConfig } from './config.js';
+import { ConfigError, environmentsOf, exitConfigError, loadConfig } from './config.js';
 import { acquireDataDirLock, DataDirError, exitDataDirUnusable, prepareDataDir } from './data-dir.js';
 import { linkOriginWarning } from './http/public-url.js';
 import { createHttpServer, defaultServerLimits } from './http/server.js';
@@ -55,6 +55,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`petcare: ${err.message}\n`);
+    process.exit(exitConfigError);
+  }
   if (err instanceof DataDirError) {
     process.stderr.write(`petcare: ${err.message}\n`);
     process.exit(exitDataDirUnusable);

@@ -37,7 +37,7 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-export const benchAdmin = { clientId: 'pk_live_benchadmin', clientSecret: 'sk_live_benchadminsecret' } as const;
+export const benchAdmin = { clientId: 'pk_live_benchadmin', clientSecret: 'sk_live_benchadminsecret-0123456789abcdef01234567' } as const;
 
 /** utime + stime of a process from /proc/<pid>/stat (clock ticks, USER_HZ = 100 on Linux). */
 function cpuSecondsOf(pid: number | undefined): number | null {

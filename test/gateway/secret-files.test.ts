@@ -11,10 +11,10 @@ test.after.always(() => rmSync(dir, { recursive: true, force: true }));
 test('NAME_FILE gives NAME the file content without its trailing newline', (t) => {
   const secret = path.join(dir, 'admin');
   const smtp = path.join(dir, 'smtp');
-  writeFileSync(secret, 'sk_live_from-a-file\n');
+  writeFileSync(secret, 'sk_live_from-a-file-9f2c4e6a8b0d1f3e5a7c9b1d3f\n');
   writeFileSync(smtp, 'smtp://user:pass@mail.clinic.lan:587\r\n');
   const config = loadConfig({ PETCARE_ADMIN_CLIENT_SECRET_FILE: secret, PETCARE_SMTP_URL_FILE: smtp });
-  t.is(config.adminClientSecret, 'sk_live_from-a-file');
+  t.is(config.adminClientSecret, 'sk_live_from-a-file-9f2c4e6a8b0d1f3e5a7c9b1d3f');
   t.is(config.smtpUrl, 'smtp://user:pass@mail.clinic.lan:587');
 });
 

@@ -16,7 +16,7 @@ import { startReceiver, verifyStripeStyle, type Receiver } from './webhook-suppo
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const scratch = mkdtempSync(path.join(tmpdir(), 'petcare-webhook-kill-'));
-const admin = { clientId: 'pk_live_killtestadmin', clientSecret: 'sk_live_killtestadminsecret' } as const;
+const admin = { clientId: 'pk_live_killtestadmin', clientSecret: 'sk_live_killtestadminsecret-0123456789abcdef0123' } as const;
 
 const children: ChildProcess[] = [];
 const receivers: Receiver[] = [];
