@@ -2,8 +2,8 @@
 /**
  * Operator CLI: manages API clients, locations and signing keys offline, straight on the data dir
  * (PETCARE_DATA_DIR), through the same services and repositories as the API. A running appliance
- * notices client changes on its next request (SQLite data_version); new signing keys take effect
- * when it restarts.
+ * notices client changes on its next request (SQLite data_version) and a new signing key within
+ * a second or two (it checks the key file every second), without a restart.
  *
  *   npm run cli -- help            (tsx)
  *   node dist/src/cli.js help      (compiled)
@@ -37,7 +37,8 @@ Commands:
                  Prints the new secret (shown once); the old one and the refresh tokens stop working.
   locations list [--env live|sandbox]
   locations create --name <name> --timezone <IANA zone, e.g. Europe/London> [--env live|sandbox]
-  keys rotate    Adds a new RS256 signing key (the appliance signs with it after its next restart).
+  keys rotate    Adds a new RS256 signing key; a running appliance signs with it within a second or two,
+                 no restart (older keys keep verifying tokens they signed).
   backup         Writes one archive of the whole appliance (databases, documents, keys, manifest) to
                  PETCARE_BACKUP_DIR; works while the server runs. Prints the archive's path last.
   backup verify <archive>   Checks every file of an archive against its sha256 (nothing is changed).
