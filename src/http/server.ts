@@ -11,7 +11,12 @@ export interface ServerLimits {
   headersTimeoutMs: number;
   /** Whole request, body included (a 25 MB upload at ≥ 210 KB/s fits in the default). */
   requestTimeoutMs: number;
-  /** A socket with no bytes either way for this long is closed: an upload keeps going while bytes flow. */
+  /**
+   * A socket with no bytes either way for this long is closed while the client owes bytes (a request
+   * still arriving) or is not taking them (an answer waiting in the send buffer): an upload keeps
+   * going while bytes flow. A silence that is the server's own (the answer is still being produced,
+   * e.g. POST /v1/jobs/{name}/run waiting up to 120 s) does not count.
+   */
   idleTimeoutMs: number;
   keepAliveTimeoutMs: number;
   connectionsCheckingIntervalMs: number;
@@ -78,8 +83,33 @@ export function createHttpServer(handler: RequestListener, limits: ServerLimits 
     handler,
   );
   server.timeout = limits.idleTimeoutMs;
+  closeSocketsIdleOnTheClientsSide(server);
   if (limits.maxConnectionsPerIp > 0) capConnectionsPerIp(server, limits.maxConnectionsPerIp);
   return server;
+}
+
+/**
+ * Decides what an idle socket means. Node destroys a socket whose idle timer fires unless a
+ * 'timeout' listener takes over; this one closes it as Node would, except when the request on it
+ * has arrived whole and its answer is being produced with nothing waiting to be sent: then the
+ * silence is the server's, and cutting it would fail a client that is doing nothing wrong (the
+ * timer starts again with the answer's first bytes). Before a request, between requests, while a
+ * request arrives or while an answer waits for the client to read it, the idle limit stands.
+ */
+function closeSocketsIdleOnTheClientsSide(server: Server): void {
+  const inProgress = new WeakMap<Socket, { req: http.IncomingMessage; res: http.ServerResponse }>();
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const exchange = { req, res };
+    inProgress.set(req.socket, exchange);
+    res.once('close', () => {
+      if (inProgress.get(req.socket) === exchange) inProgress.delete(req.socket);
+    });
+  });
+  server.on('timeout', (socket: Socket) => {
+    const exchange = inProgress.get(socket);
+    const producing = exchange !== undefined && exchange.req.complete && !exchange.res.writableFinished && socket.writableLength === 0;
+    if (!producing) socket.destroy();
+  });
 }
 
 /** Closes a new connection at once when its address already holds `max` open ones. */

@@ -9,7 +9,7 @@ import { openAppliance } from '../../src/appliance.js';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig, type Config, type Environment } from '../../src/config.js';
 import type { Stores } from '../../src/db/stores.js';
-import { createHttpServer, defaultServerLimits } from '../../src/http/server.js';
+import { createHttpServer, defaultServerLimits, type ServerLimits } from '../../src/http/server.js';
 
 /** A clock tests move by hand: token expiry, rate windows and sunsets without sleeping. */
 export class TestClock implements Clock {
@@ -74,6 +74,8 @@ export interface TestApp {
   app: PetCareApp;
   dataDir: string;
   tenantId: string;
+  /** The HTTP server the app listens on (its socket limits are `serverLimits`). */
+  server: Server;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<Response<T>>;
   /** Token for the bootstrap admin of an environment (all scopes). */
   adminToken(env?: Environment): Promise<string>;
@@ -91,6 +93,8 @@ export interface TestAppOptions {
   dataDir?: string;
   /** Start the job runner (default true): pollers, cron schedules and queued runs. */
   jobs?: boolean;
+  /** Socket limits over the production ones (e.g. a short idle timeout); the per-address cap is off unless set here. */
+  serverLimits?: Partial<ServerLimits>;
 }
 
 /** Starts the real app on 127.0.0.1:0 with fresh SQLite files in a temp dir. */
@@ -115,7 +119,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const { app, stores, tenantId } = appliance;
   const server: Server = await new Promise((resolve) => {
     // The server main.ts runs (its response class and socket limits), without the per-address cap.
-    const s = createHttpServer(app.koa.callback(), { ...defaultServerLimits, maxConnectionsPerIp: 0 });
+    const s = createHttpServer(app.koa.callback(), { ...defaultServerLimits, maxConnectionsPerIp: 0, ...options.serverLimits });
     s.listen(0, '127.0.0.1', () => resolve(s));
   });
   if (options.jobs ?? true) await app.runner.start();
@@ -183,6 +187,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     app,
     dataDir,
     tenantId,
+    server,
     request,
     adminToken,
     client,

@@ -62,7 +62,8 @@ export function jobRoutes(deps: { runner: JobRunner }): AnyRoute[] {
       operationId: 'runJob',
       summary: 'Run a background job now',
       description:
-        "Queues a run in the caller's environment and answers 202 with it; with `wait: true` answers 200 once it has finished (or 202 if it is still going after `waitSeconds`). " +
+        "Queues a run in the caller's environment and answers 202 with it; with `wait: true` answers 200 once it has finished (or 202 if it is still going after `waitSeconds`, 1–120, default 30). " +
+        'The connection stays open while the run is awaited: the server’s idle limit (30 s, for slow clients) does not count a silence while the answer is being produced. ' +
         'Jobs are safe to run again (reminders are sent once however often their job runs), so this call does not take an Idempotency-Key: each call queues a run.' +
         tenantWide,
       tags,
