@@ -2,7 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Next } from 'koa';
 import { AppError } from './errors.js';
 import type { AppContext } from './request-context.js';
-import { validateBody } from './validation.js';
+import { validateShape } from './validation.js';
 
 /**
  * Dated versions within v1 (DESIGN §16, Stripe-style), oldest first; the last one is current.
@@ -92,7 +92,7 @@ export function versionedBody(ctx: AppContext, changes: VersionChanges<unknown> 
   const older = change.response(body);
   if (validate) {
     try {
-      validateBody(change.schema, older);
+      validateShape(change.schema, older);
     } catch (err) {
       const detail = err instanceof AppError ? JSON.stringify(err.errors) : String(err);
       throw new Error(`the ${version} answer of ${ctx.method} ${ctx.state.route ?? '-'} does not match its schema: ${detail}`);

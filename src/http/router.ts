@@ -10,7 +10,7 @@ import { AppError } from './errors.js';
 import { readIdempotencyKey, requestFingerprint, type IdempotencyStore, type StoredResponse } from './idempotency.js';
 import type { AppContext, RequestState } from './request-context.js';
 import { isPublic, type AnyProtectedRoute, type AnyRoute, type Reply, type Staged } from './route.js';
-import { validateBody, validateStrings } from './validation.js';
+import { validateBody, validateShape, validateStrings } from './validation.js';
 import { reusedJsonText } from './reusable-json.js';
 import { deprecatedVersions, deprecationMiddleware } from './versioning.js';
 
@@ -61,7 +61,7 @@ function respond(ctx: AppContext, route: AnyRoute, reply: Reply<unknown>, deps: 
   // A replayed body was checked when first produced (and may be redacted since).
   if (deps.validateResponses && !replayed && route.response.schema) {
     try {
-      validateBody(route.response.schema, reply.body);
+      validateShape(route.response.schema, reply.body);
     } catch (err) {
       const detail = err instanceof AppError ? JSON.stringify(err.errors) : String(err);
       throw new Error(`response of ${routeKey(route)} does not match its schema: ${detail}`);

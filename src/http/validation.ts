@@ -2,6 +2,7 @@ import { FormatRegistry, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 import { validationFailed, type FieldError } from './errors.js';
+import { inputStringErrors } from './input-strings.js';
 import { isCalendarDate, parseInstant } from '../calendar-dates.js';
 
 // TypeBox checks only the formats it is told about; these are the ones our schemas use. Both read
@@ -53,11 +54,24 @@ function collectErrors(check: TypeCheck<TSchema>, value: unknown, location: stri
   return errors;
 }
 
-/** Validates a parsed JSON body; unknown fields are errors because body schemas forbid them. */
-export function validateBody<T>(schema: TSchema, value: unknown): T {
+const matches = (schema: TSchema, value: unknown): boolean => checker(schema).Check(value);
+
+/** Checks a value against its schema's shape only: answers (in tests), which may quote any text. */
+export function validateShape<T>(schema: TSchema, value: unknown): T {
   const check = checker(schema);
   if (check.Check(value)) return value as T;
   throw validationFailed(collectErrors(check, value, 'body'));
+}
+
+/**
+ * Validates a parsed request body (JSON, or a form's fields); unknown fields are errors because
+ * body schemas forbid them. Then the rules on strings (src/http/input-strings.ts): free text, instants.
+ */
+export function validateBody<T>(schema: TSchema, value: unknown): T {
+  const body = validateShape<T>(schema, value);
+  const refused = inputStringErrors(schema, body, 'body', matches);
+  if (refused.length > 0) throw validationFailed(refused);
+  return body;
 }
 
 const integerText = /^-?(?:0|[1-9]\d*)$/;
@@ -99,6 +113,8 @@ export function validateStrings<T>(schema: TSchema, value: Record<string, unknow
     const property = properties[name];
     if (property) converted[name] = convertText(property, raw);
   }
-  if (check.Check(converted)) return converted as T;
-  throw validationFailed(collectErrors(check, converted, location));
+  if (!check.Check(converted)) throw validationFailed(collectErrors(check, converted, location));
+  const refused = inputStringErrors(schema, converted, location, matches);
+  if (refused.length > 0) throw validationFailed(refused);
+  return converted as T;
 }
