@@ -33,25 +33,32 @@ function random40(): number {
  * injected real clock at start (tests pass their TestClock); `newId` takes no time from its caller,
  * so no business time can reach it.
  */
-let idClock: () => number = Date.now;
-export function useIdClock(now: () => number): void {
-  idClock = now;
-}
-
 let lastTime = -1;
 let lastHigh = 0;
 let lastLow = 0;
+let idClock: () => number = Date.now;
+export function useIdClock(now: () => number): void {
+  idClock = now;
+  lastTime = -1;
+}
+
+/**
+ * A clock that steps back by more than this is followed, not waited out: ids made meanwhile would
+ * otherwise all carry the old, later time (a clock set days ahead by mistake, then corrected).
+ */
+const maxStepBackMs = 10_000;
+
 
 /**
  * `prefix_` + 10 chars of millisecond time + 16 chars (80 bits) of randomness, ULID-style.
- * Within one millisecond (or if the clock steps back) the random part is incremented instead of
- * redrawn, so ids always sort in creation order: lists page by id, newest first.
+ * Within one millisecond (or if the clock steps back by up to 10 s) the random part is incremented
+ * instead of redrawn, so ids sort in creation order: lists page by id, newest first.
  */
 export function newId(prefix: string): string {
   let time = Math.max(0, Math.floor(idClock()));
   let high: number;
   let low: number;
-  if (time <= lastTime && !(lastHigh === halfMax && lastLow === halfMax)) {
+  if (time <= lastTime && lastTime - time <= maxStepBackMs && !(lastHigh === halfMax && lastLow === halfMax)) {
     time = lastTime;
     high = lastLow === halfMax ? lastHigh + 1 : lastHigh;
     low = lastLow === halfMax ? 0 : lastLow + 1;

@@ -39,3 +39,12 @@ test.serial('the first 10 characters are the millisecond time of the registered 
   const decoded = [...body.slice(0, 10)].reduce((value, char) => value * 32 + alphabet.indexOf(char), 0);
   t.is(decoded, now);
 });
+
+test.serial('a clock stepping back by more than 10 s is followed: ids do not stay in the future it came from', (t) => {
+  now = Date.UTC(2027, 0, 25);
+  newId('loc');
+  now = Date.UTC(2026, 10, 26);
+  const body = newId('loc').slice(4);
+  const decoded = [...body.slice(0, 10)].reduce((value, char) => value * 32 + '0123456789abcdefghjkmnpqrstvwxyz'.indexOf(char), 0);
+  t.is(decoded, now);
+});
