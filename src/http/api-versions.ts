@@ -14,6 +14,7 @@ export type ApiVersion = (typeof apiVersions)[number];
 export const currentApiVersion = '2026-11-01' satisfies ApiVersion;
 
 export const apiVersionHeader = 'Petcare-Version';
+const apiVersionHeaderKey = apiVersionHeader.toLowerCase();
 
 /** What each version changed, newest first (OpenAPI `x-api-versions` and description, README). */
 export const apiVersionChangelog: ReadonlyArray<{ version: ApiVersion; changes: readonly string[] }> = [
@@ -56,26 +57,40 @@ export function apiVersionOf(ctx: AppContext): ApiVersion {
 }
 
 /**
- * Checks the Petcare-Version header (unknown → 400, before authentication) and echoes the version
- * used on every answer, errors included; it is set last, once authentication knows the client's pin.
+ * Reads the Petcare-Version header and echoes the version used on every answer, errors included;
+ * it is set last, once authentication knows the client's pin. A header that names no version
+ * (unknown, malformed, or empty: an empty header is not "no header") is refused by the route's
+ * pipeline (refuseUnknownApiVersion), before authentication but after routing, so a method the path
+ * lacks is 405 with Allow and an unknown path 404, whatever the header says. No version is echoed
+ * on that refusal.
  */
 export function apiVersionMiddleware() {
   return async (ctx: AppContext, next: Next): Promise<void> => {
-    const requested = ctx.get(apiVersionHeader);
-    if (requested !== '') {
-      if (!isApiVersion(requested)) {
-        throw new AppError('unsupported_api_version', `Petcare-Version '${requested.slice(0, 40)}' is not a version of this API; use one of ${apiVersions.join(', ')}.`, {
-          extensions: { supportedVersions: apiVersions },
-        });
-      }
-      ctx.state.requestedApiVersion = requested;
+    // ctx.get() answers '' for an absent header too; the raw headers tell an empty one apart.
+    const raw = ctx.req.headers[apiVersionHeaderKey];
+    if (raw !== undefined) {
+      const requested = Array.isArray(raw) ? raw.join(', ') : raw;
+      if (isApiVersion(requested)) ctx.state.requestedApiVersion = requested;
+      else ctx.state.unknownApiVersion = requested;
     }
     try {
       await next();
-    } finally {
-      ctx.set(apiVersionHeader, apiVersionOf(ctx));
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'unsupported_api_version')) ctx.set(apiVersionHeader, apiVersionOf(ctx));
+      throw err;
     }
+    ctx.set(apiVersionHeader, apiVersionOf(ctx));
   };
+}
+
+/** 400 when the request's Petcare-Version names no version; called first by every matched route. */
+export function refuseUnknownApiVersion(ctx: AppContext): void {
+  const requested = ctx.state.unknownApiVersion;
+  if (requested === undefined) return;
+  const shown = requested === '' ? 'An empty Petcare-Version header' : `Petcare-Version '${requested.slice(0, 40)}'`;
+  throw new AppError('unsupported_api_version', `${shown} is not a version of this API; use one of ${apiVersions.join(', ')}, or send no header for the client's pinned version.`, {
+    extensions: { supportedVersions: apiVersions },
+  });
 }
 
 /**

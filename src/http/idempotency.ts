@@ -12,11 +12,15 @@ export interface StoredResponse {
 
 const keyPattern = /^[\x21-\x7e]{1,255}$/;
 
-/** The Idempotency-Key header, checked; undefined when absent. */
-export function readIdempotencyKey(header: string | undefined): string | undefined {
-  if (header === undefined || header === '') return undefined;
-  if (!keyPattern.test(header)) {
-    throw new AppError('invalid_idempotency_key', 'Idempotency-Key must be 1–255 visible ASCII characters.', {
+/**
+ * The Idempotency-Key header as the request carried it (`ctx.req.headers['idempotency-key']`: undefined
+ * only when absent), checked; undefined when absent. An empty value is a malformed key, never "no key"
+ * (DESIGN §4): a client whose key variable came out empty must not get an unprotected write.
+ */
+export function readIdempotencyKey(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (typeof header !== 'string' || !keyPattern.test(header)) {
+    throw new AppError('invalid_idempotency_key', 'Idempotency-Key must be 1–255 visible ASCII characters; an empty one is refused, not read as no key (send none to write without one).', {
       errors: [{ field: 'Idempotency-Key', message: 'must be 1–255 visible ASCII characters' }],
     });
   }

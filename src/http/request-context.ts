@@ -26,6 +26,8 @@ export interface RequestState {
   auditWritten?: boolean;
   /** Petcare-Version from the request header, once checked. */
   requestedApiVersion?: ApiVersion;
+  /** A Petcare-Version header that names no version (empty included): 400 once a route matched. */
+  unknownApiVersion?: string;
   /** The calling client's pinned version, set by authentication. */
   pinnedApiVersion?: ApiVersion;
 }

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import type { WriteBatches } from '../db/write-batches.js';
 import type { Actor } from './actor.js';
-import { versionedBody } from './api-versions.js';
+import { refuseUnknownApiVersion, versionedBody } from './api-versions.js';
 import { auditEntry, resourceIdOf, type AuditLog } from './audit.js';
 import { authenticate, authorize, type AuthenticateDeps } from './authenticate.js';
 import { AppError } from './errors.js';
@@ -109,7 +109,8 @@ async function runProtected(route: AnyProtectedRoute, ctx: AppContext, deps: Pip
   const input = await readInput(route, ctx, deps);
   const store = deps.stores.get(actor.env);
   const transactional = route.transactional ?? route.method !== 'get';
-  const key = transactional ? readIdempotencyKey(ctx.get('Idempotency-Key')) : undefined;
+  // ctx.get() answers '' for an absent header too; the raw headers tell an empty one apart.
+  const key = transactional ? readIdempotencyKey(ctx.req.headers['idempotency-key']) : undefined;
   if (!route.stage) {
     await runHandler(route, ctx, deps, { actor, db: store.db, writes: store.writes, input: { ...input, staged: undefined }, transactional, key, outcome: { kept: false } });
     return;
@@ -201,6 +202,8 @@ async function runHandler(route: AnyProtectedRoute, ctx: AppContext, deps: Pipel
 function pipeline(route: AnyRoute, deps: PipelineDeps, template = routeKey(route)) {
   return async (ctx: AppContext): Promise<void> => {
     ctx.state.route = template;
+    // Headers are judged once a route matched: a method the path lacks is 405 whatever they say.
+    refuseUnknownApiVersion(ctx);
     if (isPublic(route)) {
       const input = await readInput(route, ctx, deps);
       respond(ctx, route, await route.handler({ ...input, ctx }), deps);
