@@ -2,7 +2,7 @@ import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
 import { startTestApp, TestClock, type TestApp, type TokenSet } from '../helpers/test-app.js';
 import { book, eventsWith } from '../appointments/scheduling-support.js';
-import { complete, countRows, createGroomer, groom, groomKeys, moveTo, salon } from './grooming-support.js';
+import { atTime, complete, countRows, createGroomer, groom, groomKeys, movableClockConfig, moveTo, salon } from './grooming-support.js';
 
 /**
  * POST/GET/PATCH /v1/grooming/appointments: the object, size and package rules, the one busy time
@@ -19,7 +19,7 @@ let reader: TokenSet; // staff, bookings.read
 let petsOnly: TokenSet; // staff, pets
 
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(now) });
+  t = await startTestApp({ clock: new TestClock(now), config: movableClockConfig });
   admin = await t.adminToken();
   [desk, reader, petsOnly] = await Promise.all([
     t.client({ name: 'desk', role: 'staff', scopes: ['bookings', 'pets'] }),
@@ -234,7 +234,7 @@ test('one busy time across modules: a vet appointment blocks a groom of the same
   a.is((await book(t, { petId: s.pet.id, providerId: both.id, type: 'vet_consultation', startsAt: '2026-11-24T13:30:00Z' })).status, 201);
 });
 
-test('state moves: confirmed → checked_in → in_progress → completed; forbidden moves are 409 with currentStatus', async (a) => {
+test.serial('state moves: confirmed → checked_in → in_progress → completed; forbidden moves are 409 with currentStatus', async (a) => {
   const s = await salon(t);
   const g = await groom(t, { petId: s.pet.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-11-27T09:00:00Z', stylistId: s.stylist.id });
   const skip = await moveTo(t, g.body.id, 'completed', desk.accessToken);
@@ -246,7 +246,7 @@ test('state moves: confirmed → checked_in → in_progress → completed; forbi
   a.is(cancelLate.status, 409);
   a.is(cancelLate.body.currentStatus, 'checked_in');
   a.is((await moveTo(t, g.body.id, 'in_progress', desk.accessToken)).body.status, 'in_progress');
-  const done = await moveTo(t, g.body.id, 'completed', desk.accessToken);
+  const done = await atTime(t, g.body.startsAt, () => moveTo(t, g.body.id, 'completed', desk.accessToken));
   a.is(done.status, 200, done.text);
   a.is(done.body.status, 'completed');
   const again = await moveTo(t, g.body.id, 'cancelled', desk.accessToken);
@@ -255,6 +255,29 @@ test('state moves: confirmed → checked_in → in_progress → completed; forbi
   const bad = await moveTo(t, g.body.id, 'finished', desk.accessToken);
   a.is(bad.status, 400);
   a.is(bad.body.errors[0].field, 'status');
+});
+
+test.serial('a groom is completed from its startsAt on: before, 409 invalid_state_transition with startsAt, nothing billed and the status kept', async (a) => {
+  const s = await salon(t);
+  const g = await groom(t, { petId: s.pet.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-11-26T10:00:00Z', stylistId: s.stylist.id, payWith: 'invoice' });
+  a.is(g.status, 201, g.text);
+  a.is((await moveTo(t, g.body.id, 'checked_in', desk.accessToken)).status, 200, 'an early arrival checks in');
+  a.is((await moveTo(t, g.body.id, 'in_progress', desk.accessToken)).status, 200, 'and may be started');
+  const invoices = await countRows(t, 'invoices');
+  for (const when of [now, Date.parse('2026-11-26T09:59:59.999Z')]) {
+    const early = await atTime(t, new Date(when).toISOString(), () => moveTo(t, g.body.id, 'completed', desk.accessToken));
+    a.is(early.status, 409, early.text);
+    a.is(early.body.code, 'invalid_state_transition');
+    a.is(early.body.currentStatus, 'in_progress');
+    a.is(early.body.startsAt, '2026-11-26T10:00:00.000Z');
+  }
+  const kept = await t.request('GET', `/v1/grooming/appointments/${g.body.id}`, { token: reader.accessToken });
+  a.like(kept.body, { status: 'in_progress', invoiceId: null });
+  a.is(await countRows(t, 'invoices'), invoices, 'nothing billed');
+  const done = await atTime(t, '2026-11-26T10:00:00Z', () => moveTo(t, g.body.id, 'completed', desk.accessToken));
+  a.is(done.status, 200, done.text);
+  a.like(done.body, { status: 'completed' });
+  a.regex(done.body.invoiceId, /^inv_/);
 });
 
 test('cancelled and no_show emit booking.cancelled through the bookings module; a cancelled groom frees the slot', async (a) => {
@@ -275,11 +298,11 @@ test('cancelled and no_show emit booking.cancelled through the bookings module; 
   a.is(shows[0]!.data.status, 'no_show');
 });
 
-test('completion with payWith invoice gives a finalized invoice whose line sourceId is the booking id; invoiceId lands on the groom', async (a) => {
+test.serial('completion with payWith invoice gives a finalized invoice whose line sourceId is the booking id; invoiceId lands on the groom', async (a) => {
   const s = await salon(t, { taxRateBps: 1_000 });
   const g = await groom(t, { petId: s.pet.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-11-30T09:00:00Z', stylistId: s.stylist.id, payWith: 'invoice' });
   a.is(g.status, 201, g.text);
-  const done = await complete(t, g.body.id, desk.accessToken);
+  const done = await atTime(t, g.body.startsAt, () => complete(t, g.body.id, desk.accessToken));
   a.is(done.status, 200, done.text);
   a.regex(done.body.invoiceId, /^inv_/);
   const invoice = await t.request('GET', `/v1/invoices/${done.body.invoiceId}`, { token: admin });

@@ -2,7 +2,7 @@ import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
 import { startTestApp, TestClock, type TestApp, type TokenSet } from '../helpers/test-app.js';
 import { eventsWith } from '../appointments/scheduling-support.js';
-import { complete, createGroomer, createPackage, expectStatus, groom, moveTo, packageBody, salon, type Salon } from './grooming-support.js';
+import { atTime, complete, createGroomer, createPackage, expectStatus, groom, movableClockConfig, moveTo, packageBody, salon, type Salon } from './grooming-support.js';
 
 /**
  * Memberships (a §9 subscription; each PAID period grants sessionsPerPeriod credits) and prepaid
@@ -20,7 +20,7 @@ let reader: TokenSet;
 let petsOnly: TokenSet;
 
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(now) });
+  t = await startTestApp({ clock: new TestClock(now), config: movableClockConfig });
   admin = await t.adminToken();
   [desk, reader, petsOnly] = await Promise.all([
     t.client({ name: 'desk', role: 'staff', scopes: ['bookings', 'pets'] }),
@@ -108,7 +108,7 @@ test('collection wallet: the subscription-billing job collects the period once t
   a.is((await membership(res.body.id)).creditsRemaining, 3);
 });
 
-test('payWith membership spends one credit at completion, at any location of the group; none left is 422 no_membership_credit and the status stays', async (a) => {
+test.serial('payWith membership spends one credit at completion, at any location of the group; none left is 422 no_membership_credit and the status stays', async (a) => {
   const s = await salon(t);
   const wide = await createPackage(t, packageBody({ name: 'Group groom' }));
   const m = await join(s, { packageId: wide.id, sessionsPerPeriod: 1 });
@@ -119,7 +119,7 @@ test('payWith membership spends one credit at completion, at any location of the
   const g = await expectStatus(await groom(t, { petId: s.pet.id, packageId: wide.id, locationId: other.id, startsAt: '2026-11-24T09:00:00Z', payWith: 'membership' }), 201, 'groom');
   await moveTo(t, g.body.id, 'checked_in');
   await moveTo(t, g.body.id, 'in_progress');
-  const done = await moveTo(t, g.body.id, 'completed', desk.accessToken);
+  const done = await atTime(t, g.body.startsAt, () => moveTo(t, g.body.id, 'completed', desk.accessToken));
   a.is(done.status, 200, done.text);
   a.is(done.body.invoiceId, null);
   a.is(done.body.payWith, 'membership');
@@ -128,14 +128,14 @@ test('payWith membership spends one credit at completion, at any location of the
   const g2 = await expectStatus(await groom(t, { petId: s.pet.id, packageId: wide.id, locationId: other.id, startsAt: '2026-11-25T09:00:00Z', payWith: 'membership' }), 201, 'groom');
   await moveTo(t, g2.body.id, 'checked_in');
   await moveTo(t, g2.body.id, 'in_progress');
-  const refused = await moveTo(t, g2.body.id, 'completed', desk.accessToken);
+  const refused = await atTime(t, g2.body.startsAt, () => moveTo(t, g2.body.id, 'completed', desk.accessToken));
   a.is(refused.status, 422);
   a.is(refused.body.code, 'no_membership_credit');
   a.is((await t.request('GET', `/v1/grooming/appointments/${g2.body.id}`, { token: admin })).body.status, 'in_progress');
   a.is((await membership(m.body.id)).creditsRemaining, 0);
 });
 
-test('one membership credit completed twice in parallel is spent once', async (a) => {
+test.serial('one membership credit completed twice in parallel is spent once', async (a) => {
   const s = await salon(t);
   const second = await createGroomer(t, [s.location.id]);
   const m = await join(s, { sessionsPerPeriod: 1 });
@@ -143,7 +143,7 @@ test('one membership credit completed twice in parallel is spent once', async (a
   const otherPet = await createPet(t, s.parent.id, s.location.id, { size: 'small' });
   const g1 = await groomInProgress(s, '2026-11-26T09:00:00Z', 'membership', { stylistId: s.stylist.id });
   const g2 = await groomInProgress(s, '2026-11-26T09:00:00Z', 'membership', { stylistId: second.id }, otherPet.id);
-  const results = await Promise.all([g1, g2].map((g) => moveTo(t, g.id, 'completed', desk.accessToken)));
+  const results = await atTime(t, '2026-11-26T09:00:00Z', () => Promise.all([g1, g2].map((g) => moveTo(t, g.id, 'completed', desk.accessToken))));
   a.deepEqual(results.map((r) => r.status).sort(), [200, 422]);
   a.is(results.find((r) => r.status === 422)!.body.code, 'no_membership_credit');
   a.is((await membership(m.body.id)).creditsRemaining, 0);
@@ -151,7 +151,7 @@ test('one membership credit completed twice in parallel is spent once', async (a
   a.is(uses.length, 1);
 });
 
-test('20 grooms completed in parallel against a membership with 3 credits: exactly 3 are paid by it, 17 answer 422 and stay in progress', async (a) => {
+test.serial('20 grooms completed in parallel against a membership with 3 credits: exactly 3 are paid by it, 17 answer 422 and stay in progress', async (a) => {
   const s = await salon(t);
   const m = await join(s, { sessionsPerPeriod: 3 });
   await payLatest(m.body.subscriptionId);
@@ -163,7 +163,8 @@ test('20 grooms completed in parallel against a membership with 3 credits: exact
     const startsAt = `${days[Math.floor(i / 8)]}T${String(9 + (i % 8)).padStart(2, '0')}:00:00Z`;
     grooms.push(await groomInProgress(s, startsAt, 'membership', { stylistId: s.stylist.id }, pet.id));
   }
-  const results = await Promise.all(grooms.map((g) => moveTo(t, g.id, 'completed', desk.accessToken)));
+  // From the last groom's start on, every one of them may be completed.
+  const results = await atTime(t, '2026-11-30T12:00:00Z', () => Promise.all(grooms.map((g) => moveTo(t, g.id, 'completed', desk.accessToken))));
   a.is(results.filter((r) => r.status === 200).length, 3);
   const refused = results.filter((r) => r.status === 422);
   a.is(refused.length, 17);
@@ -176,14 +177,14 @@ test('20 grooms completed in parallel against a membership with 3 credits: exact
   a.is(statuses.filter((status) => status === 'in_progress').length, 17);
 });
 
-test('a named membership is the one spent; membershipId needs payWith membership and the parent’s membership of that package', async (a) => {
+test.serial('a named membership is the one spent; membershipId needs payWith membership and the parent’s membership of that package', async (a) => {
   const s = await salon(t);
   const older = await join(s, { sessionsPerPeriod: 1 });
   const newer = await join(s, { sessionsPerPeriod: 1 });
   await payLatest(older.body.subscriptionId);
   await payLatest(newer.body.subscriptionId);
   const g = await groomInProgress(s, '2026-11-27T09:00:00Z', 'membership', { membershipId: newer.body.id });
-  a.is((await moveTo(t, g.id, 'completed')).status, 200);
+  a.is((await atTime(t, '2026-11-27T09:00:00Z', () => moveTo(t, g.id, 'completed'))).status, 200);
   a.is((await membership(newer.body.id)).creditsRemaining, 0);
   a.is((await membership(older.body.id)).creditsRemaining, 1);
   const wrongPay = await groom(t, { petId: s.pet.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-11-27T13:30:00Z', membershipId: older.body.id });
@@ -196,7 +197,7 @@ test('a named membership is the one spent; membershipId needs payWith membership
   a.is(notTheirs.body.errors[0].field, 'membershipId');
 });
 
-test('cancel: the subscription is canceled, the membership answers cancelled, its credits are no longer spent, a second cancel is 409', async (a) => {
+test.serial('cancel: the subscription is canceled, the membership answers cancelled, its credits are no longer spent, a second cancel is 409', async (a) => {
   const s = await salon(t);
   const m = await join(s);
   await payLatest(m.body.subscriptionId);
@@ -210,7 +211,7 @@ test('cancel: the subscription is canceled, the membership answers cancelled, it
   a.is(again.body.code, 'invalid_state_transition');
   a.is(again.body.currentStatus, 'cancelled');
   const g = await groomInProgress(s, '2026-11-30T09:00:00Z', 'membership');
-  a.is((await moveTo(t, g.id, 'completed')).body.code, 'no_membership_credit');
+  a.is((await atTime(t, '2026-11-30T09:00:00Z', () => moveTo(t, g.id, 'completed'))).body.code, 'no_membership_credit');
   a.deepEqual((await t.request('GET', `/v1/grooming/memberships?parentId=${s.parent.id}&status=cancelled`, { token: reader.accessToken })).body.data.map((x: { id: string }) => x.id), [m.body.id]);
 });
 
@@ -249,7 +250,7 @@ test('memberships: validation 400 naming the field, 401/403, another location’
   a.deepEqual((await t.request('GET', '/v1/grooming/memberships', { token: outsider.accessToken })).body.data, []);
 });
 
-test('prepaid bundle: POST /v1/grooming/package-credits invoices sessions × price and grants the sessions; payWith package_credit spends one', async (a) => {
+test.serial('prepaid bundle: POST /v1/grooming/package-credits invoices sessions × price and grants the sessions; payWith package_credit spends one', async (a) => {
   const s = await salon(t);
   const bundle = await createPackage(t, packageBody({ locationId: s.location.id, name: 'Five grooms', sessions: 3, validDays: 90 }));
   const res = await t.request('POST', '/v1/grooming/package-credits', { token: desk.accessToken, body: { parentId: s.parent.id, packageId: bundle.id, locationId: s.location.id, size: 'medium' } });
@@ -263,7 +264,7 @@ test('prepaid bundle: POST /v1/grooming/package-credits invoices sessions × pri
   a.is(invoice.body.lines[0].sourceId, res.body.id);
   a.is((await eventsWith(t, 'invoice.finalized', 'invoiceId', res.body.invoiceId)).length, 1);
   const g = await expectStatus(await groom(t, { petId: s.pet.id, packageId: bundle.id, locationId: s.location.id, startsAt: '2026-12-01T09:00:00Z', payWith: 'package_credit' }), 201, 'groom');
-  const done = await complete(t, g.body.id, desk.accessToken);
+  const done = await atTime(t, g.body.startsAt, () => complete(t, g.body.id, desk.accessToken));
   a.is(done.status, 200, done.text);
   a.is(done.body.invoiceId, null);
   a.is((await t.request('GET', `/v1/grooming/package-credits/${res.body.id}`, { token: reader.accessToken })).body.creditsRemaining, 2);
@@ -271,7 +272,7 @@ test('prepaid bundle: POST /v1/grooming/package-credits invoices sessions × pri
   const stranger = await createPetParent(t, s.location.id);
   const strangerPet = await createPet(t, stranger.id, s.location.id, { size: 'small' });
   const g2 = await groomInProgress({ ...s, pkg: bundle }, '2026-12-02T09:00:00Z', 'package_credit', {}, strangerPet.id);
-  const refused = await moveTo(t, g2.id, 'completed');
+  const refused = await atTime(t, '2026-12-02T09:00:00Z', () => moveTo(t, g2.id, 'completed'));
   a.is(refused.status, 422);
   a.is(refused.body.code, 'no_package_credit');
   a.is((await t.request('GET', `/v1/grooming/appointments/${g2.id}`, { token: admin })).body.status, 'in_progress');

@@ -2,7 +2,7 @@ import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
 import { startTestApp, TestClock, type TestApp, type TokenSet } from '../helpers/test-app.js';
 import { book, putSchedule, weekdays } from '../appointments/scheduling-support.js';
-import { complete, createGroomer, createPackage, groom, packageBody, salon, type Salon } from './grooming-support.js';
+import { atTime, complete, createGroomer, createPackage, groom, movableClockConfig, packageBody, salon, type Salon } from './grooming-support.js';
 
 /**
  * GET /v1/grooming/availability (the appointments slot engine, every busy time, reasons per day) and
@@ -19,7 +19,7 @@ let reader: TokenSet;
 let petsOnly: TokenSet;
 
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(now) });
+  t = await startTestApp({ clock: new TestClock(now), config: movableClockConfig });
   admin = await t.adminToken();
   [desk, reader, petsOnly] = await Promise.all([
     t.client({ name: 'desk', role: 'staff', scopes: ['bookings', 'pets'] }),
@@ -167,7 +167,7 @@ test('POST /v1/grooming/stylists/assign: a named stylist is checked (409 stylist
   a.is(noStylist.body.code, 'no_stylist_available');
 });
 
-test('assign: validation, auth, scoping, state and idempotent replay', async (a) => {
+test.serial('assign: validation, auth, scoping, state and idempotent replay', async (a) => {
   const s = await salon(t);
   const b = await createGroomer(t, [s.location.id]);
   const g = await groom(t, { petId: s.pet.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-11-30T09:00:00Z', stylistId: s.stylist.id });
@@ -187,7 +187,7 @@ test('assign: validation, auth, scoping, state and idempotent replay', async (a)
   a.is(first.status, 200);
   a.is(replay.headers.get('idempotent-replayed'), 'true');
   a.deepEqual(replay.body, first.body);
-  a.is((await complete(t, g.body.id)).status, 200);
+  a.is((await atTime(t, g.body.startsAt, () => complete(t, g.body.id))).status, 200);
   const done = await t.request('POST', '/v1/grooming/stylists/assign', { token: desk.accessToken, body: { bookingId: g.body.id, stylistId: s.stylist.id } });
   a.is(done.status, 409);
   a.is(done.body.code, 'invalid_state_transition');

@@ -59,6 +59,26 @@ export async function moveTo(t: TestApp, id: string, status: string, token?: str
   return t.request('PATCH', `/v1/grooming/appointments/${id}`, { token: token ?? (await t.adminToken()), body: { status, ...extra } });
 }
 
+/**
+ * Config for a test file's shared app whose clock serial tests move ahead to complete grooms (a
+ * groom is completed from its start on): tokens taken at the file's start outlive the move.
+ */
+export const movableClockConfig = { accessTokenTtlSeconds: 30 * 86_400 };
+
+/**
+ * Runs `moves` with the app's clock at `iso` (e.g. a groom's startsAt, from which it may be
+ * completed), then puts the clock back. Only in test.serial tests: the clock is the whole file's.
+ */
+export async function atTime<T>(t: TestApp, iso: string, moves: () => Promise<T>): Promise<T> {
+  const before = t.clock.now();
+  t.clock.set(Date.parse(iso));
+  try {
+    return await moves();
+  } finally {
+    t.clock.set(before);
+  }
+}
+
 /** confirmed → checked_in → in_progress, then completed (the last answer). */
 export async function complete(t: TestApp, id: string, token?: string) {
   await expectStatus(await moveTo(t, id, 'checked_in', token), 200, 'check in');

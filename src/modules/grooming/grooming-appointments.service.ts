@@ -142,12 +142,21 @@ async function findPackageOr400(db: Executor, actor: AccessFilter, id: string): 
   }
 }
 
-/** A state move (PATCH {status}). Cancelled and no_show emit booking.cancelled; completed bills. */
+/**
+ * A state move (PATCH {status}). Cancelled and no_show emit booking.cancelled; completed bills, and
+ * only from the groom's start on (a groom is done once it has happened: completing one days ahead
+ * billed a service not given). Marketplace bookings differ on purpose (§12: the provider's word).
+ */
 export async function moveGroomingAppointment(db: Executor, actor: Actor, id: string, input: UpdateGroomingAppointmentInput, now: number): Promise<GroomingRecord> {
   const existing = await getGroomingAppointment(db, actor, id);
   const current = existing.status as GroomingStatus;
   assertTransition(groomingMachine, 'Grooming appointment', id, current, input.status);
   const at = toIso(now);
+  if (input.status === 'completed' && now < Date.parse(existing.starts_at)) {
+    throw new AppError('invalid_state_transition', `Grooming appointment ${id} starts at ${existing.starts_at}: it can be completed from then on (now ${at}); it stays ${current}.`, {
+      extensions: { currentStatus: current, startsAt: existing.starts_at },
+    });
+  }
   const updated: GroomingRecord = { ...existing, status: input.status, updated_at: at };
   if (input.status === 'completed') {
     const paid = await bill(db, actor, existing, now);

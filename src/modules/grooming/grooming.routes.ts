@@ -184,7 +184,9 @@ export function groomingRouteList(deps: { config: Config; clock: Clock }): AnyRo
         states +
         'cancelled and no_show emit `booking.cancelled` (reason optional). completed bills: payWith invoice → a finalized invoice (one line, sourceId = the booking id; invoiceId on the groom); ' +
         'membership → one credit of the parent’s active membership of the package (the one named on create, else the oldest with credits), 422 `no_membership_credit` when none is left; ' +
-        'package_credit → one credit of an unexpired prepaid bundle (the one expiring first), 422 `no_package_credit`. A refused completion leaves the status as it was.',
+        'package_credit → one credit of an unexpired prepaid bundle (the one expiring first), 422 `no_package_credit`. ' +
+        'A groom is completed from its startsAt on (the business clock: the sandbox test clock in the sandbox); before, 409 `invalid_state_transition` with `currentStatus` and `startsAt`. ' +
+        'A refused completion leaves the status as it was.',
       tags,
       access: { scope: 'bookings' },
       params: IdParams,
