@@ -12,7 +12,8 @@ const Url = Type.String({
   minLength: 1,
   maxLength: 2048,
   description:
-    'http(s) URL without credentials. Loopback, link-local and cloud-metadata addresses are refused unless allowed by PETCARE_WEBHOOK_ALLOW_HOSTS; private LAN addresses are allowed.',
+    'http(s) URL without credentials. Loopback, link-local and cloud-metadata addresses are refused unless allowed by PETCARE_WEBHOOK_ALLOW_HOSTS; private LAN addresses are allowed. ' +
+    'Stored and answered in its WHATWG-normalised form (`new URL(url).href`): `<`, `>`, `"` and spaces percent-encoded, the scheme and host lower-case, an empty path `/`; at most 2048 characters in that form.',
   examples: ['https://hooks.example.com/petcare'],
 });
 

@@ -32,6 +32,25 @@ export interface EndpointWithSecret {
   secret: string;
 }
 
+/** The longest endpoint URL kept, as normalised (the schema's limit on what is sent). */
+const maxUrlLength = 2048;
+
+/**
+ * The URL as stored and answered: its WHATWG serialisation (`new URL(x).href`), the form every
+ * HTTP client sends, so raw `<`, `"`, `>` or spaces are percent-encoded and the host lower-cased
+ * rather than kept as typed. The route has already checked it parses (the outbound policy).
+ */
+function normalisedUrl(raw: string): string {
+  let href: string;
+  try {
+    href = new URL(raw).href;
+  } catch {
+    throw validationFailed([{ field: 'url', message: 'is not a valid URL' }]);
+  }
+  if (href.length > maxUrlLength) throw validationFailed([{ field: 'url', message: `is longer than ${maxUrlLength} characters once normalised (${href.length})` }]);
+  return href;
+}
+
 export async function createEndpoint(db: Executor, actor: Actor, input: CreateEndpointInput, now: number, box: SecretBox): Promise<EndpointWithSecret> {
   requireTenantWide(actor);
   if ((await countEndpoints(db, actor.tenantId)) >= maxEndpointsPerEnvironment) {
@@ -42,7 +61,7 @@ export async function createEndpoint(db: Executor, actor: Actor, input: CreateEn
   const row: WebhookEndpointsTable = {
     id: newId('whe'),
     tenant_id: actor.tenantId,
-    url: input.url,
+    url: normalisedUrl(input.url),
     description: input.description ?? null,
     events: JSON.stringify(input.events),
     enabled: 1,
@@ -63,7 +82,7 @@ export async function patchEndpoint(db: Executor, actor: Actor, id: string, inpu
   const existing = await getEndpoint(db, actor, id);
   const at = iso(now);
   const patch: Partial<WebhookEndpointsTable> = { updated_at: at };
-  if (input.url !== undefined) patch.url = input.url;
+  if (input.url !== undefined) patch.url = normalisedUrl(input.url);
   if (input.events !== undefined) patch.events = JSON.stringify(input.events);
   if (input.description !== undefined) patch.description = input.description;
   if (input.enabled !== undefined && (input.enabled ? 1 : 0) !== existing.enabled) {
