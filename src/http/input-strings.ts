@@ -168,7 +168,7 @@ export function inputStringErrors(schema: TSchema, value: unknown, location: str
   return errors;
 }
 
-const instantRule = 'Z or an offset within −14:00…+14:00 (minutes below 60); years 0001–9999.';
+const instantRule = 'Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.';
 const dateRule = 'Years 0001–9999.';
 
 const appendRule = (schema: Json, rule: string): void => {
@@ -186,7 +186,7 @@ export function documentInputRules(schema: Json, key?: string): void {
   if (schema.type === 'string' && schema.format === 'date') return appendRule(schema, dateRule);
   if (isTextSchema(schema)) {
     const pattern = typeof schema.pattern === 'string' ? schema.pattern : '';
-    if (datedPattern.test(pattern)) return appendRule(schema, pattern.includes('T') ? `A date-time has ${instantRule}` : dateRule);
+    if (datedPattern.test(pattern)) return appendRule(schema, pattern.includes('T') ? `Dates and date-times: ${instantRule}` : dateRule);
     if (pattern.startsWith('^') && pattern.endsWith('$')) return;
     const kind = textKindOf(schema, key);
     schema[textKeyword] = kind;

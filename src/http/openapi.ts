@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { apiVersionChangelog, apiVersionHeader, apiVersions, currentApiVersion, type VersionChange } from './api-versions.js';
 import { isOAuthPath, oauthErrorValues } from './error-handler.js';
 import { errorCodes, type ErrorCode } from './errors.js';
+import { documentInputRules } from './input-strings.js';
 import { routeKey } from './router.js';
 import { isPublic, type AnyRoute } from './route.js';
 import { allScopes, scopesOf } from './scopes.js';
@@ -23,7 +24,9 @@ function parameters(route: AnyRoute): Json[] {
     ['query', route.query],
   ] as const) {
     if (!schema) continue;
-    const { properties = {}, required = [] } = clean(schema) as { properties?: Record<string, Json>; required?: string[] };
+    const documented = clean(schema);
+    documentInputRules(documented);
+    const { properties = {}, required = [] } = documented as { properties?: Record<string, Json>; required?: string[] };
     for (const [name, property] of Object.entries(properties)) {
       const { description, ...rest } = property;
       out.push({
@@ -124,6 +127,7 @@ function operation(route: AnyRoute, variant: OperationVariant = {}): Json {
   }
   if (route.body) {
     const schema = clean(route.body);
+    documentInputRules(schema);
     op.requestBody = {
       required: true,
       content: Object.fromEntries((route.bodyTypes ?? ['application/json']).map((t) => [t, { schema }])),
@@ -221,6 +225,17 @@ const tagDescriptions: Record<string, string> = {
   Console: 'The admin console web page and its static assets (served locally, strict Content-Security-Policy).',
 };
 
+/** The info description's part on what every request's input must be (the validator's rules, src/http/input-strings.ts). */
+const inputRulesDescription =
+  '**Input rules.** Date-times are ISO 8601 with `Z` or an offset within −14:00…+14:00 whose minutes are below 60 (`+14:01`, `-25:30` and `+99:99` ' +
+  'are 400 on the field, on every field); dates are `YYYY-MM-DD`; both take years 0001–9999 only, and nothing is rolled over (2026-02-30, 24:00 are 400). ' +
+  'Free-text strings (JSON bodies and query strings; each documents its kind in `x-text`) take no control characters: one-line fields none, ' +
+  'multi-line fields (notes, descriptions, comments…) only tab, LF and CR, a document\'s `text` also form feed; never DEL, C1 controls (U+007F–U+009F) ' +
+  'or unpaired surrogates; names also no bidirectional override, embedding or isolate controls (U+202A–U+202E, U+2066–U+2069). A refused ' +
+  'string is 400 `validation_failed` naming the field. Ids, enums, dates and uploaded files keep their own rules. ' +
+  'An empty `Idempotency-Key` or `Petcare-Version` header is 400, never taken as absent; a method a path does not have is 405 with `Allow`, ' +
+  'answered before any header is read.';
+
 /** The info description's part on dated versions: the rule and the changelog as a table. */
 function versionsDescription(): string {
   const rows = apiVersionChangelog.map(({ version, changes }) => `| \`${version}\`${version === currentApiVersion ? ' (current)' : ''} | ${changes.join(' ')} |`);
@@ -270,6 +285,8 @@ export function buildOpenApi(routes: readonly AnyRoute[], platformVersion: strin
         'Self-hosted API for clinic groups. Authenticate with OAuth 2.0 client credentials at /oauth/token and send `Authorization: Bearer <token>`. ' +
         'Errors are RFC 9457 problem+json with a stable `code`. Lists use cursor paging (`limit` 1–100, `cursor`) and return `{data, nextCursor, hasMore}`, newest first. ' +
         'Writes accept an `Idempotency-Key`. Each client may make 600 requests per rolling minute unless configured otherwise (RateLimit headers on every response).\n\n' +
+        inputRulesDescription +
+        '\n\n' +
         versionsDescription(),
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
@@ -299,14 +316,17 @@ export function buildOpenApi(routes: readonly AnyRoute[], platformVersion: strin
           required: false,
           description:
             "Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, " +
-            'changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used.',
+            'changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not ' +
+            'taken as absent). The answer echoes the version used.',
           schema: { type: 'string', enum: [...apiVersions] },
         },
         'Idempotency-Key': {
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          description: 'Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422.',
+          description:
+            'Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. ' +
+            'An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key.',
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
         },
       },

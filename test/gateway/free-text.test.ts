@@ -115,3 +115,20 @@ test('ids, enums, dates, cursors and uploaded files keep their own rules', async
   const doc = await t.request('POST', `/v1/ai/services/${service.body.id}/documents`, { token: admin, body: { title: 'Protocols', text: 'Fasting.\fRecovery.\tDone.' } });
   a.true(doc.status === 202 || doc.status === 201, doc.text);
 });
+
+test('OpenAPI says it: each text field its kind (x-text) and rule, date-times their offsets, the headers their empty form', async (a) => {
+  const doc = (await t.request('GET', '/openapi.json')).body;
+  const petSchema = doc.paths['/v1/pets'].post.requestBody.content['application/json'].schema;
+  a.is(petSchema.properties.name['x-text'], 'name');
+  a.regex(petSchema.properties.name.description, /U\+202A–U\+202E/);
+  a.is(petSchema.properties.breed['x-text'], 'line');
+  a.is(petSchema.properties.ownerId['x-text'], undefined, 'an id spelt out by its pattern is not text');
+  const notes = doc.paths['/v1/appointments'].post.requestBody.content['application/json'].schema.properties;
+  a.is(notes.notes.anyOf[0]['x-text'], 'multiline');
+  a.regex(notes.startsAt.description, /−14:00…\+14:00/);
+  const since = doc.paths['/v1/events'].get.parameters.find((p: { name: string }) => p.name === 'since');
+  a.regex(since.description, /years 0001–9999/);
+  a.regex(doc.components.parameters['Idempotency-Key'].description, /empty/);
+  a.regex(doc.components.parameters['Petcare-Version'].description, /empty/);
+  a.regex(doc.info.description, /Input rules/);
+});
