@@ -46,7 +46,6 @@ export const errorCodes = {
   amount_exceeds_due: { status: 422, title: 'The amount exceeds what is due on the invoice' },
   insufficient_funds: { status: 422, title: 'The wallet balance is too low' },
   refund_exceeds_payment: { status: 422, title: 'The refund exceeds what is left to refund on the payment' },
-  refund_through_order: { status: 422, title: 'A marketplace order’s payment is refunded through POST /v1/orders/{id}/refund' },
   clock_backwards: { status: 422, title: 'The sandbox clock only moves forward' },
   clock_out_of_range: { status: 422, title: 'The sandbox clock moves at most 5 years past real time' },
   vaccinations_required: { status: 422, title: 'The pet lacks vaccinations the location requires' },

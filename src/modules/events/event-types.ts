@@ -376,7 +376,7 @@ export const eventCatalogue: Record<EventType, EventTypeInfo> = {
   },
   'order.refunded': {
     description: 'Lines of a marketplace order were refunded (partially or in full).',
-    emittedBy: 'POST /v1/orders/:id/refund',
+    emittedBy: 'POST /v1/orders/:id/refund, or POST /v1/refunds of a paid order’s payment',
     data: data(
       {
         ...orderData,

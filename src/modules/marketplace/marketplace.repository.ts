@@ -83,7 +83,7 @@ export async function updateOrder(db: Executor, tenantId: string, id: string, pa
   await db.updateTable('marketplace_orders').set(patch).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
 }
 
-export async function updateOrderLine(db: Executor, tenantId: string, id: string, patch: Partial<Pick<MarketplaceOrderLinesTable, 'amount_refunded' | 'completed_at'>>): Promise<void> {
+export async function updateOrderLine(db: Executor, tenantId: string, id: string, patch: Partial<Pick<MarketplaceOrderLinesTable, 'amount_refunded' | 'tax_refunded' | 'completed_at'>>): Promise<void> {
   await db.updateTable('marketplace_order_lines').set(patch).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
 }
 

@@ -32,7 +32,7 @@ import { createPayouts, getStatement, markPayoutPaid } from './payouts.service.j
 const tags = ['Marketplace'];
 const orderAccess = 'Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). ';
 const orderStates =
-  'States: pending_payment → paid (its invoice paid through POST /v1/payments) → fulfilled (every line completed); pending_payment → cancelled; paid | fulfilled → partially_refunded → refunded (POST /v1/orders/{id}/refund). A forbidden move is 409 `invalid_state_transition` with `currentStatus`. ';
+  'States: pending_payment → paid (its invoice paid through POST /v1/payments) → fulfilled (every line completed); pending_payment → cancelled; paid | fulfilled → partially_refunded → refunded (POST /v1/orders/{id}/refund, or POST /v1/refunds of the order’s payment). A forbidden move is 409 `invalid_state_transition` with `currentStatus`. ';
 const payoutAbout =
   'A provider_payout statement (stl_, in GET /v1/settlements too) per provider and currency: every unsettled sale and refund commission line of order lines completed by the end of periodEnd (UTC); ' +
   'net = gross − refunds − commission. A refund after a payout is a negative line on the next statement. Tenant-wide clients only (403 `tenant_wide_only`). ';
@@ -141,10 +141,11 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
       summary: 'Refund lines of a paid order',
       description:
         orderAccess +
-        'Refunds a paid, fulfilled or partially refunded order through §9 refunds of its invoice’s payments (oldest payment first): each named line (default: every line) for what is left of it, ' +
-        'or `amount` (gross, before tax) of the one line named; the line’s tax share is refunded with it. Each refunded line posts a negative commission line (rate snapshot, cumulative rounding) ' +
-        'that the provider’s next payout statement carries; a line refunded in full before completion has its booking cancelled (slot released, booking.cancelled). ' +
-        'More than is left: 422 `refund_exceeds_payment`. Emits refund.created per §9 refund and order.refunded. Refunds made directly with POST /v1/refunds are not mapped to lines: use this route for orders.',
+        'Refunds a paid, fulfilled or partially refunded order through §9 refunds of its invoice’s payments (oldest payment first): each named line (default: every line) for what is left of it ' +
+        '(its amount plus its tax share), or `amount` (gross, before tax) of the one line named with its tax share, round-half-up(amount × taxRateBps / 10000) cumulatively. ' +
+        'Each line’s commission is reversed in proportion (rate snapshot, round-half-up, cumulative: a fully refunded line reverses all of it) by a negative commission line that the provider’s next payout statement carries; ' +
+        'a line refunded in full before completion has its booking cancelled (slot released, booking.cancelled). More than is left: 422 `refund_exceeds_payment`. Emits refund.created per §9 refund and order.refunded. ' +
+        'A convenience over POST /v1/refunds of the order’s payment, which maps money to the lines by the same rules, in line order; this route picks the lines.',
       tags,
       access: { scope: 'marketplace' },
       params: IdParams,

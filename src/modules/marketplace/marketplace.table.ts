@@ -48,6 +48,8 @@ export interface MarketplaceOrderLinesTable {
   commission_amount: number;
   /** Gross (pre-tax) amount refunded so far. */
   amount_refunded: number;
+  /** Tax paid back so far; with amount_refunded, what the line has paid back (order-refund-allocation.ts). */
+  tax_refunded: number;
   completed_at: string | null;
 }
 

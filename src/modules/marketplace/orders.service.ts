@@ -7,8 +7,8 @@ import { busyIntervals, covers, dayMs, findSchedule, minuteMs, overlapsAny, pars
 import { assertTransition, emitBookingCancelled, emitBookingCreated, findBooking, insertBooking, updateBooking, type BookingsTable, type StateMachine } from '../bookings/index.js';
 import { emit } from '../events/index.js';
 import { findLocation } from '../locations/index.js';
-import { accounts, createInvoice, createRefund, postJournal, refundablePaymentsOf, taxOf, voidInvoice, type JournalLine } from '../payments/index.js';
-import type { InvoicesTable, PaymentsTable } from '../payments/payments.table.js';
+import { accounts, createInvoice, createRefund, creditedSoFar, getInvoice, postJournal, refundablePaymentsOf, taxOf, voidInvoice, type JournalLine } from '../payments/index.js';
+import type { InvoicesTable, RefundsTable } from '../payments/payments.table.js';
 import type { RefundRequest } from '../payments/index.js';
 import { findPet } from '../pets/index.js';
 import { BookableNotFound, findBookableListing, type BookableListing } from '../providers/index.js';
@@ -20,11 +20,11 @@ import {
   findOrderByInvoice,
   insertCommissionLines,
   insertOrder,
-  journalBalance,
   updateOrder,
   updateOrderLine,
   type OrderRecord,
 } from './marketplace.repository.js';
+import { allocateRefund, moneyForGross, moneyLeft, type LineRefund } from './order-refund-allocation.js';
 
 /** DESIGN §12: the moves of an order; anything else is 409 invalid_state_transition with the current state. */
 export const orderMachine: StateMachine<OrderStatus> = {
@@ -200,6 +200,7 @@ export async function createOrder(db: Executor, actor: Actor, input: CreateOrder
       commission_bps: rate,
       commission_amount: taxOf(f.listing.amount, rate),
       amount_refunded: 0,
+      tax_refunded: 0,
       completed_at: null,
     };
   });
@@ -316,18 +317,17 @@ export async function onOrderInvoicePaid(db: Executor, invoice: InvoicesTable, n
 }
 
 /**
- * The refund hook payments calls: a payment of an order's invoice is refunded only through the
- * order (POST /v1/orders/{id}/refund), which maps the money to lines, commission and payouts;
- * POST /v1/refunds on it is 422 `refund_through_order`. Other payments are not ours.
+ * The refund hook payments calls once a §9 refund is written (POST /v1/refunds): a refund of a
+ * paid order's payment is mapped to its lines in line order (recordOrderRefund). A refund while
+ * the order awaits payment (part of its invoice paid, then paid back) is not the lines' money yet:
+ * it stays a plain §9 refund, and is what lets such an order be cancelled. The order's own refund
+ * route maps its refunds itself (initiator `marketplace`). Other payments are not ours.
  */
-export async function refuseUnmappedOrderRefund(db: Executor, payment: PaymentsTable, _amount: number, request: RefundRequest): Promise<void> {
-  if (request.initiator === 'marketplace' || payment.invoice_id === null) return;
-  const order = await findOrderByInvoice(db, payment.tenant_id, payment.invoice_id);
-  if (order) {
-    throw new AppError('refund_through_order', `Payment ${payment.id} paid marketplace order ${order.id}; refund it with POST /v1/orders/${order.id}/refund, which maps the money to its lines and the providers' payouts.`, {
-      extensions: { orderId: order.id },
-    });
-  }
+export async function onOrderPaymentRefunded(db: Executor, refund: RefundsTable, request: RefundRequest, now: number): Promise<void> {
+  if (request.initiator === 'marketplace' || refund.invoice_id === null) return;
+  const order = await findOrderByInvoice(db, refund.tenant_id, refund.invoice_id);
+  if (!order || order.status === 'pending_payment' || order.status === 'cancelled') return;
+  await recordOrderRefund(db, order, order.lines, refund.amount, [refund.id], refund.reason, now);
 }
 
 /** pending_payment → cancelled: voids the invoice (nothing may be paid on it), cancels every booking (slots released, booking.cancelled). */
@@ -378,15 +378,8 @@ export async function completeBooking(db: Executor, actor: Actor, bookingId: str
   return { booking: { ...booking, status: 'completed', updated_at: at }, line: completedLine, order };
 }
 
-interface LineRefund {
-  line: MarketplaceOrderLinesTable;
-  gross: number;
-  tax: number;
-  commission: number;
-}
-
-/** The lines a refund request names and how much of each (gross), or 400/422. */
-function refundPlan(order: OrderRecord, input: RefundOrderInput): LineRefund[] {
+/** The lines a refund request names and the money it pays back on them (gross plus tax share), or 400/422. */
+function refundRequest(order: OrderRecord, input: RefundOrderInput): { lines: MarketplaceOrderLinesTable[]; money: number } {
   let targets = order.lines;
   if (input.lineIds !== undefined) {
     targets = input.lineIds.map((lineId, at) => {
@@ -395,46 +388,31 @@ function refundPlan(order: OrderRecord, input: RefundOrderInput): LineRefund[] {
       return line;
     });
   }
-  if (input.amount !== undefined && (input.lineIds === undefined || input.lineIds.length !== 1)) {
-    throw validationFailed([{ field: 'amount', message: 'a partial amount needs exactly one line in lineIds' }]);
-  }
-  const plan: LineRefund[] = [];
-  for (const line of targets) {
+  if (input.amount !== undefined) {
+    if (input.lineIds === undefined || targets.length !== 1) throw validationFailed([{ field: 'amount', message: 'a partial amount needs exactly one line in lineIds' }]);
+    const line = targets[0]!;
     const left = line.amount - line.amount_refunded;
-    const gross = input.amount ?? left;
-    if (gross > left) {
-      throw new AppError('refund_exceeds_payment', `Order line ${line.id} has ${left} ${line.currency} left to refund; ${gross} is more.`, { extensions: { amountRefundable: left } });
+    if (input.amount > left) {
+      throw new AppError('refund_exceeds_payment', `Order line ${line.id} has ${left} ${line.currency} left to refund; ${input.amount} is more.`, { extensions: { amountRefundable: left } });
     }
-    if (gross === 0) continue;
-    const before = line.amount_refunded;
-    const after = before + gross;
-    // Cumulative shares: partial refunds never return more tax or commission than the line carried.
-    plan.push({
-      line,
-      gross,
-      tax: taxOf(after, line.tax_rate_bps) - taxOf(before, line.tax_rate_bps),
-      commission: taxOf(after, line.commission_bps) - taxOf(before, line.commission_bps),
-    });
+    return { lines: targets, money: moneyForGross(line, input.amount) };
   }
-  if (plan.length === 0) throw new AppError('refund_exceeds_payment', `Order ${order.id} has nothing left to refund on ${input.lineIds ? 'those lines' : 'any line'}.`, { extensions: { amountRefundable: 0 } });
-  return plan;
+  const money = targets.reduce((sum, line) => sum + moneyLeft(line), 0);
+  if (money === 0) throw new AppError('refund_exceeds_payment', `Order ${order.id} has nothing left to refund on ${input.lineIds ? 'those lines' : 'any line'}.`, { extensions: { amountRefundable: 0 } });
+  return { lines: targets, money };
 }
 
 /**
- * POST /v1/orders/{id}/refund: refunds lines of a paid (or fulfilled) order through §9 refunds of
- * the order's payments — each line's gross plus its tax share — posts one negative commission
- * line per refunded line, moves the refunded money back out of provider_payable and commission,
- * and cancels the booking of a line refunded in full before completion (its slot is released).
- * The order becomes partially_refunded, or refunded once everything is paid back.
+ * POST /v1/orders/{id}/refund: refunds lines of a paid (or fulfilled) order — each named line for
+ * what is left of it, or `amount` of gross of the one line named, tax share included — through §9
+ * refunds of the order's payments, oldest first, then maps them with recordOrderRefund.
  */
 export async function refundOrder(db: Executor, actor: Actor, id: string, input: RefundOrderInput, now: number): Promise<OrderRecord> {
   const order = await getOrder(db, actor, id);
   // paid, fulfilled and partially_refunded may move on to (partially_)refunded; the machine names the rest.
   assertTransition(orderMachine, 'Order', id, order.status, 'refunded', 'be refunded');
-  const plan = refundPlan(order, input);
-  const money = plan.reduce((s, p) => s + p.gross + p.tax, 0);
+  const { lines, money } = refundRequest(order, input);
 
-  // Pay the money back from the invoice's payments, oldest first.
   const access = wholeTenant(actor);
   const refundIds: string[] = [];
   let left = money;
@@ -446,48 +424,71 @@ export async function refundOrder(db: Executor, actor: Actor, id: string, input:
     left -= part;
   }
   if (left > 0) throw new AppError('refund_exceeds_payment', `Order ${id}'s payments have ${money - left} ${order.currency} left to refund; ${money} is asked.`, { extensions: { amountRefundable: money - left } });
+  return recordOrderRefund(db, order, lines, money, refundIds, input.reason?.trim() ?? null, now);
+}
 
-  const at = toIso(now);
-  const lines = order.lines.map((l) => ({ ...l }));
-  const negatives: MarketplaceCommissionLinesTable[] = [];
-  for (const p of plan) {
-    const line = lines.find((l) => l.id === p.line.id)!;
-    line.amount_refunded += p.gross;
-    await updateOrderLine(db, actor.tenantId, line.id, { amount_refunded: line.amount_refunded });
-    negatives.push(commissionLine(line, 'refund', -p.gross, -p.commission, refundIds[0]!, now));
-    if (line.amount_refunded === line.amount && line.completed_at === null) await releaseBooking(db, actor, line, input.reason?.trim() ?? 'refunded', now);
+/**
+ * Maps `money` that §9 refunds (`refundIds`, already written) paid back on an order to its lines:
+ * allocated over `from` in the order given, each line up to what is left of it (order-refund-
+ * allocation.ts, the one rule for both refund routes). Each line with gross refunded posts a
+ * negative commission line and moves that gross back out of provider_payable and commission; a line
+ * refunded in full before completion has its booking cancelled (its slot is released). The order
+ * becomes partially_refunded, or refunded once all of it is paid back; emits order.refunded.
+ */
+async function recordOrderRefund(db: Executor, order: OrderRecord, from: readonly MarketplaceOrderLinesTable[], money: number, refundIds: string[], reason: string | null, now: number): Promise<OrderRecord> {
+  const { shares, unallocated } = allocateRefund(from, money);
+  if (unallocated > 0) {
+    throw new AppError('refund_exceeds_payment', `Order ${order.id} has ${money - unallocated} ${order.currency} left to refund on its lines; ${money} is more.`, { extensions: { amountRefundable: money - unallocated } });
   }
-  await insertCommissionLines(db, negatives);
-  await postPayables(
-    db,
-    order,
-    `marketplace order ${order.id}: refund ${refundIds.join(', ')} taken back from providers and commission`,
-    plan.map((p) => ({ providerId: p.line.provider_id, gross: -p.gross, commission: -p.commission })),
-    now,
-  );
-  await postRefundTaxByLine(db, order, lines, refundIds, now);
   const amountRefunded = order.amount_refunded + money;
   const status: OrderStatus = amountRefunded === order.total ? 'refunded' : 'partially_refunded';
-  await updateOrder(db, actor.tenantId, id, { amount_refunded: amountRefunded, status, updated_at: at });
+  assertTransition(orderMachine, 'Order', order.id, order.status, status, 'be refunded');
+
+  const access: AccessFilter = { tenantId: order.tenant_id, locationIds: null };
+  const lines = order.lines.map((l) => ({ ...l }));
+  const negatives: MarketplaceCommissionLinesTable[] = [];
+  for (const share of shares) {
+    const line = lines.find((l) => l.id === share.line.id)!;
+    line.amount_refunded += share.gross;
+    line.tax_refunded += share.tax;
+    await updateOrderLine(db, order.tenant_id, line.id, { amount_refunded: line.amount_refunded, tax_refunded: line.tax_refunded });
+    // Money that only completes a tax unit moves no gross, hence no commission.
+    if (share.gross > 0) negatives.push(commissionLine(line, 'refund', -share.gross, -share.commission, refundIds[0]!, now));
+    if (line.amount_refunded === line.amount && line.completed_at === null) await releaseBooking(db, access, line, reason ?? 'refunded', now);
+  }
+  await insertCommissionLines(db, negatives);
+  const moved = shares.filter((share) => share.gross > 0);
+  if (moved.length > 0) {
+    await postPayables(
+      db,
+      order,
+      `marketplace order ${order.id}: refund ${refundIds.join(', ')} taken back from providers and commission`,
+      moved.map((share) => ({ providerId: share.line.provider_id, gross: -share.gross, commission: -share.commission })),
+      now,
+    );
+  }
+  await postRefundTaxByLine(db, order, shares, money, refundIds, now);
+  const at = toIso(now);
+  await updateOrder(db, order.tenant_id, order.id, { amount_refunded: amountRefunded, status, updated_at: at });
   const refunded: OrderRecord = { ...order, lines, amount_refunded: amountRefunded, status, updated_at: at };
-  await emit(db, 'order.refunded', { ...orderEventData(refunded), refundIds, amount: money }, actor.tenantId, now);
+  await emit(db, 'order.refunded', { ...orderEventData(refunded), refundIds, amount: money }, order.tenant_id, now);
   return refunded;
 }
 
 /**
  * §9 refunds credit the invoice's revenue and tax back in the invoice's overall proportion (they
- * know no lines); an order refund pays back each line's own tax share (DESIGN §7: tax is per
- * line). The two roundings can differ by a unit or so on partial refunds, so after the refunds the
- * order's tax_payable is set to exactly what its lines still carry — round-half-up(amount × bps)
- * minus round-half-up(refunded × bps) per line — and revenue takes the difference, in one balanced
- * entry (none when they already agree; a full refund always does).
+ * know no lines); the order pays back each line's own tax share (DESIGN §7: tax is per line). The
+ * two roundings can differ by a unit or so on partial refunds: the difference for this `money`
+ * (already applied to the invoice) moves between tax_payable and revenue in one balanced entry,
+ * so tax_payable keeps exactly the tax the lines still carry (none when they agree; a full refund
+ * always does).
  */
-async function postRefundTaxByLine(db: Executor, order: OrderRecord, lines: readonly MarketplaceOrderLinesTable[], refundIds: readonly string[], now: number): Promise<void> {
-  const taxAccount = accounts.taxPayable(order.location_id);
-  const owed = lines.reduce((sum, l) => sum + taxOf(l.amount, l.tax_rate_bps) - taxOf(l.amount_refunded, l.tax_rate_bps), 0);
-  const posted = await journalBalance(db, order.tenant_id, taxAccount, [order.invoice_id, order.id]);
-  const fix = -owed - posted;
+async function postRefundTaxByLine(db: Executor, order: OrderRecord, shares: readonly LineRefund[], money: number, refundIds: readonly string[], now: number): Promise<void> {
+  const invoice = await getInvoice(db, { tenantId: order.tenant_id, locationIds: null }, order.invoice_id);
+  const credited = creditedSoFar(invoice, invoice.amount_refunded).tax - creditedSoFar(invoice, invoice.amount_refunded - money).tax;
+  const fix = shares.reduce((sum, share) => sum + share.tax, 0) - credited;
   if (fix === 0) return;
+  const taxAccount = accounts.taxPayable(order.location_id);
   await postJournal(
     db,
     {

@@ -21,7 +21,7 @@ export function paymentJobs(): JobDefinition[] {
 }
 
 // The service API other modules bill through, inside their own transaction.
-export { amountDueOf, createInvoice, finalizeInvoice, getInvoice, markInvoiceUncollectible, voidInvoice } from './invoices.service.js';
+export { amountDueOf, createInvoice, creditedSoFar, finalizeInvoice, getInvoice, markInvoiceUncollectible, voidInvoice } from './invoices.service.js';
 export { postJournal, type JournalLine, type JournalPosting } from './ledger.service.js';
 export { createRefund, getPayment, recordPayment } from './payments.service.js';
 export { refundablePaymentsOf } from './payments.repository.js';

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/database.js';
-import type { InvoicesTable, PaymentsTable } from './payments.table.js';
+import type { InvoicesTable, RefundsTable } from './payments.table.js';
 
 /**
  * What another module does when one of its invoices becomes paid, inside the paying transaction
@@ -24,11 +24,12 @@ export interface RefundRequest {
 }
 
 /**
- * A check another module makes before a refund of a payment is written, in the same transaction:
- * it may refuse (throw an AppError) a refund its records must map, e.g. a marketplace order's
- * payment refunded around the order. Hooks ignore payments not their own.
+ * What another module does when a payment is refunded, in the refunding transaction, once the
+ * refund, its wallet move and its journal entries are written: it maps the money to its own
+ * records (a marketplace order's lines, commission and payouts) or refuses by throwing an AppError,
+ * which rolls the whole refund back. Hooks ignore refunds not their own.
  */
-export type RefundHook = (trx: Executor, payment: PaymentsTable, amount: number, request: RefundRequest) => Promise<void>;
+export type RefundHook = (trx: Executor, refund: RefundsTable, request: RefundRequest, now: number) => Promise<void>;
 
 const refundHooks = new Set<RefundHook>();
 
@@ -36,6 +37,6 @@ export function onRefund(hook: RefundHook): void {
   refundHooks.add(hook);
 }
 
-export async function runRefundHooks(trx: Executor, payment: PaymentsTable, amount: number, request: RefundRequest): Promise<void> {
-  for (const hook of refundHooks) await hook(trx, payment, amount, request);
+export async function runRefundHooks(trx: Executor, refund: RefundsTable, request: RefundRequest, now: number): Promise<void> {
+  for (const hook of refundHooks) await hook(trx, refund, request, now);
 }

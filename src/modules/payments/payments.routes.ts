@@ -73,12 +73,14 @@ export function paymentAndRefundRoutes(deps: { clock: Clock }): AnyRoute[] {
         access +
         'amount defaults to what is left of the payment. The refunds of a payment never sum past its amount, also under parallel requests (422 `refund_exceeds_payment`, also for a payment already fully refunded). ' +
         'A wallet payment is refunded to the wallet. The invoice’s amountRefunded grows and its revenue and tax are credited (the invoice’s status does not change). The payment must be visible (else 404). ' +
-        'A payment of a marketplace order’s invoice is refunded through POST /v1/orders/{id}/refund, which maps it to order lines (here: 422 `refund_through_order`). Emits `refund.created`.',
+        'A refund of a paid marketplace order’s payment is mapped to the order’s lines in line order, each up to what is left of it (its amount plus its tax share), each line’s commission reversed in proportion ' +
+        '(a negative commission line; round-half-up, a fully refunded line reverses all of it); the order becomes partially_refunded or refunded (`order.refunded`). ' +
+        'Before the order is paid, a refund of part paid on its invoice stays a plain refund (the order can then be cancelled). Emits `refund.created`.',
       tags: ['Refunds'],
       access: { scope: 'payments' },
       body: CreateRefundSchema,
       response: { status: 201, description: 'The refund', schema: RefundSchema },
-      errors: ['not_found', 'refund_exceeds_payment', 'refund_through_order'],
+      errors: ['not_found', 'refund_exceeds_payment'],
       handler: async ({ db, actor, body }) => {
         const now = await businessNow(db, actor.env, deps.clock);
         return { body: presentRefund(await createRefund(db, actor, body, now)) };

@@ -135,7 +135,9 @@ export async function recordPayment(trx: Executor, access: AccessFilter, input: 
 /**
  * Pays money back on a payment: never more than is left of it across all its refunds (checked in
  * the write transaction, and by the CHECK amount_refunded <= amount), back to the wallet for a
- * wallet payment; the invoice's amountRefunded grows and its revenue and tax are credited.
+ * wallet payment; the invoice's amountRefunded grows and its revenue and tax are credited. Then
+ * the refund hooks map it to other modules' records (a marketplace order's lines), in the same
+ * transaction.
  */
 export async function createRefund(trx: Executor, access: AccessFilter, input: CreateRefundInput, now: number, request: RefundRequest = {}): Promise<RefundsTable> {
   const payment = await getPayment(trx, access, input.paymentId);
@@ -148,8 +150,6 @@ export async function createRefund(trx: Executor, access: AccessFilter, input: C
       { extensions: { amountRefundable: left } },
     );
   }
-  // Modules whose records a refund must map may refuse it here (a marketplace order's payment).
-  await runRefundHooks(trx, payment, amount, request);
   const id = newId('ref');
   const row: RefundsTable = {
     id,
@@ -185,5 +185,6 @@ export async function createRefund(trx: Executor, access: AccessFilter, input: C
   const credit = payment.invoice_id === null ? null : await applyRefundToInvoice(trx, payment.tenant_id, payment.invoice_id, amount, id, now);
   await postJournalEntries(trx, credit ? [refundEntry, credit] : [refundEntry], now);
   await emit(trx, 'refund.created', { refundId: id, paymentId: payment.id, invoiceId: payment.invoice_id, amount, currency: payment.currency }, payment.tenant_id, now);
+  await runRefundHooks(trx, row, request, now);
   return row;
 }
