@@ -39,7 +39,6 @@ let lastLow = 0;
 let idClock: () => number = Date.now;
 export function useIdClock(now: () => number): void {
   idClock = now;
-  lastTime = -1;
 }
 
 /**

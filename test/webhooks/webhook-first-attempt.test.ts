@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { Executor } from '../../src/db/database.js';
-import { newId } from '../../src/db/ids.js';
+import { idFloor, newId } from '../../src/db/ids.js';
 import { pruneFinished } from '../../src/modules/webhooks/deliveries.repository.js';
 import { eventually } from '../helpers/eventually.js';
 import { createHousehold, createPet } from '../helpers/factories.js';
@@ -283,16 +283,17 @@ test.serial('the first pass after a killed process fans out again only the event
 });
 
 test.serial('pruning deletes attempt-only rows older than the cutoff, keeps newer ones and attempts of a delivery still pending', async (a) => {
-  // Ids are time-ordered and newId never goes back in time within a process, so the rows' ids are
-  // made first, for instants later than any id made so far (a year ahead), oldest first.
   const now = Date.now() + 365 * 86_400_000;
   const day = 86_400_000;
-  const oldDelivery = newId('whd');
-  const oldAttempt = newId('wha');
-  const pendingDelivery = newId('whd');
-  const pendingAttempt = newId('wha');
-  const newDelivery = newId('whd');
-  const newAttempt = newId('wha');
+  // Ids dated at those instants (newId dates by the real clock only), oldest first.
+  let made = 0;
+  const idAt = (prefix: string, at: number) => `${idFloor(prefix, at)}${String(++made).padStart(16, '0')}`;
+  const oldDelivery = idAt('whd', now - 40 * day);
+  const oldAttempt = idAt('wha', now - 40 * day);
+  const pendingDelivery = idAt('whd', now - 40 * day);
+  const pendingAttempt = idAt('wha', now - 40 * day);
+  const newDelivery = idAt('whd', now - day);
+  const newAttempt = idAt('wha', now - day);
 
   const t = await start({ clock: new TestClock(now), jobs: false });
   const endpoint = await createEndpoint(t, { url: 'http://127.0.0.1:9/hooks', events: ['pet.registered'] });
