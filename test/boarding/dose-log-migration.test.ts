@@ -14,7 +14,6 @@ import { dayAfter, expectStatus, room, start, today } from './boarding-support.j
  * becomes a correction of the one before it, and check-out then bills each dose once.
  */
 const migration = '2026_11_27_0900_add_dose_supersedes';
-const previous = '2026_11_26_1030_webhook_first_attempt_one_row';
 
 const all = <T>(sqlite: SQLite.Database, text: string, ...params: unknown[]): T[] => sqlite.prepare(text).all(...params) as T[];
 
@@ -48,6 +47,9 @@ test('duplicates logged before the rule become chains (the latest counts); check
   // The data dir as the old rule left it: the schema before the migration, and the same doses logged again.
   const handle = openDatabase(databaseFile(dataDir, 'live'));
   try {
+    // Down to the migration just before this one (whatever was added since stays out of the way).
+    const names = (await createMigrator(handle.db).getMigrations()).map((m) => m.name);
+    const previous = names[names.indexOf(migration) - 1]!;
     const down = await createMigrator(handle.db).migrateTo(previous);
     a.falsy(down.error);
     a.false(all<{ name: string }>(handle.sqlite, 'PRAGMA table_info(boarding_doses)').some((c) => c.name === 'supersedes'), 'down drops the column');
