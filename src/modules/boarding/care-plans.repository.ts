@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { inList } from '../../db/in-list.js';
 import type { AccessFilter } from '../../http/actor.js';
@@ -54,10 +55,8 @@ export async function findDose(db: Executor, carePlanId: string, id: string): Pr
   return (await db.selectFrom('boarding_doses').selectAll().where('id', '=', id).where('care_plan_id', '=', carePlanId).executeTakeFirst()) ?? null;
 }
 
-/** The entry that corrects `id`, if any. */
-export async function correctionOf(db: Executor, id: string): Promise<string | null> {
-  return (await db.selectFrom('boarding_doses').select('id').where('supersedes', '=', id).executeTakeFirst())?.id ?? null;
-}
+/** Dose log entries (aliased `d`) no entry corrects: the latest of each dose, the one that counts. */
+const latestOfItsDose = sql<boolean>`not exists (select 1 from boarding_doses as c where c.supersedes = d.id)`;
 
 /** The latest entry logged for a dose (the one no entry supersedes), or null when none is. */
 export async function latestDoseEntry(db: Executor, carePlanId: string, medicationKey: string, scheduledFor: string): Promise<string | null> {
@@ -67,7 +66,7 @@ export async function latestDoseEntry(db: Executor, carePlanId: string, medicati
     .where('d.care_plan_id', '=', carePlanId)
     .where('d.medication_key', '=', medicationKey)
     .where('d.scheduled_for', '=', scheduledFor)
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('boarding_doses as c').select('c.id').whereRef('c.supersedes', '=', 'd.id'))))
+    .where(latestOfItsDose)
     .executeTakeFirst();
   return row?.id ?? null;
 }
@@ -82,7 +81,7 @@ export async function givenDoseCounts(db: Executor, bookingId: string) {
     .select(['d.care_plan_id', 'd.medication_key', (eb) => eb.fn.countAll<number>().as('given')])
     .where('d.booking_id', '=', bookingId)
     .where('d.outcome', '=', 'given')
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('boarding_doses as c').select('c.id').whereRef('c.supersedes', '=', 'd.id'))))
+    .where(latestOfItsDose)
     .groupBy(['d.care_plan_id', 'd.medication_key'])
     .execute();
 }
