@@ -39,12 +39,15 @@ Commands:
   locations create --name <name> --timezone <IANA zone, e.g. Europe/London> [--env live|sandbox]
   keys rotate    Adds a new RS256 signing key; a running appliance signs with it within a second or two,
                  no restart (older keys keep verifying tokens they signed).
-  backup         Writes one archive of the whole appliance (databases, documents, keys, manifest) to
-                 PETCARE_BACKUP_DIR; works while the server runs. Prints the archive's path last.
-  backup verify <archive>   Checks every file of an archive against its sha256 (nothing is changed).
+  backup [--out <file or folder>] [--unencrypted]
+                 Writes one archive of everything in the data dir (databases, documents, knowledge files,
+                 keys, …; not backups/) to PETCARE_BACKUP_DIR, or to --out; works while the server runs.
+                 Encrypted when PETCARE_BACKUP_KEY(_FILE) is set; without a key an archive outside the data
+                 dir is refused unless --unencrypted (it holds the signing keys). Prints the archive's path last.
+  backup verify <archive>   Reads an archive and checks every file against its sha256 (writes nothing).
   restore <archive> [--force]
-                 Restores into PETCARE_DATA_DIR when it is empty or absent (--force replaces one that
-                 holds data). Refused while a server runs on it; the archive is verified first.
+                 Replaces the contents of PETCARE_DATA_DIR (--force when it holds data), staged inside it;
+                 refused while any appliance process uses it; the archive is verified before anything moves.
   help
 
 Options:
@@ -52,7 +55,7 @@ Options:
             name a cli_ id find it in any environment when --env is not given.
   --json    Machine-readable output.
 
-Environment: PETCARE_DATA_DIR, PETCARE_SANDBOX_ONLY (as for the appliance).
+Environment: PETCARE_DATA_DIR, PETCARE_SANDBOX_ONLY, PETCARE_BACKUP_DIR, PETCARE_BACKUP_KEY(_FILE) (as for the appliance).
 Exit codes: 0 ok, 1 refused (the reason is printed), 2 usage error.`;
 
 /** Each command group lives in src/cli/<group>.commands.ts; this file parses the line and runs one. */

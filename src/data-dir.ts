@@ -1,5 +1,7 @@
-import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
+import SQLite from 'better-sqlite3';
 import { environmentsOf, type Config } from './config.js';
 import { databaseFile, Stores } from './db/stores.js';
 import { AppError } from './http/errors.js';
@@ -8,8 +10,8 @@ import { SigningKeys } from './modules/oauth/index.js';
 /**
  * Everything about the data dir: the first steps of the boot (src/appliance.ts), kept apart so
  * offline tools (the CLI) open it without loading the app; the checks main.ts runs before it
- * (writable, modes tightened); and the lock that keeps an offline restore from swapping the files
- * under a running server. `existingOnly`: open what a first start created, create nothing.
+ * (writable, modes tightened); and the lock that keeps a restore from swapping the files under a
+ * running server, and a second server off the same files. `existingOnly`: open what a first start created, create nothing.
  */
 interface OpenOptions {
   existingOnly?: boolean;
@@ -68,45 +70,83 @@ export function prepareDataDir(dataDir: string): void {
 }
 
 /**
- * `<dataDir>/petcare.lock` holds the pid of the server using the data dir, so an offline restore
- * never swaps the files under a running server. A lock whose process is gone is stale and taken over.
+ * The data dir's lock: `<dataDir>/appliance.lock`, a SQLite database in which the holder keeps a
+ * write transaction open (BEGIN IMMEDIATE: SQLite's RESERVED lock, an fcntl lock on the file) for
+ * as long as it uses the dir: the appliance for its lifetime, a restore while it replaces the
+ * files. A second taker is refused at once (busy_timeout 0). The kernel releases the lock when
+ * the holder's process ends, however it ends (SIGKILL, OOM), so there is no stale lock to judge,
+ * and no pid is compared: processes in two containers on one volume (both pid 7) see each other's
+ * lock, as does any process on the host. Network filesystems (NFS, SMB) may not carry fcntl locks:
+ * a data dir belongs on a local disk or a Docker volume of one host.
+ * `appliance.lock.json` says who holds it (pid, host, since), for messages only.
  */
-export const lockFile = (dataDir: string): string => path.join(dataDir, 'petcare.lock');
+const lockName = 'appliance.lock';
+const holderName = 'appliance.lock.json';
+/** Files of the lock, kept out of archives and never replaced by a restore. */
+export const lockFileNames: readonly string[] = [lockName, `${lockName}-journal`, holderName];
+/** The lock file of older releases (a pid): meaningless now, removed when the lock is taken. */
+const legacyPidLock = 'petcare.lock';
 
-function alive(pid: number): boolean {
+/** Another appliance process, or a restore, holds the data dir. */
+export class DataDirBusyError extends DataDirError {}
+
+export interface DataDirLock {
+  /** Ends the transaction and closes the lock database (the process's exit does the same). */
+  release(): void;
+}
+
+function describeHolder(dataDir: string): string {
   try {
-    process.kill(pid, 0);
-    return true;
+    const holder = JSON.parse(readFileSync(path.join(dataDir, holderName), 'utf8')) as { holder?: string; pid?: number; host?: string; since?: string };
+    const what = holder.holder === 'restore' ? 'a restore' : 'an appliance process';
+    return `${what} (pid ${holder.pid} on host ${holder.host}, since ${holder.since})`;
+  } catch {
+    return 'an appliance process or a restore';
+  }
+}
+
+/**
+ * Takes the data dir's lock for `holder`, or throws DataDirBusyError naming who holds it (an
+ * appliance in any container on the volume, or a restore), or DataDirError when the lock file
+ * cannot be opened.
+ */
+export function lockDataDir(dataDir: string, holder: 'appliance' | 'restore'): DataDirLock {
+  const file = path.join(dataDir, lockName);
+  let db: SQLite.Database | undefined;
+  try {
+    db = new SQLite(file);
+    db.pragma('busy_timeout = 0');
+    db.exec('BEGIN IMMEDIATE');
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    db?.close();
+    const code = (err as { code?: string }).code ?? 'error';
+    if (code === 'SQLITE_BUSY') throw new DataDirBusyError(`${dataDir} is in use by ${describeHolder(dataDir)}, which holds ${file}`);
+    throw new DataDirError(`cannot open the lock ${file} (${code}: ${(err as Error).message})`);
   }
-}
-
-/** The pid of a live server holding the data dir, or null. */
-export function lockHolder(dataDir: string): number | null {
-  const file = lockFile(dataDir);
-  if (!existsSync(file)) return null;
-  const pid = Number.parseInt(readFileSync(file, 'utf8'), 10);
-  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid) ? pid : null;
-}
-
-/** Takes the lock for this process (throws when another live server holds it); returns its release. */
-export function acquireDataDirLock(dataDir: string): () => void {
-  const holder = lockHolder(dataDir);
-  if (holder !== null) throw new Error(`another server (pid ${holder}) is using ${dataDir}`);
-  const file = lockFile(dataDir);
-  rmSync(file, { force: true }); // stale, or our own
-  const fd = openSync(file, 'wx', 0o600);
+  const held = db;
   try {
-    writeSync(fd, `${process.pid}\n`);
-  } finally {
-    closeSync(fd);
+    chmodSync(file, 0o600);
+  } catch {
+    // another owner's file that we may still lock: left as it is
   }
-  return () => {
-    try {
-      if (readFileSync(file, 'utf8').trim() === String(process.pid)) rmSync(file, { force: true });
-    } catch {
-      // already gone
-    }
+  rmSync(path.join(dataDir, legacyPidLock), { force: true });
+  const info = `${JSON.stringify({ holder, pid: process.pid, host: hostname(), since: new Date().toISOString() })}\n`;
+  writeFileSync(path.join(dataDir, holderName), info, { mode: 0o600 });
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      try {
+        if (readFileSync(path.join(dataDir, holderName), 'utf8') === info) rmSync(path.join(dataDir, holderName), { force: true });
+      } catch {
+        // gone already
+      }
+      try {
+        held.exec('ROLLBACK');
+      } finally {
+        held.close();
+      }
+    },
   };
 }

@@ -1,9 +1,10 @@
 import { openAppliance } from './appliance.js';
 import { ConfigError, environmentsOf, exitConfigError, loadConfig } from './config.js';
-import { acquireDataDirLock, DataDirError, exitDataDirUnusable, prepareDataDir } from './data-dir.js';
+import { DataDirError, exitDataDirUnusable, lockDataDir, prepareDataDir } from './data-dir.js';
 import { linkOriginWarning } from './http/public-url.js';
 import { createHttpServer, defaultServerLimits } from './http/server.js';
 import { createLogger } from './logger.js';
+import { finishInterruptedRestore } from './modules/backups/index.js';
 
 /** The appliance (src/appliance.ts), then jobs → listen; SIGTERM drains and closes in reverse. */
 async function main(): Promise<void> {
@@ -12,14 +13,11 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   prepareDataDir(config.dataDir);
-  // An offline restore must never swap the files under a running server.
-  let releaseLock: () => void;
-  try {
-    releaseLock = acquireDataDirLock(config.dataDir);
-  } catch (err) {
-    throw new DataDirError((err as Error).message);
-  }
-  process.on('exit', releaseLock);
+  // One appliance per data dir, and none while a restore swaps its files (any container on the volume).
+  const lock = lockDataDir(config.dataDir, 'appliance');
+  process.on('exit', () => lock.release());
+  const finishedRestore = await finishInterruptedRestore(config.dataDir);
+  if (finishedRestore) logger.warn(finishedRestore);
   const warning = linkOriginWarning(config);
   if (warning) logger.warn(warning);
   const appliance = await openAppliance({ config, logger, print: (text) => process.stdout.write(text) });

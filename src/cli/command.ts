@@ -16,6 +16,8 @@ export const cliOptions = {
   'rate-limit': { type: 'string' },
   timezone: { type: 'string' },
   force: { type: 'boolean' },
+  out: { type: 'string' },
+  unencrypted: { type: 'boolean' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -30,6 +32,8 @@ export interface Values {
   'rate-limit'?: string;
   timezone?: string;
   force?: boolean;
+  out?: string;
+  unencrypted?: boolean;
   json: boolean;
   help: boolean;
 }

@@ -34,14 +34,14 @@ function cliBundle(): Promise<string> {
   return bundle;
 }
 
-/** Runs the operator CLI as the operator would, in its own process, with `env` added to this one's. */
-export async function runCli(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
+/** Runs the operator CLI as the operator would, in its own process, with `env` added to this one's (`as`: another user, from root). */
+export async function runCli(args: readonly string[], env: Record<string, string>, as: { uid?: number; gid?: number } = {}): Promise<CliResult> {
   const entry = await cliBundle();
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ['--disable-warning=ExperimentalWarning', entry, ...args],
-      { cwd: root, env: { ...process.env, ...env }, timeout: 90_000 },
+      { cwd: root, env: { ...process.env, ...env }, timeout: 90_000, ...as },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });

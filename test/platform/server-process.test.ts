@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { lockDataDir } from '../../src/data-dir.js';
 
 /** The server as `npm start` runs it: its files are its own, an unusable data dir is one line, one server per data dir. */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -36,7 +37,7 @@ async function listening(server: Started): Promise<void> {
   }
 }
 
-test('files the appliance creates are its own (0600, folders 0700); it warns when links have no configured origin; the lock names its pid', async (t) => {
+test('files the appliance creates are its own (0600, folders 0700); it warns when links have no configured origin; its lock names it', async (t) => {
   const dataDir = path.join(scratch, 'modes');
   const server = startServer(dataDir);
   t.teardown(() => server.child.kill('SIGKILL'));
@@ -47,17 +48,19 @@ test('files the appliance creates are its own (0600, folders 0700); it warns whe
   t.is(mode('sandbox.sqlite'), '600');
   t.is(mode('keys'), '700');
   t.is(mode('keys/signing-keys.json'), '600');
-  t.is(readFileSync(path.join(dataDir, 'petcare.lock'), 'utf8').trim(), String(server.child.pid));
+  t.is(mode('appliance.lock'), '600');
+  t.like(JSON.parse(readFileSync(path.join(dataDir, 'appliance.lock.json'), 'utf8')), { holder: 'appliance', pid: server.child.pid });
   t.regex(server.output(), /neither PETCARE_PUBLIC_URL nor PETCARE_ALLOWED_HOSTS is set/);
 
   // A second server on the same data dir is refused; the first keeps its lock.
   const second = startServer(dataDir);
   t.is(await second.exited, 78);
-  t.regex(second.output().trim(), new RegExp(`^petcare: another server \\(pid ${server.child.pid}\\) is using \\S+$`));
+  t.regex(second.output().trim(), new RegExp(`^petcare: \\S+ is in use by an appliance process \\(pid ${server.child.pid} on host .+\\), which holds \\S+appliance\\.lock$`));
 
   server.child.kill('SIGTERM');
   t.is(await server.exited, 0);
-  t.false(existsSync(path.join(dataDir, 'petcare.lock')), 'a clean stop releases the lock');
+  t.false(existsSync(path.join(dataDir, 'appliance.lock.json')), 'a clean stop releases the lock');
+  t.notThrows(() => lockDataDir(dataDir, 'restore').release());
 });
 
 test('a data dir the process cannot write: one line naming the path and the uid, exit code 78', async (t) => {

@@ -1,23 +1,35 @@
-import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, promises as fs } from 'node:fs';
+import { createHash, type Hash } from 'node:crypto';
+import { createReadStream, createWriteStream, existsSync, promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { pipeline as pipelineCallback, Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip, createGzip } from 'node:zlib';
 import SQLite from 'better-sqlite3';
-import * as tar from 'tar';
 import type { Environment } from '../../config.js';
-import { databaseFile } from '../../db/stores.js';
+import { ArchiveError } from './archive-error.js';
+import { decryptFrames, encryptedHeaderSize, encryptFrames, isEncryptedArchive, parseBackupKey } from './archive-encryption.js';
+import { readTar, tarBlocks, type TarFileToWrite } from './archive-tar.js';
+import { ByteReader } from './byte-reader.js';
+import { archivableFiles, backupStagingPrefix, insideDataDir, isRestorablePath, sidecarIn } from './data-dir-contents.js';
+import { isSqliteDatabase, snapshotDatabase } from './database-snapshot.js';
 
 /**
- * A whole-appliance backup: one `petcare-<time>.tar.gz` holding each environment's database
- * (SQLite online backup, consistent while the server writes), `documents/`, `keys/` (without
- * them restored documents answer 500 and every issued token dies) and `manifest.json` with the
- * sha256 and size of every file and the schema version. A restore checks every hash before it
- * touches the data dir.
+ * A whole-appliance backup: one archive of everything in the data dir but what
+ * data-dir-contents.ts keeps out (older archives, locks, staging). SQLite databases are copied
+ * through SQLite (VACUUM INTO, consistent while the API writes); every other file as it is. The
+ * tar stream is gzipped and, with PETCARE_BACKUP_KEY(_FILE), encrypted (archive-encryption.ts)
+ * as it is written: `petcare-<time>.tar.gz`, or `.tar.gz.enc` when encrypted, mode 0600. Its
+ * last entry, `manifest.json`, lists the sha256 and size of every file and the schema version;
+ * reading an archive checks every byte against it, streaming, before a restore swaps anything in.
  */
 
 export const archivePrefix = 'petcare-';
 export const archiveSuffix = '.tar.gz';
+export const encryptedArchiveSuffix = '.tar.gz.enc';
 const manifestName = 'manifest.json';
 const environments: readonly Environment[] = ['live', 'sandbox'];
+const gzipMagic = Buffer.from([0x1f, 0x8b]);
 
 export interface ManifestFile {
   path: string;
@@ -26,35 +38,30 @@ export interface ManifestFile {
 }
 
 export interface Manifest {
-  format: 'petcare-backup/1';
+  /** 1: databases, documents/ and keys/ with the manifest first; 2: the whole data dir, manifest last. Both are read. */
+  format: 'petcare-backup/1' | 'petcare-backup/2';
   createdAt: string;
   platformVersion: string;
   /** The newest migration applied to the databases in the archive. */
   schemaVersion: string | null;
   environments: Environment[];
   files: ManifestFile[];
+  /** Files that are SQLite databases, copied through SQLite (format 2). */
+  databases?: string[];
 }
 
-export class ArchiveError extends Error {}
-
-async function sha256Of(file: string): Promise<{ sha256: string; size: number }> {
-  const hash = createHash('sha256');
-  let size = 0;
-  for await (const chunk of createReadStream(file)) {
-    hash.update(chunk as Buffer);
-    size += (chunk as Buffer).length;
+/** `size` bytes of an open file, hashed as they are read (unless hashed already). */
+async function* readExactly(handle: FileHandle, size: number, hash: Hash | null): AsyncGenerator<Buffer> {
+  let position = 0;
+  while (position < size) {
+    const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, size - position));
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
+    if (bytesRead === 0) throw new ArchiveError('a file shrank while it was archived');
+    const data = chunk.subarray(0, bytesRead);
+    hash?.update(data);
+    position += bytesRead;
+    yield data;
   }
-  return { sha256: hash.digest('hex'), size };
-}
-
-/** Every regular file below `dir`, as paths relative to `root` with forward slashes. */
-async function filesBelow(root: string, dir: string): Promise<string[]> {
-  if (!existsSync(path.join(root, dir))) return [];
-  const entries = await fs.readdir(path.join(root, dir), { recursive: true, withFileTypes: true });
-  return entries
-    .filter((entry) => entry.isFile() && !entry.name.startsWith('.upload-'))
-    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'))
-    .sort();
 }
 
 function latestMigration(file: string): string | null {
@@ -69,6 +76,27 @@ function latestMigration(file: string): string | null {
   }
 }
 
+/** The real path of `folder`, resolving the part of it that exists (it may not have been created yet). */
+async function realFolder(folder: string): Promise<string> {
+  const missing: string[] = [];
+  let current = path.resolve(folder);
+  for (;;) {
+    try {
+      return path.join(await fs.realpath(current), ...missing.reverse());
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return path.resolve(folder);
+      missing.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+/** Why an archive outside the data dir must be encrypted (printed when refused, and with --unencrypted). */
+export const unencryptedOutsideWarning = (destination: string): string =>
+  `an archive holds the token signing key and the data key: anyone who can read it can mint admin tokens and read sealed secrets, and ${destination} is outside the data dir. ` +
+  'Set PETCARE_BACKUP_KEY or PETCARE_BACKUP_KEY_FILE (32 random bytes, base64 or hex: `openssl rand -base64 32`; keep the key apart from the archives) to encrypt it';
+
 export interface CreateArchiveOptions {
   dataDir: string;
   backupDir: string;
@@ -76,120 +104,280 @@ export interface CreateArchiveOptions {
   platformVersion: string;
   /** Archives kept in backupDir; older ones are deleted once the new one is complete. */
   keep: number;
+  /** PETCARE_BACKUP_KEY(_FILE)'s text (config.backupKey): the archive is encrypted with it. */
+  key?: string | undefined;
+  /** Write an unencrypted archive outside the data dir (the operator asked, with --unencrypted). */
+  unencrypted?: boolean;
+  /** One archive at this path (a file, or a folder to put it in) instead of a dated one in backupDir; nothing is pruned. */
+  out?: string | undefined;
+}
+
+export interface CreatedArchive {
+  file: string;
+  manifest: Manifest;
+  deleted: number;
+  encrypted: boolean;
+  /** Set when an unencrypted archive was written outside the data dir (--unencrypted): why that is unwise. */
+  warning: string | null;
 }
 
 /** Writes one archive (mode 0600) and returns its path; prunes older archives beyond `keep`. */
-export async function createArchive(options: CreateArchiveOptions): Promise<{ file: string; manifest: Manifest; deleted: number }> {
-  const { dataDir, backupDir, now } = options;
-  await fs.mkdir(backupDir, { recursive: true, mode: 0o700 });
+export async function createArchive(options: CreateArchiveOptions): Promise<CreatedArchive> {
+  const dataDir = path.resolve(options.dataDir);
+  const { now } = options;
+  const key = parseBackupKey(options.key);
   const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
-  const staging = await fs.mkdtemp(path.join(backupDir, '.staging-'));
-  const file = path.join(backupDir, `${archivePrefix}${stamp}${archiveSuffix}`);
+  const name = `${archivePrefix}${stamp}${key ? encryptedArchiveSuffix : archiveSuffix}`;
+  let file = path.join(options.backupDir, name);
+  if (options.out !== undefined) {
+    const out = path.resolve(options.out);
+    const isFolder = options.out.endsWith('/') || (await fs.stat(out).catch(() => null))?.isDirectory() === true;
+    file = isFolder ? path.join(out, name) : out;
+  }
+  const folder = path.dirname(file);
+  if (!existsSync(dataDir)) throw new ArchiveError(`${dataDir} does not exist (PETCARE_DATA_DIR)`);
+  if (existsSync(path.join(dataDir, '.restore-in-progress'))) throw new ArchiveError(`a restore is replacing the contents of ${dataDir}; back up after it has finished`);
+
+  const realData = await fs.realpath(dataDir);
+  const outside = insideDataDir(realData, await realFolder(folder)) === null;
+  let warning: string | null = null;
+  if (!key && outside) {
+    warning = unencryptedOutsideWarning(folder);
+    if (!options.unencrypted) throw new ArchiveError(`refusing to write an unencrypted archive: ${warning}, or add --unencrypted to write it anyway`);
+  }
+
+  await fs.mkdir(folder, { recursive: true, mode: 0o700 });
+  if (existsSync(file)) throw new ArchiveError(`${file} already exists`);
+  await removeStaleStaging(dataDir);
+  // Database copies are staged inside the data dir: they are no more exposed there than the databases themselves.
+  const staging = await fs.mkdtemp(path.join(dataDir, backupStagingPrefix));
   const partial = `${file}.partial`;
+  let completed = false;
   try {
-    const present = environments.filter((env) => existsSync(databaseFile(dataDir, env)));
-    if (present.length === 0) throw new ArchiveError(`no database in ${dataDir}`);
-    for (const env of present) {
-      // A connection of our own: the backup API copies a consistent snapshot while the server writes.
-      const source = new SQLite(databaseFile(dataDir, env), { readonly: true, fileMustExist: true });
+    const keptOut = [insideDataDir(realData, await realFolder(options.backupDir)), insideDataDir(realData, await realFolder(folder))].filter((p): p is string => p !== null);
+    const listed = await archivableFiles(dataDir, keptOut);
+    // Databases first, each in one read transaction; then the other files as they are now.
+    const sources = new Map<string, string>();
+    /** Database copies, hashed by the thread that made them: their bytes are not hashed again. */
+    const hashed = new Map<string, ManifestFile>();
+    const databases: string[] = [];
+    for (const entry of listed) {
+      let database = false;
       try {
-        await source.backup(path.join(staging, `${env}.sqlite`));
-      } finally {
-        source.close();
+        database = await isSqliteDatabase(entry.absolute);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // removed since it was listed
+        throw err;
+      }
+      if (database) {
+        const copy = path.join(staging, `db-${databases.length}.sqlite`);
+        hashed.set(entry.path, { path: entry.path, ...(await snapshotDatabase(entry.absolute, copy)) });
+        databases.push(entry.path);
+        sources.set(entry.path, copy);
+      } else {
+        sources.set(entry.path, entry.absolute);
       }
     }
-    const copied = [...(await filesBelow(dataDir, 'documents')), ...(await filesBelow(dataDir, 'keys'))];
-    for (const relative of copied) {
-      await fs.mkdir(path.dirname(path.join(staging, relative)), { recursive: true });
-      await fs.copyFile(path.join(dataDir, relative), path.join(staging, relative));
-    }
-    const names = [...present.map((env) => `${env}.sqlite`), ...copied];
+    const present = environments.filter((env) => databases.includes(`${env}.sqlite`));
+    if (present.length === 0) throw new ArchiveError(`no database in ${dataDir}`);
+
     const files: ManifestFile[] = [];
-    for (const name of names) files.push({ path: name, ...(await sha256Of(path.join(staging, name))) });
-    const manifest: Manifest = {
-      format: 'petcare-backup/1',
+    const manifestOf = (): Manifest => ({
+      format: 'petcare-backup/2',
       createdAt: new Date(now).toISOString(),
       platformVersion: options.platformVersion,
-      schemaVersion: latestMigration(path.join(staging, `${present[0]}.sqlite`)),
+      schemaVersion: latestMigration(sources.get(`${present[0]}.sqlite`)!),
       environments: [...present],
       files,
+      databases,
+    });
+    let manifest: Manifest | undefined;
+    const entries = async function* (): AsyncGenerator<TarFileToWrite> {
+      for (const [relative, source] of sources) {
+        let handle: FileHandle;
+        try {
+          handle = await fs.open(source, 'r');
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // deleted since it was listed (a document removed meanwhile)
+          throw err;
+        }
+        try {
+          const { size } = await handle.stat();
+          const known = hashed.get(relative);
+          const hash = known ? null : createHash('sha256');
+          const body = async function* (): AsyncGenerator<Buffer> {
+            yield* readExactly(handle, size, hash);
+            files.push(known ?? { path: relative, size, sha256: hash!.digest('hex') });
+          };
+          yield { path: relative, size, body: body() };
+        } finally {
+          await handle.close();
+        }
+      }
+      manifest = manifestOf();
+      const text = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
+      yield { path: manifestName, size: text.length, body: [text] };
     };
-    await fs.writeFile(path.join(staging, manifestName), `${JSON.stringify(manifest, null, 2)}\n`);
-    await tar.create({ gzip: true, file: partial, cwd: staging, portable: true, mode: 0o600 }, [manifestName, ...names]);
+    const encrypt = key ? (source: AsyncIterable<Buffer>) => encryptFrames(source, key) : (source: AsyncIterable<Buffer>) => source;
+    await pipeline(Readable.from(tarBlocks(entries(), new Date(now)), { objectMode: false }), createGzip(), encrypt, createWriteStream(partial, { flags: 'wx', mode: 0o600, flush: true }));
     await fs.chmod(partial, 0o600);
     // Renamed when complete: an archive cut short (disk full) never passes for one.
     await fs.rename(partial, file);
-    return { file, manifest, deleted: await pruneArchives(backupDir, options.keep) };
+    completed = true;
+    const deleted = options.out === undefined ? await pruneArchives(options.backupDir, options.keep) : 0;
+    return { file, manifest: manifest!, deleted, encrypted: key !== null, warning };
   } finally {
     await fs.rm(staging, { recursive: true, force: true });
-    await fs.rm(partial, { force: true });
+    if (!completed) await fs.rm(partial, { force: true });
   }
 }
 
-/** Deletes all but the newest `keep` archives; returns how many went. */
+/** Database copies left by a backup that was killed (a finished or failed one removes its own); a running one is never this old. */
+async function removeStaleStaging(dataDir: string): Promise<void> {
+  // Compared with file times, so the real clock, not the appliance's (a test clock may be anywhere).
+  const now = Date.now();
+  for (const name of await fs.readdir(dataDir)) {
+    if (!name.startsWith(backupStagingPrefix)) continue;
+    const stat = await fs.stat(path.join(dataDir, name)).catch(() => null);
+    if (stat && now - stat.mtimeMs > 12 * 3600 * 1000) await fs.rm(path.join(dataDir, name), { recursive: true, force: true });
+  }
+}
+
+const isArchiveName = (name: string): boolean => name.startsWith(archivePrefix) && (name.endsWith(archiveSuffix) || name.endsWith(encryptedArchiveSuffix));
+
+/** Deletes all but the newest `keep` archives (plain and encrypted alike); returns how many went. */
 export async function pruneArchives(backupDir: string, keep: number): Promise<number> {
-  const archives = (await fs.readdir(backupDir)).filter((name) => name.startsWith(archivePrefix) && name.endsWith(archiveSuffix)).sort();
+  const archives = (await fs.readdir(backupDir)).filter(isArchiveName).sort();
   const stale = archives.slice(0, Math.max(0, archives.length - keep));
   for (const name of stale) await fs.rm(path.join(backupDir, name), { force: true });
   return stale.length;
 }
 
-const safeName = /^(live|sandbox)\.sqlite$|^manifest\.json$|^(documents|keys)\/[A-Za-z0-9._/-]+$/;
+export interface ReadArchiveOptions {
+  /** PETCARE_BACKUP_KEY(_FILE)'s text: needed for an encrypted archive. */
+  key?: string | undefined;
+  /** An empty folder to write the archive's files into (a restore's staging); none: only check. */
+  into?: string;
+}
+
+export interface ReadArchive {
+  manifest: Manifest;
+  encrypted: boolean;
+}
+
+/** zlib's complaints about a damaged or cut gzip stream. */
+const isZlibError = (err: unknown): boolean => typeof (err as { code?: unknown }).code === 'string' && /^Z_|^ERR_(ZLIB|BUFFER)/.test((err as { code: string }).code);
 
 /**
- * Unpacks an archive into `into` (which must be empty) and checks it: only regular files under
- * the names a backup writes, a manifest of the known format, and every listed file present with
- * its size and sha256 — nothing more, nothing less. Throws ArchiveError with the first problem.
+ * Reads an archive from end to end, streaming: decrypts (checking every frame), inflates, and
+ * hashes each file, writing it under `into` when given; then checks the manifest — a known
+ * format, every listed file present with its size and sha256, nothing unlisted, no path a backup
+ * never writes. Nothing is written anywhere else. Throws ArchiveError with the first problem.
  */
-export async function unpackVerified(archive: string, into: string): Promise<Manifest> {
-  if (!existsSync(archive)) throw new ArchiveError(`${archive} does not exist`);
-  const refused: string[] = [];
+export async function readArchive(archive: string, options: ReadArchiveOptions = {}): Promise<ReadArchive> {
+  const name = path.basename(archive);
+  const stat = await fs.stat(archive).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') throw new ArchiveError(`${archive}: not found`);
+    throw err;
+  });
+  if (!stat.isFile()) throw new ArchiveError(`${archive} is not a file`);
+  const key = parseBackupKey(options.key);
+  const source = createReadStream(archive, { highWaterMark: 256 * 1024 });
+  const raw = new ByteReader(source);
+  let inflated: ByteReader | undefined;
   try {
-    await tar.extract({
-      file: archive,
-      cwd: into,
-      strict: true,
-      preserveOwner: false,
-      // Only files and folders under the names a backup writes: no links, devices or paths out.
-      filter: (entryPath, entry) => {
-        const type = 'type' in entry ? entry.type : 'File';
-        const name = entryPath.replace(/^\.\//, '').replace(/\/$/, '');
-        const ok = (type === 'File' || type === 'Directory') && !name.split('/').includes('..') && (type === 'Directory' || safeName.test(name));
-        if (!ok) refused.push(entryPath);
-        return ok;
-      },
+    const head = await raw.exactly(encryptedHeaderSize);
+    const encrypted = isEncryptedArchive(head);
+    let compressed: AsyncIterable<Buffer>;
+    if (encrypted) {
+      if (!key) throw new ArchiveError(`${name} is encrypted: set PETCARE_BACKUP_KEY or PETCARE_BACKUP_KEY_FILE to the key it was written with`);
+      compressed = decryptFrames(raw, head, key);
+    } else if (head.subarray(0, 2).equals(gzipMagic)) {
+      compressed = (async function* () {
+        yield head;
+        yield* raw.rest();
+      })();
+    } else {
+      throw new ArchiveError(`${name} is not a petcare backup archive (neither a .tar.gz nor an encrypted archive)`);
+    }
+    const gunzip = pipelineCallback(Readable.from(compressed, { objectMode: false }), createGunzip(), () => undefined);
+    inflated = new ByteReader(gunzip);
+
+    const found = new Map<string, ManifestFile>();
+    let manifestText: Buffer | undefined;
+    await readTar(inflated, async (entry, body) => {
+      const relative = entry.path.replace(/^\.\//, '');
+      if (relative === manifestName) {
+        if (entry.size > 16 * 1024 * 1024 || manifestText) throw new ArchiveError('the archive has more than one manifest, or an oversized one');
+        const parts: Buffer[] = [];
+        for await (const chunk of body) parts.push(chunk);
+        manifestText = Buffer.concat(parts);
+        return;
+      }
+      if (!isRestorablePath(relative)) throw new ArchiveError(`the archive holds an entry a backup never writes: ${relative}`);
+      if (found.has(relative)) throw new ArchiveError(`the archive holds ${relative} twice`);
+      const hash = createHash('sha256');
+      let size = 0;
+      const handle = options.into ? await openForRestore(options.into, relative) : undefined;
+      try {
+        for await (const chunk of body) {
+          hash.update(chunk);
+          size += chunk.length;
+          if (handle) await handle.write(chunk);
+        }
+        if (handle) await handle.sync();
+      } finally {
+        await handle?.close();
+      }
+      found.set(relative, { path: relative, size, sha256: hash.digest('hex') });
     });
+    // The rest of the stream too: gzip's checksum and an encrypted archive's final frame come last.
+    for await (const chunk of inflated.rest()) void chunk;
+
+    const manifest = checkedManifest(manifestText, found);
+    return { manifest, encrypted };
   } catch (err) {
-    throw new ArchiveError(`${path.basename(archive)} is not a readable backup archive (${(err as Error).message})`);
+    if (isZlibError(err)) throw new ArchiveError(`${name} is not a readable backup archive (${(err as Error).message})`);
+    throw err;
+  } finally {
+    await inflated?.close().catch(() => undefined);
+    source.destroy();
   }
-  if (refused.length > 0) throw new ArchiveError(`the archive holds entries a backup never writes: ${refused.slice(0, 3).join(', ')}`);
+}
+
+async function openForRestore(into: string, relative: string): Promise<FileHandle> {
+  const target = path.join(into, ...relative.split('/'));
+  await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+  return fs.open(target, 'wx', 0o600);
+}
+
+function checkedManifest(text: Buffer | undefined, found: ReadonlyMap<string, ManifestFile>): Manifest {
+  if (!text) throw new ArchiveError('the archive has no manifest.json');
   let manifest: Manifest;
   try {
-    manifest = JSON.parse(await fs.readFile(path.join(into, manifestName), 'utf8')) as Manifest;
+    manifest = JSON.parse(text.toString('utf8')) as Manifest;
   } catch {
     throw new ArchiveError('the archive has no readable manifest.json');
   }
-  if (manifest.format !== 'petcare-backup/1' || !Array.isArray(manifest.files)) throw new ArchiveError('the manifest is not a petcare-backup/1 manifest');
+  if ((manifest.format !== 'petcare-backup/1' && manifest.format !== 'petcare-backup/2') || !Array.isArray(manifest.files) || !Array.isArray(manifest.environments)) {
+    throw new ArchiveError('the manifest is not a petcare-backup manifest');
+  }
+  if (!manifest.environments.every((env) => environments.includes(env))) throw new ArchiveError('the manifest names an unknown environment');
   const listed = new Set(manifest.files.map((f) => f.path));
-  const present = [...(await filesBelow(into, 'documents')), ...(await filesBelow(into, 'keys')), ...environments.map((env) => `${env}.sqlite`).filter((name) => existsSync(path.join(into, name)))];
-  for (const name of present) if (!listed.has(name)) throw new ArchiveError(`${name} is in the archive but not in its manifest`);
-  if (!manifest.files.some((f) => f.path.endsWith('.sqlite'))) throw new ArchiveError('the archive holds no database');
+  for (const name of found.keys()) if (!listed.has(name)) throw new ArchiveError(`${name} is in the archive but not in its manifest`);
   for (const expected of manifest.files) {
-    if (!safeName.test(expected.path)) throw new ArchiveError(`the manifest names an unexpected path: ${expected.path}`);
-    const file = path.join(into, expected.path);
-    if (!existsSync(file)) throw new ArchiveError(`${expected.path} is listed in the manifest but missing`);
-    const actual = await sha256Of(file);
+    if (!isRestorablePath(expected.path)) throw new ArchiveError(`the manifest names an unexpected path: ${expected.path}`);
+    const actual = found.get(expected.path);
+    if (!actual) throw new ArchiveError(`${expected.path} is listed in the manifest but missing`);
     if (actual.sha256 !== expected.sha256 || actual.size !== expected.size) throw new ArchiveError(`${expected.path} does not match its sha256 in the manifest`);
   }
+  if (!manifest.environments.some((env) => listed.has(`${env}.sqlite`))) throw new ArchiveError('the archive holds no database');
+  const sidecar = sidecarIn(listed);
+  if (sidecar) throw new ArchiveError(`the archive holds ${sidecar}, a SQLite journal a backup never writes`);
   return manifest;
 }
 
-/** Checks an archive on its own (unpacked into a temporary folder beside it, then removed). */
-export async function verifyArchive(archive: string, tempParent = path.dirname(path.resolve(archive))): Promise<Manifest> {
-  const dir = await fs.mkdtemp(path.join(tempParent, '.verify-'));
-  try {
-    return await unpackVerified(archive, dir);
-  } finally {
-    await fs.rm(dir, { recursive: true, force: true });
-  }
+/** Checks an archive on its own, reading only: nothing is written, so it works on a read-only mount. */
+export async function verifyArchive(archive: string, options: { key?: string | undefined } = {}): Promise<Manifest> {
+  return (await readArchive(archive, { key: options.key })).manifest;
 }

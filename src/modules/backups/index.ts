@@ -1,3 +1,5 @@
 export { backupJob } from './backup.jobs.js';
-export { ArchiveError, createArchive, verifyArchive, type Manifest } from './appliance-archive.js';
-export { restoreArchive } from './restore.js';
+export { createArchive, readArchive, verifyArchive, type CreatedArchive, type Manifest } from './appliance-archive.js';
+export { ArchiveError } from './archive-error.js';
+export { notArchived } from './data-dir-contents.js';
+export { finishInterruptedRestore, restoreArchive } from './restore.js';
