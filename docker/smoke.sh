@@ -35,8 +35,11 @@ fail() {
   printf '    FAILED: %s\n' "$*" >&2
   exit 1
 }
+compose_project=""
 cleanup() {
   local code=$?
+  if [ -n "$compose_project" ]; then docker compose -p "$compose_project" -f docker/compose.yml down -v >/dev/null 2>&1 || true; fi
+  docker image rm "petcare-platform:$version-smoke-previous" >/dev/null 2>&1 || true
   for c in "${containers[@]}"; do docker rm -f "$c" >/dev/null 2>&1 || true; done
   docker volume rm -f "$volume" >/dev/null 2>&1 || true
   rm -rf "$work"
@@ -135,7 +138,7 @@ ok "built in $((SECONDS - started)) s; $(grep -m1 -o 'sqlite-vec v[0-9.]*' "$log
 label="$(docker image inspect -f '{{ index .Config.Labels "org.opencontainers.image.version" }}' "$image")"
 [ "$label" = "$version" ] || fail "label org.opencontainers.image.version is '$label', expected $version"
 ok "label org.opencontainers.image.version=$label; user $(docker image inspect -f '{{.Config.User}}' "$image"); healthcheck $(docker image inspect -f '{{join .Config.Healthcheck.Test " "}}' "$image" | cut -c1-60)…"
-if docker build --network host -f docker/Dockerfile --build-arg NODE_IMAGE="$node_image" --build-arg PETCARE_VERSION=0.0.0-not-this . >"$log" 2>&1; then
+if docker build --force-rm --network host -f docker/Dockerfile --build-arg NODE_IMAGE="$node_image" --build-arg PETCARE_VERSION=0.0.0-not-this . >"$log" 2>&1; then
   fail "a build with PETCARE_VERSION=0.0.0-not-this was accepted"
 fi
 grep -q 'PETCARE_VERSION=0.0.0-not-this but this checkout is' "$log" || { tail -20 "$log"; fail "the mismatched build failed for another reason"; }
@@ -289,3 +292,49 @@ docker exec "$run_id-ro" petcare backup >"$work/ro-backup.out" 2>&1 || { cat "$w
 printf '    backup from the read-only container: %s\n' "$(tail -n 1 "$work/ro-backup.out")"
 ok "serves and backs up with a read-only root"
 stop "$run_id-ro"
+
+step "the compose runbook: up, exec petcare backup, stop, run --rm petcare restore, start; roll back by PETCARE_VERSION"
+if docker compose version >/dev/null 2>&1 && docker network create "$run_id-probe" >/dev/null 2>&1; then
+  docker network rm "$run_id-probe" >/dev/null
+  # Its own project (volume ${project}_petcare-data), the smoke image (PETCARE_VERSION picks the tag;
+  # --no-build: compose builds with BuildKit, which needs a bridge network for RUN steps).
+  compose_project="$run_id"
+  export PETCARE_VERSION="$version-smoke" PETCARE_PORT="$port" PETCARE_ADMIN_CLIENT_ID=pk_live_smoke PETCARE_ADMIN_CLIENT_SECRET="$secret"
+  compose=(docker compose -p "$compose_project" -f docker/compose.yml)
+  "${compose[@]}" up -d --no-build >"$work/compose-up.out" 2>&1 || { cat "$work/compose-up.out"; fail "compose up"; }
+  wait_ready "$compose_project-petcare-1"
+  api 200 "token (compose)" POST /oauth/token "$credentials"
+  token="$(answer access_token)"
+  api 201 "create a location (compose)" POST /v1/locations '{"name":"Compose Clinic","timezone":"Europe/Paris"}' "$token"
+  location="$(answer id)"
+  "${compose[@]}" exec -T petcare petcare backup >"$work/compose-backup.out" 2>&1 || { cat "$work/compose-backup.out"; fail "compose exec petcare petcare backup"; }
+  archive="$(tail -n 1 "$work/compose-backup.out")"
+  ok "up -d; exec petcare petcare backup → $archive"
+  api 201 "a location after the backup (compose)" POST /v1/locations '{"name":"After","timezone":"Europe/Paris"}' "$token"
+  after="$(answer id)"
+  "${compose[@]}" stop petcare 2>&1 | tail -n 1 | sed 's/^/    /'
+  "${compose[@]}" run --rm -T petcare petcare restore "$archive" --force >"$work/compose-restore.out" 2>&1 \
+    || { cat "$work/compose-restore.out"; fail "compose run --rm petcare petcare restore"; }
+  sed 's/^/    /' "$work/compose-restore.out"
+  "${compose[@]}" start petcare 2>&1 | tail -n 1 | sed 's/^/    /'
+  wait_ready "$compose_project-petcare-1"
+  api 200 "the location with the pre-backup token (compose)" GET "/v1/locations/$location" "" "$token"
+  api 404 "the location made after the backup (compose)" GET "/v1/locations/$after" "" "$token"
+  ok "stop; run --rm petcare petcare restore … --force; start: data and token back, later data gone"
+  # Rollback: the previous release's tag (here the same image under another tag), restored with that
+  # image, then pinned with PETCARE_VERSION and started without a build.
+  docker tag "$image" "petcare-platform:$version-smoke-previous"
+  "${compose[@]}" stop petcare >/dev/null 2>&1
+  docker run --rm --network host -v "${compose_project}_petcare-data":/data "petcare-platform:$version-smoke-previous" petcare restore "$archive" --force | sed 's/^/    /' \
+    || fail "restore with the previous release's image"
+  PETCARE_VERSION="$version-smoke-previous" "${compose[@]}" up -d --no-build 2>&1 | tail -n 1 | sed 's/^/    /'
+  running="$(docker inspect -f '{{.Config.Image}}' "$compose_project-petcare-1")"
+  [ "$running" = "petcare-platform:$version-smoke-previous" ] || fail "after the rollback compose runs $running"
+  wait_ready "$compose_project-petcare-1"
+  api 200 "the location after the rollback" GET "/v1/locations/$location" "" "$token"
+  ok "PETCARE_VERSION=$version-smoke-previous up -d --no-build: runs $running on the restored data"
+  "${compose[@]}" down -v 2>&1 | tail -n 1 | sed 's/^/    /'
+  compose_project=""
+else
+  printf '    skipped: needs `docker compose` v2 and an engine that can create a network\n'
+fi
