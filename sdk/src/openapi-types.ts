@@ -1085,7 +1085,7 @@ export interface paths {
         put?: never;
         /**
          * Create an invoice
-         * @description Scope `payments` to write, `payments.read` to read; a location-scoped client sees its locations only (others answer 404). Line tax = round-half-up(quantity × unitAmount × taxRateBps / 10000) per line, taxRateBps defaulting to the location’s; tax = the sum of line taxes. States: draft → open (finalize: the number is taken then, gapless per location, e.g. DC-000042) → paid (amountDue reaches 0) | void (open with nothing left paid) | uncollectible (written off; it can still be paid). A total of 0 finalizes straight to paid. A forbidden move is 409 `invalid_state_transition` with `currentStatus`. currency defaults to the location’s. The parent (and pet, which must be theirs) and the location must be visible to the caller (else 400 resource_missing). With finalize: true the invoice is finalized at once and emits `invoice.finalized` (and `invoice.paid` for a zero total).
+         * @description Scope `payments` to write, `payments.read` to read; a location-scoped client sees its locations only (others answer 404). Line tax = round-half-up(quantity × unitAmount × taxRateBps / 10000) per line, taxRateBps defaulting to the location’s; tax = the sum of line taxes. States: draft → open (finalize: the number is taken then, gapless per location, e.g. DC-000042) → paid (amountDue reaches 0) | void (open with nothing left paid) | uncollectible (written off; final). A total of 0 finalizes straight to paid. A forbidden move is 409 `invalid_state_transition` with `currentStatus`: finalizing a non-draft, voiding or writing off a non-open invoice, voiding one with payments not refunded, paying (POST /v1/payments) a draft, void, paid or uncollectible one. currency defaults to the location’s. The parent (and pet, which must be theirs) and the location must be visible to the caller (else 400 resource_missing). With finalize: true the invoice is finalized at once and emits `invoice.finalized` (and `invoice.paid` for a zero total).
          *
          *     Scope: `payments`.
          */
@@ -1133,7 +1133,7 @@ export interface paths {
         put?: never;
         /**
          * Finalize a draft invoice
-         * @description Scope `payments` to write, `payments.read` to read; a location-scoped client sees its locations only (others answer 404). States: draft → open (finalize: the number is taken then, gapless per location, e.g. DC-000042) → paid (amountDue reaches 0) | void (open with nothing left paid) | uncollectible (written off; it can still be paid). A total of 0 finalizes straight to paid. A forbidden move is 409 `invalid_state_transition` with `currentStatus`. Emits `invoice.finalized` (and `invoice.paid` for a zero total). Posts receivable against revenue and tax payable.
+         * @description Scope `payments` to write, `payments.read` to read; a location-scoped client sees its locations only (others answer 404). States: draft → open (finalize: the number is taken then, gapless per location, e.g. DC-000042) → paid (amountDue reaches 0) | void (open with nothing left paid) | uncollectible (written off; final). A total of 0 finalizes straight to paid. A forbidden move is 409 `invalid_state_transition` with `currentStatus`: finalizing a non-draft, voiding or writing off a non-open invoice, voiding one with payments not refunded, paying (POST /v1/payments) a draft, void, paid or uncollectible one. Emits `invoice.finalized` (and `invoice.paid` for a zero total). Posts receivable against revenue and tax payable.
          *
          *     Scope: `payments`.
          */
@@ -1155,7 +1155,7 @@ export interface paths {
         put?: never;
         /**
          * Void an open invoice
-         * @description Scope `payments` to write, `payments.read` to read; a location-scoped client sees its locations only (others answer 404). States: draft → open (finalize: the number is taken then, gapless per location, e.g. DC-000042) → paid (amountDue reaches 0) | void (open with nothing left paid) | uncollectible (written off; it can still be paid). A total of 0 finalizes straight to paid. A forbidden move is 409 `invalid_state_transition` with `currentStatus`. Only while nothing stays paid: an invoice with payments not refunded is 422 `invoice_has_payments`. Reverses what the invoice still carries in revenue and tax (refund credits already reversed their share).
+         * @description Scope `payments` to write, `payments.read` to read; a location-scoped client sees its locations only (others answer 404). States: draft → open (finalize: the number is taken then, gapless per location, e.g. DC-000042) → paid (amountDue reaches 0) | void (open with nothing left paid) | uncollectible (written off; final). A total of 0 finalizes straight to paid. A forbidden move is 409 `invalid_state_transition` with `currentStatus`: finalizing a non-draft, voiding or writing off a non-open invoice, voiding one with payments not refunded, paying (POST /v1/payments) a draft, void, paid or uncollectible one. Only while nothing stays paid: an invoice with payments not refunded is 409 `invalid_state_transition` (`currentStatus` open; refund them first). Reverses what the invoice still carries in revenue and tax (refund credits already reversed their share).
          *
          *     Scope: `payments`.
          */
@@ -1177,7 +1177,7 @@ export interface paths {
         put?: never;
         /**
          * Write an open invoice off
-         * @description Scope `payments` to write, `payments.read` to read; a location-scoped client sees its locations only (others answer 404). States: draft → open (finalize: the number is taken then, gapless per location, e.g. DC-000042) → paid (amountDue reaches 0) | void (open with nothing left paid) | uncollectible (written off; it can still be paid). A total of 0 finalizes straight to paid. A forbidden move is 409 `invalid_state_transition` with `currentStatus`. Posts what is due to bad debt; a later payment still settles it (and recovers that much).
+         * @description Scope `payments` to write, `payments.read` to read; a location-scoped client sees its locations only (others answer 404). States: draft → open (finalize: the number is taken then, gapless per location, e.g. DC-000042) → paid (amountDue reaches 0) | void (open with nothing left paid) | uncollectible (written off; final). A total of 0 finalizes straight to paid. A forbidden move is 409 `invalid_state_transition` with `currentStatus`: finalizing a non-draft, voiding or writing off a non-open invoice, voiding one with payments not refunded, paying (POST /v1/payments) a draft, void, paid or uncollectible one. Posts what is due to bad debt. Final: the invoice takes no payment after that (409 `invalid_state_transition`).
          *
          *     Scope: `payments`.
          */
@@ -1205,7 +1205,7 @@ export interface paths {
         put?: never;
         /**
          * Record a payment
-         * @description Scope `payments` to write, `payments.read` to read; a location-scoped client sees the payments and refunds of its locations only (others answer 404). Money the clinic received (cash, card_terminal, bank_transfer, check) or taken from the parent’s wallet in the currency (`wallet`; a short balance is 422 `insufficient_funds`). With invoiceId (the invoice must be visible, else 404) it is applied to that invoice: the parent and currency must be the invoice’s (400), the invoice open or uncollectible (else 422 `invoice_not_payable`), and the amount at most amountDue (422 `amount_exceeds_due`); reaching 0 makes the invoice paid (`invoice.paid`). The payment belongs to its invoice’s location, else to locationId, else to the parent’s location. Emits `payment.completed`. Posts funds against the parent’s receivable.
+         * @description Scope `payments` to write, `payments.read` to read; a location-scoped client sees the payments and refunds of its locations only (others answer 404). Money the clinic received (cash, card_terminal, bank_transfer, check) or taken from the parent’s wallet in the currency (`wallet`; a short balance is 422 `insufficient_funds`). With invoiceId (the invoice must be visible, else 404) it is applied to that invoice: the parent and currency must be the invoice’s (400), the invoice open (a draft, void, paid or uncollectible one is 409 `invalid_state_transition` with `currentStatus`), and the amount at most amountDue (422 `amount_exceeds_due`); reaching 0 makes the invoice paid (`invoice.paid`). The payment belongs to its invoice’s location, else to locationId, else to the parent’s location. Emits `payment.completed`. Posts funds against the parent’s receivable.
          *
          *     Scope: `payments`.
          */
@@ -1278,7 +1278,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment
-         * @description Scope `payments` to write, `payments.read` to read; a location-scoped client sees the payments and refunds of its locations only (others answer 404). amount defaults to what is left of the payment. The refunds of a payment never sum past its amount, also under parallel requests (422 `refund_exceeds_payment`, also for a payment already fully refunded). A wallet payment is refunded to the wallet. The invoice’s amountRefunded grows and its revenue and tax are credited (the invoice’s status does not change). The payment must be visible (else 404). A payment of a marketplace order’s invoice is refunded through POST /v1/orders/{id}/refund, which maps it to order lines (here: 422 `refund_through_order`). Emits `refund.created`.
+         * @description Scope `payments` to write, `payments.read` to read; a location-scoped client sees the payments and refunds of its locations only (others answer 404). amount defaults to what is left of the payment. The refunds of a payment never sum past its amount, also under parallel requests (422 `refund_exceeds_payment`, also for a payment already fully refunded). A wallet payment is refunded to the wallet. The invoice’s amountRefunded grows and its revenue and tax are credited (the invoice’s status does not change). The payment must be visible (else 404). A refund of a paid marketplace order’s payment is mapped to the order’s lines in line order, each up to what is left of it (its amount plus its tax share), each line’s commission reversed in proportion (a negative commission line; round-half-up, a fully refunded line reverses all of it); the order becomes partially_refunded or refunded (`order.refunded`). Before the order is paid, a refund of part paid on its invoice stays a plain refund (the order can then be cancelled). Emits `refund.created`.
          *
          *     Scope: `payments`.
          */
@@ -1832,7 +1832,7 @@ export interface paths {
         put?: never;
         /**
          * Log a medication dose (append-only)
-         * @description Scope `bookings` to write, `bookings.read` to read; a location-scoped client sees the plans of its locations only (others answer 404). medication names one of the plan’s medications (case-insensitively; else 400); scheduledFor is the dose’s scheduled instant (a plan time on a local date, with its offset or in UTC): a dose logged for that instant, whatever the outcome, stops the overdue alert for it. Only while the stay is checked in (a reserved, checked-out or cancelled stay: 409 `invalid_state_transition`). The log is append-only: entries are never changed or deleted (log a correcting entry).
+         * @description Scope `bookings` to write, `bookings.read` to read; a location-scoped client sees the plans of its locations only (others answer 404). medication names one of the plan’s medications (case-insensitively; else 400). scheduledFor is the dose’s scheduled instant: one of the medication’s times (local time at the location) on a local date of the stay, from the check-in day to the last night (or to today while the pet stays past its check-out day), given with its offset or in UTC; anything else is 422 `dose_not_scheduled`. One entry per medication and scheduled time: a second is 409 `dose_already_logged` (its `doseId` names the latest entry). A correction is a new entry with `supersedes` = the id of the latest entry of that dose (same medication and scheduledFor; an entry already corrected: 409 `dose_already_logged`); only the latest entry of a dose counts, and check-out bills a dose once if that entry says given. A dose logged for that instant, whatever the outcome, stops the overdue alert for it. Only while the stay is checked in (a reserved, checked-out or cancelled stay: 409 `invalid_state_transition`). The log is append-only: entries are never changed or deleted.
          *
          *     Scope: `bookings`.
          */
@@ -1948,7 +1948,7 @@ export interface paths {
         head?: never;
         /**
          * Move a groom to another state
-         * @description Scope `bookings` to write, `bookings.read` to read; a location-scoped client sees its locations only (others answer 404). States: confirmed → checked_in → in_progress → completed; confirmed → cancelled | no_show; any other move is 409 `invalid_state_transition` with `currentStatus`. cancelled and no_show emit `booking.cancelled` (reason optional). completed bills: payWith invoice → a finalized invoice (one line, sourceId = the booking id; invoiceId on the groom); membership → one credit of the parent’s active membership of the package (the one named on create, else the oldest with credits), 422 `no_membership_credit` when none is left; package_credit → one credit of an unexpired prepaid bundle (the one expiring first), 422 `no_package_credit`. A refused completion leaves the status as it was.
+         * @description Scope `bookings` to write, `bookings.read` to read; a location-scoped client sees its locations only (others answer 404). States: confirmed → checked_in → in_progress → completed; confirmed → cancelled | no_show; any other move is 409 `invalid_state_transition` with `currentStatus`. cancelled and no_show emit `booking.cancelled` (reason optional). completed bills: payWith invoice → a finalized invoice (one line, sourceId = the booking id; invoiceId on the groom); membership → one credit of the parent’s active membership of the package (the one named on create, else the oldest with credits), 422 `no_membership_credit` when none is left; package_credit → one credit of an unexpired prepaid bundle (the one expiring first), 422 `no_package_credit`. A groom is completed from its startsAt on (the business clock: the sandbox test clock in the sandbox); before, 409 `invalid_state_transition` with `currentStatus` and `startsAt`. A refused completion leaves the status as it was.
          *
          *     Scope: `bookings`.
          */
@@ -2142,7 +2142,7 @@ export interface paths {
         put?: never;
         /**
          * Order marketplace services
-         * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). Each line books an approved provider’s listing at startsAt: the slot is claimed atomically in the provider’s calendar (working hours of its schedule at the pet’s location, time off, appointments, grooms and other marketplace bookings), else 409 `slot_unavailable`; a provider that is not approved (or a deactivated listing) is 422 `provider_not_bookable`. Creates one booking per line (bkg_, kind marketplace, reserved) and a finalized invoice at the pet’s location (its tax rules; one line per order line, sourceId = the booking). The commission rate (provider override, else PETCARE_COMMISSION_BPS) is snapshotted per line. Emits booking.created and marketplace.booking_created per line, and order.created. States: pending_payment → paid (its invoice paid through POST /v1/payments) → fulfilled (every line completed); pending_payment → cancelled; paid | fulfilled → partially_refunded → refunded (POST /v1/orders/{id}/refund). A forbidden move is 409 `invalid_state_transition` with `currentStatus`.
+         * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). Each line books an approved provider’s listing at startsAt: the slot is claimed atomically in the provider’s calendar (working hours of its schedule at the pet’s location, time off, appointments, grooms and other marketplace bookings), else 409 `slot_unavailable`; a provider that is not approved (or a deactivated listing) is 422 `provider_not_bookable`. Creates one booking per line (bkg_, kind marketplace, reserved) and a finalized invoice at the pet’s location (its tax rules; one line per order line, sourceId = the booking). The commission rate (provider override, else PETCARE_COMMISSION_BPS) is snapshotted per line. Emits booking.created and marketplace.booking_created per line, and order.created. States: pending_payment → paid (its invoice paid through POST /v1/payments) → fulfilled (every line completed); pending_payment → cancelled; paid | fulfilled → partially_refunded → refunded (POST /v1/orders/{id}/refund, or POST /v1/refunds of the order’s payment). A forbidden move is 409 `invalid_state_transition` with `currentStatus`.
          *
          *     Scope: `marketplace` or `bookings`.
          */
@@ -2162,7 +2162,7 @@ export interface paths {
         };
         /**
          * Get an order
-         * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). States: pending_payment → paid (its invoice paid through POST /v1/payments) → fulfilled (every line completed); pending_payment → cancelled; paid | fulfilled → partially_refunded → refunded (POST /v1/orders/{id}/refund). A forbidden move is 409 `invalid_state_transition` with `currentStatus`.
+         * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). States: pending_payment → paid (its invoice paid through POST /v1/payments) → fulfilled (every line completed); pending_payment → cancelled; paid | fulfilled → partially_refunded → refunded (POST /v1/orders/{id}/refund, or POST /v1/refunds of the order’s payment). A forbidden move is 409 `invalid_state_transition` with `currentStatus`.
          *
          *     Scope: `marketplace.read` or `bookings.read`.
          */
@@ -2186,7 +2186,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an unpaid order
-         * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). pending_payment → cancelled: voids the invoice (422 `invoice_has_payments` when part of it was paid) and cancels every booking, releasing the slots. Emits booking.cancelled per line and order.cancelled. Any other state: 409.
+         * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). pending_payment → cancelled: voids the invoice and cancels every booking, releasing the slots. Emits booking.cancelled per line and order.cancelled. Any other state: 409. An invoice with part paid and not refunded cannot be voided: 409 `invalid_state_transition` with the invoice’s `currentStatus` (open); refund that payment first with POST /v1/refunds.
          *
          *     Scope: `marketplace` or `bookings`.
          */
@@ -2208,7 +2208,7 @@ export interface paths {
         put?: never;
         /**
          * Refund lines of a paid order
-         * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). Refunds a paid, fulfilled or partially refunded order through §9 refunds of its invoice’s payments (oldest payment first): each named line (default: every line) for what is left of it, or `amount` (gross, before tax) of the one line named; the line’s tax share is refunded with it. Each refunded line posts a negative commission line (rate snapshot, cumulative rounding) that the provider’s next payout statement carries; a line refunded in full before completion has its booking cancelled (slot released, booking.cancelled). More than is left: 422 `refund_exceeds_payment`. Emits refund.created per §9 refund and order.refunded. Refunds made directly with POST /v1/refunds are not mapped to lines: use this route for orders.
+         * @description Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). Refunds a paid, fulfilled or partially refunded order through §9 refunds of its invoice’s payments (oldest payment first): each named line (default: every line) for what is left of it (its amount plus its tax share), or `amount` (gross, before tax) of the one line named with its tax share, round-half-up(amount × taxRateBps / 10000) cumulatively. Each line’s commission is reversed in proportion (rate snapshot, round-half-up, cumulative: a fully refunded line reverses all of it) by a negative commission line that the provider’s next payout statement carries; a line refunded in full before completion has its booking cancelled (slot released, booking.cancelled). More than is left: 422 `refund_exceeds_payment`. Emits refund.created per §9 refund and order.refunded. A convenience over POST /v1/refunds of the order’s payment, which maps money to the lines by the same rules, in line order; this route picks the lines.
          *
          *     Scope: `marketplace`.
          */
@@ -2484,7 +2484,7 @@ export interface paths {
         put?: never;
         /**
          * Ask a knowledge service a question
-         * @description Needs `ai` or `ai.read` (a read: answers 200). Retrieval is FTS5 bm25 over the service's indexed chunks; with an embedding model configured and pinned, also sqlite-vec cosine distance, fused by reciprocal rank 1/(60+rank) (`retrieval: hybrid`). The answer quotes the best supporting sentences with citations `[n]` (document, chunk, page, snippet, score), or is phrased by the configured chat model from the retrieved passages only, citing them; a model that is down, slow or cites nothing gives the extractive answer with `fallback` set, never an error. `abstained: true` ("I don't know") when the support is below the threshold measured on the eval set. A question that is empty, over 2,000 characters, not a string or without words → 400. A service pinned to another embedding model than the configured one → 409 `embedding_mismatch` until re-indexed. The answer is stored (`id`, GET /v1/ai/answers/{id}). A service without locationIds is tenant-wide and visible to every caller of the tenant; a service bound to locations is visible to a caller that covers all of them (others get 404).
+         * @description Needs `ai` or `ai.read` (a read: answers 200). Retrieval is FTS5 bm25 over the service's indexed chunks; with an embedding model configured and pinned, also sqlite-vec cosine distance, fused by reciprocal rank 1/(60+rank) (`retrieval: hybrid`). The answer quotes the best supporting sentences with citations `[n]` (document, chunk, page, snippet, score), or is phrased by the configured chat model from the retrieved passages only, citing them; a model that is down, slow or cites nothing gives the extractive answer with `fallback` set, never an error. `abstained: true` ("I don't know") when the support is below the threshold measured on the eval set. A question that is empty, over 2,000 characters, not a string or without words → 400. A service pinned to another embedding model than the configured one, or to vectors of another length than the model answers for the question (pinnedDimension, dimension) → 409 `embedding_mismatch` until re-indexed. The answer is stored (`id`, GET /v1/ai/answers/{id}). A service without locationIds is tenant-wide and visible to every caller of the tenant; a service bound to locations is visible to a caller that covers all of them (others get 404).
          *
          *     Scope: `ai.read`.
          */
@@ -2506,7 +2506,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the clinic agent (documents and live counts)
-         * @description Needs `ai` or `ai.read` (answers 200). `scope` is a location id (one the caller may see, else 404) or `tenant` (every location the caller may see). Searches every knowledge service visible to the caller that is tenant-wide or bound to a location of the scope, as the service query does, and answers a count question ("how many dogs are boarded at Downtown tonight?") with `liveCounts` computed in SQL at that moment — pets_total, appointments_today, boarded_tonight (each location's own time zone; species and location names in the question narrow it) — or a §14 analytics metric through the analytics module (revenue, no-show rate, occupancy…; window from the question, default this month; a money metric once per currency of the locations covered, never a 400 for want of one; only with `analytics.read`, else the answer says so and gives no figure) — chosen by a deterministic intent matcher; a model may phrase the rest, never the number. In the sandbox, counts follow the sandbox clock. Every answer is stored (ans_).
+         * @description Needs `ai` or `ai.read` (answers 200). `scope` is a location id (one the caller may see, else 404) or `tenant` (every location the caller may see). Searches every knowledge service visible to the caller that is tenant-wide or bound to a location of the scope, as the service query does, and answers a count question ("how many dogs are boarded at Downtown tonight?") with `liveCounts` computed in SQL at that moment — pets_total, appointments_today, boarded_tonight (each location's own time zone; species and location names in the question narrow it) — or a §14 analytics metric through the analytics module (revenue, no-show rate, occupancy…; window from the question, default this month; a money metric once per currency of the locations covered, never a 400 for want of one; only with `analytics.read`, else the answer says so and gives no figure) — chosen by a deterministic intent matcher; a model may phrase the rest, never the number. A service whose pinned embedding model or dimension the model server no longer matches is searched lexically, with `fallback` saying so (`embedding_mismatch: …`). In the sandbox, counts follow the sandbox clock. Every answer is stored (ans_).
          *
          *     Scope: `ai.read`.
          */
@@ -2570,7 +2570,7 @@ export interface paths {
         };
         /**
          * List recall campaigns
-         * @description Needs scope `ai.read`. Stored campaigns (dry runs are not stored), newest first, with their totals; the recipients are at GET /v1/ai/recall/{id}. A location-scoped caller sees only campaigns that covered nothing beyond its own locations.
+         * @description Needs scope `ai.read`. Stored campaigns, dry runs included (dryRun true), newest first, with their totals; the recipients are at GET /v1/ai/recall/{id}. A location-scoped caller sees only campaigns that covered nothing beyond its own locations.
          *
          *     Scope: `ai.read`.
          */
@@ -2578,7 +2578,7 @@ export interface paths {
         put?: never;
         /**
          * Run a vaccination recall campaign
-         * @description Needs scope `ai` (roles admin and doctor hold it). Selection: among the pets now at the caller's locations (or the one `locationId` asked for; a location the caller does not cover answers 404), each pet's latest dose per vaccine (a newer dose replaces an older one's due date, the vaccinationStatus rule) due on or before today + dueWithinDays, overdue doses included however old, only the `vaccines` named when given (case-insensitive). Today is the UTC date of the business clock, as the vaccination-reminders job counts. Sending: each recipient goes through the vaccination-reminders job’s own step, so a pet + vaccine + due date is handled once in all, whoever comes first: one row in the shared reminder ledger, one `pet.vaccination_due` event and, if the parent consented to reminders and has an email address (the job’s consent rule), one `vaccination_reminder` email queued in the notifications outbox (GET /v1/notifications). A pet the job already reminded is skipped (already_reminded), and the job does not remind a recalled pet again; a parent without consent or email is skipped too and recorded as decided (not asked again for that due date, as the job does). `sent` counts messages queued by this call, `skipped` the rest. dueWithinDays is 0–365; at most 20 vaccines; bad input answers 400 and changes nothing. A selection of more than 2000 pet and vaccine pairs answers 422 recall_too_large (with selected and max) and sends nothing, dry run or not: narrow it by location, vaccines or window. With dryRun: 200, the recipients and what would happen to each (status would_send or skipped), nothing written, sent or emitted, and id null. Otherwise 201 with the stored campaign (rcl_…, readable at GET /v1/ai/recall/{id}); emits `ai.recall_sent` with the totals. Everything commits in one transaction, so parallel recalls send one message per pet, vaccine and due date.
+         * @description Needs scope `ai` (roles admin and doctor hold it). Selection: among the pets now at the caller's locations (or the one `locationId` asked for; a location the caller does not cover answers 404), each pet's latest dose per vaccine (a newer dose replaces an older one's due date, the vaccinationStatus rule) due on or before today + dueWithinDays, overdue doses included however old, only the `vaccines` named when given (case-insensitive). Today is the UTC date of the business clock, as the vaccination-reminders job counts. Sending: each recipient goes through the vaccination-reminders job’s own step, so a pet + vaccine + due date is handled once in all, whoever comes first: one row in the shared reminder ledger, one `pet.vaccination_due` event and, if the parent consented to reminders and has an email address (the job’s consent rule), one `vaccination_reminder` email queued in the notifications outbox (GET /v1/notifications). A pet the job already reminded is skipped (already_reminded), and the job does not remind a recalled pet again; a parent without consent or email is skipped too and recorded as decided (not asked again for that due date, as the job does). `sent` counts messages queued by this call, `skipped` the rest. dueWithinDays is 0–365; at most 20 vaccines; bad input answers 400 and changes nothing. A selection of more than 2000 pet and vaccine pairs answers 422 recall_too_large (with selected and max) and sends nothing, dry run or not: narrow it by location, vaccines or window. Answers 201 with the stored campaign (rcl_…, readable at GET /v1/ai/recall/{id} and listed); emits `ai.recall_sent` with the totals. A dry run is stored too (dryRun true, an id): the recipients and what would happen to each (status would_send or skipped, counted in wouldSend and skipped), with nothing sent, no reminder recorded and no event, so a later recall or the reminder job still handles them. Everything commits in one transaction, so parallel recalls send one message per pet, vaccine and due date.
          *
          *     Scope: `ai`.
          */
@@ -2598,7 +2598,7 @@ export interface paths {
         };
         /**
          * Get a recall campaign
-         * @description Needs scope `ai.read`. The campaign as it ran, with each recipient’s status (sent or skipped with the reason) and queued message id. A location-scoped caller sees only campaigns that covered nothing beyond its own locations; any other answers 404.
+         * @description Needs scope `ai.read`. The campaign as it ran, with each recipient’s status (sent, or would_send in a dry run, or skipped with the reason) and queued message id. A location-scoped caller sees only campaigns that covered nothing beyond its own locations; any other answers 404.
          *
          *     Scope: `ai.read`.
          */
@@ -2990,7 +2990,7 @@ export interface paths {
         put?: never;
         /**
          * Run a background job now
-         * @description Queues a run in the caller's environment and answers 202 with it; with `wait: true` answers 200 once it has finished (or 202 if it is still going after `waitSeconds`). Jobs are safe to run again (reminders are sent once however often their job runs), so this call does not take an Idempotency-Key: each call queues a run. Tenant-wide clients only (403 `tenant_wide_only` for a client confined to locations).
+         * @description Queues a run in the caller's environment and answers 202 with it; with `wait: true` answers 200 once it has finished (or 202 if it is still going after `waitSeconds`, 1–120, default 30). The connection stays open while the run is awaited: the server’s idle limit (30 s, for slow clients) does not count a silence while the answer is being produced. Jobs are safe to run again (reminders are sent once however often their job runs), so this call does not take an Idempotency-Key: each call queues a run. Tenant-wide clients only (403 `tenant_wide_only` for a client confined to locations).
          *
          *     Scope: `admin`. Roles: admin.
          */
@@ -3010,7 +3010,7 @@ export interface paths {
         };
         /**
          * Read the sandbox test clock
-         * @description Sandbox only (a live client gets 404). The sandbox business clock is real time plus an offset that only moves forward and keeps running from where it was set; subscription billing, daily closes, reminders and the dates of money records read it, while tokens, rate limits, idempotency and the audit trail keep real time. POST /v1/sandbox/reset returns it to real time. Admin role.
+         * @description Sandbox only (a live client gets 404). The sandbox business clock is real time plus an offset that only moves forward and keeps running from where it was set; subscription billing, daily closes, reminders and the dates of money records read it, while tokens, rate limits, idempotency and the audit trail keep real time. It runs at most 5 years ahead of real time. POST /v1/sandbox/reset returns it to real time. Admin role.
          *
          *     Scope: `admin.read`. Roles: admin.
          */
@@ -3018,7 +3018,7 @@ export interface paths {
         put?: never;
         /**
          * Move the sandbox test clock forward
-         * @description Sandbox only (a live client gets 404). The sandbox business clock is real time plus an offset that only moves forward and keeps running from where it was set; subscription billing, daily closes, reminders and the dates of money records read it, while tokens, rate limits, idempotency and the audit trail keep real time. POST /v1/sandbox/reset returns it to real time. Admin role. A time before the clock’s current now is 422 `clock_backwards`. Queues a run of subscription-billing, settlement and the reminder jobs, so what falls due by the new time happens now (follow them at GET /v1/jobs, or run one and wait with POST /v1/jobs/{name}/run {"wait": true}).
+         * @description Sandbox only (a live client gets 404). The sandbox business clock is real time plus an offset that only moves forward and keeps running from where it was set; subscription billing, daily closes, reminders and the dates of money records read it, while tokens, rate limits, idempotency and the audit trail keep real time. It runs at most 5 years ahead of real time. POST /v1/sandbox/reset returns it to real time. Admin role. A time before the clock’s current now is 422 `clock_backwards`; one more than 5 years past real time is 422 `clock_out_of_range`. Queues a run of subscription-billing, settlement and the reminder jobs, so what falls due by the new time happens now (follow them at GET /v1/jobs, or run one and wait with POST /v1/jobs/{name}/run {"wait": true}).
          *
          *     Scope: `admin`. Roles: admin.
          */
@@ -3185,7 +3185,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "validation_failed" | "malformed_json" | "resource_missing" | "invalid_idempotency_key" | "invalid_cursor" | "unsupported_api_version" | "invalid_request" | "invalid_grant" | "invalid_scope" | "unsupported_grant_type" | "invalid_client" | "unauthorized" | "invalid_token" | "insufficient_scope" | "forbidden_role" | "ip_not_allowed" | "sandbox_only" | "environment_not_allowed" | "tenant_wide_only" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_key_in_use" | "conflict" | "last_admin" | "slot_unavailable" | "invalid_state_transition" | "job_running" | "wallet_exists" | "no_vacancy" | "room_unavailable" | "stylist_unavailable" | "no_stylist_available" | "already_rated" | "already_replied" | "embedding_mismatch" | "gone" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "idempotency_key_mismatch" | "recipient_unreachable" | "invoice_not_payable" | "amount_exceeds_due" | "insufficient_funds" | "refund_exceeds_payment" | "invoice_has_payments" | "refund_through_order" | "clock_backwards" | "vaccinations_required" | "no_membership_credit" | "no_package_credit" | "onboarding_incomplete" | "provider_not_bookable" | "booking_not_completed" | "locations_required" | "document_outside_service" | "recall_too_large" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "validation_failed" | "malformed_json" | "resource_missing" | "invalid_idempotency_key" | "invalid_cursor" | "unsupported_api_version" | "invalid_request" | "invalid_grant" | "invalid_scope" | "unsupported_grant_type" | "invalid_client" | "unauthorized" | "invalid_token" | "insufficient_scope" | "forbidden_role" | "ip_not_allowed" | "sandbox_only" | "environment_not_allowed" | "tenant_wide_only" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_key_in_use" | "conflict" | "last_admin" | "slot_unavailable" | "invalid_state_transition" | "job_running" | "wallet_exists" | "no_vacancy" | "room_unavailable" | "stylist_unavailable" | "no_stylist_available" | "dose_already_logged" | "already_rated" | "already_replied" | "embedding_mismatch" | "gone" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "idempotency_key_mismatch" | "recipient_unreachable" | "amount_exceeds_due" | "insufficient_funds" | "refund_exceeds_payment" | "clock_backwards" | "clock_out_of_range" | "vaccinations_required" | "dose_not_scheduled" | "no_membership_credit" | "no_package_credit" | "onboarding_incomplete" | "provider_not_bookable" | "booking_not_completed" | "locations_required" | "document_outside_service" | "recall_too_large" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description Same as the X-Request-Id response header. */
             requestId: string;
             /** @description The request path. */
@@ -3205,9 +3205,9 @@ export interface components {
     };
     responses: never;
     parameters: {
-        /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+        /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
         "Petcare-Version": "2025-06-01" | "2026-11-01";
-        /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+        /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
         "Idempotency-Key": string;
     };
     requestBodies: never;
@@ -3243,7 +3243,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -3252,29 +3252,29 @@ export interface operations {
         requestBody: {
             content: {
                 "application/x-www-form-urlencoded": {
-                    /** @description client_credentials or refresh_token */
+                    /** @description client_credentials or refresh_token Text: no control characters (one line); no unpaired surrogates. */
                     grant_type?: string;
-                    /** @description Public API key (pk_live_… / pk_test_…); or use HTTP Basic. */
+                    /** @description Public API key (pk_live_… / pk_test_…); or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
                     client_id?: string;
-                    /** @description Secret API key (sk_live_… / sk_test_…); or use HTTP Basic. */
+                    /** @description Secret API key (sk_live_… / sk_test_…); or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
                     client_secret?: string;
-                    /** @description Space-separated scopes, e.g. "pets bookings ai.read". Known scopes: pets, pets.read, medical, medical.read, bookings, bookings.read, marketplace, marketplace.read, payments, payments.read, notifications, notifications.read, webhooks, webhooks.read, ai, ai.read, analytics, analytics.read, admin, admin.read. */
+                    /** @description Space-separated scopes, e.g. "pets bookings ai.read". Known scopes: pets, pets.read, medical, medical.read, bookings, bookings.read, marketplace, marketplace.read, payments, payments.read, notifications, notifications.read, webhooks, webhooks.read, ai, ai.read, analytics, analytics.read, admin, admin.read. Text: no control characters (one line); no unpaired surrogates. */
                     scope?: string;
-                    /** @description For grant_type=refresh_token: the refresh token to spend (it rotates). */
+                    /** @description For grant_type=refresh_token: the refresh token to spend (it rotates). Text: no control characters (one line); no unpaired surrogates. */
                     refresh_token?: string;
                 } & {
                     [key: string]: unknown;
                 };
                 "application/json": {
-                    /** @description client_credentials or refresh_token */
+                    /** @description client_credentials or refresh_token Text: no control characters (one line); no unpaired surrogates. */
                     grant_type?: string;
-                    /** @description Public API key (pk_live_… / pk_test_…); or use HTTP Basic. */
+                    /** @description Public API key (pk_live_… / pk_test_…); or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
                     client_id?: string;
-                    /** @description Secret API key (sk_live_… / sk_test_…); or use HTTP Basic. */
+                    /** @description Secret API key (sk_live_… / sk_test_…); or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
                     client_secret?: string;
-                    /** @description Space-separated scopes, e.g. "pets bookings ai.read". Known scopes: pets, pets.read, medical, medical.read, bookings, bookings.read, marketplace, marketplace.read, payments, payments.read, notifications, notifications.read, webhooks, webhooks.read, ai, ai.read, analytics, analytics.read, admin, admin.read. */
+                    /** @description Space-separated scopes, e.g. "pets bookings ai.read". Known scopes: pets, pets.read, medical, medical.read, bookings, bookings.read, marketplace, marketplace.read, payments, payments.read, notifications, notifications.read, webhooks, webhooks.read, ai, ai.read, analytics, analytics.read, admin, admin.read. Text: no control characters (one line); no unpaired surrogates. */
                     scope?: string;
-                    /** @description For grant_type=refresh_token: the refresh token to spend (it rotates). */
+                    /** @description For grant_type=refresh_token: the refresh token to spend (it rotates). Text: no control characters (one line); no unpaired surrogates. */
                     refresh_token?: string;
                 } & {
                     [key: string]: unknown;
@@ -3398,7 +3398,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -3407,25 +3407,25 @@ export interface operations {
         requestBody: {
             content: {
                 "application/x-www-form-urlencoded": {
-                    /** @description The access or refresh token to revoke. */
+                    /** @description The access or refresh token to revoke. Text: no control characters (one line); no unpaired surrogates. */
                     token?: string;
-                    /** @description access_token or refresh_token (optional). */
+                    /** @description access_token or refresh_token (optional). Text: no control characters (one line); no unpaired surrogates. */
                     token_type_hint?: string;
-                    /** @description Public API key; or use HTTP Basic. */
+                    /** @description Public API key; or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
                     client_id?: string;
-                    /** @description Secret API key; or use HTTP Basic. */
+                    /** @description Secret API key; or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
                     client_secret?: string;
                 } & {
                     [key: string]: unknown;
                 };
                 "application/json": {
-                    /** @description The access or refresh token to revoke. */
+                    /** @description The access or refresh token to revoke. Text: no control characters (one line); no unpaired surrogates. */
                     token?: string;
-                    /** @description access_token or refresh_token (optional). */
+                    /** @description access_token or refresh_token (optional). Text: no control characters (one line); no unpaired surrogates. */
                     token_type_hint?: string;
-                    /** @description Public API key; or use HTTP Basic. */
+                    /** @description Public API key; or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
                     client_id?: string;
-                    /** @description Secret API key; or use HTTP Basic. */
+                    /** @description Secret API key; or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
                     client_secret?: string;
                 } & {
                     [key: string]: unknown;
@@ -3526,7 +3526,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -3588,7 +3588,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -3650,14 +3650,14 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
                 /** @description admin, doctor or staff; caps the scopes the client may hold. */
                 role?: "admin" | "doctor" | "staff";
                 disabled?: boolean;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -3774,9 +3774,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -3785,6 +3785,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                     name: string;
                     /** @description admin, doctor or staff; caps the scopes the client may hold. */
                     role: "admin" | "doctor" | "staff";
@@ -3959,10 +3960,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -4085,12 +4087,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -4098,6 +4101,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                     name?: string;
                     /** @description admin, doctor or staff; caps the scopes the client may hold. */
                     role?: "admin" | "doctor" | "staff";
@@ -4282,12 +4286,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -4438,11 +4443,11 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -4586,9 +4591,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -4597,10 +4602,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                     name: string;
                     /**
-                     * @description IANA time zone, e.g. Europe/London.
+                     * @description IANA time zone, e.g. Europe/London. Text: no control characters (one line); no unpaired surrogates.
                      * @example America/New_York
                      */
                     timezone: string;
@@ -4829,10 +4834,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -4982,12 +4988,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -4995,10 +5002,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                     name?: string;
                     /**
-                     * @description IANA time zone, e.g. Europe/London.
+                     * @description IANA time zone, e.g. Europe/London. Text: no control characters (one line); no unpaired surrogates.
                      * @example America/New_York
                      */
                     timezone?: string;
@@ -5240,16 +5247,17 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 locationId?: string;
-                /** @description Exact email, case-insensitive. */
+                /** @description Exact email, case-insensitive. Text: no control characters (one line); no unpaired surrogates. */
                 email?: string;
-                /** @description Case-insensitive substring of the name. */
+                /** @description Case-insensitive substring of the name. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                 name?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -5359,9 +5367,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -5370,7 +5378,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                     name: string;
                     email?: string | null;
                     phone?: string | null;
@@ -5528,10 +5536,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -5647,12 +5656,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -5660,7 +5670,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                     name?: string;
                     email?: string | null;
                     phone?: string | null;
@@ -5830,15 +5840,17 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 ownerId?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 locationId?: string;
-                /** @description Case-insensitive substring of the name. */
+                /** @description Case-insensitive substring of the name. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                 name?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -5954,9 +5966,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -5965,9 +5977,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                     name: string;
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
                     breed: string;
                     species: "dog" | "cat" | "rabbit" | "bird" | "reptile" | "ferret" | "guinea_pig" | "hamster" | "horse" | "other";
                     /** @description Pet parent id (usr_…). */
@@ -6132,10 +6144,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -6257,12 +6270,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -6270,9 +6284,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                     name?: string;
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
                     breed?: string;
                     species?: "dog" | "cat" | "rabbit" | "bird" | "reptile" | "ferret" | "guinea_pig" | "hamster" | "horse" | "other";
                     /** @description Pet parent id (usr_…). */
@@ -6449,10 +6463,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -6611,13 +6626,13 @@ export interface operations {
             query?: {
                 /** @description What kind of service a listing is. */
                 category?: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
-                /** @description Comma-separated provider ids (up to 50). */
+                /** @description Comma-separated provider ids (up to 50). Text: no control characters (one line); no unpaired surrogates. */
                 providerIds?: string;
-                /** @description Only slots at this location. */
+                /** @description Only slots at this location. Text: no control characters (one line); no unpaired surrogates. */
                 locationId?: string;
-                /** @description Start of the window (default now). A date (YYYY-MM-DD, read in each provider location's time zone; as `to` it includes that day) or a date-time with Z or an offset. */
+                /** @description Start of the window (default now). A date (YYYY-MM-DD, read in each provider location's time zone; as `to` it includes that day) or a date-time with Z or an offset. Text: no control characters (one line); no unpaired surrogates. */
                 from?: string;
-                /** @description End of the window (default from + 7 days; at most 31 days). A date (YYYY-MM-DD, read in each provider location's time zone; as `to` it includes that day) or a date-time with Z or an offset. */
+                /** @description End of the window (default from + 7 days; at most 31 days). A date (YYYY-MM-DD, read in each provider location's time zone; as `to` it includes that day) or a date-time with Z or an offset. Text: no control characters (one line); no unpaired surrogates. */
                 to?: string;
                 /** @description How long the service takes, in minutes (5–1440). */
                 durationMinutes?: number;
@@ -6625,7 +6640,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -6730,13 +6745,13 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
                 /** @description Provider id (prv_…). */
                 providerId?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -6849,9 +6864,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -6866,7 +6881,7 @@ export interface operations {
                     parentId?: string;
                     /** @description Whole stars, 1–5. */
                     stars: number;
-                    /** @description Up to 5,000 characters. */
+                    /** @description Up to 5,000 characters. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
                     comment?: string;
                 };
             };
@@ -7033,12 +7048,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -7046,7 +7062,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
                     reply: string;
                 };
             };
@@ -7214,9 +7230,9 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
-                /** @description Only providers working at this location. */
+                /** @description Only providers working at this location. Text: no control characters (one line); no unpaired surrogates. */
                 locationId?: string;
                 kind?: "vet" | "groomer" | "sitter" | "walker" | "trainer";
                 /** @description Only providers offering this appointment type (those offering every type included). */
@@ -7227,13 +7243,13 @@ export interface operations {
                 category?: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
                 /** @description Only providers rated at least this (unrated providers drop out). */
                 minRating?: number;
-                /** @description Text in the name or the marketplace bio (case-insensitive). */
+                /** @description Text in the name or the marketplace bio (case-insensitive). Text: no control characters (one line); no unpaired surrogates. */
                 q?: string;
-                /** @description A local date (YYYY-MM-DD) with at least one open slot. */
+                /** @description A local date (YYYY-MM-DD) with at least one open slot. Years 0001–9999. */
                 availableOn?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -7375,9 +7391,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -7386,7 +7402,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                     name: string;
                     kind: "vet" | "groomer" | "sitter" | "walker" | "trainer";
                     /** @description Locations the provider works at. */
@@ -7397,7 +7413,7 @@ export interface operations {
                     marketplace?: {
                         /** @description What the provider sells; approval needs at least one. */
                         listings: {
-                            /** @description Not blank. */
+                            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                             name: string;
                             /** @description What kind of service a listing is. */
                             category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
@@ -7411,9 +7427,9 @@ export interface operations {
                             /** @description How long the service takes, in minutes (5–1440). */
                             durationMinutes: number;
                         }[];
-                        /** @description What the provider tells pet parents (up to 5,000 characters). */
+                        /** @description What the provider tells pet parents (up to 5,000 characters). Text: no control characters other than tab and line breaks; no unpaired surrogates. */
                         bio?: string;
-                        /** @description Where the provider works, in words (up to 500 characters). */
+                        /** @description Where the provider works, in words (up to 500 characters). Text: no control characters (one line); no unpaired surrogates. */
                         serviceArea?: string;
                         /** @description Commission override in basis points (1500 = 15 %); null = the tenant default. */
                         commissionBps?: number;
@@ -7600,10 +7616,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -7751,12 +7768,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -7764,7 +7782,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                     name?: string;
                     kind?: "vet" | "groomer" | "sitter" | "walker" | "trainer";
                     /** @description Clinic staff providers: active providers can be booked; inactive ones keep their appointments but take no new ones. */
@@ -7973,12 +7991,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -8151,12 +8170,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -8329,12 +8349,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -8342,7 +8363,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                     name: string;
                     /** @description What kind of service a listing is. */
                     category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
@@ -8519,13 +8540,15 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 listingId: string;
             };
             cookie?: never;
@@ -8533,7 +8556,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                     name?: string;
                     /** @description What kind of service a listing is. */
                     category?: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
@@ -8710,7 +8733,7 @@ export interface operations {
                 includeInactive?: boolean;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -8817,9 +8840,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -8833,7 +8856,7 @@ export interface operations {
                      * @example vet_consultation
                      */
                     code: string;
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                     name: string;
                     /** @description Length of the visit in minutes (5–480). */
                     durationMinutes: number;
@@ -8991,10 +9014,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 code: string;
             };
             cookie?: never;
@@ -9110,12 +9134,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 code: string;
             };
             cookie?: never;
@@ -9123,7 +9148,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                     name?: string;
                     /** @description Length of the visit in minutes (5–480). */
                     durationMinutes?: number;
@@ -9295,13 +9320,15 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 providerId?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 locationId?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -9430,12 +9457,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 providerId: string;
             };
             cookie?: never;
@@ -9463,13 +9491,13 @@ export interface operations {
                     /** @description Absences at this location (holidays, training). */
                     timeOff?: {
                         /**
-                         * @description A date (YYYY-MM-DD: a whole day; as `to` it includes that day), a local date-time without offset (read in the location's time zone), or a date-time with Z or an offset.
+                         * @description A date (YYYY-MM-DD: a whole day; as `to` it includes that day), a local date-time without offset (read in the location's time zone), or a date-time with Z or an offset. Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
                          * @example 2026-12-24
                          * @example 2026-12-24T13:00
                          */
                         from: string;
                         /**
-                         * @description A date (YYYY-MM-DD: a whole day; as `to` it includes that day), a local date-time without offset (read in the location's time zone), or a date-time with Z or an offset.
+                         * @description A date (YYYY-MM-DD: a whole day; as `to` it includes that day), a local date-time without offset (read in the location's time zone), or a date-time with Z or an offset. Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
                          * @example 2026-12-24
                          * @example 2026-12-24T13:00
                          */
@@ -9656,20 +9684,21 @@ export interface operations {
     getAvailability: {
         parameters: {
             query: {
-                /** @description The location (its time zone reads the dates). */
+                /** @description The location (its time zone reads the dates). Text: no control characters (one line); no unpaired surrogates. */
                 locationId: string;
                 /** @description Appointment type code, case-insensitive (answered lower-case). */
                 type: string;
-                /** @description A date YYYY-MM-DD (start of that day in the location's zone) or a date-time with offset. Default: now. */
+                /** @description A date YYYY-MM-DD (start of that day in the location's zone) or a date-time with offset. Default: now. Text: no control characters (one line); no unpaired surrogates. */
                 from?: string;
-                /** @description A date YYYY-MM-DD (that day included) or a date-time with offset. Default: from + 7 days; at most 31 days after from. */
+                /** @description A date YYYY-MM-DD (that day included) or a date-time with offset. Default: from + 7 days; at most 31 days after from. Text: no control characters (one line); no unpaired surrogates. */
                 to?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 providerId?: string;
                 /** @description Most slots to return (1–5000, default 1000). */
                 limit?: number;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -9775,20 +9804,23 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
-                /** @description Only appointments starting at or after this instant. */
+                /** @description Only appointments starting at or after this instant. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 from?: string;
-                /** @description Only appointments starting before this instant. */
+                /** @description Only appointments starting before this instant. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 to?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 providerId?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 petId?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 locationId?: string;
-                /** @description One of confirmed, checked_in, in_progress, completed, cancelled, no_show; case-insensitive (CONFIRMED = confirmed). */
+                /** @description One of confirmed, checked_in, in_progress, completed, cancelled, no_show; case-insensitive (CONFIRMED = confirmed). Text: no control characters (one line); no unpaired surrogates. */
                 status?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -9913,9 +9945,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -9935,7 +9967,7 @@ export interface operations {
                     type: string;
                     /**
                      * Format: date-time
-                     * @description ISO 8601 date-time with Z or a numeric offset (answered in UTC).
+                     * @description ISO 8601 date-time with Z or a numeric offset (answered in UTC). Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
                      * @example 2026-12-01T09:30:00-05:00
                      */
                     startsAt: string;
@@ -10106,14 +10138,15 @@ export interface operations {
     getAppointmentCalendar: {
         parameters: {
             query?: {
-                /** @description The secret from calendarUrl. */
+                /** @description The secret from calendarUrl. Text: no control characters (one line); no unpaired surrogates. */
                 token?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -10174,10 +10207,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -10308,12 +10342,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -10323,7 +10358,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: date-time
-                     * @description ISO 8601 date-time with Z or a numeric offset (answered in UTC).
+                     * @description ISO 8601 date-time with Z or a numeric offset (answered in UTC). Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
                      * @example 2026-12-01T09:30:00-05:00
                      */
                     startsAt?: string;
@@ -10331,7 +10366,7 @@ export interface operations {
                     providerId?: string;
                     notes?: string | null;
                     /**
-                     * @description One of confirmed, checked_in, in_progress, completed, cancelled, no_show; case-insensitive (CONFIRMED = confirmed).
+                     * @description One of confirmed, checked_in, in_progress, completed, cancelled, no_show; case-insensitive (CONFIRMED = confirmed). Text: no control characters (one line); no unpaired surrogates.
                      * @example checked_in
                      */
                     status?: string;
@@ -10536,9 +10571,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -10556,9 +10591,9 @@ export interface operations {
                     type: string;
                     /** @description Location id (loc_…). */
                     locationId?: string;
-                    /** @description As in availability. Default: now. */
+                    /** @description As in availability. Default: now. Text: no control characters (one line); no unpaired surrogates. */
                     from?: string;
-                    /** @description As in availability. Default: from + 14 days; at most 31 days after from. */
+                    /** @description As in availability. Default: from + 14 days; at most 31 days after from. Text: no control characters (one line); no unpaired surrogates. */
                     to?: string;
                 };
             };
@@ -10732,17 +10767,17 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
-                /** @description Exact vaccine name, case-insensitive. */
+                /** @description Exact vaccine name, case-insensitive. Text: no control characters (one line); no unpaired surrogates. */
                 vaccine?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Pet id (pet_…). */
+                /** @description Pet id (pet_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -10875,13 +10910,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Pet id (pet_…). */
+                /** @description Pet id (pet_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -10889,15 +10924,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
                     vaccine: string;
                     /**
-                     * @description The day it was given; not after today's date at the pet's location (YYYY-MM-DD).
+                     * @description The day it was given; not after today's date at the pet's location (YYYY-MM-DD). Years 0001–9999.
                      * @example 2026-11-02
                      */
                     administeredOn: string;
                     /**
-                     * @description When the next dose is due; after administeredOn (YYYY-MM-DD).
+                     * @description When the next dose is due; after administeredOn (YYYY-MM-DD). Years 0001–9999.
                      * @example 2026-11-02
                      */
                     dueOn: string;
@@ -11078,11 +11113,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Vaccination id (vac_…). */
+                /** @description Vaccination id (vac_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -11211,7 +11246,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
                 /** @description Only records of this kind. */
                 kind?: "note" | "diagnosis" | "prescription" | "weight" | "allergy";
@@ -11219,11 +11254,11 @@ export interface operations {
                 current?: boolean;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Pet id (pet_…). */
+                /** @description Pet id (pet_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -11359,13 +11394,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Pet id (pet_…). */
+                /** @description Pet id (pet_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -11375,21 +11410,21 @@ export interface operations {
                 "application/json": {
                     /** @description What the record is; decides which other fields apply. */
                     kind: "note" | "diagnosis" | "prescription" | "weight" | "allergy";
-                    /** @description Free text, up to 10,000 characters. Required for note and diagnosis; a comment for the other kinds. */
+                    /** @description Free text, up to 10,000 characters. Required for note and diagnosis; a comment for the other kinds. Text: no control characters other than tab, line breaks and form feed; no unpaired surrogates. */
                     text?: string;
-                    /** @description diagnosis: a code from your coding system (e.g. VeNom, SNOMED CT). */
+                    /** @description diagnosis: a code from your coding system (e.g. VeNom, SNOMED CT). Text: no control characters (one line); no unpaired surrogates. */
                     code?: string;
-                    /** @description prescription (required): the medication. */
+                    /** @description prescription (required): the medication. Text: no control characters (one line); no unpaired surrogates. */
                     medication?: string;
-                    /** @description prescription (required): e.g. "250 mg". */
+                    /** @description prescription (required): e.g. "250 mg". Text: no control characters (one line); no unpaired surrogates. */
                     dosage?: string;
-                    /** @description prescription: e.g. "twice daily". */
+                    /** @description prescription: e.g. "twice daily". Text: no control characters (one line); no unpaired surrogates. */
                     frequency?: string;
                     /** @description prescription: days of treatment. */
                     durationDays?: number;
                     /** @description weight (required): kilograms, > 0. */
                     weightKg?: number;
-                    /** @description allergy (required): what the pet reacts to. */
+                    /** @description allergy (required): what the pet reacts to. Text: no control characters (one line); no unpaired surrogates. */
                     allergen?: string;
                     /** @description allergy (required): mild, moderate or severe. */
                     severity?: "mild" | "moderate" | "severe";
@@ -11570,15 +11605,15 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Pet id (pet_…). */
+                /** @description Pet id (pet_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
-                /** @description The record to correct (med_…): the current version. */
+                /** @description The record to correct (med_…): the current version. Text: no control characters (one line); no unpaired surrogates. */
                 recordId: string;
             };
             cookie?: never;
@@ -11586,23 +11621,23 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Why the record is corrected (up to 1,000 characters). */
+                    /** @description Why the record is corrected (up to 1,000 characters). Text: no control characters other than tab and line breaks; no unpaired surrogates. */
                     reason: string;
-                    /** @description Free text, up to 10,000 characters. Required for note and diagnosis; a comment for the other kinds. */
+                    /** @description Free text, up to 10,000 characters. Required for note and diagnosis; a comment for the other kinds. Text: no control characters other than tab, line breaks and form feed; no unpaired surrogates. */
                     text?: string;
-                    /** @description diagnosis: a code from your coding system (e.g. VeNom, SNOMED CT). */
+                    /** @description diagnosis: a code from your coding system (e.g. VeNom, SNOMED CT). Text: no control characters (one line); no unpaired surrogates. */
                     code?: string;
-                    /** @description prescription (required): the medication. */
+                    /** @description prescription (required): the medication. Text: no control characters (one line); no unpaired surrogates. */
                     medication?: string;
-                    /** @description prescription (required): e.g. "250 mg". */
+                    /** @description prescription (required): e.g. "250 mg". Text: no control characters (one line); no unpaired surrogates. */
                     dosage?: string;
-                    /** @description prescription: e.g. "twice daily". */
+                    /** @description prescription: e.g. "twice daily". Text: no control characters (one line); no unpaired surrogates. */
                     frequency?: string;
                     /** @description prescription: days of treatment. */
                     durationDays?: number;
                     /** @description weight (required): kilograms, > 0. */
                     weightKg?: number;
-                    /** @description allergy (required): what the pet reacts to. */
+                    /** @description allergy (required): what the pet reacts to. Text: no control characters (one line); no unpaired surrogates. */
                     allergen?: string;
                     /** @description allergy (required): mild, moderate or severe. */
                     severity?: "mild" | "moderate" | "severe";
@@ -11783,11 +11818,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Medical record id (med_…). */
+                /** @description Medical record id (med_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -11919,17 +11954,17 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
                 /** @description What the document is; default `other`. */
                 kind?: "lab_result" | "xray" | "referral" | "consent" | "invoice" | "prescription" | "vaccination_certificate" | "other";
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Pet id (pet_…). */
+                /** @description Pet id (pet_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -12067,13 +12102,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Pet id (pet_…). */
+                /** @description Pet id (pet_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -12086,7 +12121,7 @@ export interface operations {
                      * @description The document: PDF, PNG, JPEG, WebP or UTF-8 text/Markdown, decided from its bytes. Up to PETCARE_DOCUMENT_MAX_BYTES (25 MB by default).
                      */
                     file: string;
-                    /** @description Default: the file name, else "Untitled document". */
+                    /** @description Default: the file name, else "Untitled document". Text: no control characters (one line); no unpaired surrogates. */
                     title?: string;
                     /** @description What the document is; default `other`. */
                     kind?: "lab_result" | "xray" | "referral" | "consent" | "invoice" | "prescription" | "vaccination_certificate" | "other";
@@ -12269,11 +12304,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Document id (doc_…). */
+                /** @description Document id (doc_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -12406,13 +12441,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Document id (doc_…). */
+                /** @description Document id (doc_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -12544,11 +12579,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Document id (doc_…). */
+                /** @description Document id (doc_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -12664,9 +12699,11 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 parentId?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 petId?: string;
                 /** @description `queued` (in the outbox, or between retries) → `sent` | `failed`; a reminder no longer wanted when its turn comes (consent withdrawn, visit cancelled, moved or past) → `cancelled`. */
                 status?: "queued" | "sent" | "failed" | "cancelled";
@@ -12676,7 +12713,7 @@ export interface operations {
                 kind?: "manual" | "vaccination_reminder" | "appointment_reminder";
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -12810,9 +12847,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -12832,7 +12869,7 @@ export interface operations {
                     channel: "email";
                     /** @description One line, not blank. */
                     subject: string;
-                    /** @description Plain text, not blank. */
+                    /** @description Plain text, not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
                     body: string;
                 };
             };
@@ -13008,11 +13045,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Notification id (ntf_…). */
+                /** @description Notification id (ntf_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -13153,19 +13190,19 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
-                /** @description Entries with a line on this account (exact), e.g. wallet:wal_… */
+                /** @description Entries with a line on this account (exact), e.g. wallet:wal_… Text: no control characters (one line); no unpaired surrogates. */
                 account?: string;
-                /** @description Entries caused by this record. */
+                /** @description Entries caused by this record. Text: no control characters (one line); no unpaired surrogates. */
                 sourceId?: string;
-                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). */
+                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 from?: string;
-                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). */
+                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 to?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -13282,18 +13319,20 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
                 status?: "draft" | "open" | "paid" | "void" | "uncollectible";
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 parentId?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 locationId?: string;
-                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). */
+                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 from?: string;
-                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). */
+                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 to?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -13432,9 +13471,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -13456,7 +13495,7 @@ export interface operations {
                     dueOn?: string | null;
                     /** @description 1 to 100 lines. */
                     lines: {
-                        /** @description Not blank. */
+                        /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
                         description: string;
                         /** @description Whole units, 1 to 10,000. */
                         quantity: number;
@@ -13647,11 +13686,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Invoice id (inv_…). */
+                /** @description Invoice id (inv_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -13796,13 +13835,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Invoice id (inv_…). */
+                /** @description Invoice id (inv_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -13812,7 +13851,7 @@ export interface operations {
                 "application/json": {
                     /** @description 1 to 100 lines. */
                     lines?: {
-                        /** @description Not blank. */
+                        /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
                         description: string;
                         /** @description Whole units, 1 to 10,000. */
                         quantity: number;
@@ -14020,13 +14059,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Invoice id (inv_…). */
+                /** @description Invoice id (inv_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -14196,13 +14235,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Invoice id (inv_…). */
+                /** @description Invoice id (inv_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -14327,7 +14366,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `invoice_has_payments`: The invoice has payments that were not refunded; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            /** @description `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14372,13 +14411,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Invoice id (inv_…). */
+                /** @description Invoice id (inv_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -14549,19 +14588,21 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 parentId?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 invoiceId?: string;
                 /** @description How the clinic received it; wallet debits the parent’s wallet in the currency. */
                 method?: "cash" | "card_terminal" | "bank_transfer" | "check" | "wallet";
-                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). */
+                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 from?: string;
-                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). */
+                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 to?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -14675,9 +14716,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -14785,7 +14826,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            /** @description `invalid_state_transition`: The resource cannot move to the requested state; `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14821,7 +14862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `invoice_not_payable`: The invoice does not take payments in its current state; `amount_exceeds_due`: The amount exceeds what is due on the invoice; `insufficient_funds`: The wallet balance is too low; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            /** @description `amount_exceeds_due`: The amount exceeds what is due on the invoice; `insufficient_funds`: The wallet balance is too low; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14867,19 +14908,21 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 parentId?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 invoiceId?: string;
                 /** @description How the clinic received it; wallet debits the parent’s wallet in the currency. */
                 method?: "cash" | "card_terminal" | "bank_transfer" | "check" | "wallet";
-                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). */
+                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 from?: string;
-                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). */
+                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 to?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -15026,11 +15069,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Payment id (pay_…). */
+                /** @description Payment id (pay_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -15151,17 +15194,19 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 paymentId?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 invoiceId?: string;
-                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). */
+                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 from?: string;
-                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). */
+                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 to?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -15271,9 +15316,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -15404,7 +15449,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `refund_exceeds_payment`: The refund exceeds what is left to refund on the payment; `refund_through_order`: A marketplace order’s payment is refunded through POST /v1/orders/{id}/refund; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            /** @description `refund_exceeds_payment`: The refund exceeds what is left to refund on the payment; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15449,11 +15494,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Refund id (ref_…). */
+                /** @description Refund id (ref_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -15570,12 +15615,13 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 parentId?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -15683,9 +15729,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -15849,11 +15895,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Wallet id (wal_…). */
+                /** @description Wallet id (wal_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -15967,13 +16013,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Wallet id (wal_…). */
+                /** @description Wallet id (wal_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -16150,13 +16196,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Wallet id (wal_…). */
+                /** @description Wallet id (wal_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -16171,7 +16217,7 @@ export interface operations {
                      * @example USD
                      */
                     currency?: string;
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
                     reason: string;
                 };
             };
@@ -16333,15 +16379,15 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Wallet id (wal_…). */
+                /** @description Wallet id (wal_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -16460,13 +16506,14 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 parentId?: string;
                 status?: "trialing" | "active" | "past_due" | "paused" | "canceled";
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -16596,9 +16643,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -16611,7 +16658,7 @@ export interface operations {
                     parentId: string;
                     /** @description Location id (loc_…). */
                     locationId: string;
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
                     description: string;
                     /** @description Per period, integer minor units (tax is added at the location’s rate). */
                     amount: number;
@@ -16625,7 +16672,7 @@ export interface operations {
                     intervalCount?: number;
                     /**
                      * Format: date
-                     * @description First day, a local date at the location; default today there. At most a year back (missed periods are billed at once) or five years ahead (YYYY-MM-DD).
+                     * @description First day, a local date at the location; default today there. At most a year back (missed periods are billed at once) or five years ahead (YYYY-MM-DD). Years 0001–9999.
                      * @example 2026-12-01
                      */
                     startDate?: string;
@@ -16804,11 +16851,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Subscription id (sub_…). */
+                /** @description Subscription id (sub_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -16944,13 +16991,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Subscription id (sub_…). */
+                /** @description Subscription id (sub_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -16961,7 +17008,7 @@ export interface operations {
                     /** @description Moves only active ⇄ paused; anything else is 409. */
                     status?: "paused" | "active";
                     cancelAtPeriodEnd?: boolean;
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
                     description?: string;
                     /** @description Per period from the next invoice on. */
                     amount?: number;
@@ -17147,13 +17194,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Subscription id (sub_…). */
+                /** @description Subscription id (sub_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -17346,18 +17393,20 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
                 kind?: "daily_close" | "provider_payout";
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 locationId?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 providerId?: string;
-                /** @description Periods starting on or after this date. */
+                /** @description Periods starting on or after this date. Years 0001–9999. */
                 from?: string;
-                /** @description Periods ending on or before this date. */
+                /** @description Periods ending on or before this date. Years 0001–9999. */
                 to?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -17482,11 +17531,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Settlement id (stl_…). */
+                /** @description Settlement id (stl_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -17618,7 +17667,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
                 /** @description Location id (loc_…). */
                 locationId?: string;
@@ -17627,7 +17676,7 @@ export interface operations {
                 active?: boolean;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -17741,9 +17790,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -17754,7 +17803,7 @@ export interface operations {
                 "application/json": {
                     /** @description Location id (loc_…). */
                     locationId: string;
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                     name: string;
                     /**
                      * @description A room type of the location, lower-case, e.g. standard, suite, cattery.
@@ -17923,11 +17972,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Room id (room_…). */
+                /** @description Room id (room_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -18047,13 +18096,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Room id (room_…). */
+                /** @description Room id (room_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -18061,7 +18110,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                     name?: string;
                     /** @description Pets it holds at once (1–1000). */
                     capacity?: number;
@@ -18237,20 +18286,20 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
                 /** @description Location id (loc_…). */
                 locationId?: string;
                 /** @description Pet id (pet_…). */
                 petId?: string;
                 status?: "reserved" | "checked_in" | "checked_out" | "cancelled" | "no_show";
-                /** @description Stays with a night on or after this date (YYYY-MM-DD). */
+                /** @description Stays with a night on or after this date (YYYY-MM-DD). Years 0001–9999. */
                 from?: string;
-                /** @description Stays with a night on or before this date (YYYY-MM-DD). */
+                /** @description Stays with a night on or before this date (YYYY-MM-DD). Years 0001–9999. */
                 to?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -18390,9 +18439,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -18412,13 +18461,13 @@ export interface operations {
                     roomType: string;
                     /**
                      * Format: date
-                     * @description The first night; today or later at the location (YYYY-MM-DD).
+                     * @description The first night; today or later at the location (YYYY-MM-DD). Years 0001–9999.
                      * @example 2026-12-01
                      */
                     checkInOn: string;
                     /**
                      * Format: date
-                     * @description The day the pet leaves; after checkInOn, at most 60 nights later (YYYY-MM-DD).
+                     * @description The day the pet leaves; after checkInOn, at most 60 nights later (YYYY-MM-DD). Years 0001–9999.
                      * @example 2026-12-01
                      */
                     checkOutOn: string;
@@ -18603,11 +18652,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Booking id (bkg_…). */
+                /** @description Booking id (bkg_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -18753,13 +18802,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Booking id (bkg_…). */
+                /** @description Booking id (bkg_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -18960,13 +19009,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Booking id (bkg_…). */
+                /** @description Booking id (bkg_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -19167,9 +19216,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -19184,7 +19233,7 @@ export interface operations {
                     roomId?: string;
                     /** @description Check in without the required vaccinations: role doctor or admin only (else 403); recorded on the stay and audited. */
                     vaccinationOverride?: {
-                        /** @description Not blank. */
+                        /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
                         reason: string;
                     };
                     /** @description Walk-in: the pet (pet_…). */
@@ -19198,7 +19247,7 @@ export interface operations {
                     roomType?: string;
                     /**
                      * Format: date
-                     * @description Walk-in: the day the pet leaves (YYYY-MM-DD).
+                     * @description Walk-in: the day the pet leaves (YYYY-MM-DD). Years 0001–9999.
                      * @example 2026-12-01
                      */
                     checkOutOn?: string;
@@ -19395,9 +19444,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -19601,13 +19650,13 @@ export interface operations {
             query: {
                 /** @description Location id (loc_…). */
                 locationId: string;
-                /** @description First night (YYYY-MM-DD). */
+                /** @description First night (YYYY-MM-DD). Years 0001–9999. */
                 from: string;
-                /** @description Last night (inclusive; at most 92 nights from from) (YYYY-MM-DD). */
+                /** @description Last night (inclusive; at most 92 nights from from) (YYYY-MM-DD). Years 0001–9999. */
                 to: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -19741,7 +19790,7 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
                 /** @description Booking id (bkg_…). */
                 bookingId?: string;
@@ -19749,11 +19798,11 @@ export interface operations {
                 petId?: string;
                 /** @description Location id (loc_…). */
                 locationId?: string;
-                /** @description Plans of stays with a night on this date (YYYY-MM-DD). */
+                /** @description Plans of stays with a night on this date (YYYY-MM-DD). Years 0001–9999. */
                 activeOn?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -19876,9 +19925,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -19895,17 +19944,17 @@ export interface operations {
                          * @example 08:00
                          */
                         time: string;
-                        /** @description Not blank. */
+                        /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
                         food: string;
-                        /** @description Not blank. */
+                        /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
                         portion: string;
                         notes?: string | null;
                     }[];
                     /** @description Medication names are unique in a plan (case-insensitively). */
                     medications: {
-                        /** @description Not blank. */
+                        /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                         name: string;
-                        /** @description Not blank. */
+                        /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
                         dose: string;
                         /** @description Local times at the location, HH:MM. */
                         times: string[];
@@ -20078,11 +20127,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Care plan id (cpl_…). */
+                /** @description Care plan id (cpl_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -20211,13 +20260,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Care plan id (cpl_…). */
+                /** @description Care plan id (cpl_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -20231,17 +20280,17 @@ export interface operations {
                          * @example 08:00
                          */
                         time: string;
-                        /** @description Not blank. */
+                        /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
                         food: string;
-                        /** @description Not blank. */
+                        /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
                         portion: string;
                         notes?: string | null;
                     }[];
                     /** @description Medication names are unique in a plan (case-insensitively). */
                     medications?: {
-                        /** @description Not blank. */
+                        /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                         name: string;
-                        /** @description Not blank. */
+                        /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
                         dose: string;
                         /** @description Local times at the location, HH:MM. */
                         times: string[];
@@ -20427,15 +20476,15 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Care plan id (cpl_…). */
+                /** @description Care plan id (cpl_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -20470,6 +20519,7 @@ export interface operations {
                             };
                             /** Format: date-time */
                             createdAt: string;
+                            supersedes: string | null;
                         }[];
                         /** @description Pass as ?cursor= to get the next page. */
                         nextCursor: string | null;
@@ -20559,13 +20609,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Care plan id (cpl_…). */
+                /** @description Care plan id (cpl_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -20573,17 +20623,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
                     medication: string;
                     /**
                      * Format: date-time
-                     * @description The dose’s scheduled instant (a plan time on a local date at the location), ISO 8601 with Z or an offset.
+                     * @description The dose’s scheduled instant: one of the medication’s times on a local date of the stay at the location, ISO 8601 with Z or an offset (else 422 dose_not_scheduled). Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
                      */
                     scheduledFor: string;
                     outcome: "given" | "refused" | "skipped";
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
                     givenBy: string;
                     notes?: string | null;
+                    /** @description A correction: the id (dos_…) of the latest entry of the same medication and scheduledFor, which this one replaces. */
+                    supersedes?: string;
                 };
             };
         };
@@ -20616,10 +20668,11 @@ export interface operations {
                         };
                         /** Format: date-time */
                         createdAt: string;
+                        supersedes: string | null;
                     };
                 };
             };
-            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20668,7 +20721,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `invalid_state_transition`: The resource cannot move to the requested state; `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            /** @description `invalid_state_transition`: The resource cannot move to the requested state; `dose_already_logged`: This dose is already logged; a correction names the entry it supersedes; `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20704,7 +20757,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            /** @description `dose_not_scheduled`: The time is not one of the medication's scheduled doses during the stay; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20750,14 +20803,14 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
-                /** @description Packages offered there: of that location or group-wide. */
+                /** @description Packages offered there: of that location or group-wide. Text: no control characters (one line); no unpaired surrogates. */
                 locationId?: string;
                 active?: "true" | "false";
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -20891,9 +20944,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -20902,7 +20955,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                     name: string;
                     /** @description Location id (loc_…). */
                     locationId?: string;
@@ -21107,10 +21160,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -21250,12 +21304,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -21263,7 +21318,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                     name?: string;
                     services?: string[];
                     /** @description Minutes per pet size (small, medium, large, xlarge). */
@@ -21478,19 +21533,22 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 locationId?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 stylistId?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 petId?: string;
                 status?: "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show";
-                /** @description ISO 8601 date-time with Z or an offset. */
+                /** @description ISO 8601 date-time with Z or an offset. Text: no control characters (one line); no unpaired surrogates. */
                 from?: string;
-                /** @description ISO 8601 date-time with Z or an offset. */
+                /** @description ISO 8601 date-time with Z or an offset. Text: no control characters (one line); no unpaired surrogates. */
                 to?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -21617,9 +21675,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -21634,12 +21692,13 @@ export interface operations {
                     packageId: string;
                     /** @description Location id (loc_…). */
                     locationId: string;
-                    /** @description ISO 8601 date-time with Z or an offset. */
+                    /** @description ISO 8601 date-time with Z or an offset. Text: no control characters (one line); no unpaired surrogates. */
                     startsAt: string;
                     /** @description small | medium | large | xlarge (grooming prices and times by it). */
                     size?: "small" | "medium" | "large" | "xlarge";
                     /** @description Provider id (prv_…). */
                     stylistId?: string;
+                    /** @description Text: no control characters other than tab and line breaks; no unpaired surrogates. */
                     notes?: string;
                     /** @description Default invoice. */
                     payWith?: "invoice" | "membership" | "package_credit";
@@ -21812,10 +21871,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -21948,12 +22008,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -21962,7 +22023,7 @@ export interface operations {
             content: {
                 "application/json": {
                     status: "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show";
-                    /** @description Why, for a cancellation (sent in booking.cancelled). */
+                    /** @description Why, for a cancellation (sent in booking.cancelled). Text: no control characters other than tab and line breaks; no unpaired surrogates. */
                     reason?: string;
                 };
             };
@@ -22143,9 +22204,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -22342,13 +22403,13 @@ export interface operations {
                 packageId: string;
                 /** @description small | medium | large | xlarge (grooming prices and times by it). */
                 size: "small" | "medium" | "large" | "xlarge";
-                /** @description A date YYYY-MM-DD (the location’s day) or a date-time. */
+                /** @description A date YYYY-MM-DD (the location’s day) or a date-time. Text: no control characters (one line); no unpaired surrogates. */
                 from: string;
-                /** @description A date YYYY-MM-DD (the location’s day) or a date-time. */
+                /** @description A date YYYY-MM-DD (the location’s day) or a date-time. Text: no control characters (one line); no unpaired surrogates. */
                 to: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -22469,14 +22530,16 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 parentId?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 packageId?: string;
                 status?: "active" | "cancelled";
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -22589,9 +22652,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -22766,10 +22829,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -22888,12 +22952,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -23038,13 +23103,15 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 parentId?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 packageId?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -23154,9 +23221,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -23323,10 +23390,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -23443,18 +23511,20 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
                 /** @description Page number: Petcare-Version 2025-06-01 only (400 in later versions, which page by cursor). */
                 page?: number;
                 /** @description Page size of the page-number form (default 25): Petcare-Version 2025-06-01 only. */
                 perPage?: number;
                 status?: "pending_payment" | "paid" | "fulfilled" | "cancelled" | "partially_refunded" | "refunded";
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 parentId?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 petId?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -23617,9 +23687,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -23638,7 +23708,7 @@ export interface operations {
                         providerId: string;
                         /** @description Listing of that provider id (lst_…). */
                         listingId: string;
-                        /** @description ISO 8601 date-time with Z or an offset. */
+                        /** @description ISO 8601 date-time with Z or an offset. Text: no control characters (one line); no unpaired surrogates. */
                         startsAt: string;
                     }[];
                 };
@@ -23807,11 +23877,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description The record id. */
+                /** @description The record id. Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -23943,13 +24013,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description The record id. */
+                /** @description The record id. Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -23957,7 +24027,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
                     reason?: string;
                 };
             };
@@ -24092,7 +24162,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `invoice_has_payments`: The invoice has payments that were not refunded; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            /** @description `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -24137,13 +24207,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description The record id. */
+                /** @description The record id. Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -24155,7 +24225,7 @@ export interface operations {
                     lineIds?: string[];
                     /** @description Gross (pre-tax) amount to refund of the one line named in lineIds; default what is left of each line. Its tax share is refunded with it. */
                     amount?: number;
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
                     reason?: string;
                 };
             };
@@ -24335,13 +24405,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description The record id. */
+                /** @description The record id. Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -24494,11 +24564,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description The record id. */
+                /** @description The record id. Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -24627,17 +24697,18 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 providerId?: string;
                 status?: "accrued" | "settled";
-                /** @description Lines created at or after this instant. */
+                /** @description Lines created at or after this instant. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 from?: string;
-                /** @description Lines created before this instant. */
+                /** @description Lines created before this instant. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 to?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -24754,9 +24825,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -24767,12 +24838,12 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: date
-                     * @description First day of the period (YYYY-MM-DD, UTC).
+                     * @description First day of the period (YYYY-MM-DD, UTC). Years 0001–9999.
                      */
                     periodStart: string;
                     /**
                      * Format: date
-                     * @description Last day of the period, inclusive (YYYY-MM-DD, UTC).
+                     * @description Last day of the period, inclusive (YYYY-MM-DD, UTC). Years 0001–9999.
                      */
                     periodEnd: string;
                     /** @description Only this provider id (prv_…). */
@@ -24960,11 +25031,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description The record id. */
+                /** @description The record id. Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -25111,13 +25182,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description The record id. */
+                /** @description The record id. Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -25290,11 +25361,11 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -25410,9 +25481,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -25421,8 +25492,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                     name: string;
+                    /** @description Text: no control characters other than tab and line breaks; no unpaired surrogates. */
                     description?: string;
                     /** @description Locations whose staff may use it; omit for a tenant-wide service (tenant-wide callers only). */
                     locationIds?: string[];
@@ -25582,7 +25654,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
@@ -25708,9 +25780,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
@@ -25862,11 +25934,11 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
@@ -25999,9 +26071,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
@@ -26018,17 +26090,17 @@ export interface operations {
                      * @description PDF, text or Markdown; the type is decided from the content.
                      */
                     file: string;
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
                     title?: string;
                 } | {
                     /** @description A pet document (PDF, text or Markdown) of a pet at one of the service's locations (doc_…). */
                     documentId: string;
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
                     title?: string;
                 } | {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
                     title: string;
-                    /** @description The document text; a form feed (\f) starts a new page. */
+                    /** @description The document text; a form feed (\f) starts a new page. Text: no control characters other than tab, line breaks and form feed; no unpaired surrogates. */
                     text: string;
                     contentType?: "text/plain" | "text/markdown";
                 };
@@ -26038,17 +26110,17 @@ export interface operations {
                      * @description PDF, text or Markdown; the type is decided from the content.
                      */
                     file: string;
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
                     title?: string;
                 } | {
                     /** @description A pet document (PDF, text or Markdown) of a pet at one of the service's locations (doc_…). */
                     documentId: string;
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
                     title?: string;
                 } | {
-                    /** @description Not blank. */
+                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
                     title: string;
-                    /** @description The document text; a form feed (\f) starts a new page. */
+                    /** @description The document text; a form feed (\f) starts a new page. Text: no control characters other than tab, line breaks and form feed; no unpaired surrogates. */
                     text: string;
                     contentType?: "text/plain" | "text/markdown";
                 };
@@ -26221,7 +26293,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
@@ -26351,9 +26423,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
@@ -26539,9 +26611,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -26752,7 +26824,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
@@ -26912,11 +26984,11 @@ export interface operations {
     getCareCoordinatorSummary: {
         parameters: {
             query: {
-                /** @description The pet (pet_…); one the caller may not see answers 404. */
+                /** @description The pet (pet_…); one the caller may not see answers 404. Text: no control characters (one line); no unpaired surrogates. */
                 petId: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -27049,6 +27121,7 @@ export interface operations {
                                     };
                                     /** Format: date-time */
                                     createdAt: string;
+                                    supersedes: string | null;
                                 }[];
                                 /** @description Doses scheduled since check-in with nothing logged PETCARE_DOSE_OVERDUE_MINUTES after their time (the care-plan-doses job’s rule), in schedule order: the latest 50 (the missed_dose_follow_up action counts them all). */
                                 missedDoses: {
@@ -27172,11 +27245,11 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -27199,6 +27272,8 @@ export interface operations {
                         data: {
                             /** @description Campaign id (rcl_…). */
                             id: string;
+                            /** @description A dry run (nothing was sent). */
+                            dryRun: boolean;
                             locationId: string | null;
                             vaccines: string[] | null;
                             dueWithinDays: number;
@@ -27208,6 +27283,8 @@ export interface operations {
                             dueThrough: string;
                             recipientCount: number;
                             sent: number;
+                            /** @description Messages a dry run would have queued (0 when not a dry run). */
+                            wouldSend: number;
                             skipped: number;
                             /** Format: date-time */
                             createdAt: string;
@@ -27288,9 +27365,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -27306,7 +27383,7 @@ export interface operations {
                     /** @description Selects each pet's latest dose per vaccine due on or before today + dueWithinDays, overdue ones included (0: due today or overdue). */
                     dueWithinDays: number;
                     /**
-                     * @description List the recipients and what would happen to each; write and send nothing (200, id null).
+                     * @description Store the campaign as what would happen to each recipient (would_send or skipped), sending nothing and recording no reminder (201, dryRun true, an id like any campaign).
                      * @default false
                      */
                     dryRun?: boolean;
@@ -27314,7 +27391,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The campaign (200 with id null for a dry run) */
+            /** @description The stored campaign (a dry run too) */
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -27327,7 +27404,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id: string | null;
+                        /** @description Campaign id (rcl_…); a dry run is stored too. */
+                        id: string;
+                        /** @description A dry run: recipients would_send or skipped, nothing sent. */
                         dryRun: boolean;
                         locationId: string | null;
                         vaccines: string[] | null;
@@ -27369,7 +27448,8 @@ export interface operations {
                         wouldSend: number;
                         /** @description Recipients already reminded or without consent or an email address. */
                         skipped: number;
-                        createdAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
                     };
                 };
             };
@@ -27503,11 +27583,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
-                /** @description Campaign id (rcl_…). */
+                /** @description Campaign id (rcl_…). Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -27526,7 +27606,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id: string | null;
+                        /** @description Campaign id (rcl_…); a dry run is stored too. */
+                        id: string;
+                        /** @description A dry run: recipients would_send or skipped, nothing sent. */
                         dryRun: boolean;
                         locationId: string | null;
                         vaccines: string[] | null;
@@ -27568,7 +27650,8 @@ export interface operations {
                         wouldSend: number;
                         /** @description Recipients already reminded or without consent or an email address. */
                         skipped: number;
-                        createdAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
                     };
                 };
             };
@@ -27653,15 +27736,15 @@ export interface operations {
     getAnalyticsSummary: {
         parameters: {
             query: {
-                /** @description First day counted, inclusive (YYYY-MM-DD, the location's own calendar). */
+                /** @description First day counted, inclusive (YYYY-MM-DD, the location's own calendar). Years 0001–9999. */
                 from: string;
-                /** @description Last day counted, inclusive; at most 2 years after from (YYYY-MM-DD, the location's own calendar). */
+                /** @description Last day counted, inclusive; at most 2 years after from (YYYY-MM-DD, the location's own calendar). Years 0001–9999. */
                 to: string;
-                /** @description One location (loc_…); default: every location the caller may see. A location outside the caller's → 404. */
+                /** @description One location (loc_…); default: every location the caller may see. A location outside the caller's → 404. Text: no control characters (one line); no unpaired surrogates. */
                 locationId?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -27799,11 +27882,11 @@ export interface operations {
     getAnalyticsMetricSeries: {
         parameters: {
             query: {
-                /** @description First day counted, inclusive (YYYY-MM-DD, the location's own calendar). */
+                /** @description First day counted, inclusive (YYYY-MM-DD, the location's own calendar). Years 0001–9999. */
                 from: string;
-                /** @description Last day counted, inclusive; at most 2 years after from (YYYY-MM-DD, the location's own calendar). */
+                /** @description Last day counted, inclusive; at most 2 years after from (YYYY-MM-DD, the location's own calendar). Years 0001–9999. */
                 to: string;
-                /** @description One location (loc_…); default: every location the caller may see. A location outside the caller's → 404. */
+                /** @description One location (loc_…); default: every location the caller may see. A location outside the caller's → 404. Text: no control characters (one line); no unpaired surrogates. */
                 locationId?: string;
                 /** @description Money metrics: the currency to count (ISO 4217). Needed only when the locations covered use several. */
                 currency?: string;
@@ -27813,7 +27896,7 @@ export interface operations {
                 format?: "csv";
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
@@ -27963,21 +28046,21 @@ export interface operations {
     listAnalyticsMetricRecords: {
         parameters: {
             query: {
-                /** @description First day counted, inclusive (YYYY-MM-DD, the location's own calendar). */
+                /** @description First day counted, inclusive (YYYY-MM-DD, the location's own calendar). Years 0001–9999. */
                 from: string;
-                /** @description Last day counted, inclusive; at most 2 years after from (YYYY-MM-DD, the location's own calendar). */
+                /** @description Last day counted, inclusive; at most 2 years after from (YYYY-MM-DD, the location's own calendar). Years 0001–9999. */
                 to: string;
-                /** @description One location (loc_…); default: every location the caller may see. A location outside the caller's → 404. */
+                /** @description One location (loc_…); default: every location the caller may see. A location outside the caller's → 404. Text: no control characters (one line); no unpaired surrogates. */
                 locationId?: string;
                 /** @description Money metrics: the currency to count (ISO 4217). Needed only when the locations covered use several. */
                 currency?: string;
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
@@ -28107,15 +28190,15 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
                 /** @description A catalogue type, canonical or alias. */
                 type?: "pet.registered" | "appointment.created" | "appointment.completed" | "pet.vaccination_due" | "boarding.checked_in" | "boarding.checked_out" | "payment.completed" | "provider.onboarded" | "provider.approved" | "booking.created" | "booking.cancelled" | "marketplace.booking_created" | "invoice.finalized" | "invoice.paid" | "refund.created" | "subscription.created" | "subscription.past_due" | "subscription.canceled" | "boarding.dose_overdue" | "order.created" | "order.paid" | "order.cancelled" | "order.refunded" | "marketplace.booking_completed" | "ai.recall_sent" | "payment.succeeded" | "vaccination.due";
-                /** @description Only events created at or after this instant (ISO 8601). */
+                /** @description Only events created at or after this instant (ISO 8601). Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 since?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -28226,10 +28309,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -28346,7 +28430,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -28463,12 +28547,12 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
                 enabled?: boolean;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -28578,9 +28662,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -28590,7 +28674,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description http(s) URL without credentials. Loopback, link-local and cloud-metadata addresses are refused unless allowed by PETCARE_WEBHOOK_ALLOW_HOSTS; private LAN addresses are allowed.
+                     * @description http(s) URL without credentials. Loopback, link-local and cloud-metadata addresses are refused unless allowed by PETCARE_WEBHOOK_ALLOW_HOSTS; private LAN addresses are allowed. Stored and answered in its WHATWG-normalised form (`new URL(url).href`): `<`, `>`, `"` and spaces percent-encoded, the scheme and host lower-case, an empty path `/`; at most 2048 characters in that form. Text: no control characters (one line); no unpaired surrogates.
                      * @example https://hooks.example.com/petcare
                      */
                     url: string;
@@ -28749,10 +28833,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -28868,12 +28953,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -29005,12 +29091,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -29019,7 +29106,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description http(s) URL without credentials. Loopback, link-local and cloud-metadata addresses are refused unless allowed by PETCARE_WEBHOOK_ALLOW_HOSTS; private LAN addresses are allowed.
+                     * @description http(s) URL without credentials. Loopback, link-local and cloud-metadata addresses are refused unless allowed by PETCARE_WEBHOOK_ALLOW_HOSTS; private LAN addresses are allowed. Stored and answered in its WHATWG-normalised form (`new URL(url).href`): `<`, `>`, `"` and spaces percent-encoded, the scheme and host lower-case, an empty path `/`; at most 2048 characters in that form. Text: no control characters (one line); no unpaired surrogates.
                      * @example https://hooks.example.com/petcare
                      */
                     url?: string;
@@ -29190,12 +29277,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -29369,12 +29457,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -29508,17 +29597,20 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 eventId?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 deliveryId?: string;
                 status?: "in_flight" | "succeeded" | "failed" | "interrupted";
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -29655,12 +29747,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -29670,12 +29763,12 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: date-time
-                     * @description Events created at or after this instant.
+                     * @description Events created at or after this instant. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
                      */
                     from: string;
                     /**
                      * Format: date-time
-                     * @description Events created before this instant.
+                     * @description Events created before this instant. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
                      */
                     to: string;
                 };
@@ -29840,12 +29933,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 id: string;
             };
             cookie?: never;
@@ -29853,7 +29947,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Only this endpoint; default every enabled endpoint subscribed to the type. */
+                    /** @description Only this endpoint; default every enabled endpoint subscribed to the type. Text: no control characters (one line); no unpaired surrogates. */
                     endpointId?: string;
                 };
             };
@@ -30012,17 +30106,22 @@ export interface operations {
             query?: {
                 /** @description Page size (1–100, default 25). */
                 limit?: number;
-                /** @description The nextCursor of the previous page. */
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 clientId?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 resourceId?: string;
+                /** @description Text: no control characters (one line); no unpaired surrogates. */
                 method?: string;
                 status?: number;
+                /** @description Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 from?: string;
+                /** @description Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 to?: string;
             };
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -30136,7 +30235,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -30259,7 +30358,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
@@ -30412,9 +30511,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path: {
@@ -30595,7 +30694,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -30712,9 +30811,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -30725,7 +30824,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: date-time
-                     * @description The instant to move the sandbox clock to; never before its current now.
+                     * @description The instant to move the sandbox clock to; never before its current now. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
                      */
                     advanceTo: string;
                 };
@@ -30845,7 +30944,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `clock_backwards`: The sandbox clock only moves forward; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            /** @description `clock_backwards`: The sandbox clock only moves forward; `clock_out_of_range`: The sandbox clock moves at most 5 years past real time; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -30890,9 +30989,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. */
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -31021,7 +31120,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -31074,7 +31173,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -31140,7 +31239,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -31190,7 +31289,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -31244,7 +31343,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -31296,7 +31395,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
@@ -31346,7 +31445,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown version answers 400 `unsupported_api_version`. The answer echoes the version used. */
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
             };
             path?: never;
