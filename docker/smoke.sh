@@ -321,18 +321,20 @@ if docker compose version >/dev/null 2>&1 && docker network create "$run_id-prob
   api 200 "the location with the pre-backup token (compose)" GET "/v1/locations/$location" "" "$token"
   api 404 "the location made after the backup (compose)" GET "/v1/locations/$after" "" "$token"
   ok "stop; run --rm petcare petcare restore … --force; start: data and token back, later data gone"
-  # Rollback: the previous release's tag (here the same image under another tag), restored with that
-  # image, then pinned with PETCARE_VERSION and started without a build.
+  # Rollback as README says: the previous release's tag (here the same image under another tag) pinned
+  # with PETCARE_VERSION, the backup restored by that image, then started without a build.
   docker tag "$image" "petcare-platform:$version-smoke-previous"
   "${compose[@]}" stop petcare >/dev/null 2>&1
-  docker run --rm --network host -v "${compose_project}_petcare-data":/data "petcare-platform:$version-smoke-previous" petcare restore "$archive" --force | sed 's/^/    /' \
-    || fail "restore with the previous release's image"
-  PETCARE_VERSION="$version-smoke-previous" "${compose[@]}" up -d --no-build 2>&1 | tail -n 1 | sed 's/^/    /'
+  export PETCARE_VERSION="$version-smoke-previous"
+  "${compose[@]}" run --rm --no-deps -T petcare petcare restore "$archive" --force >"$work/compose-restore.out" 2>&1 \
+    || { cat "$work/compose-restore.out"; fail "restore with the previous release's image"; }
+  sed 's/^/    /' "$work/compose-restore.out"
+  "${compose[@]}" up -d --no-build 2>&1 | tail -n 1 | sed 's/^/    /'
   running="$(docker inspect -f '{{.Config.Image}}' "$compose_project-petcare-1")"
   [ "$running" = "petcare-platform:$version-smoke-previous" ] || fail "after the rollback compose runs $running"
   wait_ready "$compose_project-petcare-1"
   api 200 "the location after the rollback" GET "/v1/locations/$location" "" "$token"
-  ok "PETCARE_VERSION=$version-smoke-previous up -d --no-build: runs $running on the restored data"
+  ok "PETCARE_VERSION=$version-smoke-previous, run --rm petcare petcare restore, up -d --no-build: runs $running on the restored data"
   "${compose[@]}" down -v 2>&1 | tail -n 1 | sed 's/^/    /'
   compose_project=""
 else
