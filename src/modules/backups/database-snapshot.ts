@@ -21,6 +21,8 @@ let db;
 try {
   db = new Database(workerData.source, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 10000');
+  // No temp files: the image may run with a read-only root (no writable /tmp).
+  db.pragma('temp_store = MEMORY');
   db.prepare('VACUUM INTO ?').run(workerData.target);
   db.close();
   db = undefined;
