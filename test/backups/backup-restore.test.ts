@@ -207,6 +207,26 @@ test('a server refuses to start (exit 78, one line) while a restore holds the da
   t.pass('it starts once the restore is over');
 });
 
+test('an archive of the previous format (petcare-backup/1: manifest first, databases, documents/ and keys/) still verifies and restores', async (t) => {
+  const before = await backedUpAppliance();
+  const unpacked = mkdtempSync(path.join(scratch, 'format-1-'));
+  await tar.extract({ file: before.file, cwd: unpacked });
+  rmSync(path.join(unpacked, 'attachments'), { recursive: true });
+  const manifest = JSON.parse(readFileSync(path.join(unpacked, 'manifest.json'), 'utf8'));
+  const files = manifest.files.filter((f: { path: string }) => !f.path.startsWith('attachments/'));
+  writeFileSync(path.join(unpacked, 'manifest.json'), JSON.stringify({ format: 'petcare-backup/1', createdAt: manifest.createdAt, platformVersion: 'older', schemaVersion: manifest.schemaVersion, environments: manifest.environments, files }));
+  const older = path.join(scratch, 'petcare-format-1.tar.gz');
+  // As the previous release wrote it: node-tar, portable, the manifest first.
+  await tar.create({ gzip: true, file: older, cwd: unpacked, portable: true }, ['manifest.json', ...files.map((f: { path: string }) => f.path)]);
+  t.is((await verifyArchive(older)).format, 'petcare-backup/1');
+  const dataDir = path.join(scratch, 'restored-format-1');
+  await restoreArchive({ archive: older, dataDir, force: false, now: Date.now() });
+  const app = await startTestApp({ dataDir, jobs: false });
+  t.teardown(() => app.close());
+  t.is((await app.request('GET', `/v1/pets/${before.petId}`, { token: before.token })).status, 200);
+  t.true((await download(app, before.documentId, before.token)).bytes.equals(before.pdf));
+});
+
 test('a restore stopped in the middle of its swap is finished by the next start (or the next restore): the verified new contents, nothing of the old', async (t) => {
   const before = await backedUpAppliance();
   /** The state a power cut leaves: the archive verified into staging, the journal written, some entries moved. */
