@@ -117,11 +117,15 @@ export function lockDataDir(dataDir: string, holder: 'appliance' | 'restore'): D
     db = new SQLite(file);
     db.pragma('busy_timeout = 0');
     db.exec('BEGIN IMMEDIATE');
+    // A write inside the transaction, never committed: SQLite opens a file it may not write
+    // read-only without a word, and then BEGIN IMMEDIATE takes no lock at all.
+    db.exec('CREATE TABLE IF NOT EXISTS held (since TEXT)');
   } catch (err) {
     db?.close();
     const code = (err as { code?: string }).code ?? 'error';
     if (code === 'SQLITE_BUSY') throw new DataDirBusyError(`${dataDir} is in use by ${describeHolder(dataDir)}, which holds ${file}`);
-    throw new DataDirError(`cannot open the lock ${file} (${code}: ${(err as Error).message})`);
+    const uid = typeof process.getuid === 'function' ? process.getuid() : 'unknown';
+    throw new DataDirError(`cannot lock ${file} as uid ${uid} (${code}: ${(err as Error).message}); it must be writable by that user`);
   }
   const held = db;
   try {

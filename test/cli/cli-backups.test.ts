@@ -152,3 +152,18 @@ test('restore refuses while another process holds the data dir; usage mistakes a
   t.is((await cli({}, 'backup', '--force')).code, 2);
   t.is((await cli({}, 'backup', 'verify', 'a', '--unencrypted')).code, 2);
 });
+
+test('a lock file the user cannot write is refused with its path and the uid, never silently unlocked', async (t) => {
+  const root = process.getuid?.() === 0;
+  const as = root ? { uid: 1000, gid: 1000 } : {};
+  const dataDir = path.join(scratch, 'foreign-lock');
+  mkdirSync(dataDir, { recursive: true });
+  if (root) chownSync(dataDir, 1000, 1000);
+  // Left by a restore run as root, say: SQLite would open it read-only, where BEGIN IMMEDIATE locks nothing.
+  writeFileSync(path.join(dataDir, 'appliance.lock'), '');
+  chmodSync(path.join(dataDir, 'appliance.lock'), 0o444);
+  writeFileSync(path.join(scratch, 'some.tar.gz'), 'x');
+  const refused = await runCli(['restore', path.join(scratch, 'some.tar.gz'), '--force'], { PETCARE_DATA_DIR: dataDir }, as);
+  t.is(refused.code, 1);
+  t.regex(refused.stderr.trim(), /^error: cannot lock \S+appliance\.lock as uid \d+ \(SQLITE_READONLY: .*\); it must be writable by that user$/);
+});
