@@ -9,11 +9,11 @@ import { startTestApp, TestClock } from '../helpers/test-app.js';
 import { dayAfter, expectStatus, room, start, today } from './boarding-support.js';
 
 /**
- * The upgrade to one entry per dose (2026_11_27_0900_add_dose_supersedes) on a data dir whose dose
+ * The upgrade to one entry per dose (2026_11_26_1700_add_dose_supersedes) on a data dir whose dose
  * log holds duplicates logged under the old rule: nothing is deleted, each later entry of a dose
  * becomes a correction of the one before it, and check-out then bills each dose once.
  */
-const migration = '2026_11_27_0900_add_dose_supersedes';
+const migration = '2026_11_26_1700_add_dose_supersedes';
 
 const all = <T>(sqlite: SQLite.Database, text: string, ...params: unknown[]): T[] => sqlite.prepare(text).all(...params) as T[];
 

@@ -9,11 +9,11 @@ import { startTestApp } from '../helpers/test-app.js';
 import { expectStatus, market, mondayAt, order, payOrder } from './orders-support.js';
 
 /**
- * The upgrade that gives order lines `tax_refunded` (2026_11_27_1100_add_order_line_tax_refunded)
+ * The upgrade that gives order lines `tax_refunded` (2026_11_26_1720_add_order_line_tax_refunded)
  * on a data dir with lines refunded under the old rule (gross plus round-half-up of its tax): the
  * backfill is that tax, so the lines' rest refunds through POST /v1/refunds to exactly zero.
  */
-const migration = '2026_11_27_1100_add_order_line_tax_refunded';
+const migration = '2026_11_26_1720_add_order_line_tax_refunded';
 const names = readdirSync(migrationsFolder)
   .filter((f) => f.endsWith('.ts'))
   .map((f) => f.slice(0, -3))
