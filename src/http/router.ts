@@ -109,8 +109,10 @@ async function runProtected(route: AnyProtectedRoute, ctx: AppContext, deps: Pip
   const input = await readInput(route, ctx, deps);
   const store = deps.stores.get(actor.env);
   const transactional = route.transactional ?? route.method !== 'get';
-  // ctx.get() answers '' for an absent header too; the raw headers tell an empty one apart.
-  const key = transactional ? readIdempotencyKey(ctx.req.headers['idempotency-key']) : undefined;
+  // ctx.get() answers '' for an absent header too; the raw headers tell an empty one apart. Every write
+  // refuses a malformed key (DESIGN §4), also one whose route keeps no idempotency record.
+  const sentKey = route.method !== 'get' ? readIdempotencyKey(ctx.req.headers['idempotency-key']) : undefined;
+  const key = transactional ? sentKey : undefined;
   if (!route.stage) {
     await runHandler(route, ctx, deps, { actor, db: store.db, writes: store.writes, input: { ...input, staged: undefined }, transactional, key, outcome: { kept: false } });
     return;
