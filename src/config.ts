@@ -111,6 +111,25 @@ type Env = Record<string, string | undefined>;
  */
 export class ConfigError extends Error {}
 
+/** PETCARE_BACKUP_KEY's text as its 32 bytes (hex, or base64/base64url), or null when it is not such a key. */
+export function decodeBackupKey(text: string): Buffer | null {
+  const trimmed = text.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Buffer.from(trimmed, 'hex');
+  if (!/^[A-Za-z0-9+/_-]{43}=?$/.test(trimmed)) return null;
+  const key = Buffer.from(trimmed.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  return key.length === 32 ? key : null;
+}
+
+/** Checked at start, not at the first nightly backup: a key that cannot encrypt stops the appliance in one line. */
+function backupKey(env: Env): string | undefined {
+  const text = env.PETCARE_BACKUP_KEY?.trim();
+  if (!text) return undefined;
+  if (!decodeBackupKey(text)) {
+    throw new ConfigError(`PETCARE_BACKUP_KEY must be 32 random bytes written as base64 or hex (make one with \`openssl rand -base64 32\`); the one given is not (${text.length} characters)`);
+  }
+  return text;
+}
+
 /** sysexits.h EX_CONFIG. */
 export const exitConfigError = 78;
 
@@ -314,7 +333,7 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     maxConnectionsPerIp: int(env, 'PETCARE_MAX_CONNECTIONS_PER_IP', bool(env, 'PETCARE_TRUST_PROXY', false) ? 0 : 100, 0, 100_000),
     backupDir: env.PETCARE_BACKUP_DIR ? path.resolve(env.PETCARE_BACKUP_DIR) : '',
     backupsKept: int(env, 'PETCARE_BACKUPS_KEPT', 7, 1, 1000),
-    backupKey: env.PETCARE_BACKUP_KEY || undefined,
+    backupKey: backupKey(env),
     allowedHosts: list(env, 'PETCARE_ALLOWED_HOSTS', []).map((host) => host.toLowerCase()),
     documentMaxBytes: int(env, 'PETCARE_DOCUMENT_MAX_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     bookingMinNoticeMinutes: int(env, 'PETCARE_BOOKING_MIN_NOTICE_MINUTES', 60, 0, 30 * 24 * 60),

@@ -138,3 +138,12 @@ test("the server refuses the example's placeholder secret in one line, exit 78, 
   t.regex(stderr, /^petcare: PETCARE_ADMIN_CLIENT_SECRET is a placeholder from an example, not a secret: generate one, e\.g\. sk_live_\$\(openssl rand -hex 32\)\n$/);
   t.throws(() => readFileSync(path.join(dataDir, 'live.sqlite')), { code: 'ENOENT' });
 });
+
+test('a PETCARE_BACKUP_KEY that cannot encrypt is refused at start, in one line that does not repeat it', (t) => {
+  const key = 'correct horse battery staple';
+  const error = t.throws(() => loadConfig({ PETCARE_BACKUP_KEY: key }), { instanceOf: ConfigError });
+  t.regex(error!.message, /^PETCARE_BACKUP_KEY must be 32 random bytes written as base64 or hex/);
+  t.false(error!.message.includes(key));
+  t.is(loadConfig({ PETCARE_BACKUP_KEY: 'a'.repeat(64) }).backupKey, 'a'.repeat(64));
+  t.is(loadConfig({}).backupKey, undefined);
+});

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { decodeBackupKey } from '../../config.js';
 import { ArchiveError } from './archive-error.js';
 import type { ByteReader } from './byte-reader.js';
 
@@ -36,11 +37,8 @@ export function parseBackupKey(text: string | undefined): Buffer | null {
   if (text === undefined) return null;
   const trimmed = text.trim();
   if (trimmed === '') return null;
-  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Buffer.from(trimmed, 'hex');
-  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(trimmed)) {
-    const key = Buffer.from(trimmed.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-    if (key.length === 32) return key;
-  }
+  const key = decodeBackupKey(trimmed);
+  if (key) return key;
   throw new ArchiveError(`${howToMakeKey}; the one given is not (${trimmed.length} characters)`);
 }
 
