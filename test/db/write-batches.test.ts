@@ -105,18 +105,26 @@ test('reads on the database never see an open batch: they wait for its COMMIT', 
   try {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
+    let opened!: (trx: Parameters<Parameters<WriteBatches['run']>[0]>[0]) => void;
+    const open_ = new Promise<Parameters<Parameters<WriteBatches['run']>[0]>[0]>((resolve) => (opened = resolve));
     const write = f.writes.run(async (trx) => {
       await insertNote('pending')(trx);
-      await held; // the batch stays open, its row uncommitted
+      opened(trx); // the row is written, uncommitted
+      await held; // the batch stays open
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const trx = await open_;
     let readDone = false;
     const read = selectRows<{ id: string }>(f.handle.db, 'select id from notes', []).then((rows) => {
       readDone = true;
       return rows.map((r) => r.id);
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The connection keeps serving the open batch (a statement inside it completes) while the
+    // outside read stays queued: better-sqlite3 is synchronous, so once the event loop has turned,
+    // a read that could run would have.
+    t.deepEqual((await selectRows<{ id: string }>(trx, 'select id from notes', [])).map((r) => r.id), ['pending']);
+    await new Promise<void>((resolve) => setImmediate(resolve));
     t.false(readDone, 'the read waits behind the open transaction');
+    t.deepEqual(noteIds(f.other), [], 'nothing committed yet');
     release();
     await write;
     t.deepEqual(await read, ['pending']);
