@@ -7,7 +7,6 @@ import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { Exchange, Http1Pool, type Answer } from '../../src/modules/webhooks/http1-pool.js';
 import { maxHeadBytes, ResponseError, ResponseReader, type ReadState } from '../../src/modules/webhooks/http1-response.js';
@@ -486,7 +485,7 @@ test('a 200 with a body: ok, status, excerpt and a latency', async (a) => {
   });
   const outcome = await post(sender(), server.url());
   a.deepEqual({ ...outcome, latencyMs: 0 }, { ok: true, status: 200, latencyMs: 0, excerpt: '{"received":true,"note":"merci ✓"}', error: null, interrupted: false });
-  a.true(outcome.latencyMs > 0 && outcome.latencyMs < 5000);
+  a.true(outcome.latencyMs > 0);
   a.is(server.requests.length, 1);
   a.is(server.requests[0]!.body, '{"id":"evt_1"}');
 });
@@ -622,12 +621,10 @@ test('a receiver that closes an idle keep-alive connection between sends: the ne
 test.serial('a receiver that never answers: timeout within about timeoutMs, and the connection is dropped', async (a) => {
   const server = await rawServer(() => {});
   const s = sender();
-  const started = performance.now();
   const outcome = await post(s, server.url(), { timeoutMs: 200 });
-  const took = performance.now() - started;
   a.like(outcome, { ok: false, status: null, excerpt: null, interrupted: false, error: 'timeout: no complete answer within 200 ms' });
-  a.true(took >= 195 && took < 1500, `took ${took} ms`);
-  a.true(outcome.latencyMs >= 195 && outcome.latencyMs < 1500, `latency ${outcome.latencyMs}`);
+  // Not before the deadline (a lower bound: load can only make it later; how much later is a benchmark's business).
+  a.true(outcome.latencyMs >= 195, `latency ${outcome.latencyMs}`);
   await eventually(() => server.closed === 1, { what: 'the timed-out connection closed' });
   a.deepEqual(poolOf(s).stats(), [{ origin: `p|127.0.0.1|${server.port}`, open: 0, idle: 0 }]);
 });
@@ -642,11 +639,10 @@ test.serial('deadlines of different lengths: the shorter one fires first', async
   const server = await rawServer(() => {});
   const s = sender();
   const order: string[] = [];
-  const started = performance.now();
   const long = post(s, server.url(), { timeoutMs: 600 }).then((o) => (order.push('long'), o));
   const short = post(s, server.url(), { timeoutMs: 150 }).then((o) => (order.push('short'), o));
   const shortOutcome = await short;
-  a.true(performance.now() - started < 1000, 'the short deadline was not held back by the long one');
+  a.deepEqual(order, ['short'], 'the short deadline was not held back by the long one');
   a.regex(shortOutcome.error ?? '', /^timeout: no complete answer within 150 ms/);
   a.regex((await long).error ?? '', /^timeout: no complete answer within 600 ms/);
   a.deepEqual(order, ['short', 'long']);
@@ -666,8 +662,7 @@ test('a receiver that closes mid-body: not ok, an error, no hang', async (a) => 
   for (const what of ['Content-Length body', 'chunked body', 'head', 'reset']) {
     const outcome = await post(s, server.url(), { timeoutMs: 5000 });
     a.like(outcome, { ok: false, status: null, interrupted: false }, what);
-    a.regex(outcome.error ?? '', /ECONNRESET|socket hang up/, what);
-    a.true(outcome.latencyMs < 4000, `${what}: ${outcome.latencyMs} ms`);
+    a.regex(outcome.error ?? '', /ECONNRESET|socket hang up/, what); // the close, not the 5 s timeout
   }
 });
 
@@ -930,8 +925,8 @@ function exchange(request: string): { exchange: Exchange; settled: Promise<{ err
 
 const get = (port: number): string => `GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`;
 
-function pool(idleMs: number, maxSockets = 2): Http1Pool {
-  const p = new Http1Pool({ maxSockets, idleMs, keep: 64, limit: 1024, lookup: dnsLookup as unknown as net.LookupFunction });
+function pool(idleMs: number, maxSockets = 2, now?: () => number): Http1Pool {
+  const p = new Http1Pool({ maxSockets, idleMs, keep: 64, limit: 1024, lookup: dnsLookup as unknown as net.LookupFunction, ...(now ? { now } : {}) });
   pools.push(p);
   return p;
 }
@@ -958,13 +953,16 @@ test('Http1Pool: reused flag, and idle connections closed by the sweeper after i
 
 test('Http1Pool: a connection idle longer than idleMs is not reused, even before the sweeper runs', async (a) => {
   const server = await rawServer((_r, socket) => answer(socket, 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'));
-  const p = pool(100); // swept every 250 ms
+  // The pool's clock is moved by hand: the sweeper (every second) sees nothing idle past idleMs
+  // until the clock jumps, and the jump and the send run in one turn, so the sweeper cannot come between.
+  let now = 1_000;
+  const p = pool(60_000, 2, () => now);
   const origin = { secure: false, hostname: '127.0.0.1', port: server.port };
   const first = exchange(get(server.port));
   p.send(origin, first.exchange);
   a.is((await first.settled).err, null);
-  // Idle for 150 ms: past idleMs, and (unless this machine stalls) before the first sweep at 250 ms.
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  a.deepEqual(p.stats(), [{ origin: `p|127.0.0.1|${server.port}`, open: 1, idle: 1 }]);
+  now += 60_001; // idle past idleMs
   const second = exchange(get(server.port));
   p.send(origin, second.exchange);
   const two = await second.settled;

@@ -34,7 +34,11 @@ export interface PoolOptions {
   limit: number;
   /** The name lookup every new connection to a name goes through (the outbound policy's). */
   lookup: net.LookupFunction;
+  /** Milliseconds for idle ages (performance.now; a test moves its own). */
+  now?: () => number;
 }
+
+const nowOf = (options: PoolOptions): number => (options.now ? options.now() : performance.now());
 
 /** One request on its way: written once a connection is free, settled exactly once. */
 export class Exchange {
@@ -159,7 +163,7 @@ class OriginPool {
       const connection = this.idle.pop()!;
       // The sweeper runs only every second or so: a connection idle past idleMs (up to idleMs + 1 s,
       // right at the usual 5 s server keep-alive) would race the server's close. It is closed instead.
-      if (connection.usable && performance.now() - connection.idleSince < this.options.idleMs) return connection.start(exchange);
+      if (connection.usable && nowOf(this.options) - connection.idleSince < this.options.idleMs) return connection.start(exchange);
       connection.socket.destroy();
     }
     if (this.connections.size < this.options.maxSockets) return this.connect().start(exchange);
@@ -183,7 +187,7 @@ class OriginPool {
     if (reusable && connection.usable) {
       const next = this.nextWaiting();
       if (next) return connection.start(next);
-      connection.idleSince = performance.now();
+      connection.idleSince = nowOf(this.options);
       this.idle.push(connection);
       return;
     }
@@ -259,7 +263,7 @@ export class Http1Pool {
   }
 
   private sweep(): void {
-    const cutoff = performance.now() - this.options.idleMs;
+    const cutoff = nowOf(this.options) - this.options.idleMs;
     for (const [key, pool] of this.origins) {
       pool.sweep(cutoff);
       if (pool.empty) this.origins.delete(key);
