@@ -1,22 +1,24 @@
 import test from 'ava';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { createHttpServer, defaultServerLimits, type ServerLimits } from '../../src/http/server.js';
+import { eventually } from '../helpers/eventually.js';
 import { startTestApp } from '../helpers/test-app.js';
 
 /**
  * Slow clients: 200 sockets trickling a request head from one address cannot hold the server,
  * and normal requests from another address keep being served meanwhile. The limits are the
- * production ones scaled down (the checking interval is what makes a stalled head close on time).
- * Latency is a benchmark's business (`npm run bench:slow-clients` prints p99 with and without the
- * slow sockets); here a normal call only has to be served, never starved (< 1 s).
+ * production ones with a per-address cap of 150; the head timeout starts long and is then
+ * lowered (Node reads `server.headersTimeout` at each connections check), so what the test sees
+ * does not depend on how fast a loaded machine runs it. Latency is a benchmark's business
+ * (`npm run bench:slow-clients` prints p99 with and without the slow sockets); here normal calls
+ * only have to be served while the slow sockets still hold their places.
  */
 const limits: ServerLimits = {
   ...defaultServerLimits,
-  headersTimeoutMs: 1_500,
-  requestTimeoutMs: 5_000,
-  idleTimeoutMs: 3_000,
+  headersTimeoutMs: 300_000,
+  requestTimeoutMs: 300_000,
+  idleTimeoutMs: 300_000,
   connectionsCheckingIntervalMs: 250,
   maxConnectionsPerIp: 150,
 };
@@ -34,8 +36,7 @@ test('200 slow sockets: beyond the per-address cap they are closed at once, the 
   const token = await app.adminToken();
 
   // The slow ones come from 127.0.0.2 (loopback is a /8): the cap is per client address.
-  const closedAfter: number[] = [];
-  const started = performance.now();
+  let closed = 0;
   const sockets = await Promise.all(
     Array.from({ length: 200 }, () =>
       new Promise<net.Socket>((resolve) => {
@@ -44,7 +45,7 @@ test('200 slow sockets: beyond the per-address cap they are closed at once, the 
           resolve(socket);
         });
         socket.on('error', () => undefined);
-        socket.on('close', () => closedAfter.push(performance.now() - started));
+        socket.on('close', () => closed++);
       }),
     ),
   );
@@ -53,24 +54,22 @@ test('200 slow sockets: beyond the per-address cap they are closed at once, the 
   }, 200);
   t.teardown(() => clearInterval(trickle));
 
-  // Meanwhile, ordinary calls from 127.0.0.1.
-  const latencies: number[] = [];
+  // The 50 over the cap are closed by the server without waiting for anything (the head timeout is minutes away).
+  await eventually(() => closed >= 50, { timeoutMs: 30_000, what: () => `the 50 over the cap closed (${closed} so far)` });
+  t.is(closed, 50, 'the 150 within the cap stay open');
+
+  // Meanwhile, ordinary calls from 127.0.0.1 are served, while the 150 slow sockets still hold their places.
   for (let i = 0; i < 100; i++) {
-    const before = performance.now();
     const res = await fetch(`http://127.0.0.1:${port}/v1/pets?limit=5`, { headers: { authorization: `Bearer ${token}` } });
     await res.text();
     t.is(res.status, 200);
-    latencies.push(performance.now() - before);
   }
-  latencies.sort((a, b) => a - b);
-  const p99 = latencies[98]!;
-  t.true(p99 < 1_000, `p99 ${p99.toFixed(1)} ms: normal calls were starved`);
+  t.is(closed, 50, 'the normal calls were served while the slow heads were still open');
+  t.is(sockets.filter((s) => !s.destroyed).length, 150);
 
-  const deadline = performance.now() + 10_000;
-  while (closedAfter.length < 200 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  // A stalled head is closed at the head timeout although it keeps trickling (it is never idle).
+  server.headersTimeout = 1_500;
+  await eventually(() => closed === 200, { timeoutMs: 30_000, what: () => `every slow socket closed (${closed} so far)` });
   clearInterval(trickle);
-  t.is(closedAfter.length, 200, 'every slow socket was closed');
-  closedAfter.sort((a, b) => a - b);
-  t.true(closedAfter[49]! < 1_000, 'the 50 over the per-address cap were refused at once');
-  t.true(closedAfter[199]! < limits.headersTimeoutMs + limits.connectionsCheckingIntervalMs + 2_000, `last closed after ${closedAfter[199]!.toFixed(0)} ms`);
+  t.is(closed, 200, 'every slow socket was closed');
 });
