@@ -104,7 +104,7 @@ test.serial('a streamed (chunked) upload is cut off with 413 as soon as it passe
   }
   a.true(status === 413 || typeof status === 'string', String(status));
   a.true(sent < 8 * 1024 * 1024, `the server kept reading: ${sent} bytes sent`);
-  await eventually(() => storedFiles(t).length === 0, { timeoutMs: 3000, what: () => `the refused upload's file to go (left: ${storedFiles(t).join(', ')})` });
+  await eventually(() => storedFiles(t).length === 0, { what: () => `the refused upload's file to go (left: ${storedFiles(t).join(', ')})` });
   a.is(await documentCount(t), 0);
 });
 
@@ -162,9 +162,9 @@ test.serial('a client that disconnects mid-upload leaves no file and no row', as
   req.write(head);
   req.write('z'.repeat(1000));
   // Wait until the server has started writing the temp file, then vanish.
-  await eventually(() => storedFiles(t).length === 1, { timeoutMs: 3000, what: 'the upload to be staged' });
+  await eventually(() => storedFiles(t).length === 1, { what: 'the upload to be staged' });
   req.destroy();
-  await eventually(() => storedFiles(t).length === 0, { timeoutMs: 3000, what: () => `the staged file to go (left: ${storedFiles(t).join(', ')})` });
+  await eventually(() => storedFiles(t).length === 0, { what: () => `the staged file to go (left: ${storedFiles(t).join(', ')})` });
   a.is(await documentCount(t), 0);
 });
 

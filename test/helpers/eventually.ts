@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface EventuallyOptions {
-  /** Give up after this long (default 5 s). */
+  /** Give up after this long (default 30 s: only a failing test waits it out, and a loaded machine is slow). */
   timeoutMs?: number;
   /** Pause between probes (default 20 ms). */
   intervalMs?: number;
@@ -18,7 +18,7 @@ type Truthy<T> = Exclude<T, undefined | null | false | 0 | ''>;
  * happen, run the job or pass that would do it, then assert.
  */
 export async function eventually<T>(probe: () => T | Promise<T>, options: EventuallyOptions = {}): Promise<Truthy<T>> {
-  const { timeoutMs = 5000, intervalMs = 20, what = 'the condition' } = options;
+  const { timeoutMs = 30_000, intervalMs = 20, what = 'the condition' } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

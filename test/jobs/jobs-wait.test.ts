@@ -64,6 +64,6 @@ test('the idle limit still closes a socket whose request stops arriving', async 
   socket.on('close', () => (closed = true));
   t.teardown(() => socket.destroy());
   // The other limits are 20 s (head) and 120 s (request): only the idle limit closes it this soon.
-  await eventually(() => closed, { timeoutMs: 5_000, what: 'the stalled socket closed by the idle limit' });
+  await eventually(() => closed, { what: 'the stalled socket closed by the idle limit' });
   t.true(closed);
 });

@@ -141,14 +141,14 @@ test('a failing run is retried with backoff, then succeeds; after maxAttempts it
 
   app.clock.advance(60_000);
   app.app.runner.kick();
-  const done = await app.app.runner.waitFor('live', queued.body.id, 5000);
+  const done = await app.app.runner.waitFor('live', queued.body.id, 30_000);
   t.like(done, { status: 'succeeded', attempts: 2 });
 
   const failed = await run(app, 'broken', {});
   await eventually(async () => (await app.app.runner.waitFor('live', failed.body.id, 0))?.attempts === 1, { what: 'the first failure' });
   app.clock.advance(60_000);
   app.app.runner.kick();
-  const final = await app.app.runner.waitFor('live', failed.body.id, 5000);
+  const final = await app.app.runner.waitFor('live', failed.body.id, 30_000);
   t.like(final, { status: 'failed', attempts: 2, error: 'nope' });
 });
 
@@ -166,7 +166,7 @@ test('a run left running by a process that died is run again after a restart', a
 
   const second = await startTestApp({ dataDir: first.dataDir });
   t.teardown(() => second.close());
-  const row = await second.app.runner.waitFor('live', queuedId, 5000);
+  const row = await second.app.runner.waitFor('live', queuedId, 30_000);
   t.like(row, { status: 'succeeded', attempts: 2 });
 });
 

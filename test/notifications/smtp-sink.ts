@@ -81,7 +81,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     rejectRecipients(code, text = code && code >= 500 ? 'Mailbox unavailable' : 'Mailbox busy, try later') {
       rejection = code === null ? null : { code, text };
     },
-    async waitForMessages(count, timeoutMs = 5000) {
+    async waitForMessages(count, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       while (messages.length < count) {
         const remaining = deadline - Date.now();

@@ -21,7 +21,7 @@ test('lines arrive whole and in order across chunk boundaries, multi-byte text a
   const lines = Array.from({ length: 500 }, (_, i) => `{"n":${i},"text":"${i % 7 === 0 ? 'chien🐕é' : 'x'.repeat(i % 90)}"}\n`);
   lines.push(`{"long":"${'y'.repeat(2_000)}"}\n`, '{"after":true}\n');
   for (const line of lines) sink.write(line);
-  await eventually(() => readFileSync(file, 'utf8') === lines.join(''), { timeoutMs: 5_000 });
+  await eventually(() => readFileSync(file, 'utf8') === lines.join(''));
   t.is(readFileSync(file, 'utf8'), lines.join(''));
 });
 
@@ -31,7 +31,7 @@ test('a partly filled chunk is written after flushMs, not held until it fills', 
   const sink = new LogSink(fd, { flushMs: 20 });
   sink.write('{"one":1}\n');
   t.is(readFileSync(file, 'utf8'), '', 'nothing written synchronously');
-  await eventually(() => readFileSync(file, 'utf8') === '{"one":1}\n', { timeoutMs: 2_000 });
+  await eventually(() => readFileSync(file, 'utf8') === '{"one":1}\n');
   t.pass();
 });
 
@@ -51,7 +51,7 @@ test('a descriptor that refuses for now is retried in order; past maxPendingByte
   t.true(accepted < 50, `${accepted} accepted`);
   t.deepEqual(out, [], 'nothing written while refused, nothing lost either');
   refusing = false;
-  await eventually(() => Buffer.concat(out).toString().includes('log lines dropped'), { timeoutMs: 2_000 });
+  await eventually(() => Buffer.concat(out).toString().includes('log lines dropped'));
   const written = Buffer.concat(out).toString().split('\n').filter(Boolean);
   const note = JSON.parse(written.at(-1)!) as { dropped: number };
   t.is(note.dropped, 50 - accepted);

@@ -162,7 +162,7 @@ test.serial('a server killed (SIGKILL) while first attempts hang: the next start
       const all = await attemptsOf(second, token, endpoint.id);
       return all.length === 5 && all.every((a) => a.status === 'succeeded' && a.deliveryStatus === 'succeeded') ? all : undefined;
     },
-    { timeoutMs: 5000, what: 'five finished attempts' },
+    { what: 'five finished attempts' },
   );
   t.deepEqual(new Set(recovered.map((a) => a.eventId)), before);
   t.deepEqual(new Set(recovered.map((a) => a.deliveryId)), new Set(resent.map((r) => header(r.headers['x-service-delivery-id']))), 'listed under the ids sent');
@@ -182,7 +182,7 @@ test.serial('a server killed (SIGKILL) while first attempts hang: the next start
       const all = await attemptsOf(second, token, endpoint.id);
       return all.length === 7 && all.every((a) => a.status !== 'in_flight');
     },
-    { timeoutMs: 5000, what: 'seven finished attempts' },
+    { what: 'seven finished attempts' },
   );
 
   // Nothing more is due: a delivery pass, run now and awaited, claims nothing (a claim would be listed in flight).

@@ -63,7 +63,7 @@ export async function startReceiver(behaviour: Behaviour = () => ({ status: 200,
     url: '',
     received,
     behaviour,
-    waitFor: (count, timeoutMs = 5000) =>
+    waitFor: (count, timeoutMs = 30_000) =>
       eventually(() => received.length >= count && received.slice(0, count), {
         timeoutMs,
         intervalMs: 10,
@@ -119,7 +119,7 @@ export async function attemptsOf(t: TestApp, endpointId: string, query = ''): Pr
 }
 
 /** Waits until the endpoint has `count` finished attempts (not in flight). */
-export async function waitForAttempts(t: TestApp, endpointId: string, count: number, timeoutMs = 5000): Promise<any[]> {
+export async function waitForAttempts(t: TestApp, endpointId: string, count: number, timeoutMs = 30_000): Promise<any[]> {
   return eventually(
     async () => {
       const attempts = await attemptsOf(t, endpointId);
@@ -137,7 +137,7 @@ export async function waitForAttempts(t: TestApp, endpointId: string, count: num
  * never be sent — the deterministic "nothing arrives" check, instead of a pause.
  */
 export async function deliveryPass(t: TestApp, env: Environment = 'live'): Promise<void> {
-  const run = await t.app.runner.waitFor(env, await t.app.runner.enqueueNow(env, 'webhook-delivery', 'code'), 5000);
+  const run = await t.app.runner.waitFor(env, await t.app.runner.enqueueNow(env, 'webhook-delivery', 'code'), 30_000);
   if (run?.status !== 'succeeded') throw new Error(`delivery pass: ${run?.status ?? 'gone'} ${run?.error ?? ''}`);
 }
 
