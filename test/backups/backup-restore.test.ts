@@ -13,6 +13,7 @@ import { parseBackupKey } from '../../src/modules/backups/archive-encryption.js'
 import { form, fixture, indexed, service } from '../ai/ai-support.js';
 import { download, makePdf, upload } from '../documents/document-helpers.js';
 import { createHousehold, createLocation } from '../helpers/factories.js';
+import { eventually } from '../helpers/eventually.js';
 import { startTestApp } from '../helpers/test-app.js';
 
 /** A whole-appliance backup that a clinic can bet on: everything in the data dir, encrypted, verified before any restore, restored in place. */
@@ -80,11 +81,13 @@ function startServer(dataDir: string): ServerProcess {
 }
 
 async function listening(server: ServerProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!server.output().includes('"msg":"listening"')) {
-    if (Date.now() > deadline || server.child.exitCode !== null) throw new Error(`no listening line: ${server.output()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await eventually(
+    () => {
+      if (server.child.exitCode !== null) throw new Error(`exited before listening: ${server.output()}`);
+      return server.output().includes('"msg":"listening"');
+    },
+    { timeoutMs: 60_000, what: () => `the listening line: ${server.output()}` },
+  );
 }
 
 test('restore into a fresh data dir: the pet, the document bytes, the webhook endpoint and a token issued before the backup all work', async (t) => {
@@ -354,7 +357,6 @@ test('a knowledge document uploaded as a file is still readable and indexed afte
   t.teardown(() => again.close());
   // Re-indexing reads every stored file again: a missing one fails with "the stored file is missing".
   t.is((await again.request('POST', `/v1/ai/services/${svc.id}/reindex`, { token })).status, 202);
-  const { eventually } = await import('../helpers/eventually.js');
   const reindexed = await eventually(
     async () => {
       const got = await again.request('GET', `/v1/ai/services/${svc.id}/documents/${doc.id}`, { token });

@@ -37,18 +37,21 @@ function exchange(port: number, payload: string, done: (text: string) => boolean
       }
     });
     socket.on('error', reject);
-    socket.setTimeout(5_000, () => reject(new Error(`timed out with ${JSON.stringify(text)}`)));
+    socket.setTimeout(30_000, () => reject(new Error(`timed out with ${JSON.stringify(text)}`)));
   });
 }
 
 test('pipelined requests on one connection get their answers whole and in order', async (t) => {
+  const held: Array<() => void> = [];
   const server = await serve((req, res) => {
-    // Later requests answer sooner: order on the wire must still follow the requests.
+    // Later requests answer sooner (all five are held, then answered last first): order on the
+    // wire must still follow the requests.
     const n = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('n'));
-    setTimeout(() => {
+    held.push(() => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ n }));
-    }, (5 - n) * 5);
+    });
+    if (held.length === 5) for (const answer of held.reverse()) answer();
   });
   t.teardown(server.close);
   const requests = [1, 2, 3, 4, 5].map((n) => `GET /?n=${n} HTTP/1.1\r\nHost: x\r\n\r\n`).join('');

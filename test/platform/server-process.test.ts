@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lockDataDir } from '../../src/data-dir.js';
+import { eventually } from '../helpers/eventually.js';
 
 /** The server as `npm start` runs it: its files are its own, an unusable data dir is one line, one server per data dir. */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -30,11 +31,13 @@ function startServer(dataDir: string, env: Record<string, string> = {}): Started
 }
 
 async function listening(server: Started): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!server.output().includes('"msg":"listening"')) {
-    if (Date.now() > deadline || server.child.exitCode !== null) throw new Error(`no listening line: ${server.output()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await eventually(
+    () => {
+      if (server.child.exitCode !== null) throw new Error(`exited before listening: ${server.output()}`);
+      return server.output().includes('"msg":"listening"');
+    },
+    { timeoutMs: 60_000, what: () => `the listening line: ${server.output()}` },
+  );
 }
 
 test('files the appliance creates are its own (0600, folders 0700); it warns when links have no configured origin; its lock names it', async (t) => {
