@@ -35,7 +35,7 @@ export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
     const stores = await Stores.open(dataDir, ['live', 'sandbox']);
     const app = createApp({ config, clock: systemClock, logger: pino({ level: 'silent' }), stores, keys: new SigningKeys(dataDir), secretBox: SecretBox.ephemeral() });
     // A JSON round trip: the same plain document a client downloads.
-    const document = JSON.parse(JSON.stringify(buildOpenApi(app.routes, config.platformVersion))) as Record<string, unknown>;
+    const document = JSON.parse(JSON.stringify(buildOpenApi(app.routes, config.platformVersion, app.tags))) as Record<string, unknown>;
     await app.audit.flush();
     await stores.close();
     return document;

@@ -21,7 +21,7 @@ try {
   const config = loadConfig({}, { dataDir, logLevel: 'silent' });
   const stores = await Stores.open(dataDir, ['live', 'sandbox']);
   const app = createApp({ config, clock: systemClock, logger: pino({ level: 'silent' }), stores, keys: new SigningKeys(dataDir), secretBox: SecretBox.ephemeral() });
-  writeFileSync(out, `${JSON.stringify(buildOpenApi(app.routes, config.platformVersion), null, 2)}\n`);
+  writeFileSync(out, `${JSON.stringify(buildOpenApi(app.routes, config.platformVersion, app.tags), null, 2)}\n`);
   await app.audit.flush();
   await stores.close();
   process.stdout.write(`wrote ${out}\n`);

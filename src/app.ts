@@ -18,34 +18,36 @@ import type { AnyRoute } from './http/route.js';
 import { buildRouter } from './http/router.js';
 import type { HousekeepingTask } from './jobs/housekeeping.js';
 import { JobRunner } from './jobs/runner.js';
-import { jobRoutes } from './modules/jobs/index.js';
-import { backupJob } from './modules/backups/index.js';
-import { auditRoutes } from './modules/audit/index.js';
-import { ClientDirectory, clientRoutes } from './modules/clients/index.js';
-import { docsRoutes } from './modules/docs/docs.routes.js';
-import { consoleRoutes } from './modules/console/index.js';
-import { healthRoutes } from './modules/health/health.routes.js';
-import { locationRoutes } from './modules/locations/index.js';
-import { AccessTokens, oauthHousekeeping, oauthRoutes, type SigningKeys } from './modules/oauth/index.js';
-import { petParentRoutes } from './modules/pet-parents/index.js';
-import { petRoutes } from './modules/pets/index.js';
-import { sandboxRoutes } from './modules/sandbox/index.js';
-import { providerRoutes } from './modules/providers/index.js';
-import { appointmentHousekeeping, appointmentRoutes } from './modules/appointments/index.js';
-import { vaccinationRoutes } from './modules/vaccinations/index.js';
-import { medicalRecordRoutes } from './modules/medical-records/index.js';
-import { documentHousekeeping, documentRoutes } from './modules/documents/index.js';
-import { notificationJobs, notificationRoutes } from './modules/notifications/index.js';
-import { reminderJobs } from './modules/reminders/index.js';
-import { eventRoutes } from './modules/events/index.js';
-import { paymentJobs, paymentRoutes } from './modules/payments/index.js';
-import { boardingJobs, boardingRoutes } from './modules/boarding/index.js';
-import { groomingJobs, groomingRoutes } from './modules/grooming/index.js';
-import { marketplaceRoutes } from './modules/marketplace/index.js';
-import { aiJobs, aiRoutes } from './modules/ai/index.js';
-import { aiAgentRoutes } from './modules/ai/index.js';
-import { analyticsRoutes } from './modules/analytics/index.js';
-import { WebhookDispatcher, webhookHousekeeping, webhookJobs, webhookRoutes } from './modules/webhooks/index.js';
+import { tagDescriptionsOf, type ModuleManifest } from './module-manifest.js';
+import { aiModule } from './modules/ai/index.js';
+import { analyticsModule } from './modules/analytics/index.js';
+import { appointmentsModule } from './modules/appointments/index.js';
+import { auditModule } from './modules/audit/index.js';
+import { backupsModule } from './modules/backups/index.js';
+import { boardingModule } from './modules/boarding/index.js';
+import { bookingsModule } from './modules/bookings/index.js';
+import { businessClockModule } from './modules/business-clock/index.js';
+import { ClientDirectory, clientsModule } from './modules/clients/index.js';
+import { consoleModule } from './modules/console/index.js';
+import { docsModule } from './modules/docs/index.js';
+import { documentsModule } from './modules/documents/index.js';
+import { eventsModule } from './modules/events/index.js';
+import { groomingModule } from './modules/grooming/index.js';
+import { healthModule } from './modules/health/index.js';
+import { jobsModule } from './modules/jobs/index.js';
+import { locationsModule } from './modules/locations/index.js';
+import { marketplaceModule } from './modules/marketplace/index.js';
+import { medicalRecordsModule } from './modules/medical-records/index.js';
+import { notificationsModule } from './modules/notifications/index.js';
+import { AccessTokens, oauthModule, type SigningKeys } from './modules/oauth/index.js';
+import { paymentsModule } from './modules/payments/index.js';
+import { petParentsModule } from './modules/pet-parents/index.js';
+import { petsModule } from './modules/pets/index.js';
+import { providersModule } from './modules/providers/index.js';
+import { remindersModule } from './modules/reminders/index.js';
+import { sandboxModule } from './modules/sandbox/index.js';
+import { vaccinationsModule } from './modules/vaccinations/index.js';
+import { WebhookDispatcher, webhooksModule } from './modules/webhooks/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -62,6 +64,10 @@ export interface AppDeps {
 export interface PetCareApp {
   koa: Koa;
   routes: readonly AnyRoute[];
+  /** Each OpenAPI tag's description (from the modules' manifests), for `buildOpenApi`. */
+  tags: Readonly<Record<string, string>>;
+  /** The modules, in order. */
+  modules: readonly ModuleManifest<ModuleDeps>[];
   audit: AuditLog;
   idempotency: IdempotencyStore;
   directory: ClientDirectory;
@@ -70,6 +76,75 @@ export interface PetCareApp {
   /** Webhook delivery (run by the runner's `webhook-delivery` job); tests read its attempts in flight. */
   webhooks: WebhookDispatcher;
 }
+
+/** The app's shared services: what a module's factories may take (each manifest names the part it needs). */
+export interface ModuleDeps {
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  stores: Stores;
+  keys: SigningKeys;
+  secretBox: SecretBox;
+  directory: ClientDirectory;
+  tokens: AccessTokens;
+  limiter: SlidingWindowLimiter;
+  runner: JobRunner;
+  webhooks: WebhookDispatcher;
+  audit: AuditLog;
+  metrics: Metrics;
+  /** Every route of the app, once built (the docs read it). */
+  routes: () => readonly AnyRoute[];
+  /** Every module of the app, in order (OpenAPI tags and the sandbox reset read it). */
+  modules: () => readonly ModuleManifest[];
+}
+
+/**
+ * The modules, in the order their routes match and appear in /openapi.json. A module's rows may
+ * point only at modules listed before it: the sandbox reset erases latest first (see `ModuleReset`).
+ * The docs come last: they describe every route.
+ */
+const appModules = (gateway: ModuleManifest<ModuleDeps>): ModuleManifest<ModuleDeps>[] => [
+  gateway,
+  businessClockModule,
+  oauthModule,
+  clientsModule,
+  locationsModule,
+  petParentsModule,
+  petsModule,
+  providersModule,
+  bookingsModule,
+  appointmentsModule,
+  vaccinationsModule,
+  medicalRecordsModule,
+  documentsModule,
+  notificationsModule,
+  remindersModule,
+  paymentsModule,
+  boardingModule,
+  groomingModule,
+  marketplaceModule,
+  aiModule,
+  analyticsModule,
+  eventsModule,
+  webhooksModule,
+  auditModule,
+  jobsModule,
+  backupsModule,
+  sandboxModule,
+  healthModule,
+  docsModule,
+  consoleModule,
+];
+
+/**
+ * The housekeeping job runs its tasks, and GET /v1/jobs words its description, in this order, which
+ * predates the module list; tasks not named here follow in the modules' order.
+ */
+const housekeepingOrder = ['http.idempotency', 'oauth.expired-tokens', 'documents.stale-uploads', 'webhooks.seal-secrets', 'appointments.seal-calendar-tokens'];
+const housekeepingRank = (task: HousekeepingTask): number => {
+  const rank = housekeepingOrder.indexOf(task.name);
+  return rank === -1 ? housekeepingOrder.length : rank;
+};
 
 /** Builds the Koa application and its services from explicit dependencies; no globals. */
 export function createApp(deps: AppDeps): PetCareApp {
@@ -81,50 +156,28 @@ export function createApp(deps: AppDeps): PetCareApp {
   const limiter = new SlidingWindowLimiter(clock);
   const tokens = new AccessTokens(keys, config, clock);
   const runner = new JobRunner({ stores, config, clock, logger });
-  const shared = { config, clock, stores, directory, tokens, limiter, keys, secretBox, logger, runner };
-  runner.register([backupJob()]);
-  runner.register([...notificationJobs(shared), ...reminderJobs(shared)]);
-  runner.register(paymentJobs());
-  runner.register([...boardingJobs(shared), ...groomingJobs(shared)]);
-  runner.register(aiJobs(shared));
   const webhooks = new WebhookDispatcher({ config, clock, secretBox });
-  runner.register(webhookJobs({ config, webhooks }));
-  // The idempotency store belongs to the gateway, which has no module to register its clean-up from.
-  const idempotencySweep: HousekeepingTask = {
-    name: 'http.idempotency',
-    drops: 'expired idempotency records',
-    run: async (ctx) => ({ expiredIdempotencyRecords: await idempotency.sweep(ctx.store.db, ctx.clock.now()) }),
+  // The gateway's own part: the idempotency records (no module owns them; src/http imports no module).
+  const gateway: ModuleManifest<ModuleDeps> = {
+    name: 'gateway',
+    housekeeping: () => [
+      {
+        name: 'http.idempotency',
+        drops: 'expired idempotency records',
+        run: async (ctx) => ({ expiredIdempotencyRecords: await idempotency.sweep(ctx.store.db, ctx.clock.now()) }),
+      },
+    ],
+    tables: ['idempotency_keys'],
+    // Records are per client, not per tenant: a reset drops every one of the sandbox's.
+    reset: { erase: { tables: ['idempotency_keys'], run: async (db) => void (await db.deleteFrom('idempotency_keys').execute()) } },
   };
-  runner.addHousekeeping([idempotencySweep, ...oauthHousekeeping(), ...documentHousekeeping(shared), ...webhookHousekeeping({ webhooks }), ...appointmentHousekeeping(shared)]);
-
-  const routes: AnyRoute[] = [
-    ...oauthRoutes(shared),
-    ...clientRoutes(shared),
-    ...locationRoutes(shared),
-    ...petParentRoutes(shared),
-    ...petRoutes(shared),
-    ...providerRoutes(shared),
-    ...appointmentRoutes(shared),
-    ...vaccinationRoutes(shared),
-    ...medicalRecordRoutes(shared),
-    ...documentRoutes(shared),
-    ...notificationRoutes(shared),
-    ...paymentRoutes(shared),
-    ...boardingRoutes(shared),
-    ...groomingRoutes(shared),
-    ...marketplaceRoutes(shared),
-    ...aiRoutes(shared),
-    ...aiAgentRoutes(shared),
-    ...analyticsRoutes(shared),
-    ...eventRoutes(),
-    ...webhookRoutes({ ...shared, webhooks }),
-    ...auditRoutes({ audit }),
-    ...jobRoutes(shared),
-    ...sandboxRoutes(shared),
-    ...healthRoutes({ stores, metrics, platformVersion: config.platformVersion, auditBacklog: () => audit.backlog() }),
-  ];
-  routes.push(...docsRoutes({ routes: () => routes, platformVersion: config.platformVersion }));
-  routes.push(...consoleRoutes());
+  const modules = appModules(gateway);
+  const routes: AnyRoute[] = [];
+  const shared: ModuleDeps = { config, clock, logger, stores, keys, secretBox, directory, tokens, limiter, runner, webhooks, audit, metrics, routes: () => routes, modules: () => modules };
+  for (const module of modules) runner.register(module.jobs?.(shared) ?? []);
+  const housekeeping = modules.flatMap((module) => module.housekeeping?.(shared) ?? []);
+  runner.addHousekeeping(housekeeping.map((task, at) => ({ task, at })).sort((a, b) => housekeepingRank(a.task) - housekeepingRank(b.task) || a.at - b.at).map(({ task }) => task));
+  for (const module of modules) routes.push(...(module.routes?.(shared) ?? []));
 
   const bodyParser = koaBody({
     json: true,
@@ -161,5 +214,5 @@ export function createApp(deps: AppDeps): PetCareApp {
   koa.use(apiVersionMiddleware());
   koa.use(router.routes());
   koa.use(router.allowedMethods());
-  return { koa, routes, audit, idempotency, directory, runner, webhooks };
+  return { koa, routes, tags: tagDescriptionsOf(modules), modules, audit, idempotency, directory, runner, webhooks };
 }

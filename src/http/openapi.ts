@@ -184,47 +184,6 @@ const componentHeaders: Record<string, Json> = {
   ),
 };
 
-const tagDescriptions: Record<string, string> = {
-  OAuth: 'OAuth 2.0 client credentials, refresh-token rotation, revocation and discovery.',
-  Clients: 'API clients (keys) of the tenant: roles, scopes, locations, IP allowlists. Admin only.',
-  Locations: 'Clinics, salons and boarding sites, each with its time zone. Admin only.',
-  'Pet parents': 'Owners of pets (usr_ ids).',
-  Pets: 'Pets (pet_ ids), scoped to a location.',
-  Providers:
-    'Vets, groomers, sitters, walkers and trainers (prv_ ids), where they work and what they offer; ranked matching. Marketplace providers: ' +
-    'onboarding with listings (lst_ ids), approval and suspension, the directory with ratings, and open slots across providers.',
-  'Provider reviews': 'Ratings and verified reviews (rev_ ids) of marketplace providers, one per completed marketplace booking, and the provider reply.',
-  'Appointment types': 'The catalogue of bookable services with durations and buffers (vaccination, vet_consultation, …).',
-  Schedules: "Providers' weekly working hours and time off per location, in the location's time zone.",
-  Appointments: 'Bookings with a provider (apt_ ids): availability, booking without double-booking, state changes, calendar links.',
-  Vaccinations: "Vaccination records (vac_ ids); they drive the pet's vaccinationStatus.",
-  'Medical records': 'Append-only clinical records (med_ ids); corrections are amendments. Doctors and admins write.',
-  Documents: 'Files attached to pets (doc_ ids): PDF, images and text, type decided by content, text extracted.',
-  Events: 'The event stream (evt_ ids) in the seed envelope, the catalogue with data schemas, and replay.',
-  Webhooks: 'Signed webhook endpoints (whe_ ids), their deliveries and replay.',
-  Notifications: 'Email to pet parents (ntf_ ids) through SMTP, with an outbox and retries.',
-  Ledger: 'The double-entry journal behind every money figure: balanced, append-only entries.',
-  Invoices: 'Invoices (inv_ ids): drafts, gapless numbers per location, line tax, finalize, void, write-off.',
-  Payments: 'Money received (pay_ ids): cash, card terminal, transfer, check or wallet; applied to invoices.',
-  Refunds: 'Money paid back on a payment (ref_ ids), never above what was paid.',
-  Wallets: 'Prepaid balances per parent and currency (wal_ ids): top-ups, adjustments, transactions; never negative.',
-  Subscriptions: 'Recurring plans (sub_ ids) invoiced each period, collected from the wallet or sent.',
-  Settlements: 'Daily closes per location and local day (stl_ ids), and provider payouts.',
-  Boarding: 'Rooms (room_ ids), boarding stays booked by room type (bkg_ ids, kind boarding), check-in and check-out, occupancy, care plans (cpl_ ids) and the dose log.',
-  'AI agents': 'The care coordinator (a pet\'s care summary and rule-based next actions, computed from the database) and vaccination recall campaigns (rcl_ ids) sent through the notifications outbox.',
-  Marketplace:
-    'Orders of marketplace services (ord_ ids) whose lines claim providers\' slots as bookings (bkg_ ids, kind marketplace), paid through their invoice; completion, refunds by line, commission lines and provider payout statements (stl_ ids, kind provider_payout).',
-  Grooming: 'Packages (pkg_ ids) priced by pet size, grooming appointments on the stylists\' schedules (bkg_ ids, kind grooming), stylist assignment, availability, memberships (mbr_ ids).',
-  Analytics: 'Metrics over the other modules\' records (revenue, open invoices, appointments, no-shows, occupancy, grooming, vaccination compliance, pets, marketplace), each with its declared basis, as a summary, a series (JSON or CSV) and the records behind a value.',
-  AI: 'Knowledge services (ais_ ids) and their documents (kdoc_ ids), indexed for lexical (FTS5) and optional vector retrieval; answers with citations or an abstention, and the agent query with live counts from SQL (stored as ans_ ids).',
-  Jobs: 'Background jobs: schedules, last and next runs, run now.',
-  Audit: 'The audit trail of every call.',
-  Sandbox: 'Sandbox environment tools.',
-  Operations: 'Health, readiness, metrics and version; no token needed.',
-  Docs: 'This document.',
-  Console: 'The admin console web page and its static assets (served locally, strict Content-Security-Policy).',
-};
-
 /** The info description's part on what every request's input must be (the validator's rules, src/http/input-strings.ts). */
 const inputRulesDescription =
   '**Input rules.** Date-times are ISO 8601 with `Z` or an offset within −14:00…+14:00 whose minutes are below 60 (`+14:01`, `-25:30` and `+99:99` ' +
@@ -250,8 +209,11 @@ function versionsDescription(): string {
   ].join('\n');
 }
 
-/** OpenAPI 3.1, generated from the same route declarations that validate requests. */
-export function buildOpenApi(routes: readonly AnyRoute[], platformVersion: string): Json {
+/**
+ * OpenAPI 3.1, generated from the same route declarations that validate requests. `tagDescriptions`:
+ * each tag's description, from the modules' manifests (`tagDescriptionsOf`); tags are listed sorted.
+ */
+export function buildOpenApi(routes: readonly AnyRoute[], platformVersion: string, tagDescriptions: Readonly<Record<string, string>>): Json {
   const paths: Record<string, Record<string, Json>> = {};
   const add = (path: string, method: string, op: Json) => {
     paths[path] = { ...(paths[path] ?? {}), [method]: op };

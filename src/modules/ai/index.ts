@@ -32,3 +32,4 @@ export function aiAgentRoutes(deps: { config: Config; clock: Clock }): AnyRoute[
 }
 /** Sandbox reset: the tenant's recall campaigns (the reminder ledger and notifications they wrote are reset with the sandbox's own tables). */
 export { deleteTenantCampaigns as eraseRecallCampaigns } from './recall.repository.js';
+export { aiModule } from './ai.module.js';

@@ -2,3 +2,4 @@
 export { analyticsRoutes } from './analytics.routes.js';
 export { computeMetric, computeMetricPerCurrency, type MetricWindow } from './analytics.service.js';
 export { metricNames, type Metric, type MetricName } from './analytics.schema.js';
+export { analyticsModule } from './analytics.module.js';

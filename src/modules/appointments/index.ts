@@ -21,3 +21,4 @@ export { maxWindowDays, readWindow, searchSlots, type SlotShape, type Window } f
 export { dayMs, minuteMs, parseInstant, toIso, zoneClock, type ZoneClock } from './local-time.js';
 export { bookableSchedulesAt, findSchedule, schedulesAt, type BookableSchedule, type ScheduleRecord } from './schedules.repository.js';
 export { timeOffIntervals, weeklyOf } from './schedules.service.js';
+export { appointmentsModule } from './appointments.module.js';

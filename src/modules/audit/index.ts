@@ -1,1 +1,2 @@
 export { auditRoutes } from './audit.routes.js';
+export { auditModule } from './audit.module.js';

@@ -3,3 +3,4 @@ export { createArchive, readArchive, verifyArchive, type CreatedArchive, type Ma
 export { ArchiveError } from './archive-error.js';
 export { notArchived } from './data-dir-contents.js';
 export { finishInterruptedRestore, restoreArchive } from './restore.js';
+export { backupsModule } from './backups.module.js';

@@ -29,3 +29,4 @@ export { CarePlanSchema, DoseSchema } from './care-plans.schema.js';
 export async function eraseBoardingRecords(db: Executor, tenantId: string): Promise<void> {
   await eraseBoardingRows(db, tenantId, 'sandbox reset');
 }
+export { boardingModule } from './boarding.module.js';

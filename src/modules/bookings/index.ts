@@ -3,3 +3,4 @@ export type { BookingKind, BookingsTable } from './bookings.table.js';
 export { deleteTenantBookings, findBooking, insertBooking, updateBooking } from './bookings.repository.js';
 export { emitBookingCancelled, emitBookingCreated } from './booking-events.js';
 export { assertTransition, type StateMachine } from './booking-states.js';
+export { bookingsModule } from './bookings.module.js';

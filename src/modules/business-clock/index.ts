@@ -6,3 +6,4 @@
  */
 export type { SandboxClockTables } from './business-clock.table.js';
 export { businessNow, clockOffset, maxClockLeadMs, resetClock, setClockOffset } from './business-clock.js';
+export { businessClockModule } from './business-clock.module.js';

@@ -4,3 +4,4 @@ export { bootstrapTenantAndAdmin } from './clients.bootstrap.js';
 export * as clientsService from './clients.service.js';
 export { findClientById, findClientByPublicId, listClients } from './clients.repository.js';
 export { presentClient, presentClientWithSecret } from './clients.presenter.js';
+export { clientsModule } from './clients.module.js';

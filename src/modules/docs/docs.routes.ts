@@ -41,7 +41,8 @@ const security = {
   'X-Content-Type-Options': 'nosniff',
 };
 
-export function docsRoutes(deps: { routes: () => readonly AnyRoute[]; platformVersion: string }): AnyRoute[] {
+/** `tags`: each OpenAPI tag's description (the modules' manifests). */
+export function docsRoutes(deps: { routes: () => readonly AnyRoute[]; platformVersion: string; tags: () => Readonly<Record<string, string>> }): AnyRoute[] {
   let document: Record<string, unknown> | null = null;
   const cache = new Map<string, Buffer>();
   return [
@@ -53,7 +54,7 @@ export function docsRoutes(deps: { routes: () => readonly AnyRoute[]; platformVe
       tags: ['Docs'],
       response: { status: 200, description: 'OpenAPI document', schema: Type.Object({}, { additionalProperties: true }) },
       handler: async () => {
-        document ??= buildOpenApi(deps.routes(), deps.platformVersion);
+        document ??= buildOpenApi(deps.routes(), deps.platformVersion, deps.tags());
         return { body: document };
       },
     }),

@@ -7,3 +7,4 @@ export { receiveUpload, type ReceivedFile } from './document-upload.js';
 export { extractPdfText, type PdfTextLimits } from './pdf-text.js';
 export { sanitizeFilename, extensionOf } from './document-files.js';
 export { getDocument } from './documents.service.js';
+export { documentsModule } from './documents.module.js';

@@ -18,3 +18,4 @@ export {
   type EventTypeInfo,
   type EventTypeName,
 } from './event-types.js';
+export { eventsModule } from './events.module.js';

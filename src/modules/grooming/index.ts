@@ -20,3 +20,4 @@ export function groomingJobs(_deps: { config: Config }): JobDefinition[] {
 export async function eraseGroomingRecords(db: Executor, tenantId: string): Promise<void> {
   await deleteGroomingRows(db, tenantId);
 }
+export { groomingModule } from './grooming.module.js';

@@ -1,1 +1,2 @@
 export { jobRoutes } from './jobs.routes.js';
+export { jobsModule } from './jobs.module.js';

@@ -4,3 +4,4 @@ export { LocationId, boardingSpecies } from './locations.schema.js';
 export { isTimeZone } from './locations.service.js';
 export { requiredVaccinesOf } from './boarding-vaccines.js';
 export type { BoardingRequiredVaccinesValue } from './locations.schema.js';
+export { locationsModule } from './locations.module.js';

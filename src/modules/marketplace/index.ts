@@ -24,3 +24,4 @@ export function marketplaceRoutes(deps: { config: Config; clock: Clock }): AnyRo
 export async function eraseMarketplaceRecords(db: Executor, tenantId: string): Promise<void> {
   await deleteMarketplaceRows(db, tenantId);
 }
+export { marketplaceModule } from './marketplace.module.js';

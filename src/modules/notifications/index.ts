@@ -10,3 +10,4 @@ export { notificationDeliveryJob, notificationMaxAttempts, notificationRetryDela
 export function notificationJobs(deps: { config: Config }): JobDefinition[] {
   return [notificationDeliveryJob({ config: deps.config })];
 }
+export { notificationsModule } from './notifications.module.js';

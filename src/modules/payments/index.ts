@@ -32,3 +32,4 @@ export { accounts } from './ledger-accounts.js';
 export { taxOf, isCurrency, maxAmount, PositiveAmount } from './money.js';
 export type { InvoiceWithLines } from './invoices.repository.js';
 export { eraseMoneyRecords } from './money-erasure.repository.js';
+export { paymentsModule } from './payments.module.js';

@@ -1,2 +1,3 @@
 export { petParentRoutes } from './pet-parents.routes.js';
 export { findPetParent } from './pet-parents.repository.js';
+export { petParentsModule } from './pet-parents.module.js';

@@ -3,3 +3,4 @@ export { findPet, recordPetVisit, visiblePetIds } from './pets.repository.js';
 export { petSizes, type PetSize } from './pets.table.js';
 export { dueSoonDays, latestDosesDueThrough, latestDosesOfPet, latestDueDates, statusFrom, type LatestDose } from './vaccination-status.js';
 export { PetSizeSchema } from './pets.schema.js';
+export { petsModule } from './pets.module.js';

@@ -6,3 +6,4 @@ export { BookableNotFound, findBookableListing, isBookable, type BookableListing
 export { eraseMarketplaceProviderRecords } from './listings.repository.js';
 // Last: the routes import the sandbox's business clock, whose module reaches back here (ProviderId, …) while loading.
 export { providerRoutes } from './providers.routes.js';
+export { providersModule } from './providers.module.js';

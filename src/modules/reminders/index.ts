@@ -14,3 +14,4 @@ export { vaccinationReminderKey, type DueVaccination } from './reminders.reposit
 export function reminderJobs(_deps?: unknown): JobDefinition[] {
   return [vaccinationRemindersJob(), appointmentRemindersJob()];
 }
+export { remindersModule } from './reminders.module.js';

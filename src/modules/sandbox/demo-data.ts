@@ -1,14 +1,6 @@
-import type { Executor } from '../../db/database.js';
-import { eraseKnowledgeRecords, eraseRecallCampaigns } from '../ai/index.js';
+import { runStatement, type Executor } from '../../db/database.js';
+import { resetSteps, type ModuleManifest } from '../../module-manifest.js';
 import { seedDefaultAppointmentTypes } from '../appointments/index.js';
-import { eraseMedicalRecords } from '../medical-records/index.js';
-import { eraseMoneyRecords } from '../payments/index.js';
-import { eraseBoardingRecords } from '../boarding/index.js';
-import { deleteTenantBookings } from '../bookings/index.js';
-import { eraseGroomingRecords } from '../grooming/index.js';
-import { eraseMarketplaceRecords } from '../marketplace/index.js';
-import { eraseMarketplaceProviderRecords } from '../providers/index.js';
-import { deleteTenantVaccinations } from '../vaccinations/index.js';
 import { dayMs, utcDate } from '../../calendar-dates.js';
 
 /**
@@ -74,9 +66,6 @@ export function demoVaccinations(now: number) {
   }));
 }
 
-/** Tables of tenant data a reset empties, children first; clients, tenants and the audit trail stay. */
-const resetTables = ['notifications', 'reminder_ledger', 'appointments', 'provider_schedules', 'provider_locations', 'providers', 'appointment_types', 'pets', 'pet_parents', 'events', 'idempotency_keys', 'locations'] as const;
-
 export async function insertDemoData(db: Executor, tenantId: string, now: number): Promise<void> {
   const at = new Date(now).toISOString();
   await db.insertInto('locations').values(demoLocations.map((l) => ({ ...l, tenant_id: tenantId, created_at: at, updated_at: at }))).execute();
@@ -101,23 +90,14 @@ export async function insertDemoData(db: Executor, tenantId: string, now: number
     .execute();
 }
 
-export async function clearSandboxData(db: Executor, tenantId: string): Promise<void> {
-  // Marketplace orders reference bookings, providers and payout statements (settlements): they go first.
-  await eraseMarketplaceRecords(db, tenantId);
-  // Money records reference parents, pets and locations; the journal is append-only and needs the explicit erasure.
-  await eraseMoneyRecords(db, tenantId, 'sandbox reset');
-  // Each booking kind erases its own rows, then the shared facts go (they reference pets and locations).
-  await eraseBoardingRecords(db, tenantId);
-  await eraseGroomingRecords(db, tenantId);
-  await eraseMarketplaceProviderRecords(db, tenantId);
-  await deleteTenantBookings(db, tenantId);
-  // Clinical records reference pets; medical records are append-only and need the explicit erasure.
-  await deleteTenantVaccinations(db, tenantId);
-  await eraseMedicalRecords(db, tenantId, 'sandbox reset');
-  await eraseRecallCampaigns(db, tenantId);
-  await eraseKnowledgeRecords(db, tenantId);
-  for (const table of resetTables) {
-    if (table === 'idempotency_keys') await db.deleteFrom(table).execute();
-    else await db.deleteFrom(table).where('tenant_id', '=', tenantId).execute();
+/**
+ * Erases the tenant's rows of every module (the manifests' `reset`, see `ModuleReset`): each
+ * module's own erasure, latest module first, then the plain rows. Clients, tenants, webhook
+ * endpoints and the audit trail stay (the manifests' `keeps`).
+ */
+export async function clearSandboxData(db: Executor, tenantId: string, modules: readonly ModuleManifest[]): Promise<void> {
+  for (const step of resetSteps(modules)) {
+    if (step.kind === 'erase') await step.run(db, tenantId);
+    else for (const table of step.tables) await runStatement(db, `delete from "${table}" where "tenant_id" = ?`, [tenantId]);
   }
 }

@@ -5,6 +5,7 @@ import type { Db } from '../../db/database.js';
 import type { JobRunner } from '../../jobs/runner.js';
 import { AppError } from '../../http/errors.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
+import type { ModuleManifest } from '../../module-manifest.js';
 import { DocumentFiles } from '../documents/index.js';
 import { removeStoredKnowledgeFiles } from '../ai/index.js';
 import { clearSandboxData, demoLocations, demoParents, demoPets, demoProviders, demoVaccinations, insertDemoData } from './demo-data.js';
@@ -29,7 +30,8 @@ const ResetResultSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export function sandboxRoutes(deps: { clock: Clock; config: Config; runner?: JobRunner }): AnyRoute[] {
+/** `modules`: the app's manifests, through which the reset erases every module's rows. */
+export function sandboxRoutes(deps: { clock: Clock; config: Config; runner?: JobRunner; modules: () => readonly ModuleManifest[] }): AnyRoute[] {
   const documents = new DocumentFiles(deps.config.dataDir);
   return [
     ...sandboxClockRoutes(deps),
@@ -48,7 +50,7 @@ export function sandboxRoutes(deps: { clock: Clock; config: Config; runner?: Job
       handler: async ({ db, actor, afterCommit }) => {
         if (actor.env !== 'sandbox') throw new AppError('sandbox_only', 'Reset is only available with a sandbox (sk_test_) client.');
         const now = deps.clock.now();
-        await clearSandboxData(db, actor.tenantId);
+        await clearSandboxData(db, actor.tenantId, deps.modules());
         await insertDemoData(db, actor.tenantId, now);
         await resetClock(db);
         afterCommit(() => void documents.removeAllStored('sandbox'));

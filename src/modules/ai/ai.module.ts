@@ -1,0 +1,40 @@
+import type { Clock } from '../../clock.js';
+import type { Config } from '../../config.js';
+import type { Stores } from '../../db/stores.js';
+import type { JobRunner } from '../../jobs/runner.js';
+import type { ModuleManifest } from '../../module-manifest.js';
+import { deleteTenantKnowledge } from './ai.repository.js';
+import { aiRouteList, knowledgeFiles } from './ai.routes.js';
+import { careCoordinatorRoutes } from './care-coordinator.routes.js';
+import { aiIndexingJob } from './knowledge-indexing.js';
+import { LlmClient } from './llm-client.js';
+import { deleteTenantCampaigns } from './recall.repository.js';
+import { recallRoutes } from './recall.routes.js';
+
+/** The AI platform (DESIGN §13): knowledge services, their index, answers with citations, the agent query; the care coordinator and recall campaigns. */
+export const aiModule: ModuleManifest<{ config: Config; clock: Clock; stores: Stores; runner: JobRunner }> = {
+  name: 'ai',
+  routes: (deps) => [
+    ...aiRouteList({ ...deps, llm: new LlmClient(deps.config), files: knowledgeFiles(deps.config.dataDir) }),
+    ...careCoordinatorRoutes(deps),
+    ...recallRoutes(deps),
+  ],
+  // `ai-indexing`: extracts, chunks and indexes uploaded knowledge documents.
+  jobs: (deps) => [aiIndexingJob({ llm: new LlmClient(deps.config), files: knowledgeFiles(deps.config.dataDir) })],
+  tags: {
+    AI: 'Knowledge services (ais_ ids) and their documents (kdoc_ ids), indexed for lexical (FTS5) and optional vector retrieval; answers with citations or an abstention, and the agent query with live counts from SQL (stored as ans_ ids).',
+    'AI agents':
+      "The care coordinator (a pet's care summary and rule-based next actions, computed from the database) and vaccination recall campaigns (rcl_ ids) sent through the notifications outbox.",
+  },
+  tables: ['ai_services', 'ai_documents', 'ai_chunks', 'ai_chunks_fts', 'ai_chunk_vectors', 'ai_answers', 'ai_index_version', 'ai_recall_campaigns', 'ai_recall_recipients'],
+  reset: {
+    // The reminder ledger and notifications a campaign wrote go with the notifications module's rows; the uploaded files after the reset commits.
+    erase: {
+      tables: ['ai_recall_recipients', 'ai_recall_campaigns', 'ai_answers', 'ai_chunk_vectors', 'ai_chunks', 'ai_documents', 'ai_services'],
+      run: async (db, tenantId) => {
+        await deleteTenantCampaigns(db, tenantId);
+        await deleteTenantKnowledge(db, tenantId);
+      },
+    },
+  },
+};

@@ -1,0 +1,20 @@
+import type { ModuleManifest } from '../../module-manifest.js';
+import { appointmentTypeRoutes } from './appointment-types.routes.js';
+import { appointmentHousekeeping } from './appointments.jobs.js';
+import { appointmentRoutes, type AppointmentDeps } from './appointments.routes.js';
+import { scheduleRoutes } from './schedules.routes.js';
+
+/** Appointment types, provider schedules, availability, bookings, calendar links and provider matching. */
+export const appointmentsModule: ModuleManifest<AppointmentDeps & Parameters<typeof appointmentHousekeeping>[0]> = {
+  name: 'appointments',
+  // Schedules first: GET /v1/appointments/schedules must win over GET /v1/appointments/:id.
+  routes: (deps) => [...appointmentTypeRoutes(deps), ...scheduleRoutes(deps), ...appointmentRoutes(deps)],
+  housekeeping: (deps) => appointmentHousekeeping(deps),
+  tags: {
+    'Appointment types': 'The catalogue of bookable services with durations and buffers (vaccination, vet_consultation, …).',
+    Schedules: "Providers' weekly working hours and time off per location, in the location's time zone.",
+    Appointments: 'Bookings with a provider (apt_ ids): availability, booking without double-booking, state changes, calendar links.',
+  },
+  tables: ['appointments', 'appointment_types', 'provider_schedules', 'scheduling_versions'],
+  reset: { rows: ['appointments', 'provider_schedules', 'appointment_types'] },
+};

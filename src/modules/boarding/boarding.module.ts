@@ -1,0 +1,38 @@
+import type { ModuleManifest } from '../../module-manifest.js';
+import { eraseBoardingRows } from './boarding-erasure.repository.js';
+import { carePlanDosesJob } from './care-plan-doses.job.js';
+import { carePlanRoutes } from './care-plans.routes.js';
+import { roomRoutes } from './rooms.routes.js';
+import { stayRoutes } from './stays.routes.js';
+import type { Clock } from '../../clock.js';
+import type { Config } from '../../config.js';
+
+/** Boarding (DESIGN §10): rooms, stays (bookings of kind boarding), check-in/out, occupancy, care plans and the dose log. */
+export const boardingModule: ModuleManifest<{ config: Config; clock: Clock }> = {
+  name: 'boarding',
+  routes: (deps) => [...roomRoutes(deps), ...stayRoutes(deps), ...carePlanRoutes(deps)],
+  // `care-plan-doses` (every 5 minutes): boarding.dose_overdue once per missed dose.
+  jobs: () => [carePlanDosesJob()],
+  tags: {
+    Boarding:
+      'Rooms (room_ ids), boarding stays booked by room type (bkg_ ids, kind boarding), check-in and check-out, occupancy, care plans (cpl_ ids) and the dose log.',
+  },
+  tables: [
+    'boarding_rooms',
+    'boarding_stays',
+    'boarding_nights',
+    'boarding_night_totals',
+    'boarding_care_plans',
+    'boarding_doses',
+    'boarding_dose_alerts',
+    'boarding_erasures',
+    'boarding_version',
+  ],
+  reset: {
+    // The dose log is append-only: the erasure row lets the DELETEs through the trigger. The shared bookings rows go later.
+    erase: {
+      tables: ['boarding_dose_alerts', 'boarding_doses', 'boarding_care_plans', 'boarding_night_totals', 'boarding_nights', 'boarding_stays', 'boarding_rooms', 'boarding_erasures'],
+      run: (db, tenantId) => eraseBoardingRows(db, tenantId, 'sandbox reset'),
+    },
+  },
+};

@@ -1,0 +1,11 @@
+import type { ModuleManifest } from '../../module-manifest.js';
+import { clientRoutes } from './clients.routes.js';
+
+/** API clients (keys) of a tenant, and the tenants themselves (created with their first admin client). */
+export const clientsModule: ModuleManifest<Parameters<typeof clientRoutes>[0]> = {
+  name: 'clients',
+  routes: (deps) => clientRoutes(deps),
+  tags: { Clients: 'API clients (keys) of the tenant: roles, scopes, locations, IP allowlists. Admin only.' },
+  tables: ['tenants', 'api_clients'],
+  reset: { keeps: { api_clients: 'API clients and their keys outlive a sandbox reset' } },
+};

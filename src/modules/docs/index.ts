@@ -1,0 +1,1 @@
+export { docsModule } from './docs.module.js';

@@ -1,0 +1,13 @@
+import type { ModuleManifest } from '../../module-manifest.js';
+import { documentHousekeeping } from './documents.jobs.js';
+import { documentRoutes } from './documents.routes.js';
+
+export const documentsModule: ModuleManifest<Parameters<typeof documentRoutes>[0] & Parameters<typeof documentHousekeeping>[0]> = {
+  name: 'documents',
+  routes: (deps) => documentRoutes(deps),
+  housekeeping: (deps) => documentHousekeeping(deps),
+  tags: { Documents: 'Files attached to pets (doc_ ids): PDF, images and text, type decided by content, text extracted.' },
+  tables: ['documents'],
+  // The files go after the reset commits (the sandbox removes every stored file of the environment).
+  reset: { cascades: { documents: 'pets' } },
+};

@@ -1,0 +1,10 @@
+import type { ModuleManifest } from '../../module-manifest.js';
+import { eventRoutes } from './events.routes.js';
+
+export const eventsModule: ModuleManifest<unknown> = {
+  name: 'events',
+  routes: () => eventRoutes(),
+  tags: { Events: 'The event stream (evt_ ids) in the seed envelope, the catalogue with data schemas, and replay.' },
+  tables: ['events'],
+  reset: { rows: ['events'] },
+};

@@ -1,0 +1,21 @@
+import type { ModuleManifest } from '../../module-manifest.js';
+import { deleteGroomingRows } from './grooming.repository.js';
+import { groomingRouteList } from './grooming.routes.js';
+
+/** Grooming (DESIGN §11); no jobs of its own: memberships bill through payments' subscription-billing job. */
+export const groomingModule: ModuleManifest<Parameters<typeof groomingRouteList>[0]> = {
+  name: 'grooming',
+  routes: (deps) => groomingRouteList(deps),
+  tags: {
+    Grooming:
+      "Packages (pkg_ ids) priced by pet size, grooming appointments on the stylists' schedules (bkg_ ids, kind grooming), stylist assignment, availability, memberships (mbr_ ids).",
+  },
+  tables: ['grooming_packages', 'grooming_appointments', 'grooming_memberships', 'grooming_package_credits', 'grooming_credit_uses'],
+  reset: {
+    // Before the shared bookings rows go.
+    erase: {
+      tables: ['grooming_credit_uses', 'grooming_appointments', 'grooming_package_credits', 'grooming_memberships', 'grooming_packages'],
+      run: deleteGroomingRows,
+    },
+  },
+};

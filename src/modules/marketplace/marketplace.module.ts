@@ -1,0 +1,26 @@
+import type { ModuleManifest } from '../../module-manifest.js';
+import { onInvoicePaid, onRefund } from '../payments/index.js';
+import { deleteMarketplaceRows } from './marketplace.repository.js';
+import { marketplaceRouteList } from './marketplace.routes.js';
+import { onOrderInvoicePaid, onOrderPaymentRefunded } from './orders.service.js';
+
+/**
+ * Orders, commissions and provider payouts (DESIGN §12). Paying an order's invoice moves the order
+ * to paid and a refund of its payment is mapped to its lines: payments calls the hooks registered
+ * here inside the paying or refunding transaction (payments imports no module: no import cycle).
+ */
+export const marketplaceModule: ModuleManifest<Parameters<typeof marketplaceRouteList>[0]> = {
+  name: 'marketplace',
+  routes: (deps) => {
+    onInvoicePaid(onOrderInvoicePaid);
+    onRefund(onOrderPaymentRefunded);
+    return marketplaceRouteList(deps);
+  },
+  tags: {
+    Marketplace:
+      "Orders of marketplace services (ord_ ids) whose lines claim providers' slots as bookings (bkg_ ids, kind marketplace), paid through their invoice; completion, refunds by line, commission lines and provider payout statements (stl_ ids, kind provider_payout).",
+  },
+  tables: ['marketplace_orders', 'marketplace_order_lines', 'marketplace_commission_lines'],
+  // Orders reference bookings, providers and payout statements (settlements): latest in the list, they go first.
+  reset: { erase: { tables: ['marketplace_commission_lines', 'marketplace_order_lines', 'marketplace_orders'], run: deleteMarketplaceRows } },
+};

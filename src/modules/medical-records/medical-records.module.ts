@@ -1,0 +1,12 @@
+import type { ModuleManifest } from '../../module-manifest.js';
+import { eraseMedicalRecords } from './medical-records.repository.js';
+import { medicalRecordRoutes } from './medical-records.routes.js';
+
+export const medicalRecordsModule: ModuleManifest<Parameters<typeof medicalRecordRoutes>[0]> = {
+  name: 'medical-records',
+  routes: (deps) => medicalRecordRoutes(deps),
+  tags: { 'Medical records': 'Append-only clinical records (med_ ids); corrections are amendments. Doctors and admins write.' },
+  tables: ['medical_records', 'medical_record_erasures'],
+  // Append-only: the erasure row lets the DELETEs through the trigger.
+  reset: { erase: { tables: ['medical_records', 'medical_record_erasures'], run: (db, tenantId) => eraseMedicalRecords(db, tenantId, 'sandbox reset') } },
+};

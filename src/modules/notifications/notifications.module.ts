@@ -1,0 +1,14 @@
+import type { Config } from '../../config.js';
+import type { ModuleManifest } from '../../module-manifest.js';
+import { notificationDeliveryJob } from './notification-delivery.js';
+import { notificationRoutes } from './notifications.routes.js';
+
+export const notificationsModule: ModuleManifest<Parameters<typeof notificationRoutes>[0] & { config: Config }> = {
+  name: 'notifications',
+  routes: (deps) => notificationRoutes(deps),
+  // The outbox poller that sends queued notifications.
+  jobs: (deps) => [notificationDeliveryJob({ config: deps.config })],
+  tags: { Notifications: 'Email to pet parents (ntf_ ids) through SMTP, with an outbox and retries.' },
+  tables: ['notifications', 'reminder_ledger'],
+  reset: { rows: ['notifications', 'reminder_ledger'] },
+};

@@ -1,0 +1,66 @@
+import type { ModuleManifest } from '../../module-manifest.js';
+import { invoiceRoutes } from './invoices.routes.js';
+import { ledgerRoutes } from './ledger.routes.js';
+import { eraseMoneyRecords } from './money-erasure.repository.js';
+import { paymentAndRefundRoutes } from './payments.routes.js';
+import { settlementJob } from './settlement.job.js';
+import { settlementRoutes } from './settlements.routes.js';
+import { subscriptionBillingJob } from './subscription-billing.job.js';
+import { subscriptionRoutes } from './subscriptions.routes.js';
+import { walletRoutes } from './wallets.routes.js';
+import type { Clock } from '../../clock.js';
+
+/** The money ledger (DESIGN §9): invoices, payments, refunds, wallets, subscriptions and settlements over one journal. */
+export const paymentsModule: ModuleManifest<{ clock: Clock }> = {
+  name: 'payments',
+  routes: (deps) => [...ledgerRoutes(), ...invoiceRoutes(deps), ...paymentAndRefundRoutes(deps), ...walletRoutes(deps), ...subscriptionRoutes(deps), ...settlementRoutes()],
+  // `subscription-billing` (hourly) and `settlement` (daily closes).
+  jobs: () => [subscriptionBillingJob(), settlementJob()],
+  tags: {
+    Ledger: 'The double-entry journal behind every money figure: balanced, append-only entries.',
+    Invoices: 'Invoices (inv_ ids): drafts, gapless numbers per location, line tax, finalize, void, write-off.',
+    Payments: 'Money received (pay_ ids): cash, card terminal, transfer, check or wallet; applied to invoices.',
+    Refunds: 'Money paid back on a payment (ref_ ids), never above what was paid.',
+    Wallets: 'Prepaid balances per parent and currency (wal_ ids): top-ups, adjustments, transactions; never negative.',
+    Subscriptions: 'Recurring plans (sub_ ids) invoiced each period, collected from the wallet or sent.',
+    Settlements: 'Daily closes per location and local day (stl_ ids), and provider payouts.',
+  },
+  tables: [
+    'ledger_entries',
+    'ledger_lines',
+    'invoices',
+    'invoice_lines',
+    'invoice_number_counters',
+    'payments',
+    'refunds',
+    'wallets',
+    'wallet_transactions',
+    'subscriptions',
+    'subscription_invoices',
+    'settlements',
+    'daily_close_marks',
+    'money_erasures',
+  ],
+  reset: {
+    // The journal is append-only: the erasure row lets the DELETEs through its triggers.
+    erase: {
+      tables: [
+        'subscription_invoices',
+        'subscriptions',
+        'refunds',
+        'payments',
+        'wallet_transactions',
+        'wallets',
+        'invoice_lines',
+        'invoices',
+        'invoice_number_counters',
+        'ledger_lines',
+        'ledger_entries',
+        'settlements',
+        'daily_close_marks',
+        'money_erasures',
+      ],
+      run: (db, tenantId) => eraseMoneyRecords(db, tenantId, 'sandbox reset'),
+    },
+  },
+};

@@ -1,0 +1,10 @@
+import type { ModuleManifest } from '../../module-manifest.js';
+import { petParentRoutes } from './pet-parents.routes.js';
+
+export const petParentsModule: ModuleManifest<Parameters<typeof petParentRoutes>[0]> = {
+  name: 'pet-parents',
+  routes: (deps) => petParentRoutes(deps),
+  tags: { 'Pet parents': 'Owners of pets (usr_ ids).' },
+  tables: ['pet_parents'],
+  reset: { rows: ['pet_parents'] },
+};

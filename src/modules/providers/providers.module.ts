@@ -1,0 +1,21 @@
+import type { ModuleManifest } from '../../module-manifest.js';
+import { eraseMarketplaceProviderRecords } from './listings.repository.js';
+import { providerRoutes } from './providers.routes.js';
+
+/** Providers, where they work and what they offer; their marketplace side (profiles, listings, reviews). */
+export const providersModule: ModuleManifest<Parameters<typeof providerRoutes>[0]> = {
+  name: 'providers',
+  routes: (deps) => providerRoutes(deps),
+  tags: {
+    Providers:
+      'Vets, groomers, sitters, walkers and trainers (prv_ ids), where they work and what they offer; ranked matching. Marketplace providers: ' +
+      'onboarding with listings (lst_ ids), approval and suspension, the directory with ratings, and open slots across providers.',
+    'Provider reviews': 'Ratings and verified reviews (rev_ ids) of marketplace providers, one per completed marketplace booking, and the provider reply.',
+  },
+  tables: ['providers', 'provider_locations', 'provider_marketplace_profiles', 'marketplace_listings', 'provider_reviews', 'provider_directory_version'],
+  reset: {
+    // Reviews point at bookings, which point at providers: the marketplace side goes before the shared bookings rows, providers after them.
+    erase: { tables: ['provider_reviews', 'marketplace_listings', 'provider_marketplace_profiles'], run: eraseMarketplaceProviderRecords },
+    rows: ['provider_locations', 'providers'],
+  },
+};

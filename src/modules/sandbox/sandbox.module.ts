@@ -1,0 +1,9 @@
+import type { ModuleManifest } from '../../module-manifest.js';
+import { sandboxRoutes } from './sandbox.routes.js';
+
+/** The sandbox's reset and test clock; the reset erases through every module's manifest. */
+export const sandboxModule: ModuleManifest<Parameters<typeof sandboxRoutes>[0]> = {
+  name: 'sandbox',
+  routes: (deps) => sandboxRoutes(deps),
+  tags: { Sandbox: 'Sandbox environment tools.' },
+};

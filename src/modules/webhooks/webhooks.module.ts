@@ -1,0 +1,19 @@
+import type { ModuleManifest } from '../../module-manifest.js';
+import { webhookHousekeeping, webhookJobs } from './webhooks.jobs.js';
+import { webhookRoutes, type WebhookRouteDeps } from './webhooks.routes.js';
+
+export const webhooksModule: ModuleManifest<WebhookRouteDeps & Parameters<typeof webhookJobs>[0]> = {
+  name: 'webhooks',
+  routes: (deps) => webhookRoutes(deps),
+  jobs: (deps) => webhookJobs(deps),
+  housekeeping: (deps) => webhookHousekeeping(deps),
+  tags: { Webhooks: 'Signed webhook endpoints (whe_ ids), their deliveries and replay.' },
+  tables: ['webhook_endpoints', 'webhook_fanout', 'webhook_deliveries', 'webhook_attempts'],
+  reset: {
+    keeps: {
+      webhook_endpoints: 'an endpoint is configuration, like an API client: the sandbox reset has never removed it',
+      webhook_deliveries: 'kept with their endpoint (the reset has never removed them)',
+      webhook_attempts: 'kept with their endpoint (the reset has never removed them)',
+    },
+  },
+};
