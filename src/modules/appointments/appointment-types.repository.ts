@@ -15,9 +15,6 @@ export const defaultAppointmentTypes = [
   { code: 'grooming', name: 'Grooming', duration_minutes: 60, buffer_before_minutes: 0, buffer_after_minutes: 15 },
 ] as const;
 
-/** Bounds of the catalogue (also bound the overlap queries: nothing blocks a provider longer than this). */
-export const maxDurationMinutes = 480;
-export const maxBufferMinutes = 120;
 
 /** Inserts the default types a tenant lacks; existing rows (possibly edited) are left alone. */
 export async function seedDefaultAppointmentTypes(db: Executor, tenantId: string, now: number): Promise<void> {
@@ -37,20 +34,6 @@ export async function listAppointmentTypes(db: Executor, tenantId: string, inclu
 
 export async function findAppointmentType(db: Executor, tenantId: string, code: string): Promise<AppointmentTypesTable | null> {
   return (await db.selectFrom('appointment_types').selectAll().where('tenant_id', '=', tenantId).where('code', '=', code).executeTakeFirst()) ?? null;
-}
-
-/** Of `codes`, those that are not active types of the tenant. */
-export async function unknownAppointmentTypes(db: Executor, tenantId: string, codes: readonly string[]): Promise<string[]> {
-  if (codes.length === 0) return [];
-  const rows = await db
-    .selectFrom('appointment_types')
-    .select('code')
-    .where('tenant_id', '=', tenantId)
-    .where('code', 'in', [...codes])
-    .where('active', '=', 1)
-    .execute();
-  const known = new Set(rows.map((r) => r.code));
-  return codes.filter((c) => !known.has(c));
 }
 
 export async function insertAppointmentType(db: Executor, row: AppointmentTypesTable): Promise<void> {

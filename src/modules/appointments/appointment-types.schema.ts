@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { NonBlankText } from '../../http/schema-fields.js';
 import { TypeCode } from '../providers/index.js';
-import { maxBufferMinutes, maxDurationMinutes } from './appointment-types.repository.js';
+import { maxBufferMinutes, maxDurationMinutes } from '../scheduling/index.js';
 
 const Duration = Type.Integer({ minimum: 5, maximum: maxDurationMinutes, description: `Length of the visit in minutes (5–${maxDurationMinutes}).` });
 const Buffer = (when: string) =>

@@ -26,7 +26,7 @@ import {
 import { createAppointment, getAppointment, parseStatus, patchAppointment } from './appointments.service.js';
 import { availability, matchProviders } from './availability.service.js';
 import { calendarFor } from './calendar.service.js';
-import { toIso } from './local-time.js';
+import { toIso } from '../scheduling/index.js';
 
 const tags = ['Appointments'];
 

@@ -1,13 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
 import { LocationId } from '../locations/index.js';
+import { holdingStatuses as schedulingHoldingStatuses } from '../scheduling/index.js';
 import { ProviderId, TypeCode } from '../providers/index.js';
 
 export const appointmentStatuses = ['confirmed', 'checked_in', 'in_progress', 'completed', 'cancelled', 'no_show'] as const;
 export type AppointmentStatus = (typeof appointmentStatuses)[number];
 
-/** Statuses whose appointment still holds the provider's time. */
-export const holdingStatuses: readonly AppointmentStatus[] = ['confirmed', 'checked_in', 'in_progress', 'completed'];
+/** Statuses whose appointment still holds the provider's time: the scheduling kernel's busy time reads them. */
+export const holdingStatuses: readonly AppointmentStatus[] = schedulingHoldingStatuses;
 
 const statusList = appointmentStatuses.join(', ');
 const StatusInput = Type.String({

@@ -4,14 +4,28 @@ import type { Executor, LocationsTable } from '../../db/database.js';
 import { newId, randomSecret } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, notFound, validationFailed } from '../../http/errors.js';
-import { emit } from '../events/emit.js';
+import { emit } from '../events/index.js';
 import { findLocation } from '../locations/index.js';
 import { findPet, recordPetVisit } from '../pets/index.js';
 import { findProvider, providerServices, type ProviderRecord } from '../providers/index.js';
-import { covers, overlapsAny, workingIntervals } from './appointment-slots.js';
-import { bookableType } from './appointment-types.service.js';
 import {
   busyIntervals,
+  covers,
+  dayMs,
+  findSchedule,
+  minuteMs,
+  overlapsAny,
+  parseInstant,
+  schedulesOf,
+  timeOffIntervals,
+  toIso,
+  weeklyOf,
+  workingIntervals,
+  zoneClock,
+  type ScheduleRecord,
+} from '../scheduling/index.js';
+import { bookableType } from './appointment-types.service.js';
+import {
   findAppointment,
   insertAppointment,
   updateAppointment,
@@ -19,9 +33,6 @@ import {
 } from './appointments.repository.js';
 import { appointmentStatuses, type AppointmentStatus, type CreateAppointmentInput, type UpdateAppointmentInput } from './appointments.schema.js';
 import type { AppointmentsTable } from './appointments.table.js';
-import { dayMs, minuteMs, parseInstant, toIso, zoneClock } from './local-time.js';
-import { findSchedule, schedulesOf, type ScheduleRecord } from './schedules.repository.js';
-import { timeOffIntervals, weeklyOf } from './schedules.service.js';
 
 /** DESIGN §5: the moves the front desk and the clinic make; anything else answers 409. */
 const transitions: Record<AppointmentStatus, readonly AppointmentStatus[]> = {

@@ -1,6 +1,5 @@
-import type { ScheduleRecord } from './schedules.repository.js';
+import { timeOffOf, type ScheduleRecord } from '../scheduling/index.js';
 import type { ScheduleOut } from './schedules.schema.js';
-import { timeOffOf } from './schedules.service.js';
 
 export const presentSchedule = (row: ScheduleRecord): ScheduleOut => ({
   id: row.id,

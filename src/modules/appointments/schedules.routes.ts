@@ -2,7 +2,7 @@ import type { Clock } from '../../clock.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { presentSchedule } from './schedules.presenter.js';
-import { listSchedules } from './schedules.repository.js';
+import { listSchedules } from '../scheduling/index.js';
 import { ListSchedulesQuery, PutScheduleSchema, ScheduleParams, ScheduleSchema } from './schedules.schema.js';
 import { putSchedule } from './schedules.service.js';
 

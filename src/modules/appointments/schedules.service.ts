@@ -4,49 +4,8 @@ import type { Actor } from '../../http/actor.js';
 import { type FieldError, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
 import { findLocation } from '../locations/index.js';
 import { findProvider } from '../providers/index.js';
-import type { Interval, WeeklyWindow } from './appointment-slots.js';
-import { mergeIntervals } from './appointment-slots.js';
-import { parseClock, toIso, zoneClock, type ZoneClock } from './local-time.js';
-import { upsertSchedule, type ScheduleRecord } from './schedules.repository.js';
+import { parseClock, toIso, upsertSchedule, zoneClock, type ScheduleRecord, type StoredTimeOff, type StoredWindow, type ZoneClock } from '../scheduling/index.js';
 import type { PutScheduleInput } from './schedules.schema.js';
-
-interface StoredWindow {
-  weekday: number;
-  start: string;
-  end: string;
-}
-interface StoredTimeOff {
-  from: string;
-  to: string;
-  reason: string | null;
-}
-
-/** Parsed weekly patterns by their stored text: most providers of a clinic share a handful of patterns. */
-const parsedWeekly = new Map<string, readonly WeeklyWindow[]>();
-
-/** The stored weekly pattern in the engine's form (minutes since local midnight). */
-export function weeklyOf(row: Pick<ScheduleRecord, 'weekly'>): readonly WeeklyWindow[] {
-  let weekly = parsedWeekly.get(row.weekly);
-  if (!weekly) {
-    weekly = (JSON.parse(row.weekly) as StoredWindow[]).map((w) => ({ weekday: w.weekday, start: parseClock(w.start) ?? 0, end: parseClock(w.end) ?? 0 }));
-    if (parsedWeekly.size >= 1000) parsedWeekly.clear();
-    parsedWeekly.set(row.weekly, weekly);
-  }
-  return weekly;
-}
-
-export function timeOffOf(row: Pick<ScheduleRecord, 'time_off'>): StoredTimeOff[] {
-  return JSON.parse(row.time_off) as StoredTimeOff[];
-}
-
-/** Time off as merged intervals, only those touching [from, to). */
-export function timeOffIntervals(row: Pick<ScheduleRecord, 'time_off'>, from: number, to: number): Interval[] {
-  return mergeIntervals(
-    timeOffOf(row)
-      .map((t) => ({ from: Date.parse(t.from), to: Date.parse(t.to) }))
-      .filter((i) => i.to > from && i.from < to),
-  );
-}
 
 function checkWeekly(weekly: PutScheduleInput['weekly']): StoredWindow[] {
   const errors: FieldError[] = [];

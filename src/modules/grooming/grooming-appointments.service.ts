@@ -3,7 +3,7 @@ import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import { type Actor, type AccessFilter, wholeTenant } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
-import { dayMs, minuteMs, parseInstant, toIso } from '../appointments/index.js';
+import { dayMs, minuteMs, parseInstant, toIso } from '../scheduling/index.js';
 import { assertTransition, emitBookingCancelled, emitBookingCreated, insertBooking, updateBooking, type BookingsTable, type StateMachine } from '../bookings/index.js';
 import { findLocation } from '../locations/index.js';
 import { createInvoice } from '../payments/index.js';

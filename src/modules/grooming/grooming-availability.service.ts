@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Executor } from '../../db/database.js';
 import type { Actor } from '../../http/actor.js';
 import { foundOr404, missingReference } from '../../http/errors.js';
-import { dayMs, minuteMs, mergeIntervals, readWindow, schedulesAt, searchSlots, timeOffIntervals, toIso, weeklyOf, workingIntervals, zoneClock, type Interval } from '../appointments/index.js';
+import { dayMs, minuteMs, mergeIntervals, readWindow, schedulesAt, searchSlots, timeOffIntervals, toIso, weeklyOf, workingIntervals, zoneClock, type Interval } from '../scheduling/index.js';
 import { findLocation } from '../locations/index.js';
 import { providersFor } from '../providers/index.js';
 import type { GroomingAvailabilityInput, GroomingAvailabilitySchema, availabilityReasons } from './grooming.schema.js';

@@ -2,7 +2,7 @@ import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import { type AccessFilter, wholeTenant } from '../../http/actor.js';
 import { foundOr404, missingReference, validationFailed } from '../../http/errors.js';
-import { dayMs, toIso } from '../appointments/index.js';
+import { dayMs, toIso } from '../scheduling/index.js';
 import { assertTransition, type StateMachine } from '../bookings/index.js';
 import { findLocation } from '../locations/index.js';
 import { cancelSubscription, createInvoice, createSubscription } from '../payments/index.js';

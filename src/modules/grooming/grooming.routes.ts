@@ -5,7 +5,7 @@ import type { Environment } from '../../config.js';
 import { validationFailed } from '../../http/errors.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { parseInstant, toIso } from '../appointments/index.js';
+import { parseInstant, toIso } from '../scheduling/index.js';
 import { businessNow } from '../business-clock/index.js';
 import { groomingAvailability } from './grooming-availability.service.js';
 import { assignStylist, createGroomingAppointment, getGroomingAppointment, moveGroomingAppointment } from './grooming-appointments.service.js';

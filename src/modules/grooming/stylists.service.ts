@@ -1,6 +1,6 @@
 import type { Executor, LocationsTable } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
-import { busyIntervals, covers, findSchedule, overlapsAny, timeOffIntervals, toIso, weeklyOf, workingIntervals, zoneClock, dayMs } from '../appointments/index.js';
+import { busyIntervals, covers, findSchedule, overlapsAny, timeOffIntervals, toIso, weeklyOf, workingIntervals, zoneClock, dayMs } from '../scheduling/index.js';
 import { providersFor, providerServices, type ProviderRecord } from '../providers/index.js';
 import { groomsPerStylist, lastStylistOf } from './grooming.repository.js';
 import { packageServices } from './packages.service.js';

@@ -3,7 +3,7 @@ import type { Executor, LocationsTable } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import { type Actor, type AccessFilter, wholeTenant } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
-import { busyIntervals, covers, dayMs, findSchedule, minuteMs, overlapsAny, parseInstant, timeOffIntervals, toIso, weeklyOf, workingIntervals, zoneClock } from '../appointments/index.js';
+import { busyIntervals, covers, dayMs, findSchedule, minuteMs, overlapsAny, parseInstant, timeOffIntervals, toIso, weeklyOf, workingIntervals, zoneClock } from '../scheduling/index.js';
 import { assertTransition, emitBookingCancelled, emitBookingCreated, findBooking, insertBooking, updateBooking, type BookingsTable, type StateMachine } from '../bookings/index.js';
 import { emit } from '../events/index.js';
 import { findLocation } from '../locations/index.js';

@@ -3,7 +3,7 @@ import { newId } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
 import { addDays, utcDate } from '../../calendar-dates.js';
-import { toIso } from '../appointments/index.js';
+import { toIso } from '../scheduling/index.js';
 import { requireTenantWide } from '../events/index.js';
 import { accounts, postJournal } from '../payments/index.js';
 import type { SettlementsTable } from '../payments/payments.table.js';

@@ -6,9 +6,8 @@ import { AppError, foundOr404, notFound, validationFailed } from '../../http/err
 import { assertTransition, type StateMachine } from '../bookings/index.js';
 import { emit } from '../events/index.js';
 import { findLocation } from '../locations/index.js';
-// Files, not the indexes: appointments and payments load (through the sandbox) modules that build on this one.
-import { schedulesOf } from '../appointments/schedules.repository.js';
-import { isCurrency } from '../payments/money.js';
+import { isCurrency } from '../payments/index.js';
+import { schedulesOf } from '../scheduling/index.js';
 import {
   countActiveListings,
   findListing,

@@ -5,14 +5,13 @@ import { missingReference, validationFailed } from '../../http/errors.js';
 import { providersFor, schedulesOfProviders, shortestListings, type ProviderFilters, type ProviderScheduleFacts } from './providers.repository.js';
 import type { ProviderAvailabilityInput } from './providers.schema.js';
 import type { ListingCategory } from './providers.table.js';
+import { cachedBusyIntervals, freeSlots, maxProviderBookingMinutes, minuteMs, readWindow, timeOffIntervals, toIso, weeklyOf, workingIntervals, zoneClock } from '../scheduling/index.js';
 
 /**
- * Open slots of many providers across their locations, through the appointments module's slot
+ * Open slots of many providers across their locations, through the scheduling kernel's slot
  * engine: working hours minus time off minus busy time (appointments and bookings holding the
- * provider). The appointments module builds on this one (its schemas import ours when loaded), so
- * its index is loaded on first use rather than with this file.
+ * provider).
  */
-const slotEngine = () => import('../appointments/index.js');
 
 /** Slot length of a provider without a matching listing (clinic staff): the appointment grid. */
 export const staffSlotMinutes = 30;
@@ -37,26 +36,25 @@ type WindowOf = (timezone: string) => { from: number; to: number };
 /** `earliest`: the first bookable start (now plus the booking notice, as orders require it). */
 async function searchProviders(db: Executor, actor: AccessFilter, candidates: readonly Candidate[], windowOf: WindowOf, earliest: number, locationId?: string): Promise<ProviderSlot[]> {
   if (candidates.length === 0) return [];
-  const engine = await slotEngine();
   const minutes = new Map(candidates.map((c) => [c.id, c.minutes]));
   const schedules = await schedulesOfProviders(db, actor, [...minutes.keys()], locationId);
   if (schedules.length === 0) return [];
   const windows = new Map<ProviderScheduleFacts, { from: number; to: number }>(schedules.map((s) => [s, windowOf(s.timezone)]));
   const spans = [...windows.values()];
-  const busy = await engine.cachedBusyIntervals(
+  const busy = await cachedBusyIntervals(
     db,
     [...new Set(schedules.map((s) => s.provider_id))],
     Math.min(...spans.map((w) => w.from)),
-    Math.max(...spans.map((w) => w.to)) + engine.maxProviderBookingMinutes * engine.minuteMs,
+    Math.max(...spans.map((w) => w.to)) + maxProviderBookingMinutes * minuteMs,
   );
   const out: ProviderSlot[] = [];
   for (const [schedule, window] of windows) {
-    const durationMs = (minutes.get(schedule.provider_id) ?? staffSlotMinutes) * engine.minuteMs;
+    const durationMs = (minutes.get(schedule.provider_id) ?? staffSlotMinutes) * minuteMs;
     const reach = window.to + durationMs;
-    const clock = engine.zoneClock(schedule.timezone);
-    const slots = engine.freeSlots({
-      working: engine.workingIntervals(engine.weeklyOf(schedule), clock, window.from, reach),
-      timeOff: engine.timeOffIntervals(schedule, window.from, reach),
+    const clock = zoneClock(schedule.timezone);
+    const slots = freeSlots({
+      working: workingIntervals(weeklyOf(schedule), clock, window.from, reach),
+      timeOff: timeOffIntervals(schedule, window.from, reach),
       busy: busy.get(schedule.provider_id) ?? [],
       durationMs,
       bufferBeforeMs: 0,
@@ -80,9 +78,8 @@ async function candidatesOf(db: Executor, actor: AccessFilter, ids: readonly str
 /** The providers among `ids` with at least one open slot on a local date (the directory's `availableOn`). */
 export async function openOn(db: Executor, actor: AccessFilter, ids: readonly string[], date: string, earliest: number, category?: ListingCategory, locationId?: string): Promise<Set<string>> {
   if (!isCalendarDate(date)) throw validationFailed([{ field: 'availableOn', message: 'must be a real date YYYY-MM-DD' }]);
-  const engine = await slotEngine();
   const windowOf: WindowOf = (timezone) => {
-    const clock = engine.zoneClock(timezone);
+    const clock = zoneClock(timezone);
     return { from: clock.toUtc(date, 0), to: clock.toUtc(addDays(date, 1), 0) };
   };
   const slots = await searchProviders(db, actor, await candidatesOf(db, actor, ids, undefined, category), windowOf, earliest, locationId);
@@ -104,7 +101,6 @@ export async function providerAvailability(db: Executor, actor: Actor, input: Pr
   if (input.category === undefined && input.providerIds === undefined) {
     throw validationFailed([{ field: 'category', message: 'give category or providerIds' }]);
   }
-  const engine = await slotEngine();
   const ids = input.providerIds === undefined ? undefined : [...new Set(input.providerIds.split(',').map((id) => id.trim()))];
   if (ids !== undefined) {
     const bad = ids.findIndex((id) => !/^prv_[a-z0-9_]{1,60}$/.test(id));
@@ -119,16 +115,16 @@ export async function providerAvailability(db: Executor, actor: Actor, input: Pr
     const unknown = ids.find((id) => !seen.has(id));
     if (unknown !== undefined) throw missingReference('providerIds', 'provider', unknown);
   }
-  const windowOf: WindowOf = (timezone) => engine.readWindow(engine.zoneClock(timezone), input, now, 7);
+  const windowOf: WindowOf = (timezone) => readWindow(zoneClock(timezone), input, now, 7);
   const candidates = await candidatesOf(db, actor, providers.map((p) => p.id), input.durationMinutes, input.category);
-  const all = await searchProviders(db, actor, candidates, windowOf, now + noticeMinutes * engine.minuteMs, input.locationId);
+  const all = await searchProviders(db, actor, candidates, windowOf, now + noticeMinutes * minuteMs, input.locationId);
   all.sort((a, b) => a.from - b.from || (a.providerId < b.providerId ? -1 : a.providerId > b.providerId ? 1 : 0));
   const limit = input.limit ?? 500;
   const hasMore = all.length > limit;
   const page = hasMore ? all.slice(0, limit) : all;
   return {
-    data: page.map((s) => ({ providerId: s.providerId, startsAt: engine.toIso(s.from), endsAt: engine.toIso(s.to) })),
+    data: page.map((s) => ({ providerId: s.providerId, startsAt: toIso(s.from), endsAt: toIso(s.to) })),
     hasMore,
-    nextFrom: hasMore ? engine.toIso(all[limit]!.from) : null,
+    nextFrom: hasMore ? toIso(all[limit]!.from) : null,
   };
 }

@@ -3,7 +3,7 @@ import { pageQueryFields } from '../../http/paging.js';
 import { NonBlankText } from '../../http/schema-fields.js';
 import { LocationId } from '../locations/index.js';
 // The file, not the payments index: payments loads the sandbox, which loads appointments, which loads this module.
-import { maxAmount } from '../payments/money.js';
+import { maxAmount } from '../payments/index.js';
 import { listingCategories } from './providers.table.js';
 
 export const providerKinds = ['vet', 'groomer', 'sitter', 'walker', 'trainer'] as const;

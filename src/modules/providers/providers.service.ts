@@ -2,10 +2,10 @@ import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
 import { foundOr404, missingReference, validationFailed } from '../../http/errors.js';
-import { emit } from '../events/emit.js';
+import { emit } from '../events/index.js';
 import { missingLocations } from '../locations/index.js';
 // A file, not the appointments index: that module builds on this one, and the catalogue query needs nothing else.
-import { unknownAppointmentTypes } from '../appointments/appointment-types.repository.js';
+import { unknownAppointmentTypes } from '../scheduling/index.js';
 import { allLocationsOf, findProvider, insertProvider, replaceProviderLocations, updateProvider, type ProviderRecord } from './providers.repository.js';
 import type { CreateProviderInput, UpdateProviderInput } from './providers.schema.js';
 import type { ProvidersTable } from './providers.table.js';

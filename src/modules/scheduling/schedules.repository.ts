@@ -1,8 +1,10 @@
-import type { Executor, LocationsTable } from '../../db/database.js';
+import type { Database, Executor, LocationsTable } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
-import type { ProviderSchedulesTable } from './appointments.table.js';
 import { inList } from '../../db/in-list.js';
+
+/** The provider_schedules row (the table's type is declared with the appointments module's tables). */
+type ProviderSchedulesTable = Database['provider_schedules'];
 
 /** A schedule with its location's zone. */
 export interface ScheduleRecord extends ProviderSchedulesTable {

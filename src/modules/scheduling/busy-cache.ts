@@ -1,6 +1,6 @@
 import { selectRows, type Executor } from '../../db/database.js';
-import { mergeIntervals, type Interval } from './appointment-slots.js';
-import { busyIntervals } from './appointments.repository.js';
+import { mergeIntervals, type Interval } from './slot-engine.js';
+import { busyIntervals } from './busy-intervals.js';
 
 interface Entry {
   version: number;
