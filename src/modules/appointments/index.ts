@@ -12,3 +12,4 @@ export function appointmentRoutes(deps: AppointmentDeps): AnyRoute[] {
 export { seedDefaultAppointmentTypes, defaultAppointmentTypes } from './appointment-types.repository.js';
 export { findAppointment, type AppointmentRecord } from './appointments.repository.js';
 export { appointmentHousekeeping } from './appointments.jobs.js';
+export { appointmentsModule } from './appointments.module.js';
