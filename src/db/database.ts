@@ -14,22 +14,6 @@ import {
   type Transaction,
 } from 'kysely';
 import type { JobsTables } from '../jobs/jobs.table.js';
-import type { AiTables } from '../modules/ai/ai.table.js';
-import type { RecallTables } from '../modules/ai/recall.table.js';
-import type { AppointmentsTables } from '../modules/appointments/appointments.table.js';
-import type { BookingsTables } from '../modules/bookings/bookings.table.js';
-import type { BoardingTables } from '../modules/boarding/boarding.table.js';
-import type { GroomingTables } from '../modules/grooming/grooming.table.js';
-import type { AnalyticsTables } from '../modules/analytics/analytics.table.js';
-import type { MarketplaceTables } from '../modules/marketplace/marketplace.table.js';
-import type { DocumentsTables } from '../modules/documents/documents.table.js';
-import type { MedicalRecordsTables } from '../modules/medical-records/medical-records.table.js';
-import type { NotificationsTables } from '../modules/notifications/notifications.table.js';
-import type { PaymentsTables } from '../modules/payments/payments.table.js';
-import type { ProvidersTables } from '../modules/providers/providers.table.js';
-import type { SandboxClockTables } from '../modules/business-clock/index.js';
-import type { VaccinationsTables } from '../modules/vaccinations/vaccinations.table.js';
-import type { WebhooksTables } from '../modules/webhooks/webhooks.table.js';
 
 /** Times are ISO 8601 UTC strings, dates YYYY-MM-DD, booleans 0/1, lists JSON text. */
 export interface TenantsTable {
@@ -151,25 +135,12 @@ export interface PetsTable {
   updated_at: string;
 }
 
-/** Foundation tables are declared here; each later module declares its own in `<module>.table.ts`. */
-export interface Database
-  extends ProvidersTables,
-    AppointmentsTables,
-    VaccinationsTables,
-    MedicalRecordsTables,
-    DocumentsTables,
-    JobsTables,
-    WebhooksTables,
-    NotificationsTables,
-    PaymentsTables,
-    SandboxClockTables,
-    BookingsTables,
-    BoardingTables,
-    GroomingTables,
-    AnalyticsTables,
-    MarketplaceTables,
-    AiTables,
-    RecallTables {
+/**
+ * Foundation tables are declared here; each later module declares its own in `<module>.table.ts`
+ * and adds them to this interface from its manifest (`declare module '../../db/database.js'` in
+ * `<module>.module.ts`), so src/db imports no module.
+ */
+export interface Database extends JobsTables {
   tenants: TenantsTable;
   locations: LocationsTable;
   api_clients: ApiClientsTable;

@@ -3,6 +3,8 @@ import type { Config } from '../../config.js';
 import type { Stores } from '../../db/stores.js';
 import type { JobRunner } from '../../jobs/runner.js';
 import type { ModuleManifest } from '../../module-manifest.js';
+import type { AiTables } from './ai.table.js';
+import type { RecallTables } from './recall.table.js';
 import { deleteTenantKnowledge } from './ai.repository.js';
 import { aiRouteList, knowledgeFiles } from './ai.routes.js';
 import { careCoordinatorRoutes } from './care-coordinator.routes.js';
@@ -10,6 +12,11 @@ import { aiIndexingJob } from './knowledge-indexing.js';
 import { LlmClient } from './llm-client.js';
 import { deleteTenantCampaigns } from './recall.repository.js';
 import { recallRoutes } from './recall.routes.js';
+
+// The module's tables join the `Database` type here, so src/db imports no module.
+declare module '../../db/database.js' {
+  interface Database extends AiTables, RecallTables {}
+}
 
 /** The AI platform (DESIGN §13): knowledge services, their index, answers with citations, the agent query; the care coordinator and recall campaigns. */
 export const aiModule: ModuleManifest<{ config: Config; clock: Clock; stores: Stores; runner: JobRunner }> = {

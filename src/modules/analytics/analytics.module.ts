@@ -1,5 +1,11 @@
 import type { ModuleManifest } from '../../module-manifest.js';
+import type { AnalyticsTables } from './analytics.table.js';
 import { analyticsRoutes } from './analytics.routes.js';
+
+// The module's tables join the `Database` type here, so src/db imports no module.
+declare module '../../db/database.js' {
+  interface Database extends AnalyticsTables {}
+}
 
 export const analyticsModule: ModuleManifest<Parameters<typeof analyticsRoutes>[0]> = {
   name: 'analytics',

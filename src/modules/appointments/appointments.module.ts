@@ -1,8 +1,14 @@
 import type { ModuleManifest } from '../../module-manifest.js';
+import type { AppointmentsTables } from './appointments.table.js';
 import { appointmentTypeRoutes } from './appointment-types.routes.js';
 import { appointmentHousekeeping } from './appointments.jobs.js';
 import { appointmentRoutes, type AppointmentDeps } from './appointments.routes.js';
 import { scheduleRoutes } from './schedules.routes.js';
+
+// The module's tables join the `Database` type here, so src/db imports no module.
+declare module '../../db/database.js' {
+  interface Database extends AppointmentsTables {}
+}
 
 /** Appointment types, provider schedules, availability, bookings, calendar links and provider matching. */
 export const appointmentsModule: ModuleManifest<AppointmentDeps & Parameters<typeof appointmentHousekeeping>[0]> = {

@@ -1,4 +1,5 @@
 import type { ModuleManifest } from '../../module-manifest.js';
+import type { BoardingTables } from './boarding.table.js';
 import { eraseBoardingRows } from './boarding-erasure.repository.js';
 import { carePlanDosesJob } from './care-plan-doses.job.js';
 import { carePlanRoutes } from './care-plans.routes.js';
@@ -6,6 +7,11 @@ import { roomRoutes } from './rooms.routes.js';
 import { stayRoutes } from './stays.routes.js';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
+
+// The module's tables join the `Database` type here, so src/db imports no module.
+declare module '../../db/database.js' {
+  interface Database extends BoardingTables {}
+}
 
 /** Boarding (DESIGN §10): rooms, stays (bookings of kind boarding), check-in/out, occupancy, care plans and the dose log. */
 export const boardingModule: ModuleManifest<{ config: Config; clock: Clock }> = {

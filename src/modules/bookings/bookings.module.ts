@@ -1,4 +1,10 @@
 import type { ModuleManifest } from '../../module-manifest.js';
+import type { BookingsTables } from './bookings.table.js';
+
+// The module's tables join the `Database` type here, so src/db imports no module.
+declare module '../../db/database.js' {
+  interface Database extends BookingsTables {}
+}
 
 /** The facts every kind of booking shares; each kind's module erases its own rows first, these go after them. */
 export const bookingsModule: ModuleManifest<unknown> = {

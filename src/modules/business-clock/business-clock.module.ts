@@ -1,4 +1,10 @@
 import type { ModuleManifest } from '../../module-manifest.js';
+import type { SandboxClockTables } from './business-clock.table.js';
+
+// The module's tables join the `Database` type here, so src/db imports no module.
+declare module '../../db/database.js' {
+  interface Database extends SandboxClockTables {}
+}
 
 /** The sandbox test clock's offset; not a tenant's row: the sandbox reset returns it to zero itself. */
 export const businessClockModule: ModuleManifest<unknown> = {

@@ -1,6 +1,12 @@
 import type { ModuleManifest } from '../../module-manifest.js';
+import type { DocumentsTables } from './documents.table.js';
 import { documentHousekeeping } from './documents.jobs.js';
 import { documentRoutes } from './documents.routes.js';
+
+// The module's tables join the `Database` type here, so src/db imports no module.
+declare module '../../db/database.js' {
+  interface Database extends DocumentsTables {}
+}
 
 export const documentsModule: ModuleManifest<Parameters<typeof documentRoutes>[0] & Parameters<typeof documentHousekeeping>[0]> = {
   name: 'documents',

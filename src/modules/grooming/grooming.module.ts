@@ -1,6 +1,12 @@
 import type { ModuleManifest } from '../../module-manifest.js';
+import type { GroomingTables } from './grooming.table.js';
 import { deleteGroomingRows } from './grooming.repository.js';
 import { groomingRouteList } from './grooming.routes.js';
+
+// The module's tables join the `Database` type here, so src/db imports no module.
+declare module '../../db/database.js' {
+  interface Database extends GroomingTables {}
+}
 
 /** Grooming (DESIGN §11); no jobs of its own: memberships bill through payments' subscription-billing job. */
 export const groomingModule: ModuleManifest<Parameters<typeof groomingRouteList>[0]> = {

@@ -1,8 +1,14 @@
 import type { ModuleManifest } from '../../module-manifest.js';
+import type { MarketplaceTables } from './marketplace.table.js';
 import { onInvoicePaid, onRefund } from '../payments/index.js';
 import { deleteMarketplaceRows } from './marketplace.repository.js';
 import { marketplaceRouteList } from './marketplace.routes.js';
 import { onOrderInvoicePaid, onOrderPaymentRefunded } from './orders.service.js';
+
+// The module's tables join the `Database` type here, so src/db imports no module.
+declare module '../../db/database.js' {
+  interface Database extends MarketplaceTables {}
+}
 
 /**
  * Orders, commissions and provider payouts (DESIGN §12). Paying an order's invoice moves the order

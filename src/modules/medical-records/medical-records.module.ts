@@ -1,6 +1,12 @@
 import type { ModuleManifest } from '../../module-manifest.js';
+import type { MedicalRecordsTables } from './medical-records.table.js';
 import { eraseMedicalRecords } from './medical-records.repository.js';
 import { medicalRecordRoutes } from './medical-records.routes.js';
+
+// The module's tables join the `Database` type here, so src/db imports no module.
+declare module '../../db/database.js' {
+  interface Database extends MedicalRecordsTables {}
+}
 
 export const medicalRecordsModule: ModuleManifest<Parameters<typeof medicalRecordRoutes>[0]> = {
   name: 'medical-records',

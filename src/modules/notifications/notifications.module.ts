@@ -1,7 +1,13 @@
 import type { Config } from '../../config.js';
 import type { ModuleManifest } from '../../module-manifest.js';
+import type { NotificationsTables } from './notifications.table.js';
 import { notificationDeliveryJob } from './notification-delivery.js';
 import { notificationRoutes } from './notifications.routes.js';
+
+// The module's tables join the `Database` type here, so src/db imports no module.
+declare module '../../db/database.js' {
+  interface Database extends NotificationsTables {}
+}
 
 export const notificationsModule: ModuleManifest<Parameters<typeof notificationRoutes>[0] & { config: Config }> = {
   name: 'notifications',

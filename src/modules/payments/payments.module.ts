@@ -1,4 +1,5 @@
 import type { ModuleManifest } from '../../module-manifest.js';
+import type { PaymentsTables } from './payments.table.js';
 import { invoiceRoutes } from './invoices.routes.js';
 import { ledgerRoutes } from './ledger.routes.js';
 import { eraseMoneyRecords } from './money-erasure.repository.js';
@@ -9,6 +10,11 @@ import { subscriptionBillingJob } from './subscription-billing.job.js';
 import { subscriptionRoutes } from './subscriptions.routes.js';
 import { walletRoutes } from './wallets.routes.js';
 import type { Clock } from '../../clock.js';
+
+// The module's tables join the `Database` type here, so src/db imports no module.
+declare module '../../db/database.js' {
+  interface Database extends PaymentsTables {}
+}
 
 /** The money ledger (DESIGN §9): invoices, payments, refunds, wallets, subscriptions and settlements over one journal. */
 export const paymentsModule: ModuleManifest<{ clock: Clock }> = {

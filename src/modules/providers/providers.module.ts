@@ -1,6 +1,12 @@
 import type { ModuleManifest } from '../../module-manifest.js';
+import type { ProvidersTables } from './providers.table.js';
 import { eraseMarketplaceProviderRecords } from './listings.repository.js';
 import { providerRoutes } from './providers.routes.js';
+
+// The module's tables join the `Database` type here, so src/db imports no module.
+declare module '../../db/database.js' {
+  interface Database extends ProvidersTables {}
+}
 
 /** Providers, where they work and what they offer; their marketplace side (profiles, listings, reviews). */
 export const providersModule: ModuleManifest<Parameters<typeof providerRoutes>[0]> = {

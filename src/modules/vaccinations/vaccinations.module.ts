@@ -1,5 +1,11 @@
 import type { ModuleManifest } from '../../module-manifest.js';
+import type { VaccinationsTables } from './vaccinations.table.js';
 import { vaccinationRoutes } from './vaccinations.routes.js';
+
+// The module's tables join the `Database` type here, so src/db imports no module.
+declare module '../../db/database.js' {
+  interface Database extends VaccinationsTables {}
+}
 
 export const vaccinationsModule: ModuleManifest<Parameters<typeof vaccinationRoutes>[0]> = {
   name: 'vaccinations',

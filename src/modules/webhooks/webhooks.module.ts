@@ -1,6 +1,12 @@
 import type { ModuleManifest } from '../../module-manifest.js';
+import type { WebhooksTables } from './webhooks.table.js';
 import { webhookHousekeeping, webhookJobs } from './webhooks.jobs.js';
 import { webhookRoutes, type WebhookRouteDeps } from './webhooks.routes.js';
+
+// The module's tables join the `Database` type here, so src/db imports no module.
+declare module '../../db/database.js' {
+  interface Database extends WebhooksTables {}
+}
 
 export const webhooksModule: ModuleManifest<WebhookRouteDeps & Parameters<typeof webhookJobs>[0]> = {
   name: 'webhooks',
