@@ -1,3 +1,4 @@
+import type { Environment } from './config.js';
 import type { Executor } from './db/database.js';
 import type { AnyRoute } from './http/route.js';
 import type { HousekeepingTask } from './jobs/housekeeping.js';
@@ -43,6 +44,8 @@ export interface ModuleReset {
   readonly cascades?: Readonly<Record<string, string>>;
   /** Tables with tenant rows the reset keeps: table → why. */
   readonly keeps?: Readonly<Record<string, string>>;
+  /** Removes the environment's stored files of the erased rows; run after the reset commits, in the modules' order. */
+  readonly files?: (dataDir: string, env: Environment) => unknown;
 }
 
 /** The manifests' OpenAPI tag descriptions; a tag described twice is a mistake. */

@@ -35,7 +35,7 @@ export const aiModule: ModuleManifest<{ config: Config; clock: Clock; stores: St
   },
   tables: ['ai_services', 'ai_documents', 'ai_chunks', 'ai_chunks_fts', 'ai_chunk_vectors', 'ai_answers', 'ai_index_version', 'ai_recall_campaigns', 'ai_recall_recipients'],
   reset: {
-    // The reminder ledger and notifications a campaign wrote go with the notifications module's rows; the uploaded files after the reset commits.
+    // The reminder ledger and notifications a campaign wrote go with the notifications module's rows.
     erase: {
       tables: ['ai_recall_recipients', 'ai_recall_campaigns', 'ai_answers', 'ai_chunk_vectors', 'ai_chunks', 'ai_documents', 'ai_services'],
       run: async (db, tenantId) => {
@@ -43,5 +43,7 @@ export const aiModule: ModuleManifest<{ config: Config; clock: Clock; stores: St
         await deleteTenantKnowledge(db, tenantId);
       },
     },
+    // Every uploaded knowledge file of the environment (pet documents are the documents module's).
+    files: (dataDir, env) => knowledgeFiles(dataDir).knowledge.removeAllStored(env),
   },
 };

@@ -1,5 +1,6 @@
 import type { ModuleManifest } from '../../module-manifest.js';
 import type { DocumentsTables } from './documents.table.js';
+import { DocumentFiles } from './document-files.js';
 import { documentHousekeeping } from './documents.jobs.js';
 import { documentRoutes } from './documents.routes.js';
 
@@ -14,6 +15,5 @@ export const documentsModule: ModuleManifest<Parameters<typeof documentRoutes>[0
   housekeeping: (deps) => documentHousekeeping(deps),
   tags: { Documents: 'Files attached to pets (doc_ ids): PDF, images and text, type decided by content, text extracted.' },
   tables: ['documents'],
-  // The files go after the reset commits (the sandbox removes every stored file of the environment).
-  reset: { cascades: { documents: 'pets' } },
+  reset: { cascades: { documents: 'pets' }, files: (dataDir, env) => new DocumentFiles(dataDir).removeAllStored(env) },
 };

@@ -6,8 +6,6 @@ import type { JobRunner } from '../../jobs/runner.js';
 import { AppError } from '../../http/errors.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import type { ModuleManifest } from '../../module-manifest.js';
-import { DocumentFiles } from '../documents/index.js';
-import { removeStoredKnowledgeFiles } from '../ai/index.js';
 import { clearSandboxData, demoLocations, demoParents, demoPets, demoProviders, demoVaccinations, insertDemoData } from './demo-data.js';
 import { resetClock } from '../business-clock/index.js';
 import { sandboxClockRoutes } from './sandbox-clock.routes.js';
@@ -32,7 +30,6 @@ const ResetResultSchema = Type.Object(
 
 /** `modules`: the app's manifests, through which the reset erases every module's rows. */
 export function sandboxRoutes(deps: { clock: Clock; config: Config; runner?: JobRunner; modules: () => readonly ModuleManifest[] }): AnyRoute[] {
-  const documents = new DocumentFiles(deps.config.dataDir);
   return [
     ...sandboxClockRoutes(deps),
     defineRoute({
@@ -53,8 +50,10 @@ export function sandboxRoutes(deps: { clock: Clock; config: Config; runner?: Job
         await clearSandboxData(db, actor.tenantId, deps.modules());
         await insertDemoData(db, actor.tenantId, now);
         await resetClock(db);
-        afterCommit(() => void documents.removeAllStored('sandbox'));
-        afterCommit(() => void removeStoredKnowledgeFiles(deps.config.dataDir, 'sandbox'));
+        for (const module of deps.modules()) {
+          const removeFiles = module.reset?.files;
+          if (removeFiles) afterCommit(() => void removeFiles(deps.config.dataDir, 'sandbox'));
+        }
         return {
           body: {
             environment: 'sandbox' as const,
