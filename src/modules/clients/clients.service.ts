@@ -8,7 +8,7 @@ import { AppError, notFound, validationFailed, type FieldError } from '../../htt
 import { parseCidr } from '../../http/ip-allowlist.js';
 import { expandScopes, roleCeiling, type Role, type Scope } from '../../http/scopes.js';
 import { missingLocations } from '../locations/index.js';
-import { revokeClientRefreshTokens } from '../oauth/refresh-tokens.repository.js';
+import { revokeClientRefreshTokens } from './client-sessions.repository.js';
 import { hashSecret } from './client-secrets.js';
 import { countEnabledAdmins, findClientById, insertClient, isFullAdmin, updateClient, type ApiClient, type ApiClientPatch } from './clients.repository.js';
 import type { CreateClientInput, UpdateClientInput } from './clients.schema.js';

@@ -3,7 +3,7 @@ import { selectRows, type Executor } from '../../db/database.js';
 import { inList } from '../../db/in-list.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
-import type { SettlementsTable } from '../payments/payments.table.js';
+import type { SettlementsTable } from '../payments/index.js';
 import type { MarketplaceCommissionLinesTable, MarketplaceOrderLinesTable, MarketplaceOrdersTable, OrderStatus } from './marketplace.table.js';
 
 /** An order with its lines, in position order. */

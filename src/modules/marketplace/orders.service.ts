@@ -8,7 +8,7 @@ import { assertTransition, emitBookingCancelled, emitBookingCreated, findBooking
 import { emit } from '../events/index.js';
 import { findLocation } from '../locations/index.js';
 import { accounts, createInvoice, createRefund, creditedSoFar, getInvoice, postJournal, refundablePaymentsOf, taxOf, voidInvoice, type JournalLine } from '../payments/index.js';
-import type { InvoicesTable, RefundsTable } from '../payments/payments.table.js';
+import type { InvoicesTable, RefundsTable } from '../payments/index.js';
 import type { RefundRequest } from '../payments/index.js';
 import { findPet } from '../pets/index.js';
 import { BookableNotFound, findBookableListing, type BookableListing } from '../providers/index.js';

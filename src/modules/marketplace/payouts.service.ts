@@ -6,7 +6,7 @@ import { addDays, utcDate } from '../../calendar-dates.js';
 import { toIso } from '../scheduling/index.js';
 import { requireTenantWide } from '../events/index.js';
 import { accounts, postJournal } from '../payments/index.js';
-import type { SettlementsTable } from '../payments/payments.table.js';
+import type { SettlementsTable } from '../payments/index.js';
 import { findProvider } from '../providers/index.js';
 import type { CreatePayoutsInput } from './marketplace.schema.js';
 import type { MarketplaceCommissionLinesTable } from './marketplace.table.js';

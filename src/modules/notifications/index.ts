@@ -4,6 +4,8 @@ import { notificationDeliveryJob } from './notification-delivery.js';
 
 export { notificationRoutes } from './notifications.routes.js';
 export { queueNotification, type QueuedMessage } from './notifications.service.js';
+export type { NotificationKind } from './notifications.schema.js';
+export type { ReminderLedgerTable } from './notifications.table.js';
 export { notificationDeliveryJob, notificationMaxAttempts, notificationRetryDelays } from './notification-delivery.js';
 
 /** The module's jobs: the outbox poller that sends queued notifications. */

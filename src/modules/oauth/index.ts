@@ -2,5 +2,4 @@ export { oauthRoutes, type OAuthRouteDeps } from './oauth.routes.js';
 export { oauthHousekeeping } from './oauth.jobs.js';
 export { AccessTokens, TokenError, type AccessTokenClaims, type TokenSubject } from './access-tokens.js';
 export { SigningKeys } from './signing-keys.js';
-export { revokeClientRefreshTokens } from './refresh-tokens.repository.js';
 export { oauthModule } from './oauth.module.js';

@@ -7,9 +7,7 @@ import type { EnvironmentStore, Stores } from '../../db/stores.js';
 import { AppError } from '../../http/errors.js';
 import { compileAllowlist, normalizeIp } from '../../http/ip-allowlist.js';
 import { expandScopes, grantScopes, heldScopes, isScope, parseScopeString, type Scope } from '../../http/scopes.js';
-import type { ClientDirectory } from '../clients/client-directory.js';
-import { hashSecret, verifySecret } from '../clients/client-secrets.js';
-import { findClientByPublicId, type ApiClient } from '../clients/clients.repository.js';
+import { findClientByPublicId, hashSecret, verifySecret, type ApiClient, type ClientDirectory } from '../clients/index.js';
 import { TokenError, type AccessTokens } from './access-tokens.js';
 import {
   findRefreshTokenByHash,

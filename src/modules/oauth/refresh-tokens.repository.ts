@@ -29,10 +29,6 @@ export async function revokeFamily(db: Executor, familyId: string, now: string, 
   await revokeAccessToken(db, familyId, accessTokensExpireBy);
 }
 
-export async function revokeClientRefreshTokens(db: Executor, clientId: string, now: string): Promise<void> {
-  await db.updateTable('refresh_tokens').set({ revoked_at: now }).where('client_id', '=', clientId).where('revoked_at', 'is', null).execute();
-}
-
 /** Adds a token id (jti) or a family id (sid) to the revocation list. */
 export async function revokeAccessToken(db: Executor, jti: string, expiresAt: string): Promise<void> {
   await db.insertInto('revoked_access_tokens').values({ jti, expires_at: expiresAt }).onConflict((oc) => oc.column('jti').doNothing()).execute();

@@ -31,5 +31,6 @@ export { adjustWallet, createWallet, moveWallet, topUpWallet } from './wallets.s
 export { accounts } from './ledger-accounts.js';
 export { taxOf, isCurrency, maxAmount, PositiveAmount } from './money.js';
 export type { InvoiceWithLines } from './invoices.repository.js';
+export type { InvoicesTable, RefundsTable, SettlementsTable } from './payments.table.js';
 export { eraseMoneyRecords } from './money-erasure.repository.js';
 export { paymentsModule } from './payments.module.js';

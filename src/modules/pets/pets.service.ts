@@ -3,7 +3,7 @@ import type { Executor, PetsTable } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
 import { foundOr404, missingReference, validationFailed } from '../../http/errors.js';
-import { emit } from '../events/emit.js';
+import { emit } from '../events/index.js';
 import { findLocation } from '../locations/index.js';
 import { findPetParent } from '../pet-parents/index.js';
 import { findPet, insertPet, updatePet } from './pets.repository.js';

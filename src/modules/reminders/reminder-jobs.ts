@@ -1,10 +1,10 @@
 import { addDays, utcDate as isoDate } from '../../calendar-dates.js';
 import type { Executor } from '../../db/database.js';
 import type { JobDefinition } from '../../jobs/job-definition.js';
-import { emit } from '../events/emit.js';
+import { emit } from '../events/index.js';
 import { queueNotification } from '../notifications/index.js';
 import { businessNow } from '../business-clock/index.js';
-import type { NotificationKind } from '../notifications/notifications.schema.js';
+import type { NotificationKind } from '../notifications/index.js';
 import { appointmentReminderText, humanType, vaccinationReminderText, type MailText } from './reminder-messages.js';
 import {
   appointmentReminderKey,

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor, LocationsTable, PetParentsTable, PetsTable } from '../../db/database.js';
-import type { ReminderLedgerTable } from '../notifications/notifications.table.js';
+import type { ReminderLedgerTable } from '../notifications/index.js';
 
 export type ReminderKind = 'vaccination' | 'appointment';
 

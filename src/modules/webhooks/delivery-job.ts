@@ -1,7 +1,7 @@
 import type { SecretBox } from '../../db/secret-box.js';
 // The presenter alone, not the events module's index: the delivery thread loads this file, and
 // nothing of the database.
-import { envelopeJson } from '../events/events.presenter.js';
+import { envelopeJson } from '../events/index.js';
 import type { Claim } from './delivery-statements.js';
 import { openSecret, signatureHeader } from './webhook-signature.js';
 import { failedOutcome, type SendOutcome, type WebhookSender } from './webhook-sender.js';
