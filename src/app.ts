@@ -78,13 +78,7 @@ export interface PetCareApp {
 }
 
 /** The app's shared services: what a module's factories may take (each manifest names the part it needs). */
-export interface ModuleDeps {
-  config: Config;
-  clock: Clock;
-  logger: Logger;
-  stores: Stores;
-  keys: SigningKeys;
-  secretBox: SecretBox;
+export interface ModuleDeps extends Omit<AppDeps, 'validateResponses'> {
   directory: ClientDirectory;
   tokens: AccessTokens;
   limiter: SlidingWindowLimiter;

@@ -1,6 +1,6 @@
 import type { ModuleManifest } from '../../module-manifest.js';
 import type { BoardingTables } from './boarding.table.js';
-import { eraseBoardingRows } from './boarding-erasure.repository.js';
+import { boardingTables, eraseBoardingRows } from './boarding-erasure.repository.js';
 import { carePlanDosesJob } from './care-plan-doses.job.js';
 import { carePlanRoutes } from './care-plans.routes.js';
 import { roomRoutes } from './rooms.routes.js';
@@ -23,21 +23,11 @@ export const boardingModule: ModuleManifest<{ config: Config; clock: Clock }> = 
     Boarding:
       'Rooms (room_ ids), boarding stays booked by room type (bkg_ ids, kind boarding), check-in and check-out, occupancy, care plans (cpl_ ids) and the dose log.',
   },
-  tables: [
-    'boarding_rooms',
-    'boarding_stays',
-    'boarding_nights',
-    'boarding_night_totals',
-    'boarding_care_plans',
-    'boarding_doses',
-    'boarding_dose_alerts',
-    'boarding_erasures',
-    'boarding_version',
-  ],
+  tables: [...boardingTables, 'boarding_erasures', 'boarding_version'],
   reset: {
     // The dose log is append-only: the erasure row lets the DELETEs through the trigger. The shared bookings rows go later.
     erase: {
-      tables: ['boarding_dose_alerts', 'boarding_doses', 'boarding_care_plans', 'boarding_night_totals', 'boarding_nights', 'boarding_stays', 'boarding_rooms', 'boarding_erasures'],
+      tables: [...boardingTables, 'boarding_erasures'],
       run: (db, tenantId) => eraseBoardingRows(db, tenantId, 'sandbox reset'),
     },
   },

@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/database.js';
 
 /** Children first: every foreign key points at a table later in this list. */
-const moneyTables = [
+export const moneyTables = [
   'subscription_invoices',
   'subscriptions',
   'refunds',

@@ -2,7 +2,7 @@ import type { ModuleManifest } from '../../module-manifest.js';
 import type { PaymentsTables } from './payments.table.js';
 import { invoiceRoutes } from './invoices.routes.js';
 import { ledgerRoutes } from './ledger.routes.js';
-import { eraseMoneyRecords } from './money-erasure.repository.js';
+import { eraseMoneyRecords, moneyTables } from './money-erasure.repository.js';
 import { paymentAndRefundRoutes } from './payments.routes.js';
 import { settlementJob } from './settlement.job.js';
 import { settlementRoutes } from './settlements.routes.js';
@@ -31,41 +31,11 @@ export const paymentsModule: ModuleManifest<{ clock: Clock }> = {
     Subscriptions: 'Recurring plans (sub_ ids) invoiced each period, collected from the wallet or sent.',
     Settlements: 'Daily closes per location and local day (stl_ ids), and provider payouts.',
   },
-  tables: [
-    'ledger_entries',
-    'ledger_lines',
-    'invoices',
-    'invoice_lines',
-    'invoice_number_counters',
-    'payments',
-    'refunds',
-    'wallets',
-    'wallet_transactions',
-    'subscriptions',
-    'subscription_invoices',
-    'settlements',
-    'daily_close_marks',
-    'money_erasures',
-  ],
+  tables: [...moneyTables, 'money_erasures'],
   reset: {
     // The journal is append-only: the erasure row lets the DELETEs through its triggers.
     erase: {
-      tables: [
-        'subscription_invoices',
-        'subscriptions',
-        'refunds',
-        'payments',
-        'wallet_transactions',
-        'wallets',
-        'invoice_lines',
-        'invoices',
-        'invoice_number_counters',
-        'ledger_lines',
-        'ledger_entries',
-        'settlements',
-        'daily_close_marks',
-        'money_erasures',
-      ],
+      tables: [...moneyTables, 'money_erasures'],
       run: (db, tenantId) => eraseMoneyRecords(db, tenantId, 'sandbox reset'),
     },
   },
