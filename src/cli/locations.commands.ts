@@ -1,8 +1,5 @@
 import { validateBody } from '../http/validation.js';
-import { listLocations } from '../modules/locations/locations.repository.js';
-import { presentLocation } from '../modules/locations/locations.presenter.js';
-import { CreateLocationSchema, type CreateLocationInput } from '../modules/locations/locations.schema.js';
-import { createLocation } from '../modules/locations/locations.service.js';
+import { createLocation, CreateLocationSchema, listLocations, presentLocation, type CreateLocationInput } from '../modules/locations/index.js';
 import type { CliCommand, Values } from './command.js';
 import { allPages, audited, environmentOf, operator, type Session } from './session.js';
 import { table } from './table.js';
