@@ -4,6 +4,5 @@ export { ProviderId, TypeCode, typeCode, ListingId } from './providers.schema.js
 // The marketplace side other modules build on (orders, commissions, settlements: DESIGN §12).
 export { BookableNotFound, findBookableListing, isBookable, type BookableListing } from './marketplace-providers.service.js';
 export { eraseMarketplaceProviderRecords } from './listings.repository.js';
-// Last: the routes import the sandbox's business clock, whose module reaches back here (ProviderId, …) while loading.
 export { providerRoutes } from './providers.routes.js';
 export { providersModule } from './providers.module.js';
