@@ -169,8 +169,8 @@ export function createApp(deps: AppDeps): PetCareApp {
   const routes: AnyRoute[] = [];
   const shared: ModuleDeps = { config, clock, logger, stores, keys, secretBox, directory, tokens, limiter, runner, webhooks, audit, metrics, routes: () => routes, modules: () => modules };
   for (const module of modules) runner.register(module.jobs?.(shared) ?? []);
-  const housekeeping = modules.flatMap((module) => module.housekeeping?.(shared) ?? []);
-  runner.addHousekeeping(housekeeping.map((task, at) => ({ task, at })).sort((a, b) => housekeepingRank(a.task) - housekeepingRank(b.task) || a.at - b.at).map(({ task }) => task));
+  // A stable sort: tasks of equal rank keep the modules' order.
+  runner.addHousekeeping(modules.flatMap((module) => module.housekeeping?.(shared) ?? []).sort((a, b) => housekeepingRank(a) - housekeepingRank(b)));
   for (const module of modules) routes.push(...(module.routes?.(shared) ?? []));
 
   const bodyParser = koaBody({
