@@ -3,7 +3,7 @@ import { createProvider, putSchedule } from '../appointments/scheduling-support.
 import { approvedWalker } from '../marketplace/orders-support.js';
 import { assertProblem, fieldsOf } from '../gateway/gateway-support.js';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { adminCredentials, startTestApp, TestClock, type Response, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { adminCredentials, TestClock, type Response, type TokenSet, useTestApp } from '../helpers/test-app.js';
 
 /**
  * GET /v1/agents/care-coordinator (DESIGN §13): a pet's care summary computed from records made
@@ -15,7 +15,6 @@ import { adminCredentials, startTestApp, TestClock, type Response, type TestApp,
 const start = Date.parse('2026-12-01T10:00:00.000Z');
 const later = Date.parse('2026-12-02T12:00:00.000Z');
 
-let t: TestApp;
 let admin: string;
 let downtown: { id: string; name: string };
 let uptown: { id: string; name: string };
@@ -40,8 +39,8 @@ async function vaccinate(petId: string, vaccine: string, administeredOn: string,
 
 const summary = (petId: string, token: string) => t.request('GET', `/v1/agents/care-coordinator?petId=${encodeURIComponent(petId)}`, { token });
 
+const t = useTestApp(test, { clock: new TestClock(start), config: { doseOverdueMinutes: 60 } });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(start), config: { doseOverdueMinutes: 60 } });
   admin = await t.adminToken();
   downtown = await createLocation(t, { name: 'Downtown', currency: 'USD', taxRateBps: 0, boardingRequiredVaccines: { dog: ['Rabies', 'Bordetella'] } });
   uptown = await createLocation(t, { name: 'Uptown', currency: 'USD', taxRateBps: 0 });
@@ -133,9 +132,6 @@ test.before(async () => {
   ).body.id;
 });
 
-test.after.always(async () => {
-  await t?.close();
-});
 
 test.serial('every section is read from the records, and the actions follow the rules with their sources', async (a) => {
   const res = await summary(rex.id, vet.accessToken);

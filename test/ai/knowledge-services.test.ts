@@ -4,21 +4,19 @@ import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
 import { eventually } from '../helpers/eventually.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { form } from './ai-support.js';
 
-let t: TestApp;
 let admin: string;
 let downtown: { id: string; name: string };
 let uptown: { id: string; name: string };
 
+const t = useTestApp(test, { config: { documentMaxBytes: 64 * 1024 } });
 test.before(async () => {
-  t = await startTestApp({ config: { documentMaxBytes: 64 * 1024 } });
   admin = await t.adminToken();
   downtown = await createLocation(t, { name: 'Downtown' });
   uptown = await createLocation(t, { name: 'Uptown' });
 });
-test.after.always(async () => t?.close());
 
 const createService = async (body: Record<string, unknown>, token = admin) => t.request('POST', '/v1/ai/services', { token, body });
 

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { indexed, service } from './ai-support.js';
 import { compactSearchIndex } from '../../src/modules/ai/knowledge-indexing.js';
 
@@ -8,14 +8,8 @@ import { compactSearchIndex } from '../../src/modules/ai/knowledge-indexing.js';
  * knowledge index's change counter stands still: every chunk written or removed moves it, so a
  * document indexed after a question was asked counts at once.
  */
-let t: TestApp;
 
-test.before(async () => {
-  t = await startTestApp();
-});
-test.after.always(async () => {
-  await t?.close();
-});
+const t = useTestApp(test);
 
 const indexVersion = async (): Promise<number> => {
   const row = await t.stores.get('live').db.selectFrom('ai_index_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow();

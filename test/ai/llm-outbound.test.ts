@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { maxLlmResponseBytes } from '../../src/modules/ai/llm-client.js';
 import { eventually } from '../helpers/eventually.js';
 import { createLocation } from '../helpers/factories.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { indexed, service } from './ai-support.js';
 
 /**
@@ -54,7 +54,6 @@ let elsewhere: Recorder;
 let model: Recorder;
 /** The last streamed answer: bytes written before the client went away, and whether it went away. */
 const stream = { written: 0, cut: false };
-let t: TestApp;
 let admin: string;
 let svc: { id: string };
 
@@ -91,14 +90,15 @@ test.before(async () => {
     }
     if (!closed) res.end('"}}]}');
   });
-  t = await startTestApp({ config: { llmBaseUrl: `${model.url}/v1`, llmModel: 'fake-chat', embeddingsModel: 'fake-embed', llmTimeoutMs: 10_000 } });
+});
+const t = useTestApp(test, () => ({ config: { llmBaseUrl: `${model.url}/v1`, llmModel: 'fake-chat', embeddingsModel: 'fake-embed', llmTimeoutMs: 10_000 } }));
+test.before(async () => {
   admin = await t.adminToken();
   const location = await createLocation(t, { name: 'Downtown' });
   svc = await service(t, admin, { name: 'Protocols', locationIds: [location.id] });
 });
 
 test.after.always(async () => {
-  await t?.close();
   await model?.close();
   await elsewhere?.close();
 });

@@ -1,9 +1,8 @@
 import test from 'ava';
 import { createLocation } from '../helpers/factories.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { clinicDocuments, indexed, service } from './ai-support.js';
 
-let t: TestApp;
 let admin: string;
 let downtown: { id: string; name: string };
 let uptown: { id: string; name: string };
@@ -11,8 +10,8 @@ let protocols: { id: string };
 let docs: Awaited<ReturnType<typeof clinicDocuments>>;
 let uptownService: { id: string };
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   admin = await t.adminToken();
   downtown = await createLocation(t, { name: 'Downtown' });
   uptown = await createLocation(t, { name: 'Uptown' });
@@ -21,7 +20,6 @@ test.before(async () => {
   uptownService = await service(t, admin, { name: 'Uptown notes', locationIds: [uptown.id] });
   await indexed(t, admin, uptownService.id, { body: { title: 'Uptown secret', text: 'Uptown fasting rule: cats at Uptown are fasted for exactly eleven hours before anaesthesia.' } });
 });
-test.after.always(async () => t?.close());
 
 const ask = (serviceId: string, body: unknown, token = admin) => t.request('POST', `/v1/ai/services/${serviceId}/query`, { token, body });
 

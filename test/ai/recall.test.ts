@@ -1,7 +1,7 @@
 import test from 'ava';
 import { assertProblem, fieldsOf } from '../gateway/gateway-support.js';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { TestClock, type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { runJob } from '../notifications/notification-kit.js';
 
 /**
@@ -11,7 +11,6 @@ import { runJob } from '../notifications/notification-kit.js';
  */
 const clock = new TestClock(Date.parse('2026-11-23T05:00:00.000Z')); // today: 2026-11-23
 
-let t: TestApp;
 let admin: string;
 let downtown: { id: string };
 let uptown: { id: string };
@@ -60,8 +59,8 @@ async function remindersTo(petId: string) {
 type Recipient = { petId: string; vaccine: string; dueOn: string; status: string; reason: string | null; parentId: string; vaccinationId: string; notificationId: string | null };
 const rows = (recipients: Recipient[]) => recipients.map((r) => [r.petId, r.vaccine, r.dueOn, r.status, r.reason]);
 
+const t = useTestApp(test, { clock, config: { jobPollMs: 20 } });
 test.before(async () => {
-  t = await startTestApp({ clock, config: { jobPollMs: 20 } });
   admin = await t.adminToken();
   downtown = await createLocation(t, { name: 'Downtown Clinic', timezone: 'America/New_York' });
   uptown = await createLocation(t, { name: 'Uptown Clinic' });
@@ -90,9 +89,6 @@ test.before(async () => {
   reader = await t.client({ name: 'desk', role: 'staff', scopes: ['ai.read'] });
 });
 
-test.after.always(async () => {
-  await t?.close();
-});
 
 test.serial('a dry run is a stored campaign (201, dryRun, an id, readable back) that sends and records nothing', async (a) => {
   const before = await counts();

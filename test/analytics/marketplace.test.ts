@@ -1,18 +1,12 @@
 import test from 'ava';
 import { walk } from '../gateway/gateway-support.js';
-import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
+import { TestClock, useTestApp } from '../helpers/test-app.js';
 import { expectStatus, market, mondayAt, order, payOrder } from '../marketplace/orders-support.js';
 
 /** marketplace_gmv and commission_earned over orders made, paid and refunded through the marketplace routes. */
-let t: TestApp;
 const november = 'from=2026-11-01&to=2026-11-30';
 
-test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(Date.parse('2026-11-16T09:00:00.000Z')) });
-});
-test.after.always(async () => {
-  await t?.close();
-});
+const t = useTestApp(test, { clock: new TestClock(Date.parse('2026-11-16T09:00:00.000Z')) });
 
 test('gmv counts paid order lines (refunds not deducted); commission_earned nets the refund lines; records sum to each value', async (a) => {
   const admin = await t.adminToken();

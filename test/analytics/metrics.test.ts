@@ -1,7 +1,7 @@
 import test from 'ava';
 import { walk } from '../gateway/gateway-support.js';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { adminCredentials, startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
+import { adminCredentials, TestClock, useTestApp } from '../helpers/test-app.js';
 import { createProvider, putSchedule } from '../appointments/scheduling-support.js';
 import { expectStatus } from '../payments/payments-support.js';
 
@@ -10,7 +10,6 @@ import { expectStatus } from '../payments/payments-support.js';
  * vaccinations, boarding stays, grooms), the series (every bucket, each location's calendar, CSV)
  * and the records behind ratios.
  */
-let t: TestApp;
 let admin = '';
 const site = { id: '' };
 const tokyo = { id: '' };
@@ -32,8 +31,8 @@ const summaryOf = async (query: string) => {
   return new Map<string, any>(res.body.metrics.map((m: { name: string }) => [m.name, m]));
 };
 
+const t = useTestApp(test, { clock: new TestClock(Date.parse('2026-10-20T09:00:00.000Z')) });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(Date.parse('2026-10-20T09:00:00.000Z')) });
   // The factories take the cached admin token; hand them the fresh one.
   t.adminToken = async () => admin;
   await at('2026-10-20T09:00:00.000Z');
@@ -110,9 +109,6 @@ test.before(async () => {
   await send('POST', `/v1/pets/${old.id}/vaccinations`, { vaccine: 'dhpp', administeredOn: '2026-11-18', dueOn: '2027-11-18' }, 201);
   await at('2026-12-03T09:00:00.000Z');
   await invoice({ finalize: true });
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 test('appointments_by_status and no_show_rate count appointments starting in the window by status', async (a) => {

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { assertFieldErrors, assertProblem, fieldsOf, walk } from '../gateway/gateway-support.js';
 import { createLocation, createPetParent } from '../helpers/factories.js';
-import { adminCredentials, startTestApp, TestClock, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { adminCredentials, TestClock, type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { expectStatus } from '../payments/payments-support.js';
 
 /**
@@ -10,7 +10,6 @@ import { expectStatus } from '../payments/payments-support.js';
  * currencies, and every refusal of bad input.
  */
 const start = Date.parse('2026-10-30T12:00:00.000Z');
-let t: TestApp;
 let admin: string;
 let scopedNy: TokenSet;
 let doctor: TokenSet;
@@ -43,8 +42,8 @@ const summary = (query: string, token = admin) => t.request('GET', `/v1/analytic
 const metricOf = (body: { metrics: Array<{ name: string; currency?: string; value: number }> }, name: string, currency = 'USD') =>
   body.metrics.find((m) => m.name === name && (m.currency === undefined || m.currency === currency));
 
+const t = useTestApp(test, { clock: new TestClock(start) });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(start) });
   admin = await t.adminToken();
   ny.location = await createLocation(t, { timezone: 'America/New_York', currency: 'USD', taxRateBps: 0 });
   ny.parent = await createPetParent(t, ny.location.id);
@@ -88,9 +87,6 @@ test.before(async () => {
   await payAt('2026-11-20T09:00:00.000Z', { parentId: london.parent.id, amount: 4_000 });
   await payAt('2026-12-01T00:30:00.000Z', { parentId: london.parent.id, amount: 99 });
   await setClock('2026-12-02T12:00:00.000Z');
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 // 10,000 + 2,500 − 3,000 − 500 + 5,432 + 7,001 in New York's November.

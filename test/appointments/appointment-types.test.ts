@@ -1,24 +1,20 @@
 import test from 'ava';
-import { startTestApp, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { createLocation } from '../helpers/factories.js';
 
 /** The appointment type catalogue: seeded per tenant, admin-managed, case-insensitive codes. */
-let t: TestApp;
 let admin: string;
 let desk: TokenSet; // staff, bookings
 let scopedAdmin: TokenSet; // admin confined to one location
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   admin = await t.adminToken();
   const location = await createLocation(t);
   [desk, scopedAdmin] = await Promise.all([
     t.client({ name: 'desk', role: 'staff', scopes: ['bookings'] }),
     t.client({ name: 'local admin', role: 'admin', scopes: ['bookings'], locationIds: [location.id] }),
   ]);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 test('every tenant starts with the six default types, in both environments', async (a) => {

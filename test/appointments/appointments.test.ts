@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { TestClock, type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { book, createProvider, eventsWith, putSchedule, weekdays } from './scheduling-support.js';
 
 /**
@@ -11,23 +11,19 @@ import { book, createProvider, eventsWith, putSchedule, weekdays } from './sched
 const now = Date.parse('2026-11-23T08:00:00.000Z');
 const appointmentKeys = ['id', 'status', 'petId', 'providerId', 'provider', 'type', 'startsAt', 'endsAt', 'locationId', 'notes', 'createdAt', 'updatedAt', 'calendarUrl'];
 
-let t: TestApp;
 let admin: string;
 let desk: TokenSet; // staff, bookings
 let reader: TokenSet; // staff, bookings.read
 let petsOnly: TokenSet; // staff, pets
 
+const t = useTestApp(test, { clock: new TestClock(now) });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(now) });
   admin = await t.adminToken();
   [desk, reader, petsOnly] = await Promise.all([
     t.client({ name: 'desk', role: 'staff', scopes: ['bookings', 'pets'] }),
     t.client({ name: 'reader', role: 'staff', scopes: ['bookings.read'] }),
     t.client({ name: 'pets only', role: 'staff', scopes: ['pets'] }),
   ]);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 /** A London clinic with a pet and a vet working Monday–Friday 09:00–17:00. */

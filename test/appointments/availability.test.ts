@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { TestClock, type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { book, createProvider, putSchedule, weekdays } from './scheduling-support.js';
 
 /**
@@ -9,19 +9,15 @@ import { book, createProvider, putSchedule, weekdays } from './scheduling-suppor
  * The clock stands on Monday 2026-03-02 08:00 UTC; notice is 60 minutes.
  */
 const now = Date.parse('2026-03-02T08:00:00.000Z');
-let t: TestApp;
 let reader: TokenSet; // staff, bookings.read
 let petsOnly: TokenSet;
 
+const t = useTestApp(test, { clock: new TestClock(now) });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(now) });
   [reader, petsOnly] = await Promise.all([
     t.client({ name: 'reader', role: 'staff', scopes: ['bookings.read'] }),
     t.client({ name: 'pets only', role: 'staff', scopes: ['pets'] }),
   ]);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 async function availability(query: Record<string, string>, token = reader.accessToken) {

@@ -2,19 +2,13 @@ import test from 'ava';
 import ICAL from 'ical.js';
 import { foldLine } from '../../src/modules/appointments/calendar-ics.js';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
+import { startTestApp, TestClock, useTestApp } from '../helpers/test-app.js';
 import { book, createProvider, putSchedule } from './scheduling-support.js';
 
 /** calendarUrl: an RFC 5545 entry fetched without a bearer token through an unguessable link. */
 const now = Date.parse('2026-11-23T08:00:00.000Z');
-let t: TestApp;
 
-test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(now) });
-});
-test.after.always(async () => {
-  await t?.close();
-});
+const t = useTestApp(test, { clock: new TestClock(now) });
 
 async function appointment(notes?: string) {
   const location = await createLocation(t, { name: 'Downtown, Clinic; "North"', timezone: 'Europe/London' });

@@ -1,21 +1,17 @@
 import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { TestClock, type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { book, createProvider, putSchedule, weekdays } from './scheduling-support.js';
 
 /** POST /v1/providers/match: who can do the visit soonest at the pet's location, with reasons. */
 const now = Date.parse('2026-11-23T08:00:00.000Z'); // Monday
-let t: TestApp;
 let admin: string;
 let reader: TokenSet; // staff, bookings.read
 
+const t = useTestApp(test, { clock: new TestClock(now) });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(now) });
   admin = await t.adminToken();
   reader = await t.client({ name: 'reader', role: 'staff', scopes: ['bookings.read', 'pets.read'] });
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 async function household(timezone = 'Europe/London') {

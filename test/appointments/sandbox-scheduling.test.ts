@@ -1,16 +1,12 @@
 import test from 'ava';
-import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
+import { TestClock, useTestApp } from '../helpers/test-app.js';
 
 /** The sandbox ships demo providers with working hours, so availability and booking work at once; a reset restores them. */
-let t: TestApp;
 let sandbox: string;
 
+const t = useTestApp(test, { clock: new TestClock(Date.parse('2026-11-23T08:00:00.000Z')) });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(Date.parse('2026-11-23T08:00:00.000Z')) });
   sandbox = await t.adminToken('sandbox');
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 test.serial('demo providers show slots at the demo locations', async (a) => {

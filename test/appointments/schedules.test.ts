@@ -1,26 +1,22 @@
 import test from 'ava';
 import { createLocation } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { TestClock, type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { createProvider, weekdays } from './scheduling-support.js';
 
 /** PUT/GET provider schedules: weekly windows in the location's zone, time off, validation, scoping. */
-let t: TestApp;
 let admin: string;
 let desk: TokenSet; // staff, bookings
 let reader: TokenSet; // staff, bookings.read
 let doctor: TokenSet; // doctor, bookings
 
+const t = useTestApp(test, { clock: new TestClock(Date.parse('2026-11-23T08:00:00Z')) });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(Date.parse('2026-11-23T08:00:00Z')) });
   admin = await t.adminToken();
   [desk, reader, doctor] = await Promise.all([
     t.client({ name: 'desk', role: 'staff', scopes: ['bookings'] }),
     t.client({ name: 'reader', role: 'staff', scopes: ['bookings.read'] }),
     t.client({ name: 'doctor', role: 'doctor', scopes: ['bookings'] }),
   ]);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const put = (providerId: string, body: unknown, token = desk.accessToken) => t.request('PUT', `/v1/appointments/schedules/${providerId}`, { token, body });

@@ -8,7 +8,7 @@ import { Stores } from '../../src/db/stores.js';
 import { bootstrapTenantAndAdmin } from '../../src/modules/clients/index.js';
 import { runCli, type CliResult } from '../helpers/cli-process.js';
 import { eventually } from '../helpers/eventually.js';
-import { adminCredentials, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { adminCredentials, useTestApp } from '../helpers/test-app.js';
 
 /** Runs the operator CLI as the operator would, in its own process, against `dataDir`. */
 const cli = (dataDir: string, ...args: string[]): Promise<CliResult> => runCli(args, { PETCARE_DATA_DIR: dataDir });
@@ -154,15 +154,9 @@ test('a data dir that was never bootstrapped is refused, not created', async (a)
 
 // ---------------------------------------------------------------- against a running appliance
 
-let t: TestApp;
 
-test.before(async () => {
-  t = await startTestApp();
-});
+const t = useTestApp(test);
 
-test.after.always(async () => {
-  await t?.close();
-});
 
 test('a running app accepts a CLI-made client and notices a CLI disable on the next request', async (a) => {
   const created = await cliJson(t.dataDir, 'clients', 'create', '--name', 'Reception', '--role', 'staff', '--scopes', 'pets');

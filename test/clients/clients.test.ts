@@ -1,12 +1,11 @@
 import test from 'ava';
 import { createLocation } from '../helpers/factories.js';
-import { startTestApp, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { type TokenSet, useTestApp } from '../helpers/test-app.js';
 
 const clientKeys = ['id', 'clientId', 'name', 'role', 'scopes', 'environment', 'locationIds', 'ipAllowlist', 'rateLimitPerMinute', 'disabled', 'apiVersion', 'createdAt', 'updatedAt'].sort();
 const withSecretKeys = [...clientKeys, 'clientSecret'].sort();
 
 // Tests that compare table-wide counts or move the clock run serially (AVA runs them before concurrent ones).
-let t: TestApp;
 let admin: string;
 let sandboxAdmin: string;
 let auditor: TokenSet; // admin role, admin.read only
@@ -14,8 +13,8 @@ let staff: TokenSet;
 let locA: { id: string };
 let locB: { id: string };
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   admin = await t.adminToken();
   sandboxAdmin = await t.adminToken('sandbox');
   locA = await createLocation(t, { name: 'Clients A' });
@@ -24,9 +23,6 @@ test.before(async () => {
     t.client({ name: 'auditor', role: 'admin', scopes: ['admin.read'] }),
     t.client({ name: 'staff', role: 'staff', scopes: ['pets'] }),
   ]);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const live = () => t.stores.get('live').db;

@@ -8,16 +8,10 @@ import { readBuiltConsole } from '../../src/modules/console/console-assets.js';
 import { buildConsole } from '../../src/modules/console/console-build.js';
 import { consoleRoutes } from '../../src/modules/console/index.js';
 import { AppError } from '../../src/http/errors.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 
 /** GET /console and its assets over HTTP: the security headers, caching, and nothing served but what the build produced. */
-let t: TestApp;
-test.before(async () => {
-  t = await startTestApp({ jobs: false });
-});
-test.after.always(async () => {
-  await t?.close();
-});
+const t = useTestApp(test, { jobs: false });
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

@@ -1,10 +1,9 @@
 import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { documentCount, download, makePdf, png, storedFiles, upload } from './document-helpers.js';
 
 /** Auth (401/403), location scoping (404 across locations, before the body is read) and Idempotency-Key replay of uploads. */
-let t: TestApp;
 let admin: string;
 let locA: { id: string };
 let locB: { id: string };
@@ -17,8 +16,8 @@ let scopedA: TokenSet;
 let reader: TokenSet;
 let medicalOnly: TokenSet;
 
+const t = useTestApp(test, { config: { documentMaxBytes: 64 * 1024 } });
 test.before(async () => {
-  t = await startTestApp({ config: { documentMaxBytes: 64 * 1024 } });
   admin = await t.adminToken();
   locA = await createLocation(t, { name: 'Location A' });
   locB = await createLocation(t, { name: 'Location B' });
@@ -34,9 +33,6 @@ test.before(async () => {
   const res = await upload(t, petB.id, { token: admin, file: { bytes: png, name: 'b.png' } });
   if (res.status !== 201) throw new Error(`setup upload: ${res.status}`);
   docB = res.body.id;
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 test.serial('no token or a bad token answers 401 on every document route', async (a) => {

@@ -1,17 +1,16 @@
 import test from 'ava';
 import { parseByteRange } from '../../src/modules/documents/byte-range.js';
 import { createHousehold } from '../helpers/factories.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { download, makePdf, upload } from './document-helpers.js';
 
 /** Resumable downloads: one byte range per request (RFC 9110 §14), with ETag and If-Range. */
-let t: TestApp;
 let token: string;
 let id: string;
 let pdf: Buffer;
 
+const t = useTestApp(test, { jobs: false });
 test.before(async () => {
-  t = await startTestApp({ jobs: false });
   token = await t.adminToken();
   const { pet } = await createHousehold(t);
   pdf = await makePdf(['Range requests', 'page two', 'page three']);
@@ -19,7 +18,6 @@ test.before(async () => {
   if (res.status !== 201) throw new Error(`upload failed: ${res.status}`);
   id = res.body.id;
 });
-test.after.always(() => t?.close());
 
 test('the range parser: first-last, open end, suffix, clamping, unsatisfiable and ignored forms', (a) => {
   a.deepEqual(parseByteRange('bytes=0-99', 1000), { start: 0, end: 99 });

@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import test from 'ava';
 import { eventually } from '../helpers/eventually.js';
 import { createHousehold } from '../helpers/factories.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { documentCount, exe, makePdf, png, storedFiles, upload, zip } from './document-helpers.js';
 
 /**
@@ -10,17 +10,13 @@ import { documentCount, exe, makePdf, png, storedFiles, upload, zip } from './do
  * leave no file (not even a temp file) and no row behind.
  */
 const maxBytes = 4096;
-let t: TestApp;
 let admin: string;
 let petId: string;
 
+const t = useTestApp(test, { config: { documentMaxBytes: maxBytes } });
 test.before(async () => {
-  t = await startTestApp({ config: { documentMaxBytes: maxBytes } });
   admin = await t.adminToken();
   ({ pet: { id: petId } } = await createHousehold(t));
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 /** Nothing stored: no file in the documents folder and no row. */

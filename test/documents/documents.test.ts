@@ -4,20 +4,16 @@ import path from 'node:path';
 import test from 'ava';
 import { createHousehold } from '../helpers/factories.js';
 import { DocumentFiles } from '../../src/modules/documents/index.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { download, jpeg, makePdf, png, storedFiles, upload, webp } from './document-helpers.js';
 
-let t: TestApp;
 let admin: string;
 let petId: string;
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   admin = await t.adminToken();
   ({ pet: { id: petId } } = await createHousehold(t));
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const db = () => t.stores.get('live').db;

@@ -4,19 +4,15 @@ import '../../src/http/validation.js'; // registers the date-time and date forma
 import { emit } from '../../src/modules/events/emit.js';
 import { canonicalEventTypes, eventCatalogue, type EventType } from '../../src/modules/events/event-types.js';
 import { createHousehold, createPet } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
+import { TestClock, useTestApp } from '../helpers/test-app.js';
 
 /** GET /v1/events, /v1/events/:id and /v1/event-types. */
-let t: TestApp;
 let admin: string;
 const start = Date.parse('2026-11-23T09:00:00.000Z');
 
+const t = useTestApp(test, { clock: new TestClock(start), jobs: false });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(start), jobs: false });
   admin = await t.adminToken();
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const db = () => t.stores.get('live').db;

@@ -8,7 +8,7 @@ import { apiVersions, currentApiVersion } from '../../src/http/api-versions.js';
 import type { Db } from '../../src/db/database.js';
 import { createMigrator } from '../../src/db/migrator.js';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, TestClock, type Response, type TestApp } from '../helpers/test-app.js';
+import { TestClock, type Response, useTestApp } from '../helpers/test-app.js';
 import { book, createProvider, eventsWith, putSchedule, weekdays } from '../appointments/scheduling-support.js';
 import { assertProblem } from './gateway-support.js';
 
@@ -21,12 +21,11 @@ const now = Date.parse('2026-11-23T08:00:00.000Z');
 const old = '2025-06-01';
 const header = (version: string) => ({ 'petcare-version': version });
 
-let t: TestApp;
 let admin: string;
 let clinic: { location: { id: string }; pet: { id: string }; provider: { id: string; name: string } };
 
+const t = useTestApp(test, { clock: new TestClock(now) });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(now) });
   admin = await t.adminToken();
   const location = await createLocation(t, { timezone: 'Europe/London' });
   const parent = await createPetParent(t, location.id);
@@ -34,9 +33,6 @@ test.before(async () => {
   const provider = await createProvider(t, { name: 'Dr. Ada', locationIds: [location.id] });
   await putSchedule(t, provider.id, location.id);
   clinic = { location, pet, provider };
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 let slot = 0;

@@ -3,27 +3,23 @@ import type { Static } from '@sinclair/typebox';
 import test from 'ava';
 import type { AuditEventSchema } from '../../src/modules/audit/audit.routes.js';
 import { createHousehold } from '../helpers/factories.js';
-import { adminCredentials, startTestApp, type Response, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { adminCredentials, type Response, type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { assertProblem, petBody, uniqueName, walk } from './gateway-support.js';
 
 /** The API shape of an audit event, from the schema the route publishes. */
 type AuditEvent = Static<typeof AuditEventSchema>;
 
-let t: TestApp;
 let admin: string;
 let household: Awaited<ReturnType<typeof createHousehold>>;
 let staff: TokenSet;
 let limited: TokenSet;
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   admin = await t.adminToken();
   household = await createHousehold(t);
   staff = await t.client({ role: 'staff', scopes: ['pets'] });
   limited = await t.client({ role: 'staff', scopes: ['pets'], rateLimitPerMinute: 1 });
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const rid = (label: string) => `${label}-${randomUUID()}`;

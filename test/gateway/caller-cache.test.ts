@@ -1,20 +1,14 @@
 import test from 'ava';
 import { CallerCache } from '../../src/http/authenticate.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { assertInvalidToken, clientCredentials, createClient } from '../oauth/oauth-test-kit.js';
 
 /**
  * The gateway remembers the caller behind each token (CallerCache). Every test first makes a call
  * so the token is cached, then changes what the cache was built from: the next call must see it.
  */
-let t: TestApp;
 
-test.before(async () => {
-  t = await startTestApp();
-});
-test.after.always(async () => {
-  await t?.close();
-});
+const t = useTestApp(test);
 
 const pets = (token: string) => t.request('GET', '/v1/pets', { token });
 const patchClient = async (id: string, body: Record<string, unknown>) =>

@@ -1,20 +1,16 @@
 import test from 'ava';
 import { createHousehold, createPet } from '../helpers/factories.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { assertFieldErrors, assertProblem, countPetsNamed, fieldsOf, packageVersion, petBody, uniqueName } from './gateway-support.js';
 
 const bodyLimit = 2048;
-let t: TestApp;
 let token: string;
 let household: Awaited<ReturnType<typeof createHousehold>>;
 
+const t = useTestApp(test, { config: { jsonBodyLimitBytes: bodyLimit } });
 test.before(async () => {
-  t = await startTestApp({ config: { jsonBodyLimitBytes: bodyLimit } });
   token = await t.adminToken();
   household = await createHousehold(t);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const json = { 'content-type': 'application/json' };

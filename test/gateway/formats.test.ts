@@ -1,15 +1,9 @@
 import test from 'ava';
 import { createHousehold } from '../helpers/factories.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 
 /** Date and date-time inputs are checked field by field: never rolled over to another instant. */
-let t: TestApp;
-test.before(async () => {
-  t = await startTestApp({ jobs: false });
-});
-test.after.always(async () => {
-  await t?.close();
-});
+const t = useTestApp(test, { jobs: false });
 
 const fieldsOf = (res: { body: { errors?: Array<{ field: string }> } }) => (res.body.errors ?? []).map((e) => e.field);
 

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createHousehold } from '../helpers/factories.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { png, upload } from '../documents/document-helpers.js';
 import { assertProblem, fieldsOf, uniqueName } from './gateway-support.js';
 
@@ -10,17 +10,13 @@ import { assertProblem, fieldsOf, uniqueName } from './gateway-support.js';
  * no bidirectional override, embedding or isolate controls. One rule in the validator for every
  * JSON and query string; ids, enums, dates and uploaded files keep their own rules.
  */
-let t: TestApp;
 let admin: string;
 let household: Awaited<ReturnType<typeof createHousehold>>;
 
+const t = useTestApp(test, { jobs: false });
 test.before(async () => {
-  t = await startTestApp({ jobs: false });
   admin = await t.adminToken();
   household = await createHousehold(t);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const petBody = (extra: Record<string, unknown>) => ({ name: uniqueName('Text'), species: 'dog', breed: 'Beagle', ownerId: household.parent.id, locationId: household.location.id, ...extra });

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createHousehold } from '../helpers/factories.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { apiVersions } from '../../src/http/api-versions.js';
 import { assertProblem, countPetsNamed, fieldsOf, petBody, uniqueName } from './gateway-support.js';
 
@@ -8,17 +8,13 @@ import { assertProblem, countPetsNamed, fieldsOf, petBody, uniqueName } from './
  * DESIGN §4 (issue 24 item 2): an empty or malformed Idempotency-Key or Petcare-Version header is a
  * 400, never "no header"; a method the route does not have is 405 with Allow, checked before any header.
  */
-let t: TestApp;
 let token: string;
 let household: Awaited<ReturnType<typeof createHousehold>>;
 
+const t = useTestApp(test, { jobs: false });
 test.before(async () => {
-  t = await startTestApp({ jobs: false });
   token = await t.adminToken();
   household = await createHousehold(t);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const allowOf = (res: { headers: Headers }) => (res.headers.get('allow') ?? '').split(/,\s*/).sort();

@@ -3,20 +3,16 @@ import test from 'ava';
 import { AppError } from '../../src/http/errors.js';
 import { IdempotencyStore, requestFingerprint } from '../../src/http/idempotency.js';
 import { createHousehold, createPet } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
+import { startTestApp, TestClock, useTestApp } from '../helpers/test-app.js';
 import { assertProblem, countPetsNamed, petBody, uniqueName } from './gateway-support.js';
 
-let t: TestApp;
 let token: string;
 let household: Awaited<ReturnType<typeof createHousehold>>;
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   token = await t.adminToken();
   household = await createHousehold(t);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const key = () => `key-${randomUUID()}`;

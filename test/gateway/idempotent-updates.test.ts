@@ -1,7 +1,7 @@
 import test from 'ava';
 import { book, createProvider, eventsWith } from '../appointments/scheduling-support.js';
 import { createHousehold } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
+import { TestClock, useTestApp } from '../helpers/test-app.js';
 import { createEndpoint, startReceiver, type Receiver } from '../webhooks/webhook-support.js';
 
 /**
@@ -9,17 +9,15 @@ import { createEndpoint, startReceiver, type Receiver } from '../webhooks/webhoo
  * (their POSTs are covered in their own folders): the same key answers the first response,
  * marked replayed, and the write or its side effect happens once.
  */
-let t: TestApp;
 let admin: string;
 let receiver: Receiver;
 
+const t = useTestApp(test, { clock: new TestClock(Date.parse('2026-11-23T08:00:00Z')), config: { webhookAllowHosts: ['127.0.0.1'], jobPollMs: 20 } });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(Date.parse('2026-11-23T08:00:00Z')), config: { webhookAllowHosts: ['127.0.0.1'], jobPollMs: 20 } });
   admin = await t.adminToken();
   receiver = await startReceiver();
 });
 test.after.always(async () => {
-  await t?.close();
   await receiver?.close();
 });
 

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createHousehold } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
+import { TestClock, useTestApp } from '../helpers/test-app.js';
 import { salon, groom } from '../grooming/grooming-support.js';
 import { market } from '../marketplace/orders-support.js';
 import { assertProblem, fieldsOf } from './gateway-support.js';
@@ -12,15 +12,11 @@ import { assertProblem, fieldsOf } from './gateway-support.js';
  * The clock stands on Monday 2026-12-21 08:00 UTC (London on GMT).
  */
 const now = Date.parse('2026-12-21T08:00:00.000Z');
-let t: TestApp;
 let admin: string;
 
+const t = useTestApp(test, { clock: new TestClock(now), jobs: false });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(now), jobs: false });
   admin = await t.adminToken();
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 // 2027-01-04T14:00:00+99:99 was read as 2026-12-31T09:21Z: a Thursday inside working hours, so it booked.

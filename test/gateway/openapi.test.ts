@@ -9,23 +9,19 @@ import { routeKey } from '../../src/http/router.js';
 import { isPublic, type AnyRoute } from '../../src/http/route.js';
 import { scopesOf } from '../../src/http/scopes.js';
 import { deprecatedVersions } from '../../src/http/versioning.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { packageVersion } from './gateway-support.js';
 
 type Json = Record<string, any>;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-let t: TestApp;
 let doc: Json;
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   const res = await t.request('GET', '/openapi.json');
   if (res.status !== 200) throw new Error(`openapi.json: ${res.status}`);
   doc = res.body;
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const toOpenApiPath = (p: string) => p.replace(/:([A-Za-z0-9_]+)/g, '{$1}');

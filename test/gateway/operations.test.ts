@@ -1,14 +1,8 @@
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { startTestApp, useTestApp } from '../helpers/test-app.js';
 import { assertProblem, packageVersion } from './gateway-support.js';
 
-let t: TestApp;
-test.before(async () => {
-  t = await startTestApp();
-});
-test.after.always(async () => {
-  await t?.close();
-});
+const t = useTestApp(test);
 
 // Public endpoints ignore credentials: a broken Authorization header must not turn a probe red.
 const callers: Array<{ label: string; headers: Record<string, string> }> = [

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import test from 'ava';
 import { createHousehold, createLocation } from '../helpers/factories.js';
 import { eventually } from '../helpers/eventually.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { startTestApp, useTestApp } from '../helpers/test-app.js';
 import { assertProblem } from './gateway-support.js';
 
 /**
@@ -13,17 +13,13 @@ import { assertProblem } from './gateway-support.js';
  * connection under a client that is still sending (issue 10 §2).
  */
 const mb = 1024 * 1024;
-let t: TestApp;
 let admin: string;
 let petId: string;
 
+const t = useTestApp(test, { jobs: false });
 test.before(async () => {
-  t = await startTestApp({ jobs: false });
   admin = await t.adminToken();
   ({ pet: { id: petId } } = await createHousehold(t));
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 /**

@@ -1,17 +1,16 @@
 import test from 'ava';
 import { createHousehold, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, type Response, type TestApp } from '../helpers/test-app.js';
+import { type Response, useTestApp } from '../helpers/test-app.js';
 import { assertProblem, fieldsOf } from './gateway-support.js';
 
-let t: TestApp;
 let token: string;
 let household: Awaited<ReturnType<typeof createHousehold>>;
 /** Ids of the household's pets in creation order (the household's own pet first). */
 const created: string[] = [];
 const total = 31;
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   token = await t.adminToken();
   household = await createHousehold(t);
   created.push(household.pet.id);
@@ -19,9 +18,6 @@ test.before(async () => {
     t.clock.advance(1); // ids carry the creation millisecond: one each gives a known newest-first order
     created.push((await createPet(t, household.parent.id, household.location.id)).id);
   }
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const listPath = (query: string) => `/v1/pets?ownerId=${household.parent.id}${query ? `&${query}` : ''}`;

@@ -1,16 +1,10 @@
 import test from 'ava';
-import { startTestApp, TestClock, type Response, type TestApp } from '../helpers/test-app.js';
+import { TestClock, type Response, useTestApp } from '../helpers/test-app.js';
 import { assertProblem } from './gateway-support.js';
 
 // The tests move the shared clock (forward only), so they run one at a time; each uses its own client.
 const tokenLimit = 12;
-let app: TestApp;
-test.before(async () => {
-  app = await startTestApp({ clock: new TestClock(Date.parse('2026-03-02T10:00:00.000Z')), config: { tokenRateLimitPerMinute: tokenLimit } });
-});
-test.after.always(async () => {
-  await app?.close();
-});
+const app = useTestApp(test, { clock: new TestClock(Date.parse('2026-03-02T10:00:00.000Z')), config: { tokenRateLimitPerMinute: tokenLimit } });
 
 /** Parses `"default";r=4;t=60` into {r, t}. */
 function rateLimit(res: Response): { r: number; t: number } {

@@ -1,22 +1,18 @@
 import test, { type ExecutionContext } from 'ava';
 import { createHousehold } from '../helpers/factories.js';
-import { startTestApp, TestClock, type Response, type TestApp } from '../helpers/test-app.js';
+import { startTestApp, TestClock, type Response, useTestApp } from '../helpers/test-app.js';
 import { assertProblem, walk } from './gateway-support.js';
 
 const sunset = Date.parse('2026-12-01T00:00:00.000Z');
 const deprecatedAt = Date.parse('2026-06-01T00:00:00.000Z');
 
 // A fixed date before the sunset, so the suite does not start failing when the real calendar passes it.
-let t: TestApp;
 let token: string;
 let household: Awaited<ReturnType<typeof createHousehold>>;
+const t = useTestApp(test, { clock: new TestClock(Date.parse('2026-07-15T12:00:00.000Z')) });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(Date.parse('2026-07-15T12:00:00.000Z')) });
   token = await t.adminToken();
   household = await createHousehold(t);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 function assertDeprecationHeaders(a: ExecutionContext, res: Response, successor: string): void {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { TestClock, type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { book, eventsWith } from '../appointments/scheduling-support.js';
 import { atTime, complete, countRows, createGroomer, groom, groomKeys, movableClockConfig, moveTo, salon } from './grooming-support.js';
 
@@ -12,23 +12,19 @@ import { atTime, complete, countRows, createGroomer, groom, groomKeys, movableCl
  */
 const now = Date.parse('2026-11-23T08:00:00.000Z');
 
-let t: TestApp;
 let admin: string;
 let desk: TokenSet; // staff, bookings + pets
 let reader: TokenSet; // staff, bookings.read
 let petsOnly: TokenSet; // staff, pets
 
+const t = useTestApp(test, { clock: new TestClock(now), config: movableClockConfig });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(now), config: movableClockConfig });
   admin = await t.adminToken();
   [desk, reader, petsOnly] = await Promise.all([
     t.client({ name: 'desk', role: 'staff', scopes: ['bookings', 'pets'] }),
     t.client({ name: 'reader', role: 'staff', scopes: ['bookings.read'] }),
     t.client({ name: 'pets only', role: 'staff', scopes: ['pets'] }),
   ]);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const bookingsOf = async (petId: string) => (await t.stores.get('live').db.selectFrom('bookings').select('id').where('pet_id', '=', petId).execute()).length;

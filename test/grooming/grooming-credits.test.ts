@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { TestClock, type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { eventsWith } from '../appointments/scheduling-support.js';
 import { atTime, complete, createGroomer, createPackage, expectStatus, groom, movableClockConfig, moveTo, packageBody, salon, type Salon } from './grooming-support.js';
 
@@ -13,23 +13,19 @@ import { atTime, complete, createGroomer, createPackage, expectStatus, groom, mo
 const now = Date.parse('2026-11-23T08:00:00.000Z');
 const membershipKeys = ['id', 'status', 'parentId', 'petId', 'packageId', 'locationId', 'subscriptionId', 'sessionsPerPeriod', 'creditsRemaining', 'currentPeriodEnd', 'createdAt'];
 
-let t: TestApp;
 let admin: string;
 let desk: TokenSet;
 let reader: TokenSet;
 let petsOnly: TokenSet;
 
+const t = useTestApp(test, { clock: new TestClock(now), config: movableClockConfig });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(now), config: movableClockConfig });
   admin = await t.adminToken();
   [desk, reader, petsOnly] = await Promise.all([
     t.client({ name: 'desk', role: 'staff', scopes: ['bookings', 'pets'] }),
     t.client({ name: 'reader', role: 'staff', scopes: ['bookings.read'] }),
     t.client({ name: 'pets only', role: 'staff', scopes: ['pets'] }),
   ]);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const join = (s: Salon, body: Record<string, unknown> = {}, token = desk.accessToken, idempotencyKey?: string) =>

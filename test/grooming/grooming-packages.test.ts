@@ -1,29 +1,25 @@
 import test from 'ava';
 import { createLocation } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { TestClock, type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { packageBody } from './grooming-support.js';
 
 /** POST/GET/PATCH /v1/grooming/packages: durations and prices per size, bundles, filters, scoping, idempotency. */
 const now = Date.parse('2026-11-23T08:00:00.000Z');
 const packageKeys = ['id', 'name', 'locationId', 'services', 'durationMinutes', 'price', 'currency', 'sessions', 'validDays', 'active', 'createdAt', 'updatedAt'];
 
-let t: TestApp;
 let admin: string;
 let desk: TokenSet;
 let reader: TokenSet;
 let petsOnly: TokenSet;
 
+const t = useTestApp(test, { clock: new TestClock(now) });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(now) });
   admin = await t.adminToken();
   [desk, reader, petsOnly] = await Promise.all([
     t.client({ name: 'desk', role: 'staff', scopes: ['bookings'] }),
     t.client({ name: 'reader', role: 'staff', scopes: ['bookings.read'] }),
     t.client({ name: 'pets only', role: 'staff', scopes: ['pets'] }),
   ]);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const post = (body: unknown, token = desk.accessToken, idempotencyKey?: string) =>

@@ -1,19 +1,13 @@
 import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
+import { TestClock, useTestApp } from '../helpers/test-app.js';
 import { createProvider, putSchedule } from '../appointments/scheduling-support.js';
 import { complete, expectStatus, packageBody } from './grooming-support.js';
 
 /** Sandbox reset erases the tenant's grooming rows (packages, grooms, memberships, bundles, spent credits) before the shared bookings go. */
 const now = Date.parse('2026-11-23T08:00:00.000Z');
 
-let t: TestApp;
-test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(now) });
-});
-test.after.always(async () => {
-  await t?.close();
-});
+const t = useTestApp(test, { clock: new TestClock(now) });
 
 test('POST /v1/sandbox/reset removes every grooming row of the sandbox and leaves live ones', async (a) => {
   const token = await t.adminToken('sandbox');

@@ -59,7 +59,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = (await readBody(req)) as Record<string, unknown>;
-      if (fake.delayMs) await new Promise((resolve) => setTimeout(resolve, fake.delayMs));
+      if (fake.delayMs) await new Promise((resolve) => setTimeout(resolve, fake.delayMs).unref()); // never what keeps a test process alive
       if (fake.down) {
         res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"down"}');
         return;

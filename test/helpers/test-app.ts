@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
+import type { TestFn } from 'ava';
 import pino from 'pino';
 import type { PetCareApp } from '../../src/app.js';
 import { openAppliance } from '../../src/appliance.js';
@@ -82,7 +83,7 @@ export interface TestApp {
   /** Creates a client through the admin API and returns a token for it. */
   client(spec?: NewClient): Promise<TokenSet>;
   token(clientId: string, clientSecret: string, scope?: string): Promise<Response>;
-  /** Stops the app; keepData leaves the data dir for a restart (startTestApp({ dataDir })). */
+  /** Stops the app; keepData leaves the data dir for a restart (startTestApp({ dataDir })). A second call does nothing more. */
   close(options?: { keepData?: boolean }): Promise<void>;
 }
 
@@ -125,6 +126,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   if (options.jobs ?? true) await app.runner.start();
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const adminTokens = new Map<Environment, string>();
+  let closing: Promise<void> | undefined;
 
   const request = async <T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<Response<T>> => {
     const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
@@ -192,13 +194,51 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     adminToken,
     client,
     token,
-    async close(closeOptions = {}) {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await appliance.close();
-      if (!closeOptions.keepData) rmSync(dataDir, { recursive: true, force: true });
+    close(closeOptions = {}) {
+      // Once: a test's teardown may close an app the test already closed (a restart keeps its data dir).
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await appliance.close();
+        if (!closeOptions.keepData) rmSync(dataDir, { recursive: true, force: true });
+      })();
+      return closing;
     },
   };
+}
+
+/**
+ * The test-app fixture of a test file: starts the app in a `test.before` hook and closes it (data
+ * dir included) in `test.after.always`, so a file cannot forget either. Returns the app as a
+ * stand-in that reads through to the started one: use it inside tests and hooks (hooks declared
+ * after this call run after the start); touched before the start, it throws. Options may be a
+ * function, read at the start, when they name something an earlier hook made (an SMTP sink's url).
+ *
+ *   const t = useTestApp(test, { jobs: false });
+ *   test.before(async () => { admin = await t.adminToken(); });
+ */
+export function useTestApp<Context>(test: TestFn<Context>, options: TestAppOptions | (() => TestAppOptions | Promise<TestAppOptions>) = {}): TestApp {
+  let current: TestApp | undefined;
+  // Serial hooks: AVA runs a file's other (concurrent) before hooks only once these are done, and
+  // its after.always hooks once the app is closed.
+  test.serial.before(async () => {
+    current = await startTestApp(typeof options === 'function' ? await options() : options);
+  });
+  test.serial.after.always(async () => {
+    await current?.close();
+  });
+  return new Proxy({} as TestApp, {
+    get(_target, prop) {
+      if (prop === 'then') return undefined; // not a promise, whatever awaits it
+      if (!current) throw new Error(`the test app is not started yet (reading .${String(prop)}): use it in a test or a hook declared after useTestApp`);
+      return Reflect.get(current, prop);
+    },
+    set(_target, prop, value) {
+      // A file may replace a member for its tests (adminToken, say): on the started app.
+      if (!current) throw new Error(`the test app is not started yet (setting .${String(prop)})`);
+      return Reflect.set(current, prop, value);
+    },
+  });
 }

@@ -1,17 +1,13 @@
 import test from 'ava';
 import { createLocation } from '../helpers/factories.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 
 /** boardingRequiredVaccines (DESIGN §10): per species, set on POST and PATCH (replaced whole), read by boarding check-in. */
-let t: TestApp;
 let admin: string;
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   admin = await t.adminToken();
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 test('defaults to {}, is set on create, replaced whole on PATCH, trimmed and de-duplicated case-insensitively', async (a) => {

@@ -1,17 +1,13 @@
 import test from 'ava';
 import { createLocation } from '../helpers/factories.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 
 /** A location's currency and taxRateBps (DESIGN §7, §9): set on POST and PATCH, used by invoices. */
-let t: TestApp;
 let admin: string;
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   admin = await t.adminToken();
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 test('currency and taxRateBps are set on create, default to USD and 0, and change with PATCH', async (a) => {

@@ -1,11 +1,10 @@
 import test from 'ava';
 import { createLocation } from '../helpers/factories.js';
-import { startTestApp, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { type TokenSet, useTestApp } from '../helpers/test-app.js';
 
 const locationKeys = ['id', 'name', 'timezone', 'currency', 'taxRateBps', 'boardingRequiredVaccines', 'createdAt', 'updatedAt'].sort();
 
 // Tests that compare table-wide counts or move the clock run serially (AVA runs them before concurrent ones).
-let t: TestApp;
 let admin: string;
 let adminReader: TokenSet; // admin role, admin.read only
 let staff: TokenSet; // staff with pets
@@ -14,8 +13,8 @@ let locA: { id: string; name: string };
 let locB: { id: string; name: string };
 let scopedAdmin: TokenSet; // admin role, all admin scope, location A only
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   admin = await t.adminToken();
   locA = await createLocation(t, { name: 'Alpha Clinic', timezone: 'Europe/London' });
   locB = await createLocation(t, { name: 'Beta Clinic', timezone: 'America/New_York' });
@@ -25,9 +24,6 @@ test.before(async () => {
     t.client({ name: 'doctor', role: 'doctor', scopes: ['pets', 'medical'] }),
     t.client({ name: 'site admin', role: 'admin', scopes: ['admin', 'pets'], locationIds: [locA.id] }),
   ]);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const db = () => t.stores.get('live').db;

@@ -1,6 +1,6 @@
 import test from 'ava';
 import fc from 'fast-check';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { complete, expectStatus, market, mondayAt, order, payOrder, settle, today } from './orders-support.js';
 
 /**
@@ -29,13 +29,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('markPaid' as const), pick: fc.nat() }) },
 );
 
-let t: TestApp;
-test.before(async () => {
-  t = await startTestApp({ jobs: false });
-});
-test.after.always(async () => {
-  await t.close();
-});
+const t = useTestApp(test, { jobs: false });
 
 const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 

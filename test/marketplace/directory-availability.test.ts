@@ -1,11 +1,10 @@
 import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { weekdays } from '../appointments/scheduling-support.js';
 import { approvedProvider, insertMarketplaceBooking, nextWeekday, onboard } from './marketplace-support.js';
 
 /** GET /v1/providers/availability: open slots across bookable providers by category or ids; suspension hides them. */
-let t: TestApp;
 let admin: string;
 let loc: { id: string };
 let tokyo: { id: string };
@@ -13,8 +12,8 @@ let reader: TokenSet; // staff, bookings.read
 let scopedTokyo: TokenSet; // staff, bookings.read, Tokyo only
 let monday: string;
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   admin = await t.adminToken();
   [loc, tokyo] = await Promise.all([createLocation(t, { name: 'Slots London' }), createLocation(t, { name: 'Slots Tokyo', timezone: 'Asia/Tokyo' })]);
   [reader, scopedTokyo] = await Promise.all([
@@ -22,9 +21,6 @@ test.before(async () => {
     t.client({ name: 'tokyo reader', role: 'staff', scopes: ['bookings.read'], locationIds: [tokyo.id] }),
   ]);
   monday = nextWeekday(t.clock.now(), 1);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 type Slot = { providerId: string; startsAt: string; endsAt: string };

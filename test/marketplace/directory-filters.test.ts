@@ -1,11 +1,10 @@
 import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { createProvider, weekdays } from '../appointments/scheduling-support.js';
 import { approvedProvider, insertMarketplaceBooking, nextWeekday, onboard } from './marketplace-support.js';
 
 /** The directory GET /v1/providers: bookable by default, filters category, minRating, q, availableOn, status, location; ratings shown. */
-let t: TestApp;
 let admin: string;
 let loc: { id: string };
 let other: { id: string };
@@ -18,8 +17,8 @@ let staff: { id: string };
 let pending: { id: string };
 let suspended: { id: string };
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   admin = await t.adminToken();
   [loc, other] = await Promise.all([createLocation(t, { name: 'Directory clinic' }), createLocation(t, { name: 'Directory elsewhere' })]);
   [reader, scopedOther] = await Promise.all([
@@ -41,9 +40,6 @@ test.before(async () => {
     const res = await t.request('POST', '/v1/providers/ratings', { token: admin, body: { bookingId, parentId: parent.id, stars } });
     if (res.status !== 201) throw new Error(res.text);
   }
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const ids = async (query: string, token = reader.accessToken) => {

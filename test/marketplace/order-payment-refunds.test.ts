@@ -1,5 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { eventsWith } from '../appointments/scheduling-support.js';
 import { assertBooksBalance } from '../payments/payments-support.js';
 import { expectStatus, market, mondayAt, order, payOrder, type Market } from './orders-support.js';
@@ -11,15 +11,11 @@ import { expectStatus, market, mondayAt, order, payOrder, type Market } from './
  * the same allocation as POST /v1/orders/{id}/refund.
  */
 
-let t: TestApp;
 let token: string;
+// A few hundred calls per test: the rate limit is not what these tests are about.
+const t = useTestApp(test, { jobs: false, config: { rateLimitPerMinute: 100_000 } });
 test.before(async () => {
-  // A few hundred calls per test: the rate limit is not what these tests are about.
-  t = await startTestApp({ jobs: false, config: { rateLimitPerMinute: 100_000 } });
   token = await t.adminToken();
-});
-test.after.always(async () => {
-  await t.close();
 });
 
 const db = () => t.stores.get('live').db;

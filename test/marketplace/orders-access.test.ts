@@ -1,16 +1,12 @@
 import test from 'ava';
 import { createHousehold } from '../helpers/factories.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { approvedWalker, expectStatus, market, mondayAt, order, type Market } from './orders-support.js';
 
-let t: TestApp;
 let m: Market;
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   m = await market(t);
-});
-test.after.always(async () => {
-  await t.close();
 });
 
 test.serial('GET /v1/orders: cursors in 2026-11-01, {orders, page, totalPages} in 2025-06-01', async (tt) => {

@@ -1,15 +1,9 @@
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { eventsWith } from '../appointments/scheduling-support.js';
 import { complete, expectStatus, market, mondayAt, order, orderKeys, orderLineKeys, payOrder, settle, today } from './orders-support.js';
 
-let t: TestApp;
-test.before(async () => {
-  t = await startTestApp();
-});
-test.after.always(async () => {
-  await t.close();
-});
+const t = useTestApp(test);
 
 test('order → pay → complete → settle → mark-paid, with the §12 shape, commissions, events and a balanced journal', async (tt) => {
   const m = await market(t, { taxRateBps: 825, amount: 2_000 });

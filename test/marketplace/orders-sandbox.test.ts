@@ -1,14 +1,8 @@
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { complete, expectStatus, market, mondayAt, order, payOrder, settle, today } from './orders-support.js';
 
-let t: TestApp;
-test.before(async () => {
-  t = await startTestApp({ jobs: false });
-});
-test.after.always(async () => {
-  await t.close();
-});
+const t = useTestApp(test, { jobs: false });
 
 test.serial('a sandbox order runs through payout, and a sandbox reset erases orders, commission lines and statements', async (tt) => {
   const token = await t.adminToken('sandbox');

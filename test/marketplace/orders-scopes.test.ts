@@ -1,5 +1,5 @@
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { complete, expectStatus, market, mondayAt, order, payOrder, type Market } from './orders-support.js';
 
 /**
@@ -7,15 +7,11 @@ import { complete, expectStatus, market, mondayAt, order, payOrder, type Market 
  * desk or pet-owner app (staff role: bookings, payments) books, pays, completes and rates a walk;
  * what runs the marketplace itself (approval, listings, payouts, commissions) stays `marketplace`.
  */
-let t: TestApp;
 let m: Market;
 
+const t = useTestApp(test, { jobs: false });
 test.before(async () => {
-  t = await startTestApp({ jobs: false });
   m = await market(t, { amount: 3_000 });
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 test('a staff client with bookings and payments orders, pays, completes and rates a walk', async (a) => {

@@ -1,29 +1,25 @@
 import test from 'ava';
 import { findBookableListing } from '../../src/modules/providers/index.js';
 import { createLocation } from '../helpers/factories.js';
-import { startTestApp, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { createProvider, eventsWith, putSchedule } from '../appointments/scheduling-support.js';
 import { approvedProvider, onboard, walkListing } from './marketplace-support.js';
 
 /** Marketplace providers: onboarding, approval (onboarding_incomplete), suspension and back, listings, findBookableListing. */
-let t: TestApp;
 let admin: string;
 let loc: { id: string };
 let other: { id: string };
 let desk: TokenSet; // staff, bookings: may onboard staff providers, not marketplace ones
 let scopedOther: TokenSet; // admin, marketplace + bookings, the other location only
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   admin = await t.adminToken();
   [loc, other] = await Promise.all([createLocation(t, { name: 'Market clinic', currency: 'EUR' }), createLocation(t, { name: 'Elsewhere' })]);
   [desk, scopedOther] = await Promise.all([
     t.client({ name: 'desk', role: 'staff', scopes: ['bookings'] }),
     t.client({ name: 'other admin', role: 'admin', scopes: ['marketplace', 'bookings'], locationIds: [other.id] }),
   ]);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const post = (path: string, token = admin, body?: unknown, idempotencyKey?: string) =>

@@ -1,11 +1,10 @@
 import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { createProvider } from '../appointments/scheduling-support.js';
 import { approvedProvider, insertMarketplaceBooking } from './marketplace-support.js';
 
 /** Ratings and reviews: one per completed marketplace booking, verified, with one reply; the provider's average stays true. */
-let t: TestApp;
 let admin: string;
 let loc: { id: string };
 let other: { id: string };
@@ -17,8 +16,8 @@ let scopedOther: TokenSet; // admin with marketplace, the other location only
 let reader: TokenSet; // admin, marketplace.read
 let petsOnly: TokenSet; // staff, pets: neither marketplace nor bookings
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   admin = await t.adminToken();
   [loc, other] = await Promise.all([createLocation(t, { name: 'Review clinic' }), createLocation(t, { name: 'Review elsewhere' })]);
   [parent, stranger] = await Promise.all([createPetParent(t, loc.id), createPetParent(t, loc.id)]);
@@ -28,9 +27,6 @@ test.before(async () => {
     t.client({ name: 'reader', role: 'admin', scopes: ['marketplace.read'] }),
     t.client({ name: 'pets only', role: 'staff', scopes: ['pets'] }),
   ]);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const rate = (body: Record<string, unknown>, token = admin) => t.request('POST', '/v1/providers/ratings', { token, body });

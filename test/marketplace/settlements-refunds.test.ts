@@ -1,15 +1,9 @@
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { eventsWith } from '../appointments/scheduling-support.js';
 import { complete, expectStatus, market, mondayAt, order, payOrder, settle, today } from './orders-support.js';
 
-let t: TestApp;
-test.before(async () => {
-  t = await startTestApp();
-});
-test.after.always(async () => {
-  await t.close();
-});
+const t = useTestApp(test);
 
 const day = 86_400_000;
 

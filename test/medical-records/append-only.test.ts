@@ -1,21 +1,17 @@
 import test from 'ava';
 import { sql } from 'kysely';
 import { createHousehold } from '../helpers/factories.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 
 /**
  * Medical records are append-only in the database itself: triggers refuse UPDATE and DELETE,
  * whatever code issues them. The one exception is the explicit erasure of a sandbox reset.
  */
-let t: TestApp;
 let admin: string;
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   admin = await t.adminToken();
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const db = () => t.stores.get('live').db;

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { TestClock, type TokenSet, useTestApp } from '../helpers/test-app.js';
 
 /** GET/POST /v1/pets/:id/medical, amendments and GET /v1/medical-records/:id. */
 const recordKeys = [
@@ -38,7 +38,6 @@ const empty = {
   supersededBy: null,
 };
 
-let t: TestApp;
 let admin: string;
 let doctor: TokenSet; // doctor, medical
 let staff: TokenSet; // staff, pets + medical.read
@@ -51,8 +50,8 @@ let petB: { id: string };
 
 const now = Date.parse('2026-06-15T12:00:00Z');
 
+const t = useTestApp(test, { clock: new TestClock(now) });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(now) });
   admin = await t.adminToken();
   locationA = await createLocation(t, { name: 'A' });
   locationB = await createLocation(t, { name: 'B' });
@@ -64,9 +63,6 @@ test.before(async () => {
     t.client({ name: 'pets only', role: 'staff', scopes: ['pets'] }),
     t.client({ name: 'doctor at A', role: 'doctor', scopes: ['medical', 'pets'], locationIds: [locationA.id] }),
   ]);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const db = () => t.stores.get('live').db;

@@ -1,11 +1,10 @@
 import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { deliverOutbox, waitForNotification, type NotificationBody } from './notification-kit.js';
 import { startSmtpSink, type SmtpSink } from './smtp-sink.js';
 
 /** POST/GET /v1/notifications over HTTP, delivered through a real SMTP server on loopback. */
-let t: TestApp;
 let smtp: SmtpSink;
 let admin: string;
 let staff: TokenSet; // notifications + pets, whole tenant
@@ -17,7 +16,9 @@ let petA: { id: string };
 
 test.before(async () => {
   smtp = await startSmtpSink();
-  t = await startTestApp({ config: { smtpUrl: smtp.url, mailFrom: 'Happy Paws <clinic@petcare.test>', jobPollMs: 20 } });
+});
+const t = useTestApp(test, () => ({ config: { smtpUrl: smtp.url, mailFrom: 'Happy Paws <clinic@petcare.test>', jobPollMs: 20 } }));
+test.before(async () => {
   admin = await t.adminToken();
   staff = await t.client({ name: 'front desk', role: 'staff', scopes: ['notifications', 'pets'] });
   locA = await createLocation(t, { name: 'Clinic A' });
@@ -27,7 +28,6 @@ test.before(async () => {
   petA = await createPet(t, parentA.id, locA.id, { name: 'Bella' });
 });
 test.after.always(async () => {
-  await t?.close();
   await smtp?.close();
 });
 

@@ -1,19 +1,15 @@
 import test from 'ava';
 import { createHousehold } from '../helpers/factories.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { clientCredentials, createClient, parseChallenge } from './oauth-test-kit.js';
 
-let t: TestApp;
 let reader: { accessToken: string; id: string }; // staff, pets.read
 let staff: { accessToken: string; id: string }; // staff, pets + bookings
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   reader = await t.client({ role: 'staff', scopes: ['pets.read'] });
   staff = await t.client({ role: 'staff', scopes: ['pets', 'bookings'] });
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const admin = () => t.adminToken();

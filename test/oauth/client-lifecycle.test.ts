@@ -1,15 +1,9 @@
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { assertInvalidToken, assertOAuthError, clientCredentials, createClient, refresh, revoke } from './oauth-test-kit.js';
 
-let t: TestApp;
 
-test.before(async () => {
-  t = await startTestApp();
-});
-test.after.always(async () => {
-  await t?.close();
-});
+const t = useTestApp(test);
 
 const pets = (token: string) => t.request('GET', '/v1/pets', { token });
 const patchClient = async (id: string, body: Record<string, unknown>) =>

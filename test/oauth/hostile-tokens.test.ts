@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import {
   applianceSigningKey,
   assertInvalidToken,
@@ -15,24 +15,20 @@ import {
   type CreatedClient,
 } from './oauth-test-kit.js';
 
-let t: TestApp;
 let staff: CreatedClient;
 let validToken: string;
 /** Claims of a genuine token, to forge look-alikes from. */
 let claims: Record<string, unknown>;
 let kid: string;
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   staff = await createClient(t, { role: 'staff', scopes: ['pets'] });
   const res = await t.token(staff.clientId, staff.clientSecret);
   validToken = res.body.access_token;
   const decoded = decodeJwt(validToken);
   claims = decoded.payload;
   kid = String(decoded.header.kid);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const call = (token: string | undefined, headers: Record<string, string> = {}) =>

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import {
   assertInvalidToken,
   assertOAuthError,
@@ -14,17 +14,13 @@ import {
   type CreatedClient,
 } from './oauth-test-kit.js';
 
-let t: TestApp;
 let staff: CreatedClient; // ceiling: pets bookings
 let other: CreatedClient;
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   staff = await createClient(t, { role: 'staff', scopes: ['pets', 'bookings'] });
   other = await createClient(t, { role: 'staff', scopes: ['pets', 'bookings'] });
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 async function grant(client: CreatedClient = staff, scope?: string): Promise<{ access_token: string; refresh_token: string; scope: string }> {

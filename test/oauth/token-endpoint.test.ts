@@ -1,5 +1,5 @@
 import test from 'ava';
-import { adminCredentials, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { adminCredentials, useTestApp } from '../helpers/test-app.js';
 import {
   assertOAuthError,
   basicAuth,
@@ -11,17 +11,13 @@ import {
   type CreatedClient,
 } from './oauth-test-kit.js';
 
-let t: TestApp;
 let staff: CreatedClient; // ceiling: pets bookings payments
 let doctor: CreatedClient; // ceiling: pets medical analytics.read
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   staff = await createClient(t, { role: 'staff', scopes: ['pets', 'bookings', 'payments'] });
   doctor = await createClient(t, { role: 'doctor', scopes: ['pets', 'medical', 'analytics.read'] });
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 test('client_credentials with the seed JSON body returns exactly the seed token response', async (a) => {

@@ -1,15 +1,9 @@
 import test from 'ava';
-import { adminCredentials, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { adminCredentials, useTestApp } from '../helpers/test-app.js';
 import { clientCredentials, revoke } from './oauth-test-kit.js';
 
-let t: TestApp;
 
-test.before(async () => {
-  t = await startTestApp({ config: { tokenRateLimitPerMinute: 3 } });
-});
-test.after.always(async () => {
-  await t?.close();
-});
+const t = useTestApp(test, { config: { tokenRateLimitPerMinute: 3 } });
 
 const admin = adminCredentials.live;
 

@@ -2,20 +2,16 @@ import test from 'ava';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { createLocation } from '../helpers/factories.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { createClient, type CreatedClient } from './oauth-test-kit.js';
 
-let t: TestApp;
 let doctor: CreatedClient;
 let locationId: string;
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   locationId = (await createLocation(t)).id;
   doctor = await createClient(t, { role: 'doctor', scopes: ['pets', 'medical', 'analytics.read'], locationIds: [locationId] });
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const jwks = () => createRemoteJWKSet(new URL(`${t.url}/.well-known/jwks.json`));

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { startTestApp, TestClock, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { TestClock, type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { assertFieldErrors, assertProblem } from '../gateway/gateway-support.js';
 import { assertBooksBalance, countRows, eventsOf, line, moneyHousehold, type Household } from './payments-support.js';
 
@@ -11,7 +11,6 @@ const invoiceKeys = [
 const lineKeys = ['id', 'description', 'quantity', 'unitAmount', 'amount', 'taxRateBps', 'taxAmount', 'sourceId'].sort();
 
 const start = Date.parse('2026-11-23T15:00:00.000Z');
-let t: TestApp;
 let admin: string;
 let staff: TokenSet; // staff, payments
 let reader: TokenSet; // staff, payments.read
@@ -20,8 +19,8 @@ let scopedB: TokenSet; // staff, payments, location B only
 let a1: Household;
 let b1: Household;
 
+const t = useTestApp(test, { clock: new TestClock(start) });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(start) });
   admin = await t.adminToken();
   a1 = await moneyHousehold(t, { name: 'Downtown Clinic' });
   b1 = await moneyHousehold(t, { name: 'Bay Side', currency: 'EUR', taxRateBps: 2000 });
@@ -31,9 +30,6 @@ test.before(async () => {
     t.client({ name: 'doctor', role: 'doctor', scopes: ['pets', 'medical'] }),
     t.client({ name: 'B only', role: 'staff', scopes: ['payments'], locationIds: [b1.location.id] }),
   ]);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const db = () => t.stores.get('live').db;

@@ -1,7 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { startTestApp, TestClock, type Response, type TestApp } from '../helpers/test-app.js';
+import { TestClock, type Response, useTestApp } from '../helpers/test-app.js';
 import { moneyHousehold, type Household } from './payments-support.js';
 
 /**
@@ -34,16 +34,12 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('writeOff' as const), pick: fc.nat() }) },
 );
 
-let t: TestApp;
 let token: string;
 
+// Thousands of calls in a minute of test time: the rate limit is not what this test is about.
+const t = useTestApp(test, { clock: new TestClock(Date.parse('2026-11-23T15:00:00.000Z')), jobs: false, config: { rateLimitPerMinute: 10_000_000 } });
 test.before(async () => {
-  // Thousands of calls in a minute of test time: the rate limit is not what this test is about.
-  t = await startTestApp({ clock: new TestClock(Date.parse('2026-11-23T15:00:00.000Z')), jobs: false, config: { rateLimitPerMinute: 10_000_000 } });
   token = await t.adminToken();
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const pick = <T>(list: T[], n: number): T | undefined => (list.length ? list[n % list.length] : undefined);

@@ -1,20 +1,16 @@
 import test from 'ava';
 import { Value } from '@sinclair/typebox/value';
 import { eventCatalogue, type EventType } from '../../src/modules/events/event-types.js';
-import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
+import { TestClock, useTestApp } from '../helpers/test-app.js';
 import { moneyHousehold, openInvoice, pay, wallet } from './payments-support.js';
 
 /** The payments module's event types: in GET /v1/event-types with data schemas, and every emitted event matches its schema. */
 const moneyTypes = ['payment.completed', 'invoice.finalized', 'invoice.paid', 'refund.created', 'subscription.created', 'subscription.past_due', 'subscription.canceled'];
-let t: TestApp;
 let admin: string;
 
+const t = useTestApp(test, { clock: new TestClock(Date.parse('2026-11-23T15:00:00.000Z')), jobs: false });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(Date.parse('2026-11-23T15:00:00.000Z')), jobs: false });
   admin = await t.adminToken();
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 test('GET /v1/event-types lists every money event with its data schema; payment.succeeded stays its alias', async (a) => {

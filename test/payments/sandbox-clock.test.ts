@@ -1,19 +1,15 @@
 import test from 'ava';
-import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
+import { TestClock, useTestApp } from '../helpers/test-app.js';
 import { assertProblem } from '../gateway/gateway-support.js';
 
 /** POST/GET /v1/sandbox/clock: the sandbox's business clock moves billing, closes and money dates; tokens keep real time. */
 const real = Date.parse('2026-11-23T15:00:00.000Z');
 const day = 86_400_000;
-let t: TestApp;
 let sandbox: string;
 
+const t = useTestApp(test, { clock: new TestClock(real) });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(real) });
   sandbox = await t.adminToken('sandbox');
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const clock = () => t.request('GET', '/v1/sandbox/clock', { token: sandbox });

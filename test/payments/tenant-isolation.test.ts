@@ -1,14 +1,13 @@
 import test from 'ava';
-import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
+import { TestClock, useTestApp } from '../helpers/test-app.js';
 import { assertProblem } from '../gateway/gateway-support.js';
 
 /** Money rows of another tenant in the same file answer 404 on every route and stay out of every list. */
-let t: TestApp;
 let admin: string;
 const at = '2026-11-23T15:00:00.000Z';
 
+const t = useTestApp(test, { clock: new TestClock(Date.parse(at)), jobs: false });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(Date.parse(at)), jobs: false });
   admin = await t.adminToken();
   const db = t.stores.get('live').db;
   // A second tenant written straight into the live file: the API never creates one.
@@ -33,9 +32,6 @@ test.before(async () => {
     ]).execute();
     await trx.insertInto('ledger_entries').values({ id: 'je_foreign', tenant_id: 'ten_foreign', location_id: 'loc_foreign', source_type: 'payment', source_id: 'pay_foreign', currency: 'USD', memo: 'x', created_at: at }).execute();
   });
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 test('another tenant’s invoice, payment and wallet answer 404, and no list shows them', async (a) => {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { startTestApp, TestClock, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { TestClock, type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { assertProblem } from '../gateway/gateway-support.js';
 import { assertBooksBalance, moneyHousehold, pay, wallet, type Household } from './payments-support.js';
 
@@ -8,7 +8,6 @@ const walletKeys = ['id', 'parentId', 'currency', 'balance', 'createdAt', 'updat
 const transactionKeys = ['id', 'type', 'amount', 'balanceAfter', 'sourceId', 'createdAt'].sort();
 
 const start = Date.parse('2026-11-23T15:00:00.000Z');
-let t: TestApp;
 let admin: string;
 let staff: TokenSet;
 let reader: TokenSet;
@@ -17,8 +16,8 @@ let scopedB: TokenSet;
 let a1: Household;
 let b1: Household;
 
+const t = useTestApp(test, { clock: new TestClock(start) });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(start) });
   admin = await t.adminToken();
   a1 = await moneyHousehold(t, { name: 'Downtown Clinic' });
   b1 = await moneyHousehold(t, { name: 'Bay Side' });
@@ -28,9 +27,6 @@ test.before(async () => {
     t.client({ name: 'doctor', role: 'doctor', scopes: ['pets'] }),
     t.client({ name: 'B only', role: 'staff', scopes: ['payments'], locationIds: [b1.location.id] }),
   ]);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const db = () => t.stores.get('live').db;

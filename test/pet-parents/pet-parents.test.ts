@@ -1,11 +1,10 @@
 import test from 'ava';
 import { createLocation, createPetParent } from '../helpers/factories.js';
-import { startTestApp, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { type TokenSet, useTestApp } from '../helpers/test-app.js';
 
 const parentKeys = ['id', 'name', 'email', 'phone', 'locationId', 'reminderConsent', 'createdAt', 'updatedAt'].sort();
 
 // Tests that compare table-wide counts or move the clock run serially (AVA runs them before concurrent ones).
-let t: TestApp;
 let admin: string;
 let staff: TokenSet; // pets
 let reader: TokenSet; // pets.read
@@ -14,8 +13,8 @@ let scopedA: TokenSet; // pets, location A
 let locA: { id: string };
 let locB: { id: string };
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   admin = await t.adminToken();
   locA = await createLocation(t, { name: 'Parents A' });
   locB = await createLocation(t, { name: 'Parents B' });
@@ -25,9 +24,6 @@ test.before(async () => {
     t.client({ name: 'doctor', role: 'doctor', scopes: ['medical'] }),
     t.client({ name: 'A only', role: 'staff', scopes: ['pets'], locationIds: [locA.id] }),
   ]);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const db = () => t.stores.get('live').db;

@@ -1,21 +1,17 @@
 import test from 'ava';
 import { sql } from 'kysely';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { TestClock, type TokenSet, useTestApp } from '../helpers/test-app.js';
 
 /** pet.registered is written in the transaction that creates the pet (outbox, DESIGN §6). */
-let t: TestApp;
 let admin: string;
 let staff: TokenSet;
 const start = Date.parse('2026-11-23T09:30:00.000Z');
 
+const t = useTestApp(test, { clock: new TestClock(start) });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(start) });
   admin = await t.adminToken();
   staff = await t.client({ name: 'front desk', role: 'staff', scopes: ['pets'] });
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const db = () => t.stores.get('live').db;

@@ -1,12 +1,11 @@
 import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { type TokenSet, useTestApp } from '../helpers/test-app.js';
 
 /**
  * Location scoping (DESIGN §2): a client confined to location A sees and writes only A's rows;
  * B's rows answer 404 and never show up in lists; B's ids in a body answer 400 resource_missing.
  */
-let t: TestApp;
 let admin: string;
 let scopedA: TokenSet; // staff, pets, locations [A]
 let scopedAB: TokenSet; // staff, pets, locations [A, B]
@@ -17,8 +16,8 @@ let parentB: { id: string };
 let petA: { id: string };
 let petB: { id: string };
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   admin = await t.adminToken();
   a1 = await createLocation(t, { name: 'Location A' });
   b1 = await createLocation(t, { name: 'Location B' });
@@ -30,9 +29,6 @@ test.before(async () => {
     t.client({ name: 'A only', role: 'staff', scopes: ['pets'], locationIds: [a1.id] }),
     t.client({ name: 'A and B', role: 'staff', scopes: ['pets'], locationIds: [a1.id, b1.id] }),
   ]);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const db = () => t.stores.get('live').db;

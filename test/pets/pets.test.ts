@@ -1,29 +1,25 @@
 import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { type TokenSet, useTestApp } from '../helpers/test-app.js';
 
 /** GET /v1/pets/:id: the seed's six fields plus ours, and nothing else. */
 const petKeys = ['id', 'name', 'breed', 'ownerId', 'vaccinationStatus', 'lastVisit', 'species', 'birthDate', 'locationId', 'createdAt', 'updatedAt', 'size'];
 const isoUtc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 // Tests that compare table-wide counts run serially (AVA runs serial tests before concurrent ones).
-let t: TestApp;
 let admin: string;
 let reader: TokenSet; // staff, pets.read only
 let staff: TokenSet; // staff, pets
 let doctor: TokenSet; // doctor without the pets scope
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   admin = await t.adminToken();
   [reader, staff, doctor] = await Promise.all([
     t.client({ name: 'reader', role: 'staff', scopes: ['pets.read'] }),
     t.client({ name: 'front desk', role: 'staff', scopes: ['pets'] }),
     t.client({ name: 'doctor without pets', role: 'doctor', scopes: ['medical'] }),
   ]);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const db = () => t.stores.get('live').db;

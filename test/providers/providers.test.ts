@@ -1,12 +1,11 @@
 import test from 'ava';
 import { createLocation } from '../helpers/factories.js';
-import { startTestApp, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { createProvider, eventsWith } from '../appointments/scheduling-support.js';
 
 /** Providers (prv_): onboarding, reading, patching, listing; scope, role and location rules. */
 const providerKeys = ['id', 'name', 'kind', 'status', 'locationIds', 'services', 'rating', 'ratingCount', 'createdAt', 'updatedAt'];
 
-let t: TestApp;
 let admin: string;
 let staff: TokenSet; // staff, bookings
 let reader: TokenSet; // staff, bookings.read
@@ -16,8 +15,8 @@ let locA: { id: string };
 let locB: { id: string };
 let scopedA: TokenSet; // staff, bookings, [A]
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   admin = await t.adminToken();
   locA = await createLocation(t, { name: 'Provider clinic A' });
   locB = await createLocation(t, { name: 'Provider clinic B' });
@@ -28,9 +27,6 @@ test.before(async () => {
     t.client({ name: 'pets only', role: 'staff', scopes: ['pets'] }),
     t.client({ name: 'A desk', role: 'staff', scopes: ['bookings'], locationIds: [locA.id] }),
   ]);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 test('POST /v1/providers onboards a provider; GET returns exactly the documented fields', async (a) => {

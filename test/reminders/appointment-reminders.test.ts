@@ -2,7 +2,7 @@ import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { newId } from '../../src/db/ids.js';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
+import { TestClock, useTestApp } from '../helpers/test-app.js';
 import { deliverOutbox, freshAdminToken, runJob, waitForNotification, type NotificationBody } from '../notifications/notification-kit.js';
 import { startSmtpSink, type SmtpSink } from '../notifications/smtp-sink.js';
 
@@ -11,7 +11,6 @@ import { startSmtpSink, type SmtpSink } from '../notifications/smtp-sink.js';
  * started get one email to a consenting parent, per appointment and start time. Appointments are
  * inserted as rows (their booking API needs schedules and notice rules this test is not about).
  */
-let t: TestApp;
 let smtp: SmtpSink;
 const clock = new TestClock(Date.parse('2026-11-23T09:30:00.000Z'));
 const hour = 3_600_000;
@@ -72,7 +71,9 @@ const apt: Record<string, string> = {};
 
 test.before(async () => {
   smtp = await startSmtpSink();
-  t = await startTestApp({ clock, config: { smtpUrl: smtp.url, jobPollMs: 20 } });
+});
+const t = useTestApp(test, () => ({ clock, config: { smtpUrl: smtp.url, jobPollMs: 20 } }));
+test.before(async () => {
   nyc = await createLocation(t, { name: 'Downtown Clinic', timezone: 'America/New_York' });
   london = await createLocation(t, { name: 'Riverside Clinic', timezone: 'Europe/London' });
   const alex = await createPetParent(t, nyc.id, { name: 'Alex Morgan', email: 'alex@example.com', reminderConsent: true });
@@ -91,7 +92,6 @@ test.before(async () => {
   apt.noConsent = await insertAppointment(luna, nyc.id, '2026-11-23T18:00:00.000Z');
 });
 test.after.always(async () => {
-  await t?.close();
   await smtp?.close();
 });
 

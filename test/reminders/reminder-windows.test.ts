@@ -2,22 +2,16 @@ import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { newId } from '../../src/db/ids.js';
 import { createHousehold } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
+import { TestClock, useTestApp } from '../helpers/test-app.js';
 import { freshAdminToken, runJob } from '../notifications/notification-kit.js';
 
 /**
  * Lead times come from config (PETCARE_VACCINATION_REMINDER_DAYS, PETCARE_APPOINTMENT_REMINDER_HOURS),
  * never from sleeping. No SMTP here: reminders are queued in the outbox and stay there.
  */
-let t: TestApp;
 const clock = new TestClock(Date.parse('2026-11-23T09:30:00.000Z'));
 
-test.before(async () => {
-  t = await startTestApp({ clock, config: { vaccinationReminderDays: 7, appointmentReminderHours: 2, jobPollMs: 20 } });
-});
-test.after.always(async () => {
-  await t?.close();
-});
+const t = useTestApp(test, { clock, config: { vaccinationReminderDays: 7, appointmentReminderHours: 2, jobPollMs: 20 } });
 
 test.serial('vaccinations: only due dates within the configured days (either side of today) are reminded', async (a) => {
   const { pet, parent } = await createHousehold(t);

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
+import { TestClock, useTestApp } from '../helpers/test-app.js';
 import { deliverOutbox, freshAdminToken, runJob, waitForNotification, type NotificationBody } from '../notifications/notification-kit.js';
 import { startSmtpSink, type SmtpSink } from '../notifications/smtp-sink.js';
 
@@ -9,7 +9,6 @@ import { startSmtpSink, type SmtpSink } from '../notifications/smtp-sink.js';
  * overdue by at most 30) → one pet.vaccination_due and one email per pet + vaccine + due date,
  * however often the job runs. Vaccinations are recorded through their HTTP API.
  */
-let t: TestApp;
 let smtp: SmtpSink;
 const clock = new TestClock(Date.parse('2026-11-23T05:00:00.000Z'));
 const day = 86_400_000;
@@ -35,7 +34,9 @@ async function dueEvents() {
 
 test.before(async () => {
   smtp = await startSmtpSink();
-  t = await startTestApp({ clock, config: { smtpUrl: smtp.url, mailFrom: 'Downtown Clinic <hello@downtown.test>', jobPollMs: 20 } });
+});
+const t = useTestApp(test, () => ({ clock, config: { smtpUrl: smtp.url, mailFrom: 'Downtown Clinic <hello@downtown.test>', jobPollMs: 20 } }));
+test.before(async () => {
   const downtown = await createLocation(t, { name: 'Downtown Clinic', timezone: 'America/New_York' });
   consenting = await createPetParent(t, downtown.id, { name: 'Alex Morgan', email: 'alex@example.com', reminderConsent: true });
   const declined = await createPetParent(t, downtown.id, { name: 'Sam Patel', email: 'sam@example.com', reminderConsent: false });
@@ -55,7 +56,6 @@ test.before(async () => {
   vac.maxRabies = await vaccinate(max.id, 'Rabies', '2025-12-02', '2026-12-02');
 });
 test.after.always(async () => {
-  await t?.close();
   await smtp?.close();
 });
 

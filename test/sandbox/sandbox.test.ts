@@ -1,12 +1,11 @@
 import test from 'ava';
 import { createHousehold } from '../helpers/factories.js';
-import { startTestApp, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { startTestApp, type TokenSet, useTestApp } from '../helpers/test-app.js';
 
 /**
  * The sandbox (DESIGN §2): its own SQLite file, seeded with demo data, reset on request.
  * Every test here is serial: reset rewrites the whole sandbox.
  */
-let t: TestApp;
 let liveAdmin: string;
 let sandboxAdmin: string;
 let sandboxStaff: TokenSet; // sk_test_ staff client with pets
@@ -15,8 +14,8 @@ let livePet: { id: string; ownerId: string; locationId: string };
 
 const demoPetIds = ['pet_demo_bella', 'pet_demo_daisy', 'pet_demo_luna', 'pet_demo_milo', 'pet_demo_oscar'];
 
+const t = useTestApp(test);
 test.before(async () => {
-  t = await startTestApp();
   liveAdmin = await t.adminToken('live');
   sandboxAdmin = await t.adminToken('sandbox');
   [sandboxStaff, sandboxDowntown] = await Promise.all([
@@ -24,9 +23,6 @@ test.before(async () => {
     t.client({ name: 'sandbox downtown', role: 'staff', scopes: ['pets'], environment: 'sandbox', locationIds: ['loc_demo_downtown'] }),
   ]);
   livePet = (await createHousehold(t)).pet;
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const sandboxDb = () => t.stores.get('sandbox').db;

@@ -1,19 +1,13 @@
 import test from 'ava';
 import { PetCare, PetCareError } from '../../sdk/src/index.js';
 import { eventually } from '../helpers/eventually.js';
-import { adminCredentials, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { adminCredentials, useTestApp } from '../helpers/test-app.js';
 import { fixture } from '../ai/ai-support.js';
 import { recordingFetch } from './sdk-support.js';
 
 /** The SDK's AI calls of DESIGN §15 against the real server: services.create, knowledge.upload (file and JSON), knowledge.query. */
-let t: TestApp;
 
-test.before(async () => {
-  t = await startTestApp();
-});
-test.after.always(async () => {
-  await t?.close();
-});
+const t = useTestApp(test);
 
 const sdkFor = (fetchImpl?: typeof fetch) =>
   new PetCare({ baseUrl: t.url, ...adminCredentials.live, retryBaseDelayMs: 5, ...(fetchImpl ? { fetch: fetchImpl } : {}) });

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { PetCare, PetCareError } from '../../sdk/src/index.js';
-import { adminCredentials, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { adminCredentials, useTestApp } from '../helpers/test-app.js';
 import { revoke } from '../oauth/oauth-test-kit.js';
 import { grantsOf, recordingFetch } from './sdk-support.js';
 
@@ -9,14 +9,8 @@ import { grantsOf, recordingFetch } from './sdk-support.js';
  * refresh_token grant near expiry or after a 401 invalid_token, and client credentials again
  * when the refresh is refused. Serial: the tests move the server's clock.
  */
-let t: TestApp;
 
-test.before(async () => {
-  t = await startTestApp({ jobs: false });
-});
-test.after.always(async () => {
-  await t?.close();
-});
+const t = useTestApp(test, { jobs: false });
 
 const ttlMs = () => t.config.accessTokenTtlSeconds * 1000;
 

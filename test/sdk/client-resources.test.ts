@@ -1,18 +1,12 @@
 import test from 'ava';
 import { PetCare, PetCareError } from '../../sdk/src/index.js';
 import { createLocation, createPetParent } from '../helpers/factories.js';
-import { adminCredentials, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { adminCredentials, useTestApp } from '../helpers/test-app.js';
 import { recordingFetch } from './sdk-support.js';
 
 /** Resources, paging, idempotency and errors of the SDK against the real server. */
-let t: TestApp;
 
-test.before(async () => {
-  t = await startTestApp({ jobs: false });
-});
-test.after.always(async () => {
-  await t?.close();
-});
+const t = useTestApp(test, { jobs: false });
 
 const sdkFor = (fetchImpl?: typeof fetch) =>
   new PetCare({ baseUrl: t.url, ...adminCredentials.live, retryBaseDelayMs: 5, ...(fetchImpl ? { fetch: fetchImpl } : {}) });

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import test from 'ava';
 import { PetCare, WebhookVerificationError, verifyWebhook } from '../../sdk/src/index.js';
 import { createLocation, createPetParent } from '../helpers/factories.js';
-import { adminCredentials, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { adminCredentials, useTestApp } from '../helpers/test-app.js';
 import { eventually } from '../helpers/eventually.js';
 import { startReceiver, type Receiver } from '../webhooks/webhook-support.js';
 
@@ -10,16 +10,14 @@ import { startReceiver, type Receiver } from '../webhooks/webhook-support.js';
  * webhooks.verify against real signed deliveries: an endpoint on a receiver on 127.0.0.1, a pet
  * created through the SDK, and the raw body and X-Service-Signature header the receiver got.
  */
-let t: TestApp;
 let r: Receiver;
 
+// The signature's t= comes from the service clock, which this file never moves.
+const t = useTestApp(test, { config: { webhookAllowHosts: ['127.0.0.1'], jobPollMs: 20 } });
 test.before(async () => {
-  // The signature's t= comes from the service clock, which this file never moves.
-  t = await startTestApp({ config: { webhookAllowHosts: ['127.0.0.1'], jobPollMs: 20 } });
   r = await startReceiver();
 });
 test.after.always(async () => {
-  await t?.close();
   await r?.close();
 });
 

@@ -1,24 +1,20 @@
 import test from 'ava';
 import { sql } from 'kysely';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { adminCredentials, startTestApp, TestClock, type TestApp } from '../helpers/test-app.js';
+import { adminCredentials, TestClock, useTestApp } from '../helpers/test-app.js';
 
 /**
  * A pet's vaccinationStatus (GET /v1/pets/:id and the list) is derived from its vaccinations as of
  * the service clock's date: per vaccine the latest record by administeredOn counts; the earliest
  * of those due dates decides. Serial: the tests move the clock.
  */
-let t: TestApp;
 let location: { id: string };
 let parent: { id: string };
 
+const t = useTestApp(test, { clock: new TestClock(Date.parse('2026-01-10T12:00:00Z')) });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(Date.parse('2026-01-10T12:00:00Z')) });
   location = await createLocation(t, { timezone: 'UTC' });
   parent = await createPetParent(t, location.id);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 /** A token valid at the current (moved) clock: the cached admin token expires when time jumps. */

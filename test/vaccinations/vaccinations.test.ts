@@ -1,11 +1,10 @@
 import test from 'ava';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
-import { startTestApp, TestClock, type TestApp, type TokenSet } from '../helpers/test-app.js';
+import { TestClock, type TokenSet, useTestApp } from '../helpers/test-app.js';
 
 /** POST/GET /v1/pets/:id/vaccinations and GET /v1/vaccinations/:id. */
 const vaccinationKeys = ['id', 'petId', 'vaccine', 'administeredOn', 'dueOn', 'lotNumber', 'providerId', 'locationId', 'recordedBy', 'createdAt'];
 
-let t: TestApp;
 let admin: string;
 let staff: TokenSet; // staff, pets: records vaccinations
 let reader: TokenSet; // staff, pets.read
@@ -19,8 +18,8 @@ let petB: { id: string };
 // 12:00 UTC on 15 June 2026: "today" is 2026-06-15 in London and 2026-06-16 in Auckland (UTC+12).
 const now = Date.parse('2026-06-15T12:00:00Z');
 
+const t = useTestApp(test, { clock: new TestClock(now) });
 test.before(async () => {
-  t = await startTestApp({ clock: new TestClock(now) });
   admin = await t.adminToken();
   locationA = await createLocation(t, { name: 'A', timezone: 'Europe/London' });
   locationB = await createLocation(t, { name: 'B', timezone: 'Pacific/Auckland' });
@@ -34,9 +33,6 @@ test.before(async () => {
     t.client({ name: 'doctor, medical only', role: 'doctor', scopes: ['medical'] }),
     t.client({ name: 'A only', role: 'staff', scopes: ['pets'], locationIds: [locationA.id] }),
   ]);
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const db = () => t.stores.get('live').db;

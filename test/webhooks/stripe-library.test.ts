@@ -1,7 +1,7 @@
 import test from 'ava';
 import Stripe from 'stripe';
 import { createHousehold, createPet } from '../helpers/factories.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { createEndpoint, startReceiver, type Receiver } from './webhook-support.js';
 
 /**
@@ -10,16 +10,14 @@ import { createEndpoint, startReceiver, type Receiver } from './webhook-support.
  * value, the raw body and the whsec_ secret, with its default 300 s tolerance.
  */
 const stripe = new Stripe('sk_test_unused_no_network');
-let t: TestApp;
 let r: Receiver;
 
+// The signature's t= comes from the service clock; Stripe compares it with the real one.
+const t = useTestApp(test, { config: { webhookAllowHosts: ['127.0.0.1'], jobPollMs: 20 } });
 test.before(async () => {
-  // The signature's t= comes from the service clock; Stripe compares it with the real one.
-  t = await startTestApp({ config: { webhookAllowHosts: ['127.0.0.1'], jobPollMs: 20 } });
   r = await startReceiver();
 });
 test.after.always(async () => {
-  await t?.close();
   await r?.close();
 });
 

@@ -1,21 +1,17 @@
 import test from 'ava';
 import { SecretBox } from '../../src/db/secret-box.js';
 import { createLocation } from '../helpers/factories.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { createEndpoint } from './webhook-support.js';
 
 /** Endpoint management: CRUD, validation, scopes, tenant-wide rule, idempotent replay without the secret. */
-let t: TestApp;
 let admin: string;
 const hook = 'http://127.0.0.1:9/hooks';
 
+// Deliveries are not under test here: nothing listens on port 9 and the runner is off.
+const t = useTestApp(test, { config: { webhookAllowHosts: ['127.0.0.1'] }, jobs: false });
 test.before(async () => {
-  // Deliveries are not under test here: nothing listens on port 9 and the runner is off.
-  t = await startTestApp({ config: { webhookAllowHosts: ['127.0.0.1'] }, jobs: false });
   admin = await t.adminToken();
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 test('create answers 201 with a whsec_ secret shown once; reads never show it', async (a) => {

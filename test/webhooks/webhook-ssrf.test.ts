@@ -2,18 +2,14 @@ import test from 'ava';
 import type { LookupAddress } from 'node:dns';
 import { OutboundPolicy } from '../../src/modules/webhooks/outbound-policy.js';
 import { createHousehold } from '../helpers/factories.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { startTestApp, useTestApp } from '../helpers/test-app.js';
 import { createEndpoint, startReceiver, waitForAttempts, type Receiver } from './webhook-support.js';
 
 /** Outbound safety: refused addresses at registration and, after DNS, at connect time. */
-let t: TestApp;
 const receivers: Receiver[] = [];
 
-test.before(async () => {
-  t = await startTestApp({ jobs: false }); // no allow list: the default policy
-});
+const t = useTestApp(test, { jobs: false }); // no allow list: the default policy
 test.after.always(async () => {
-  await t?.close();
   for (const r of receivers) await r.close();
 });
 

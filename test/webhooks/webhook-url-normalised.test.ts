@@ -1,19 +1,15 @@
 import test from 'ava';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 
 /**
  * Webhook endpoint URLs are stored and answered in their WHATWG-normalised form (`new URL(x).href`),
  * never as typed: raw `<`, `"`, `>` and spaces went into the row and every answer (issue 24 item 2).
  */
-let t: TestApp;
 let admin: string;
 
+const t = useTestApp(test, { config: { webhookAllowHosts: ['127.0.0.1'] }, jobs: false });
 test.before(async () => {
-  t = await startTestApp({ config: { webhookAllowHosts: ['127.0.0.1'] }, jobs: false });
   admin = await t.adminToken();
-});
-test.after.always(async () => {
-  await t?.close();
 });
 
 const storedUrl = async (id: string) =>
