@@ -15,10 +15,12 @@ import { download, makePdf, upload } from '../documents/document-helpers.js';
 import { createHousehold, createLocation } from '../helpers/factories.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestApp } from '../helpers/test-app.js';
+import { childProcesses } from '../helpers/child-processes.js';
 
 /** A whole-appliance backup that a clinic can bet on: everything in the data dir, encrypted, verified before any restore, restored in place. */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const scratch = mkdtempSync(path.join(tmpdir(), 'petcare-backup-test-'));
+const track = childProcesses(test);
 test.after.always(() => rmSync(scratch, { recursive: true, force: true }));
 
 const backupKey = randomBytes(32).toString('base64');
@@ -38,18 +40,21 @@ function snapshotOf(dir: string): Record<string, string> {
 /** An appliance with a pet, a document, a webhook endpoint and a token, backed up (in its own backups/, or encrypted); the original is gone. */
 async function backedUpAppliance(options: { key?: string } = {}) {
   const app = await startTestApp({ jobs: false });
-  const token = await app.adminToken();
-  const { pet } = await createHousehold(app);
-  const pdf = await makePdf(['Backed up']);
-  const doc = await upload(app, pet.id, { token, file: { bytes: pdf, name: 'chart.pdf', type: 'application/pdf' } });
-  const endpoint = await app.request('POST', '/v1/webhook-endpoints', { token, body: { url: 'http://10.0.0.5/hooks', events: ['*'] } });
-  // Bytes that do not compress, so an encrypted archive spans several frames.
-  mkdirSync(path.join(app.dataDir, 'attachments'));
-  writeFileSync(path.join(app.dataDir, 'attachments', 'noise.bin'), randomBytes(200_000));
-  const backupDir = mkdtempSync(path.join(scratch, 'backups-'));
-  const { file, manifest, encrypted } = await createArchive({ dataDir: app.dataDir, backupDir, now: Date.now(), platformVersion: 'test', keep: 3, key: options.key, unencrypted: !options.key });
-  await app.close();
-  return { token, petId: pet.id, documentId: doc.body.id as string, pdf, endpointId: endpoint.body.id as string, file, manifest, encrypted };
+  try {
+    const token = await app.adminToken();
+    const { pet } = await createHousehold(app);
+    const pdf = await makePdf(['Backed up']);
+    const doc = await upload(app, pet.id, { token, file: { bytes: pdf, name: 'chart.pdf', type: 'application/pdf' } });
+    const endpoint = await app.request('POST', '/v1/webhook-endpoints', { token, body: { url: 'http://10.0.0.5/hooks', events: ['*'] } });
+    // Bytes that do not compress, so an encrypted archive spans several frames.
+    mkdirSync(path.join(app.dataDir, 'attachments'));
+    writeFileSync(path.join(app.dataDir, 'attachments', 'noise.bin'), randomBytes(200_000));
+    const backupDir = mkdtempSync(path.join(scratch, 'backups-'));
+    const { file, manifest, encrypted } = await createArchive({ dataDir: app.dataDir, backupDir, now: Date.now(), platformVersion: 'test', keep: 3, key: options.key, unencrypted: !options.key });
+    return { token, petId: pet.id, documentId: doc.body.id as string, pdf, endpointId: endpoint.body.id as string, file, manifest, encrypted };
+  } finally {
+    await app.close();
+  }
 }
 
 /** A data dir holding something else (the clinic's current data, say). */
@@ -69,10 +74,10 @@ interface ServerProcess {
 
 /** The server as `npm start` runs it (src/main.ts), in a process of its own. */
 function startServer(dataDir: string): ServerProcess {
-  const child = spawn(process.execPath, ['--import=tsx', path.join(root, 'src/main.ts')], {
+  const child = track(spawn(process.execPath, ['--import=tsx', path.join(root, 'src/main.ts')], {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', PETCARE_DATA_DIR: dataDir, PETCARE_LOG_LEVEL: 'info' },
-  });
+  }));
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -266,6 +271,7 @@ test('a restore stopped in the middle of its swap is finished by the next start 
     t.deepEqual(readdirSync(dataDir).filter((name) => name.startsWith('.restore')), []);
     t.false(existsSync(path.join(dataDir, 'documents', 'a.pdf')), 'the old data is gone');
     const app = await startTestApp({ dataDir, jobs: false });
+    t.teardown(() => app.close({ keepData: true }));
     t.is((await app.request('GET', `/v1/pets/${before.petId}`, { token: before.token })).status, 200);
     t.is((await download(app, before.documentId, before.token)).status, 200);
     await app.close({ keepData: true });

@@ -21,6 +21,7 @@ writeFileSync(keyFile, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 
 
 test('backup prints the archive path last (encrypted with the key file); verify checks it; restore brings the appliance back in a fresh data dir', async (t) => {
   const app = await startTestApp({ jobs: false });
+  t.teardown(() => app.close());
   const { pet } = await createHousehold(app);
   const token = await app.adminToken();
   const backupDir = path.join(scratch, 'off-box');
@@ -99,6 +100,7 @@ test('as the image user (uid 1000), restore replaces a data dir whose parent it 
   // From root, the CLI runs as uid 1000 as in the image; as any other user, the folders are made read-only to it.
   const as = root ? { uid: 1000, gid: 1000 } : {};
   const app = await startTestApp({ jobs: false });
+  t.teardown(() => app.close());
   const { pet } = await createHousehold(app);
   const token = await app.adminToken();
   const archive = (await cli({ PETCARE_DATA_DIR: app.dataDir }, 'backup')).stdout.trim().split('\n').at(-1)!;

@@ -33,17 +33,26 @@ if (!haveChromium) {
 
 let f: ConsoleFixture;
 let browser: Browser;
+let launching: Promise<Browser> | undefined;
 
 test.before(async () => {
   if (!haveChromium) return;
-  const launching = launch().then((b) => (browser = b));
+  launching = launch().then((b) => (browser = b));
   f = await consoleFixture();
   await launching;
 });
 test.after.always(async () => {
+  // The browser even when the fixture failed while it was still launching: a live Chromium keeps the worker from exiting.
+  await launching?.catch(() => undefined);
   await browser?.close();
-  f?.receiver.close();
   await f?.t.close();
+  if (f) {
+    const { receiver } = f;
+    await new Promise<void>((resolve) => {
+      receiver.close(() => resolve());
+      receiver.closeAllConnections();
+    });
+  }
 });
 
 const { clientId: adminId, clientSecret: adminSecret } = adminCredentials.live;

@@ -154,6 +154,7 @@ test('a failing run is retried with backoff, then succeeds; after maxAttempts it
 
 test('a run left running by a process that died is run again after a restart', async (t) => {
   const first = await startTestApp({ jobs: false });
+  t.teardown(() => first.close());
   const queuedId = (await first.app.runner.enqueueNow('live', 'housekeeping'));
   // The dead process had claimed it: running, with a lease far in the future.
   await first.stores
@@ -189,6 +190,7 @@ test('the backup job writes one verified archive of the appliance to data/backup
 
 test('a cron fire missed while the appliance was off runs once at the next start, and the next fire is recorded', async (t) => {
   const first = await startTestApp();
+  t.teardown(() => first.close());
   const token = await first.adminToken();
   const listed = await first.request('GET', '/v1/jobs/backup', { token });
   t.regex(listed.body.nextRunAt, /T02:30:00\.000Z$/, 'the next fire is known from the first start on');

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { adminSecretProblem, ConfigError, loadConfig, publicSandboxProblem } from '../../src/config.js';
+import { childProcesses } from '../helpers/child-processes.js';
 
 /**
  * What the operator's configuration may not be (README "Configuration"): admin secrets of 32+
@@ -13,6 +14,7 @@ import { adminSecretProblem, ConfigError, loadConfig, publicSandboxProblem } fro
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const scratch = mkdtempSync(path.join(tmpdir(), 'petcare-config-'));
+const track = childProcesses(test);
 // Traversable, so a process of another uid can reach (and stat) the files in it.
 chmodSync(scratch, 0o755);
 test.after.always(() => rmSync(scratch, { recursive: true, force: true }));
@@ -97,11 +99,11 @@ test('an empty secret file is refused, not taken as "unset" (which would generat
 /** The server as the image starts it (src/main.ts), optionally as another uid; resolves with its exit code and output. */
 function runServer(env: Record<string, string>, uid?: number): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import=tsx', path.join(root, 'src/main.ts')], {
+    const child = track(spawn(process.execPath, ['--import=tsx', path.join(root, 'src/main.ts')], {
       cwd: root,
       env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', PETCARE_DATA_DIR: path.join(scratch, `data-${Math.random()}`), ...env },
       ...(uid === undefined ? {} : { uid, gid: uid }),
-    });
+    }));
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

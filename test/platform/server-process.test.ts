@@ -6,10 +6,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lockDataDir } from '../../src/data-dir.js';
 import { eventually } from '../helpers/eventually.js';
+import { childProcesses } from '../helpers/child-processes.js';
 
 /** The server as `npm start` runs it: its files are its own, an unusable data dir is one line, one server per data dir. */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const scratch = mkdtempSync(path.join(tmpdir(), 'petcare-process-'));
+const track = childProcesses(test);
 test.after.always(() => rmSync(scratch, { recursive: true, force: true }));
 
 interface Started {
@@ -19,10 +21,10 @@ interface Started {
 }
 
 function startServer(dataDir: string, env: Record<string, string> = {}): Started {
-  const child = spawn(process.execPath, ['--import=tsx', path.join(root, 'src/main.ts')], {
+  const child = track(spawn(process.execPath, ['--import=tsx', path.join(root, 'src/main.ts')], {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', PETCARE_DATA_DIR: dataDir, PETCARE_LOG_LEVEL: 'info', ...env },
-  });
+  }));
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));

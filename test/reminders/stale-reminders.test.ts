@@ -12,6 +12,7 @@ import { startSmtpSink } from '../notifications/smtp-sink.js';
 test('queued reminders no longer wanted are cancelled at sending, the rest go out', async (t) => {
   const clock = new TestClock(Date.parse('2026-11-23T09:00:00.000Z'));
   const first = await startTestApp({ clock, config: { jobPollMs: 20 } }); // no SMTP: the outbox
+  t.teardown(() => first.close());
   const location = await createLocation(first, { timezone: 'Europe/London' });
   const provider = await createProvider(first, { locationIds: [location.id] });
   const stays = await createPetParent(first, location.id, { reminderConsent: true });
@@ -40,11 +41,9 @@ test('queued reminders no longer wanted are cancelled at sending, the rest go ou
   await first.close({ keepData: true });
 
   const smtp = await startSmtpSink();
+  t.teardown(() => smtp.close());
   const second = await startTestApp({ clock, dataDir: first.dataDir, config: { smtpUrl: smtp.url, jobPollMs: 20 } });
-  t.teardown(async () => {
-    await second.close();
-    await smtp.close();
-  });
+  t.teardown(() => second.close());
   const token2 = await freshAdminToken(second);
   const sent = await waitForNotification(second, token2, reminderOf(kept), (n) => n.status !== 'queued');
   t.is(sent.status, 'sent');

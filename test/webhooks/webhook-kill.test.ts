@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { eventually } from '../helpers/eventually.js';
 import { freePort } from '../helpers/free-port.js';
 import { startReceiver, verifyStripeStyle, type Receiver } from './webhook-support.js';
+import { childProcesses } from '../helpers/child-processes.js';
 
 /**
  * A hard kill (SIGKILL) of the real server while webhook first attempts hang at the receiver: those
@@ -16,6 +17,7 @@ import { startReceiver, verifyStripeStyle, type Receiver } from './webhook-suppo
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const scratch = mkdtempSync(path.join(tmpdir(), 'petcare-webhook-kill-'));
+const track = childProcesses(test);
 const admin = { clientId: 'pk_live_killtestadmin', clientSecret: 'sk_live_killtestadminsecret-0123456789abcdef0123' } as const;
 
 const children: ChildProcess[] = [];
@@ -42,7 +44,7 @@ function exited(child: ChildProcess): Promise<void> {
 /** The server as `npm run dev` runs it (src/main.ts under tsx), in a process of its own, ready once /healthz answers. */
 async function startServer(dataDir: string): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import=tsx', path.join(root, 'src/main.ts')], {
+  const child = track(spawn(process.execPath, ['--import=tsx', path.join(root, 'src/main.ts')], {
     cwd: root,
     env: {
       ...process.env,
@@ -57,7 +59,7 @@ async function startServer(dataDir: string): Promise<Server> {
       PETCARE_WEBHOOK_RETRY_SCHEDULE: '1,1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  }));
   children.push(child);
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
