@@ -2,8 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Session } from './session.js';
 
-/** A usage mistake: printed with a pointer to `help`, exit code 2. */
-export class UsageError extends Error {}
+export { UsageError } from './usage-error.js';
 
 /** Every option of every command, for node:util parseArgs (strict: an unknown flag is a usage error). */
 export const cliOptions = {

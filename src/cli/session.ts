@@ -9,7 +9,7 @@ import { AuditLog } from '../http/audit.js';
 import { AppError } from '../http/errors.js';
 import { defaultPageSize, type PageRequest } from '../http/paging.js';
 import { allScopes } from '../http/scopes.js';
-import { UsageError } from './command.js';
+import { UsageError } from './usage-error.js';
 
 /** The opened data dir a command works on, as the tenant's operator. */
 export interface Session {

@@ -4,14 +4,9 @@ import { AppError } from './errors.js';
 import type { AppContext } from './request-context.js';
 import { validateShape } from './validation.js';
 
-/**
- * Dated versions within v1 (DESIGN §16, Stripe-style), oldest first; the last one is current.
- * A release that changes an answer adds its date here, a changelog entry, and a transform on each
- * route it changes (the route's `versions`), so the current code path never branches on versions.
- */
-export const apiVersions = ['2025-06-01', '2026-11-01'] as const;
-export type ApiVersion = (typeof apiVersions)[number];
-export const currentApiVersion = '2026-11-01' satisfies ApiVersion;
+import { apiVersions, currentApiVersion, type ApiVersion } from './api-version-names.js';
+
+export { apiVersions, currentApiVersion, type ApiVersion };
 
 export const apiVersionHeader = 'Petcare-Version';
 const apiVersionHeaderKey = apiVersionHeader.toLowerCase();

@@ -3,7 +3,7 @@ import type { Next, ParameterizedContext } from 'koa';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Actor } from './actor.js';
-import type { ApiVersion } from './api-versions.js';
+import type { ApiVersion } from './api-version-names.js';
 import type { Metrics } from './metrics.js';
 import { accessLog } from '../logger.js';
 
