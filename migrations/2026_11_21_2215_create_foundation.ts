@@ -113,11 +113,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('pet_parents_location_idx').on('pet_parents').columns(['tenant_id', 'location_id', 'id']).execute();
-  await db.schema
-    .createIndex('pet_parents_email_idx')
-    .on('pet_parents')
-    .expression(sql`tenant_id, lower(email)`)
-    .execute();
+  await db.schema.createIndex('pet_parents_email_idx').on('pet_parents').expression(sql`tenant_id, lower(email)`).execute();
 
   await db.schema
     .createTable('pets')

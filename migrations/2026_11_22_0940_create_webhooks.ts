@@ -70,11 +70,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // now, in flight) read no other endpoint's backlog and need no sort. The one index kept lean on
   // purpose: every delivery writes it several times. Fan-out runs in one transaction with the
   // removal of its queue rows, so an (endpoint, event) pair is written once without a unique index.
-  await db.schema
-    .createIndex('webhook_deliveries_due_idx')
-    .on('webhook_deliveries')
-    .columns(['endpoint_id', 'status', 'next_attempt_at', 'id'])
-    .execute();
+  await db.schema.createIndex('webhook_deliveries_due_idx').on('webhook_deliveries').columns(['endpoint_id', 'status', 'next_attempt_at', 'id']).execute();
 
   // Every attempt, written `in_flight` before the request leaves (the claim), then finished.
   await db.schema

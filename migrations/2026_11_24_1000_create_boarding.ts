@@ -138,7 +138,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const name of ['boarding_doses_no_delete', 'boarding_doses_no_update']) await sql`DROP TRIGGER IF EXISTS ${sql.raw(name)}`.execute(db);
-  for (const table of ['boarding_dose_alerts', 'boarding_doses', 'boarding_erasures', 'boarding_care_plans', 'boarding_night_totals', 'boarding_nights', 'boarding_stays', 'boarding_rooms']) {
+  for (const table of [
+    'boarding_dose_alerts',
+    'boarding_doses',
+    'boarding_erasures',
+    'boarding_care_plans',
+    'boarding_night_totals',
+    'boarding_nights',
+    'boarding_stays',
+    'boarding_rooms',
+  ]) {
     await sql`DROP TABLE IF EXISTS ${sql.raw(table)}`.execute(db);
   }
 }

@@ -91,7 +91,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // Grooming bookings hold their stylist's time: bump the counter availability's busy-time cache trusts.
   const bump = `begin update scheduling_versions set version = version + 1 where name = 'appointments'; end`;
   await sql.raw(`create trigger bookings_grooming_version_insert after insert on bookings when new.kind = 'grooming' ${bump}`).execute(db);
-  await sql.raw(`create trigger bookings_grooming_version_update after update on bookings when new.kind = 'grooming' or old.kind = 'grooming' ${bump}`).execute(db);
+  await sql
+    .raw(`create trigger bookings_grooming_version_update after update on bookings when new.kind = 'grooming' or old.kind = 'grooming' ${bump}`)
+    .execute(db);
   await sql.raw(`create trigger bookings_grooming_version_delete after delete on bookings when old.kind = 'grooming' ${bump}`).execute(db);
 }
 

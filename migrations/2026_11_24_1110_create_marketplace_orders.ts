@@ -83,8 +83,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // One accrual per order line: a line is paid once.
   await sql`CREATE UNIQUE INDEX marketplace_commission_lines_sale_idx ON marketplace_commission_lines (order_line_id) WHERE kind = 'sale'`.execute(db);
   await sql`CREATE INDEX marketplace_commission_lines_tenant_idx ON marketplace_commission_lines (tenant_id, id)`.execute(db);
-  await sql`CREATE INDEX marketplace_commission_lines_unsettled_idx ON marketplace_commission_lines (tenant_id, provider_id, id) WHERE settlement_id IS NULL`.execute(db);
-  await sql`CREATE INDEX marketplace_commission_lines_settlement_idx ON marketplace_commission_lines (settlement_id) WHERE settlement_id IS NOT NULL`.execute(db);
+  await sql`CREATE INDEX marketplace_commission_lines_unsettled_idx ON marketplace_commission_lines (tenant_id, provider_id, id) WHERE settlement_id IS NULL`.execute(
+    db,
+  );
+  await sql`CREATE INDEX marketplace_commission_lines_settlement_idx ON marketplace_commission_lines (settlement_id) WHERE settlement_id IS NOT NULL`.execute(
+    db,
+  );
   // Money facts: amounts never change; a line is claimed by one statement once, then never moves.
   await sql`
     CREATE TRIGGER marketplace_commission_lines_fixed BEFORE UPDATE ON marketplace_commission_lines
@@ -97,7 +101,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // Provider payout statements live in payments' settlements table (DESIGN §9: one resource, two kinds).
   await sql`ALTER TABLE settlements ADD COLUMN commission INTEGER NOT NULL DEFAULT 0`.execute(db);
   await sql`ALTER TABLE settlements ADD COLUMN paid_at TEXT`.execute(db);
-  await sql`CREATE UNIQUE INDEX settlements_provider_payout_idx ON settlements (tenant_id, provider_id, period_start, period_end, currency) WHERE kind = 'provider_payout'`.execute(db);
+  await sql`CREATE UNIQUE INDEX settlements_provider_payout_idx ON settlements (tenant_id, provider_id, period_start, period_end, currency) WHERE kind = 'provider_payout'`.execute(
+    db,
+  );
   // A pending statement may only become paid; a paid one never changes.
   await sql`
     CREATE TRIGGER settlements_provider_payout_fixed BEFORE UPDATE ON settlements
@@ -112,7 +118,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // Marketplace bookings hold their provider's time: bump the counter availability's busy-time cache trusts.
   const bump = `begin update scheduling_versions set version = version + 1 where name = 'appointments'; end`;
   await sql.raw(`create trigger bookings_marketplace_version_insert after insert on bookings when new.kind = 'marketplace' ${bump}`).execute(db);
-  await sql.raw(`create trigger bookings_marketplace_version_update after update on bookings when new.kind = 'marketplace' or old.kind = 'marketplace' ${bump}`).execute(db);
+  await sql
+    .raw(`create trigger bookings_marketplace_version_update after update on bookings when new.kind = 'marketplace' or old.kind = 'marketplace' ${bump}`)
+    .execute(db);
   await sql.raw(`create trigger bookings_marketplace_version_delete after delete on bookings when old.kind = 'marketplace' ${bump}`).execute(db);
 }
 
@@ -122,5 +130,6 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop index if exists settlements_provider_payout_idx`.execute(db);
   await sql`ALTER TABLE settlements DROP COLUMN paid_at`.execute(db);
   await sql`ALTER TABLE settlements DROP COLUMN commission`.execute(db);
-  for (const table of ['marketplace_commission_lines', 'marketplace_order_lines', 'marketplace_orders']) await sql.raw(`drop table if exists ${table}`).execute(db);
+  for (const table of ['marketplace_commission_lines', 'marketplace_order_lines', 'marketplace_orders'])
+    await sql.raw(`drop table if exists ${table}`).execute(db);
 }

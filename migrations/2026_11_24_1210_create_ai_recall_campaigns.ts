@@ -50,7 +50,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       UNIQUE (campaign_id, pet_id, vaccine_key)
     ) WITHOUT ROWID`.execute(db);
   // One message per pet + vaccine + due date across every campaign: a second 'sent' row is refused.
-  await sql`CREATE UNIQUE INDEX ai_recall_recipients_sent_once ON ai_recall_recipients (tenant_id, pet_id, vaccine_key, due_on) WHERE status = 'sent'`.execute(db);
+  await sql`CREATE UNIQUE INDEX ai_recall_recipients_sent_once ON ai_recall_recipients (tenant_id, pet_id, vaccine_key, due_on) WHERE status = 'sent'`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -22,7 +22,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql.raw(`CREATE TRIGGER vaccinations_earliest_due_insert AFTER INSERT ON vaccinations BEGIN ${refresh('NEW.pet_id')} END`).execute(db);
   await sql.raw(`CREATE TRIGGER vaccinations_earliest_due_delete AFTER DELETE ON vaccinations BEGIN ${refresh('OLD.pet_id')} END`).execute(db);
   await sql
-    .raw(`CREATE TRIGGER vaccinations_earliest_due_update AFTER UPDATE OF pet_id, vaccine_key, administered_on, due_on ON vaccinations BEGIN ${refresh('OLD.pet_id, NEW.pet_id')} END`)
+    .raw(
+      `CREATE TRIGGER vaccinations_earliest_due_update AFTER UPDATE OF pet_id, vaccine_key, administered_on, due_on ON vaccinations BEGIN ${refresh('OLD.pet_id, NEW.pet_id')} END`,
+    )
     .execute(db);
 }
 

@@ -42,7 +42,9 @@ async function upInTransaction(db: Kysely<unknown>): Promise<void> {
       data TEXT NOT NULL,
       created_at TEXT NOT NULL
     )`.execute(db);
-  await sql`INSERT INTO events_by_seq (seq, id, tenant_id, type, data, created_at) SELECT rowid, id, tenant_id, type, data, created_at FROM events ORDER BY rowid`.execute(db);
+  await sql`INSERT INTO events_by_seq (seq, id, tenant_id, type, data, created_at) SELECT rowid, id, tenant_id, type, data, created_at FROM events ORDER BY rowid`.execute(
+    db,
+  );
   await sql`DROP TABLE events`.execute(db);
   await sql`ALTER TABLE events_by_seq RENAME TO events`.execute(db);
   await sql`CREATE INDEX events_type_idx ON events (tenant_id, type, id)`.execute(db);
@@ -116,7 +118,9 @@ async function downInTransaction(db: Kysely<unknown>): Promise<void> {
   await sql`DROP TRIGGER IF EXISTS events_delete_newest`.execute(db);
   await sql`CREATE TABLE webhook_event_queue (seq INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL)`.execute(db);
   // Events after the cursor are queued again; endpoints keep seeing only events after their since_seq.
-  await sql`INSERT INTO webhook_event_queue (seq, event_id) SELECT seq, id FROM events WHERE seq > (SELECT last_seq FROM webhook_fanout WHERE id = 1) ORDER BY seq`.execute(db);
+  await sql`INSERT INTO webhook_event_queue (seq, event_id) SELECT seq, id FROM events WHERE seq > (SELECT last_seq FROM webhook_fanout WHERE id = 1) ORDER BY seq`.execute(
+    db,
+  );
   // sqlite_sequence has no unique name: the INSERT above may have written the queue's row already,
   // and AUTOINCREMENT reads the first one. One row, at the newest event (since_seq counts in seq).
   await sql`DELETE FROM sqlite_sequence WHERE name = 'webhook_event_queue'`.execute(db);

@@ -61,7 +61,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       if (!match) break;
       const prefix = match[1]!;
       const future = (
-        await sql<{ id: string; created_at: string | null }>`SELECT id, ${hasCreatedAt ? sql.ref('created_at') : sql`NULL`} AS created_at FROM ${sql.table(t.name)}
+        await sql<{
+          id: string;
+          created_at: string | null;
+        }>`SELECT id, ${hasCreatedAt ? sql.ref('created_at') : sql`NULL`} AS created_at FROM ${sql.table(t.name)}
           WHERE id > ${`${prefix}_${floor}`} AND id < ${`${prefix}_~`} ORDER BY id`.execute(db)
       ).rows;
       // In id order, each new id above the one before: the rows keep their order among themselves.

@@ -28,7 +28,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       BEGIN
         SELECT RAISE(ABORT, 'the dose log is append-only: log a new entry instead');
       END`.execute(trx);
-    await sql`CREATE UNIQUE INDEX boarding_doses_one_per_dose_uq ON boarding_doses (care_plan_id, medication_key, scheduled_for) WHERE supersedes IS NULL`.execute(trx);
+    await sql`CREATE UNIQUE INDEX boarding_doses_one_per_dose_uq ON boarding_doses (care_plan_id, medication_key, scheduled_for) WHERE supersedes IS NULL`.execute(
+      trx,
+    );
     await sql`CREATE UNIQUE INDEX boarding_doses_supersedes_uq ON boarding_doses (supersedes) WHERE supersedes IS NOT NULL`.execute(trx);
     await sql`
       CREATE TRIGGER boarding_doses_correction_same_dose BEFORE INSERT ON boarding_doses

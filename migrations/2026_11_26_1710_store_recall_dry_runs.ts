@@ -35,7 +35,8 @@ async function rebuild(db: Kysely<unknown>, withDryRuns: boolean): Promise<void>
       created_at TEXT NOT NULL,
       ${sql.raw(counts)}
     )`.execute(db);
-  const common = 'id, tenant_id, location_id, scope_location_ids, vaccines, due_within_days, today, due_through, recipient_count, sent, skipped, created_by_client_id, created_at';
+  const common =
+    'id, tenant_id, location_id, scope_location_ids, vaccines, due_within_days, today, due_through, recipient_count, sent, skipped, created_by_client_id, created_at';
   await sql`INSERT INTO ai_recall_campaigns_rebuilt (${sql.raw(common)}) SELECT ${sql.raw(common)} FROM ai_recall_campaigns`.execute(db);
 
   const statuses = withDryRuns ? "'sent', 'would_send', 'skipped'" : "'sent', 'skipped'";
@@ -66,7 +67,9 @@ async function rebuild(db: Kysely<unknown>, withDryRuns: boolean): Promise<void>
   await sql`ALTER TABLE ai_recall_campaigns_rebuilt RENAME TO ai_recall_campaigns`.execute(db);
   await sql`ALTER TABLE ai_recall_recipients_rebuilt RENAME TO ai_recall_recipients`.execute(db);
   await sql`CREATE INDEX ai_recall_campaigns_tenant_idx ON ai_recall_campaigns (tenant_id, id)`.execute(db);
-  await sql`CREATE UNIQUE INDEX ai_recall_recipients_sent_once ON ai_recall_recipients (tenant_id, pet_id, vaccine_key, due_on) WHERE status = 'sent'`.execute(db);
+  await sql`CREATE UNIQUE INDEX ai_recall_recipients_sent_once ON ai_recall_recipients (tenant_id, pet_id, vaccine_key, due_on) WHERE status = 'sent'`.execute(
+    db,
+  );
 }
 
 export async function up(db: Kysely<unknown>): Promise<void> {

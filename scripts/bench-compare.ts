@@ -51,7 +51,12 @@ async function once(root: string, kind: 'get' | 'post', duration: number, cpu: n
     const before = gateway.cpuSeconds() ?? 0;
     const result = await autocannon({ ...options, connections: 50, duration });
     const after = gateway.cpuSeconds() ?? 0;
-    return { reqPerSec: result.requests.average, p99Ms: result.latency.p99, cpuUsPerRequest: ((after - before) * 1e6) / Math.max(1, result.requests.total), non2xx: result.non2xx };
+    return {
+      reqPerSec: result.requests.average,
+      p99Ms: result.latency.p99,
+      cpuUsPerRequest: ((after - before) * 1e6) / Math.max(1, result.requests.total),
+      non2xx: result.non2xx,
+    };
   } finally {
     await gateway.stop();
   }

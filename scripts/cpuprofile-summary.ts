@@ -57,12 +57,21 @@ const leafStages: Stage[] = [
 export const stages: Stage[] = [
   { name: 'SQLite prepare (native; uncached statements)', match: (f) => inPackage(f, 'better-sqlite3') && f.functionName === 'prepare' },
   { name: 'SQLite pragma() (prepares on every call)', match: (f) => inPackage(f, 'better-sqlite3') && f.functionName === 'pragma' },
-  { name: 'SQLite step (stmt.all/run, native, via kysely driver)', match: (f) => kysely(f, /\/dialect\/sqlite\/sqlite-driver/) && f.functionName === 'executeQuery' },
+  {
+    name: 'SQLite step (stmt.all/run, native, via kysely driver)',
+    match: (f) => kysely(f, /\/dialect\/sqlite\/sqlite-driver/) && f.functionName === 'executeQuery',
+  },
   { name: 'kysely compile (operation tree → SQL)', match: (f) => kysely(f, /\/query-compiler\//) },
-  { name: 'kysely query building (builders, parsers, frozen nodes)', match: (f) => kysely(f, /\/(query-builder|parser|operation-node|expression|dynamic|util)\//) },
+  {
+    name: 'kysely query building (builders, parsers, frozen nodes)',
+    match: (f) => kysely(f, /\/(query-builder|parser|operation-node|expression|dynamic|util)\//),
+  },
   { name: 'kysely execution plumbing (executor, connection, transaction)', match: (f) => inPackage(f, 'kysely') },
   { name: 'better-sqlite3 other (transaction wrappers)', match: (f) => inPackage(f, 'better-sqlite3') },
-  { name: 'JWT verify (AccessTokens.verify, jsonwebtoken)', match: (f) => (f.functionName === 'verify' && inApp(f, 'modules/oauth/access-tokens.')) || inPackage(f, 'jsonwebtoken', 'jws', 'jwa') },
+  {
+    name: 'JWT verify (AccessTokens.verify, jsonwebtoken)',
+    match: (f) => (f.functionName === 'verify' && inApp(f, 'modules/oauth/access-tokens.')) || inPackage(f, 'jsonwebtoken', 'jws', 'jwa'),
+  },
   { name: 'client directory (cache lookups)', match: (f) => inApp(f, 'modules/clients/client-directory.') },
   { name: 'rate limiter', match: (f) => inApp(f, 'http/rate-limit.') },
   { name: 'authenticate (header parse, actor, scopes)', match: (f) => inApp(f, 'http/authenticate.') },
@@ -71,7 +80,22 @@ export const stages: Stage[] = [
   { name: 'ids (newId: randomBytes + base32)', match: (f) => inApp(f, 'db/ids.') },
   { name: 'audit (entry, row, batching)', match: (f) => inApp(f, 'http/audit.') },
   { name: 'metrics.observe', match: (f) => inApp(f, 'http/metrics.') },
-  { name: 'pino logging', match: (f) => inPackage(f, 'pino', 'sonic-boom', 'fast-redact', 'pino-std-serializers', 'thread-stream', 'quick-format-unescaped', 'safe-stable-stringify', 'atomic-sleep', 'on-exit-leak-free') },
+  {
+    name: 'pino logging',
+    match: (f) =>
+      inPackage(
+        f,
+        'pino',
+        'sonic-boom',
+        'fast-redact',
+        'pino-std-serializers',
+        'thread-stream',
+        'quick-format-unescaped',
+        'safe-stable-stringify',
+        'atomic-sleep',
+        'on-exit-leak-free',
+      ),
+  },
   { name: 'request context (request id, headers, timing)', match: (f) => inApp(f, 'http/request-context.') },
   { name: 'error handler (own frames)', match: (f) => inApp(f, 'http/error-handler.') || inApp(f, 'http/problem.') || inApp(f, 'http/errors.') },
   { name: 'koa-body (co-body, raw-body)', match: (f) => inPackage(f, 'koa-body', 'co-body', 'raw-body', 'inflation', 'formidable') },
@@ -197,7 +221,11 @@ export function summarizeProfile(profile: CpuProfile, options: { requests?: numb
     add(byStage, stage, us);
     if (options.drill && stage.includes(options.drill)) {
       const charged = stack.find((f) => !transparent(f));
-      add(drill, `${leaf.functionName || '(anonymous)'} ${leaf.url.replace(/^.*\/(node_modules|dist)\//, '')}  ← ${charged ? `${charged.functionName || '(anonymous)'} ${charged.url.replace(/^.*\/(node_modules|dist)\//, '')}:${charged.lineNumber + 1}` : '-'}`, us);
+      add(
+        drill,
+        `${leaf.functionName || '(anonymous)'} ${leaf.url.replace(/^.*\/(node_modules|dist)\//, '')}  ← ${charged ? `${charged.functionName || '(anonymous)'} ${charged.url.replace(/^.*\/(node_modules|dist)\//, '')}:${charged.lineNumber + 1}` : '-'}`,
+        us,
+      );
     }
   });
   return {
@@ -248,7 +276,9 @@ async function main(): Promise<void> {
   });
   const file = positionals[0];
   if (!file) {
-    process.stderr.write('usage: tsx scripts/cpuprofile-summary.ts <file.cpuprofile> [--requests N] [--from µs --to µs] [--top 25] [--json] [--drill <stage text>]\n');
+    process.stderr.write(
+      'usage: tsx scripts/cpuprofile-summary.ts <file.cpuprofile> [--requests N] [--from µs --to µs] [--top 25] [--json] [--drill <stage text>]\n',
+    );
     process.exit(2);
   }
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;

@@ -61,7 +61,16 @@ export async function runEval(): Promise<EvalResult> {
   const credentials = { id: 'pk_live_evaladmin', secret: 'sk_live_evaladminsecret' };
   const config = loadConfig(
     {},
-    { dataDir, port: 0, host: '127.0.0.1', logLevel: 'silent', adminClientId: credentials.id, adminClientSecret: credentials.secret, sandboxOnly: false, jobPollMs: 50 },
+    {
+      dataDir,
+      port: 0,
+      host: '127.0.0.1',
+      logLevel: 'silent',
+      adminClientId: credentials.id,
+      adminClientSecret: credentials.secret,
+      sandboxOnly: false,
+      jobPollMs: 50,
+    },
   );
   const appliance = await openAppliance({ config, logger: pino({ level: 'silent' }) });
   const server = appliance.app.koa.listen(0, '127.0.0.1');
@@ -79,7 +88,8 @@ export async function runEval(): Promise<EvalResult> {
       if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
       return json;
     };
-    const token = (await call('POST', '/oauth/token', { grant_type: 'client_credentials', client_id: credentials.id, client_secret: credentials.secret })).access_token as string;
+    const token = (await call('POST', '/oauth/token', { grant_type: 'client_credentials', client_id: credentials.id, client_secret: credentials.secret }))
+      .access_token as string;
     const auth = { authorization: `Bearer ${token}` };
     const service = await call('POST', '/v1/ai/services', { name: 'Clinic documents' }, auth);
     const ids = new Map<string, string>();
@@ -99,7 +109,11 @@ export async function runEval(): Promise<EvalResult> {
 
     const questions = JSON.parse(readFileSync(path.join(fixtures, 'questions.json'), 'utf8')) as Question[];
     const db = appliance.stores.get('live').db;
-    const serviceRow = await db.selectFrom('ai_services').selectAll().where('id', '=', service.id as string).executeTakeFirstOrThrow();
+    const serviceRow = await db
+      .selectFrom('ai_services')
+      .selectAll()
+      .where('id', '=', service.id as string)
+      .executeTakeFirstOrThrow();
     const llm = new LlmClient(config);
     let hits = 0;
     let answerable = 0;
@@ -110,7 +124,7 @@ export async function runEval(): Promise<EvalResult> {
       const { passages } = await retrieve(db, llm, [serviceRow], words, q.question, 3);
       const support = supportOf(words, passages);
       supports.push({ support, abstain: q.abstain === true });
-      if (process.env.EVAL_VERBOSE) console.log(support.toFixed(3), q.abstain ? "ABSTAIN" : "answer ", q.question);
+      if (process.env.EVAL_VERBOSE) console.log(support.toFixed(3), q.abstain ? 'ABSTAIN' : 'answer ', q.question);
       // The answer as served must agree with the threshold applied here.
       const served = await call('POST', `/v1/ai/services/${service.id}/query`, { question: q.question }, auth);
       if (served.abstained !== support < abstainBelow) throw new Error(`served answer disagrees with the eval for "${q.question}"`);
@@ -120,9 +134,10 @@ export async function runEval(): Promise<EvalResult> {
         if (hit) hits++;
         else misses.push(`miss@3: ${q.question}`);
       }
-      if ((support < abstainBelow) !== (q.abstain === true)) misses.push(`abstention ${support < abstainBelow ? 'wrong' : 'missing'} (support ${support.toFixed(2)}): ${q.question}`);
+      if (support < abstainBelow !== (q.abstain === true))
+        misses.push(`abstention ${support < abstainBelow ? 'wrong' : 'missing'} (support ${support.toFixed(2)}): ${q.question}`);
     }
-    const accuracyAt = (threshold: number) => supports.filter((s) => (s.support < threshold) === s.abstain).length / supports.length;
+    const accuracyAt = (threshold: number) => supports.filter((s) => s.support < threshold === s.abstain).length / supports.length;
     const sweep = [0.2, 0.3, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1].map((threshold) => ({ threshold, accuracy: round(accuracyAt(threshold)) }));
     return {
       questions: questions.length,

@@ -33,7 +33,14 @@ export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
   try {
     const config = loadConfig({}, { dataDir, logLevel: 'silent' });
     const stores = await Stores.open(dataDir, ['live', 'sandbox']);
-    const app = createApp({ config, clock: systemClock, logger: pino({ level: 'silent' }), stores, keys: new SigningKeys(dataDir), secretBox: SecretBox.ephemeral() });
+    const app = createApp({
+      config,
+      clock: systemClock,
+      logger: pino({ level: 'silent' }),
+      stores,
+      keys: new SigningKeys(dataDir),
+      secretBox: SecretBox.ephemeral(),
+    });
     // A JSON round trip: the same plain document a client downloads.
     const document = JSON.parse(JSON.stringify(buildOpenApi(app.routes, config.platformVersion, app.tags))) as Record<string, unknown>;
     await app.audit.flush();

@@ -20,7 +20,14 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'petcare-openapi-'));
 try {
   const config = loadConfig({}, { dataDir, logLevel: 'silent' });
   const stores = await Stores.open(dataDir, ['live', 'sandbox']);
-  const app = createApp({ config, clock: systemClock, logger: pino({ level: 'silent' }), stores, keys: new SigningKeys(dataDir), secretBox: SecretBox.ephemeral() });
+  const app = createApp({
+    config,
+    clock: systemClock,
+    logger: pino({ level: 'silent' }),
+    stores,
+    keys: new SigningKeys(dataDir),
+    secretBox: SecretBox.ephemeral(),
+  });
   writeFileSync(out, `${JSON.stringify(buildOpenApi(app.routes, config.platformVersion, app.tags), null, 2)}\n`);
   await app.audit.flush();
   await stores.close();

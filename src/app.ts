@@ -167,7 +167,23 @@ export function createApp(deps: AppDeps): PetCareApp {
   };
   const modules = appModules(gateway);
   const routes: AnyRoute[] = [];
-  const shared: ModuleDeps = { config, clock, logger, stores, keys, secretBox, directory, tokens, limiter, runner, webhooks, audit, metrics, routes: () => routes, modules: () => modules };
+  const shared: ModuleDeps = {
+    config,
+    clock,
+    logger,
+    stores,
+    keys,
+    secretBox,
+    directory,
+    tokens,
+    limiter,
+    runner,
+    webhooks,
+    audit,
+    metrics,
+    routes: () => routes,
+    modules: () => modules,
+  };
   for (const module of modules) runner.register(module.jobs?.(shared) ?? []);
   // A stable sort: tasks of equal rank keep the modules' order.
   runner.addHousekeeping(modules.flatMap((module) => module.housekeeping?.(shared) ?? []).sort((a, b) => housekeepingRank(a) - housekeepingRank(b)));

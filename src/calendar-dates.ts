@@ -9,8 +9,7 @@ const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
 export const utcDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 /** The date at a location (its IANA zone) at an instant. */
-export const localDate = (ms: number, timezone: string): string =>
-  DateTime.fromMillis(ms, { zone: timezone }).toISODate() ?? utcDate(ms);
+export const localDate = (ms: number, timezone: string): string => DateTime.fromMillis(ms, { zone: timezone }).toISODate() ?? utcDate(ms);
 
 /** A date plus whole days (negative: minus). */
 export const addDays = (date: string, days: number): string => utcDate(Date.parse(`${date}T00:00:00Z`) + days * dayMs);

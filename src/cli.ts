@@ -75,7 +75,12 @@ const flagOf: Record<string, string> = {
 const flagName = (field: string) => field.replace(/^body\.?/, '').replace(/^[A-Za-z]+/, (f) => flagOf[f] ?? f);
 
 /** Runs one command line; returns the exit code. Output goes through `out`/`err` so tests could drive it in-process. */
-export async function runCli(argv: string[], out: (text: string) => void, err: (text: string) => void, env: Record<string, string | undefined> = process.env): Promise<number> {
+export async function runCli(
+  argv: string[],
+  out: (text: string) => void,
+  err: (text: string) => void,
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: cliOptions, allowPositionals: true, strict: true });

@@ -125,7 +125,9 @@ function backupKey(env: Env): string | undefined {
   const text = env.PETCARE_BACKUP_KEY?.trim();
   if (!text) return undefined;
   if (!decodeBackupKey(text)) {
-    throw new ConfigError(`PETCARE_BACKUP_KEY must be 32 random bytes written as base64 or hex (make one with \`openssl rand -base64 32\`); the one given is not (${text.length} characters)`);
+    throw new ConfigError(
+      `PETCARE_BACKUP_KEY must be 32 random bytes written as base64 or hex (make one with \`openssl rand -base64 32\`); the one given is not (${text.length} characters)`,
+    );
   }
   return text;
 }
@@ -258,7 +260,10 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
 function list(env: Env, name: string, fallback: readonly string[]): string[] {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return [...fallback];
-  return raw.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  return raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
 }
 
 function seconds(env: Env, name: string, fallback: readonly number[]): number[] {

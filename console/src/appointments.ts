@@ -83,7 +83,13 @@ export const appointmentsPanel: Panel = {
     body.append(
       h(
         'form',
-        { class: 'toolbar', onsubmit: (e: Event) => { e.preventDefault(); void load(false); } },
+        {
+          class: 'toolbar',
+          onsubmit: (e: Event) => {
+            e.preventDefault();
+            void load(false);
+          },
+        },
         h('label', { for: 'apt-day' }, 'Day'),
         day,
         h('button', { type: 'submit' }, 'Show'),

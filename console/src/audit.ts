@@ -28,10 +28,16 @@ export const auditPanel: Panel = {
   scope: 'admin.read',
   adminOnly: true,
   mount(body, problem) {
-    const field = (id: string, label: string, input: HTMLInputElement | HTMLSelectElement) => h('div', { class: 'field' }, h('label', { for: id }, label), input);
+    const field = (id: string, label: string, input: HTMLInputElement | HTMLSelectElement) =>
+      h('div', { class: 'field' }, h('label', { for: id }, label), input);
     const clientId = h('input', { id: 'audit-client', name: 'clientId', maxlength: '100', placeholder: 'cli_…', autocomplete: 'off' });
     const resourceId = h('input', { id: 'audit-resource', name: 'resourceId', maxlength: '100', placeholder: 'pet_…', autocomplete: 'off' });
-    const method = h('select', { id: 'audit-method', name: 'method' }, h('option', { value: '' }, 'Any'), ...['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].map((m) => h('option', { value: m }, m)));
+    const method = h(
+      'select',
+      { id: 'audit-method', name: 'method' },
+      h('option', { value: '' }, 'Any'),
+      ...['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].map((m) => h('option', { value: m }, m)),
+    );
     const status = h('input', { id: 'audit-status', name: 'status', type: 'number', min: '100', max: '599', placeholder: 'e.g. 403' });
     const from = h('input', { id: 'audit-from', name: 'from', type: 'datetime-local' });
     const to = h('input', { id: 'audit-to', name: 'to', type: 'datetime-local' });
@@ -86,7 +92,14 @@ export const auditPanel: Panel = {
     body.append(
       h(
         'form',
-        { class: 'filters', role: 'search', onsubmit: (e: Event) => { e.preventDefault(); void load(false); } },
+        {
+          class: 'filters',
+          role: 'search',
+          onsubmit: (e: Event) => {
+            e.preventDefault();
+            void load(false);
+          },
+        },
         field('audit-client', 'Client', clientId),
         field('audit-resource', 'Resource', resourceId),
         field('audit-method', 'Method', method),

@@ -51,7 +51,12 @@ export function metricChart(box: HTMLElement, title: string, unit: string, point
     'details',
     { class: 'chart-data' },
     h('summary', {}, `${title}: data`),
-    h('table', { class: 'data compact' }, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Day'), h('th', { scope: 'col' }, 'Value'))), h('tbody', {}, ...rows)),
+    h(
+      'table',
+      { class: 'data compact' },
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Day'), h('th', { scope: 'col' }, 'Value'))),
+      h('tbody', {}, ...rows),
+    ),
   );
   box.replaceChildren(plot, data);
   const width = Math.max(200, Math.floor(box.clientWidth || 400));
@@ -64,8 +69,18 @@ export function metricChart(box: HTMLElement, title: string, unit: string, point
       scales: { x: { time: true }, y: unit === 'ratio' ? { range: [0, 100] } : { range: (_u, min, max) => [Math.min(0, min), Math.max(1, max * 1.1)] } },
       axes: [
         // Day and month in the reader's own format (uPlot's default is month/day).
-        { stroke: '#475569', grid: { stroke: '#e2e8f0' }, values: (_u, ticks) => ticks.map((t) => new Date(t * 1000).toLocaleDateString(undefined, { day: 'numeric', month: 'short' })) },
-        { stroke: '#475569', grid: { stroke: '#e2e8f0' }, size: 64, values: (_u, ticks) => ticks.map((t) => `${Math.round(t * 100) / 100}${axisUnit === '%' ? ' %' : ''}`), label: axisUnit && axisUnit !== '%' ? axisUnit : undefined },
+        {
+          stroke: '#475569',
+          grid: { stroke: '#e2e8f0' },
+          values: (_u, ticks) => ticks.map((t) => new Date(t * 1000).toLocaleDateString(undefined, { day: 'numeric', month: 'short' })),
+        },
+        {
+          stroke: '#475569',
+          grid: { stroke: '#e2e8f0' },
+          size: 64,
+          values: (_u, ticks) => ticks.map((t) => `${Math.round(t * 100) / 100}${axisUnit === '%' ? ' %' : ''}`),
+          label: axisUnit && axisUnit !== '%' ? axisUnit : undefined,
+        },
       ],
       series: [{}, { label: title, stroke: '#0f766e', width: 2, fill: 'rgba(15,118,110,0.12)', points: { show: points.length <= 31, size: 5 } }],
     },

@@ -65,11 +65,23 @@ export const dashboardPanel: Panel = {
         // Locations in several currencies give one revenue figure each; the chart follows the first.
         const currency = summary.metrics.find((m) => m.name === 'revenue_net')?.currency;
         const series = await Promise.all(
-          charted.map((name) => api<Series>('GET', `/v1/analytics/metrics/${name}`, { query: { from, to, locationId, interval: 'day', currency: name === 'revenue_net' ? currency : undefined } })),
+          charted.map((name) =>
+            api<Series>('GET', `/v1/analytics/metrics/${name}`, {
+              query: { from, to, locationId, interval: 'day', currency: name === 'revenue_net' ? currency : undefined },
+            }),
+          ),
         );
         kpis.replaceChildren(
           ...summary.metrics.flatMap((m) => [
-            h('div', { class: 'kpi', 'data-metric': m.name, 'data-value': String(m.value), 'data-currency': m.currency, title: `${m.basis.formula} (${m.basis.date})` },
+            h(
+              'div',
+              {
+                class: 'kpi',
+                'data-metric': m.name,
+                'data-value': String(m.value),
+                'data-currency': m.currency,
+                title: `${m.basis.formula} (${m.basis.date})`,
+              },
               h('dt', {}, labels[m.name] ?? m.name, m.currency ? ` (${m.currency})` : ''),
               h('dd', {}, metricValue(m.value, m.unit, m.currency)),
               m.breakdown?.length ? h('dd', { class: 'breakdown' }, m.breakdown.map((b) => `${b.key.replace(/_/g, ' ')} ${b.value}`).join(' · ')) : null,
@@ -92,7 +104,13 @@ export const dashboardPanel: Panel = {
 
     const form = h(
       'form',
-      { class: 'toolbar', onsubmit: (e: Event) => { e.preventDefault(); void load(); } },
+      {
+        class: 'toolbar',
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          void load();
+        },
+      },
       h('label', { for: 'dash-month' }, 'Month'),
       month,
       h('label', { for: 'dash-location' }, 'Location'),

@@ -42,7 +42,9 @@ export function showProblem(region: HTMLElement, error: unknown): void {
     p.detail ? h('p', { class: 'problem-detail' }, p.detail) : null,
     p.fieldErrors.length ? h('ul', {}, ...p.fieldErrors.map((e) => h('li', {}, `${e.field}: ${e.message}`))) : null,
     p.retryAfter ? h('p', { class: 'problem-meta' }, `Retry after ${p.retryAfter} s.`) : null,
-    p.code || p.requestId ? h('p', { class: 'problem-meta' }, [p.code && `code ${p.code}`, p.requestId && `request ${p.requestId}`].filter(Boolean).join(' · ')) : null,
+    p.code || p.requestId
+      ? h('p', { class: 'problem-meta' }, [p.code && `code ${p.code}`, p.requestId && `request ${p.requestId}`].filter(Boolean).join(' · '))
+      : null,
   );
   region.hidden = false;
   // An expired or revoked token (401 invalid_token) ends the session: main.ts returns to sign-in with this problem.

@@ -34,7 +34,9 @@ export function monthRange(yyyyMm: string): { from: string; to: string } {
 export const time = (iso: string): string => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 
 export const dateTime = (iso: string | null | undefined): string =>
-  iso ? new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }) : '—';
+  iso
+    ? new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+    : '—';
 
 const noon = (date: string): Date => {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];

@@ -21,7 +21,13 @@ interface JobRun {
 }
 
 const scheduleText = (s: Job['schedule']): string =>
-  s === null ? 'on demand' : s.type === 'cron' ? `cron ${s.expression} (UTC)` : s.everyMs < 1000 ? `every ${s.everyMs} ms` : `every ${Math.round(s.everyMs / 1000)} s`;
+  s === null
+    ? 'on demand'
+    : s.type === 'cron'
+      ? `cron ${s.expression} (UTC)`
+      : s.everyMs < 1000
+        ? `every ${s.everyMs} ms`
+        : `every ${Math.round(s.everyMs / 1000)} s`;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -49,7 +55,11 @@ export const jobsPanel: Panel = {
           current = detail.recentRuns.find((r) => r.id === queued.id) ?? current;
         }
         if (current?.finishedAt) lastRun.textContent = `${current.status} · ${dateTime(current.finishedAt)}`;
-        const summary = current?.result ? Object.entries(current.result).map(([k, v]) => `${k} ${String(v)}`).join(', ') : '';
+        const summary = current?.result
+          ? Object.entries(current.result)
+              .map(([k, v]) => `${k} ${String(v)}`)
+              .join(', ')
+          : '';
         progress.replaceChildren();
         append(
           progress,
@@ -74,14 +84,27 @@ export const jobsPanel: Panel = {
             'table',
             { class: 'data', id: 'jobs-table' },
             h('caption', {}, `${data.length} background jobs`),
-            h('thead', {}, h('tr', {}, ...['Job', 'Schedule', 'Last run', 'Next run', canRun ? 'Run' : null].filter((t): t is string => !!t).map((t) => h('th', { scope: 'col' }, t)))),
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ...['Job', 'Schedule', 'Last run', 'Next run', canRun ? 'Run' : null].filter((t): t is string => !!t).map((t) => h('th', { scope: 'col' }, t)),
+              ),
+            ),
             h(
               'tbody',
               {},
               ...data.map((job) => {
                 const progress = h('div', { class: 'progress', role: 'status' });
                 const button = h('button', { type: 'button', class: 'small', 'aria-label': `Run ${job.name} now` }, 'Run now');
-                const lastRun = h('td', {}, job.lastRun ? `${job.lastRun.status} · ${dateTime(job.lastRun.at)}` : '—', job.lastRun?.error ? h('div', { class: 'error-text' }, job.lastRun.error) : null);
+                const lastRun = h(
+                  'td',
+                  {},
+                  job.lastRun ? `${job.lastRun.status} · ${dateTime(job.lastRun.at)}` : '—',
+                  job.lastRun?.error ? h('div', { class: 'error-text' }, job.lastRun.error) : null,
+                );
                 button.addEventListener('click', () => void run(job, button, progress, lastRun));
                 return h(
                   'tr',

@@ -70,7 +70,9 @@ function route(focus: boolean): void {
   }
   for (const [id, el] of mounted) el.hidden = id !== panel?.id;
   if (!panel) {
-    panelBox.replaceChildren(h('p', { class: 'notice' }, 'This client has none of the scopes the console panels need (analytics.read, bookings.read, webhooks.read, admin.read).'));
+    panelBox.replaceChildren(
+      h('p', { class: 'notice' }, 'This client has none of the scopes the console panels need (analytics.read, bookings.read, webhooks.read, admin.read).'),
+    );
     return;
   }
   const el = section(panel, session);
@@ -81,7 +83,12 @@ function route(focus: boolean): void {
 function enter(session: Session): void {
   const visible = panels.filter((p) => allows(p, session));
   nav.replaceChildren(...visible.map((p) => h('li', {}, h('a', { href: `#${p.id}` }, p.label))));
-  who.replaceChildren(session.env === 'sandbox' ? h('span', { class: 'env-badge' }, 'sandbox') : '', h('span', { class: 'mono' }, session.clientId), ` · ${session.role}`, session.locations ? ` · ${session.locations.length} location${session.locations.length === 1 ? '' : 's'}` : '');
+  who.replaceChildren(
+    session.env === 'sandbox' ? h('span', { class: 'env-badge' }, 'sandbox') : '',
+    h('span', { class: 'mono' }, session.clientId),
+    ` · ${session.role}`,
+    session.locations ? ` · ${session.locations.length} location${session.locations.length === 1 ? '' : 's'}` : '',
+  );
   signInSection.hidden = true;
   workspace.hidden = false;
   sessionBar.hidden = false;

@@ -38,7 +38,13 @@ function cell(c: Counts, date: string, row: string): HTMLTableCellElement {
   const used = c.reserved + c.checkedIn;
   return h(
     'td',
-    { class: `occ ${level(c)}`, 'data-date': date, 'data-used': String(used), 'data-capacity': String(c.capacity), title: `${row}, ${date}: ${c.checkedIn} checked in, ${c.reserved} reserved, ${c.available} free of ${c.capacity}` },
+    {
+      class: `occ ${level(c)}`,
+      'data-date': date,
+      'data-used': String(used),
+      'data-capacity': String(c.capacity),
+      title: `${row}, ${date}: ${c.checkedIn} checked in, ${c.reserved} reserved, ${c.available} free of ${c.capacity}`,
+    },
     `${used}/${c.capacity}`,
   );
 }
@@ -77,13 +83,35 @@ export const occupancyPanel: Panel = {
             'table',
             { class: 'occupancy', 'data-location': occ.locationId },
             h('caption', {}, `Places used (reserved + checked in) of capacity, ${occ.from} to ${occ.to}`),
-            h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Room type'), ...occ.nights.map((n) => h('th', { scope: 'col', class: new Date(`${n.date}T12:00:00`).getDay() % 6 === 0 ? 'weekend' : undefined, title: n.date }, weekday(n.date), h('br'), dayNumber(n.date))))),
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                h('th', { scope: 'col' }, 'Room type'),
+                ...occ.nights.map((n) =>
+                  h(
+                    'th',
+                    { scope: 'col', class: new Date(`${n.date}T12:00:00`).getDay() % 6 === 0 ? 'weekend' : undefined, title: n.date },
+                    weekday(n.date),
+                    h('br'),
+                    dayNumber(n.date),
+                  ),
+                ),
+              ),
+            ),
             h(
               'tbody',
               {},
               h('tr', { class: 'total' }, h('th', { scope: 'row' }, 'All rooms'), ...occ.nights.map((n) => cell(n, n.date, 'All rooms'))),
               ...types.map((type) =>
-                h('tr', {}, h('th', { scope: 'row' }, type), ...occ.nights.map((n) => cell(n.byRoomType.find((t) => t.roomType === type) ?? empty, n.date, type))),
+                h(
+                  'tr',
+                  {},
+                  h('th', { scope: 'row' }, type),
+                  ...occ.nights.map((n) => cell(n.byRoomType.find((t) => t.roomType === type) ?? empty, n.date, type)),
+                ),
               ),
             ),
           ),
@@ -96,14 +124,25 @@ export const occupancyPanel: Panel = {
     const legend = h(
       'ul',
       { class: 'legend', 'aria-label': 'Legend' },
-      ...[['lvl-0', 'empty'], ['lvl-1', 'under 40 %'], ['lvl-2', '40–74 %'], ['lvl-3', '75–99 %'], ['lvl-4', 'full'], ['lvl-over', 'over capacity']].map(([cls, text]) =>
-        h('li', {}, h('span', { class: `swatch ${cls}`, 'aria-hidden': 'true' }), text ?? ''),
-      ),
+      ...[
+        ['lvl-0', 'empty'],
+        ['lvl-1', 'under 40 %'],
+        ['lvl-2', '40–74 %'],
+        ['lvl-3', '75–99 %'],
+        ['lvl-4', 'full'],
+        ['lvl-over', 'over capacity'],
+      ].map(([cls, text]) => h('li', {}, h('span', { class: `swatch ${cls}`, 'aria-hidden': 'true' }), text ?? '')),
     );
     body.append(
       h(
         'form',
-        { class: 'toolbar', onsubmit: (e: Event) => { e.preventDefault(); void load(); } },
+        {
+          class: 'toolbar',
+          onsubmit: (e: Event) => {
+            e.preventDefault();
+            void load();
+          },
+        },
         h('label', { for: 'occ-location' }, 'Location'),
         location,
         h('label', { for: 'occ-from' }, 'From'),

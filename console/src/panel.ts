@@ -12,5 +12,4 @@ export interface Panel {
   mount(body: HTMLElement, problem: HTMLElement, session: Session): void;
 }
 
-export const allows = (panel: Panel, session: Session): boolean =>
-  session.scopes.has(panel.scope) && (!panel.adminOnly || session.role === 'admin');
+export const allows = (panel: Panel, session: Session): boolean => session.scopes.has(panel.scope) && (!panel.adminOnly || session.role === 'admin');

@@ -45,7 +45,9 @@ export const webhooksPanel: Panel = {
       clearProblem(problem);
       button.disabled = true;
       try {
-        const result = await api<{ eventId: string; queued: { deliveryId: string }[] }>('POST', `/v1/events/${encodeURIComponent(a.eventId)}/replay`, { body: { endpointId: endpoint.value } });
+        const result = await api<{ eventId: string; queued: { deliveryId: string }[] }>('POST', `/v1/events/${encodeURIComponent(a.eventId)}/replay`, {
+          body: { endpointId: endpoint.value },
+        });
         done.textContent = `Replay of ${result.eventId} queued as ${result.queued.map((q) => q.deliveryId).join(', ') || 'nothing'}.`;
         await load();
       } catch (error) {
@@ -62,7 +64,9 @@ export const webhooksPanel: Panel = {
         return;
       }
       try {
-        const page = await api<Page<Attempt>>('GET', `/v1/webhook-endpoints/${encodeURIComponent(endpoint.value)}/deliveries`, { query: { limit: '50', status: status.value || undefined } });
+        const page = await api<Page<Attempt>>('GET', `/v1/webhook-endpoints/${encodeURIComponent(endpoint.value)}/deliveries`, {
+          query: { limit: '50', status: status.value || undefined },
+        });
         list.replaceChildren(
           page.data.length === 0
             ? h('p', { class: 'muted' }, 'No delivery attempts match.')
@@ -70,7 +74,17 @@ export const webhooksPanel: Panel = {
                 'table',
                 { class: 'data', id: 'deliveries-table' },
                 h('caption', {}, `Latest ${page.data.length} delivery attempts, newest first`),
-                h('thead', {}, h('tr', {}, ...['Started', 'Event', 'Attempt', 'Result', 'Delivery', canReplay ? 'Replay' : null].filter((t): t is string => !!t).map((t) => h('th', { scope: 'col' }, t)))),
+                h(
+                  'thead',
+                  {},
+                  h(
+                    'tr',
+                    {},
+                    ...['Started', 'Event', 'Attempt', 'Result', 'Delivery', canReplay ? 'Replay' : null]
+                      .filter((t): t is string => !!t)
+                      .map((t) => h('th', { scope: 'col' }, t)),
+                  ),
+                ),
                 h(
                   'tbody',
                   {},
@@ -83,7 +97,15 @@ export const webhooksPanel: Panel = {
                       h('td', {}, dateTime(a.startedAt)),
                       h('td', {}, h('span', { class: 'mono' }, a.type), h('br'), h('small', { class: 'muted' }, `${a.eventId} · ${a.kind}`)),
                       h('td', {}, `#${a.attempt}`),
-                      h('td', {}, h('span', { class: `badge status-${a.status}` }, a.status.replace('_', ' ')), ' ', a.responseStatus !== null ? `HTTP ${a.responseStatus}` : '', a.latencyMs !== null ? ` · ${Math.round(a.latencyMs)} ms` : '', a.error ? h('div', { class: 'error-text' }, a.error) : null),
+                      h(
+                        'td',
+                        {},
+                        h('span', { class: `badge status-${a.status}` }, a.status.replace('_', ' ')),
+                        ' ',
+                        a.responseStatus !== null ? `HTTP ${a.responseStatus}` : '',
+                        a.latencyMs !== null ? ` · ${Math.round(a.latencyMs)} ms` : '',
+                        a.error ? h('div', { class: 'error-text' }, a.error) : null,
+                      ),
                       h('td', {}, a.deliveryStatus, a.nextRetryAt ? h('div', { class: 'muted' }, `retry ${dateTime(a.nextRetryAt)}`) : null),
                       canReplay ? h('td', {}, button) : null,
                     );
@@ -104,7 +126,13 @@ export const webhooksPanel: Panel = {
     body.append(
       h(
         'form',
-        { class: 'toolbar', onsubmit: (e: Event) => { e.preventDefault(); void load(); } },
+        {
+          class: 'toolbar',
+          onsubmit: (e: Event) => {
+            e.preventDefault();
+            void load();
+          },
+        },
         h('label', { for: 'wh-endpoint' }, 'Endpoint'),
         endpoint,
         h('label', { for: 'wh-status' }, 'Status'),

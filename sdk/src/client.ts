@@ -356,7 +356,8 @@ function knowledgeUpload(transport: Transport, json: KnowledgeUploadFn): Knowled
     if (!('filename' in input)) return json(serviceId, input, options);
     const form = new FormData();
     if (input.title !== undefined) form.append('title', input.title);
-    const blob = input.file instanceof Blob ? input.file : new Blob([input.file as Uint8Array<ArrayBuffer>], input.contentType ? { type: input.contentType } : {});
+    const blob =
+      input.file instanceof Blob ? input.file : new Blob([input.file as Uint8Array<ArrayBuffer>], input.contentType ? { type: input.contentType } : {});
     form.append('file', blob, input.filename);
     return transport.request('post', '/v1/ai/services/{id}/documents', { ids: [serviceId], form }, options) as Promise<KnowledgeDocument>;
   };

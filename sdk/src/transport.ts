@@ -157,7 +157,11 @@ export class Transport {
     let refreshedAfter401 = false;
     for (;;) {
       const token = await this.accessToken();
-      const res = await this.send(url, { method: method.toUpperCase(), headers: { ...headers, authorization: `Bearer ${token.accessToken}` }, body }, options.signal);
+      const res = await this.send(
+        url,
+        { method: method.toUpperCase(), headers: { ...headers, authorization: `Bearer ${token.accessToken}` }, body },
+        options.signal,
+      );
       const parsed = await readBody(res);
       if (res.ok) return parsed;
       if (res.status === 401 && !refreshedAfter401 && (parsed as ProblemBody | undefined)?.code === 'invalid_token') {
@@ -178,7 +182,8 @@ export class Transport {
         res = await this.fetchImpl(url, { ...init, signal });
       } catch (error) {
         if (signal?.aborted) throw error;
-        if (attempt >= this.maxRetries) throw new PetCareError(0, undefined, { cause: error, message: `connection_error: ${String((error as Error)?.message ?? error)}` });
+        if (attempt >= this.maxRetries)
+          throw new PetCareError(0, undefined, { cause: error, message: `connection_error: ${String((error as Error)?.message ?? error)}` });
         await sleep(this.backoff(attempt, undefined), signal);
         continue;
       }

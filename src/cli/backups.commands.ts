@@ -25,7 +25,9 @@ export const backupCommands: Record<string, CliCommand> = {
       const { file, manifest, deleted, encrypted, warning } = created;
       if (warning) process.stderr.write(`warning: --unencrypted: ${warning}.\n`);
       if (values.json) return out(JSON.stringify({ file, files: manifest.files.length, schemaVersion: manifest.schemaVersion, encrypted, deleted }, null, 2));
-      out(`archived ${manifest.files.length} files (schema ${manifest.schemaVersion ?? 'unknown'}, ${encrypted ? 'encrypted' : 'not encrypted'}); ${deleted} older archive(s) removed`);
+      out(
+        `archived ${manifest.files.length} files (schema ${manifest.schemaVersion ?? 'unknown'}, ${encrypted ? 'encrypted' : 'not encrypted'}); ${deleted} older archive(s) removed`,
+      );
       out(file);
     },
   },

@@ -2,7 +2,15 @@ import type { Environment } from '../config.js';
 import { AppError, validationFailed, type FieldError } from '../http/errors.js';
 import { allScopes, roles } from '../http/scopes.js';
 import { validateBody } from '../http/validation.js';
-import { clientsService, CreateClientSchema, findClientById, listClients, presentClient, presentClientWithSecret, type CreateClientInput } from '../modules/clients/index.js';
+import {
+  clientsService,
+  CreateClientSchema,
+  findClientById,
+  listClients,
+  presentClient,
+  presentClientWithSecret,
+  type CreateClientInput,
+} from '../modules/clients/index.js';
 import { list, type CliCommand, type Values } from './command.js';
 import { allPages, audited, environmentOf, operator, type Session } from './session.js';
 import { table } from './table.js';
@@ -13,7 +21,13 @@ async function findClientEnv(session: Session, id: string, rawEnv: string | unde
   for (const store of session.stores.all()) {
     if (await findClientById(store.db, session.tenantId, id)) return store.env;
   }
-  throw new AppError('not_found', `No client with id '${id}' exists in ${session.stores.all().map((s) => s.env).join(' or ')}.`);
+  throw new AppError(
+    'not_found',
+    `No client with id '${id}' exists in ${session.stores
+      .all()
+      .map((s) => s.env)
+      .join(' or ')}.`,
+  );
 }
 
 async function clientsList(session: Session, values: Values): Promise<void> {
@@ -54,7 +68,8 @@ function checkNames(values: Values): void {
     errors.push({ field: 'rateLimitPerMinute', message: `must be a whole number of requests per minute from 1 to 100000000 (got '${rateLimit}')` });
   }
   (list(values.scopes) ?? []).forEach((scope, i) => {
-    if (!(allScopes as readonly string[]).includes(scope)) errors.push({ field: `scopes[${i}]`, message: `'${scope}' is not a scope; scopes are ${allScopes.join(' ')}` });
+    if (!(allScopes as readonly string[]).includes(scope))
+      errors.push({ field: `scopes[${i}]`, message: `'${scope}' is not a scope; scopes are ${allScopes.join(' ')}` });
   });
   if (errors.length > 0) throw validationFailed(errors);
 }

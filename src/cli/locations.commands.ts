@@ -19,7 +19,14 @@ async function locationsCreate(session: Session, values: Values): Promise<void> 
   for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
   const input = validateBody<CreateLocationInput>(CreateLocationSchema, body);
   const actor = operator(session, env);
-  const row = await audited(session, env, 'locations create', (trx) => createLocation(trx, actor, input, Date.now()), (r) => r.id, 201);
+  const row = await audited(
+    session,
+    env,
+    'locations create',
+    (trx) => createLocation(trx, actor, input, Date.now()),
+    (r) => r.id,
+    201,
+  );
   const shown = presentLocation(row);
   if (session.json) return session.out(JSON.stringify(shown, null, 2));
   session.out(`created location ${shown.id} "${shown.name}" (${shown.timezone}, ${env})`);

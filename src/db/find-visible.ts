@@ -23,7 +23,8 @@ export function visibleById(table: keyof Database & string, locationColumn: stri
       let text = texts[slot];
       if (text === undefined) {
         const locations = actor.locationIds?.length ?? 0;
-        const inLocations = slot === 0 ? '' : locations === 0 ? ' and 0' : ` and ${table}.${locationColumn} in (${new Array<string>(locations).fill('?').join(', ')})`;
+        const inLocations =
+          slot === 0 ? '' : locations === 0 ? ' and 0' : ` and ${table}.${locationColumn} in (${new Array<string>(locations).fill('?').join(', ')})`;
         text = `select ${select} from ${table} where ${table}.id = ? and ${table}.tenant_id = ?${inLocations}`;
         // A client has at most a few hundred locations; a longer list is built each time rather than kept.
         if (slot <= 1_000) texts[slot] = text;

@@ -47,7 +47,6 @@ export function useIdClock(now: () => number): void {
  */
 const maxStepBackMs = 10_000;
 
-
 /**
  * `prefix_` + 10 chars of millisecond time + 16 chars (80 bits) of randomness, ULID-style.
  * Within one millisecond (or if the clock steps back by up to 10 s) the random part is incremented

@@ -19,8 +19,7 @@ export interface Actor {
 }
 
 /** True when the actor may see rows of this location. */
-export const canSeeLocation = (actor: Actor, locationId: string): boolean =>
-  actor.locationIds === null || actor.locationIds.includes(locationId);
+export const canSeeLocation = (actor: Actor, locationId: string): boolean => actor.locationIds === null || actor.locationIds.includes(locationId);
 
 /**
  * The access filter every repository applies: the tenant, and the locations the caller covers

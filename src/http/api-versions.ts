@@ -83,9 +83,13 @@ export function refuseUnknownApiVersion(ctx: AppContext): void {
   const requested = ctx.state.unknownApiVersion;
   if (requested === undefined) return;
   const shown = requested === '' ? 'An empty Petcare-Version header' : `Petcare-Version '${requested.slice(0, 40)}'`;
-  throw new AppError('unsupported_api_version', `${shown} is not a version of this API; use one of ${apiVersions.join(', ')}, or send no header for the client's pinned version.`, {
-    extensions: { supportedVersions: apiVersions },
-  });
+  throw new AppError(
+    'unsupported_api_version',
+    `${shown} is not a version of this API; use one of ${apiVersions.join(', ')}, or send no header for the client's pinned version.`,
+    {
+      extensions: { supportedVersions: apiVersions },
+    },
+  );
 }
 
 /**

@@ -108,9 +108,11 @@ export class AuditLog {
             // One transaction of one prepared statement per chunk, run while holding the connection.
             await withConnection(this.stores.get(env).db, (sqlite, prepare) => {
               const insert = prepare(insertSql);
-              sqlite.transaction(() => {
-                for (const row of chunk) insert.run(row);
-              }).immediate();
+              sqlite
+                .transaction(() => {
+                  for (const row of chunk) insert.run(row);
+                })
+                .immediate();
             });
           } catch (err) {
             this.logger.error({ err, env, rows: chunk.length }, 'audit flush failed');
@@ -155,16 +157,11 @@ export function resourceIdOf(ctx: AppContext, status: number, body: unknown, nam
   return null;
 }
 
-
 /**
  * Records every call after its status is final, refused ones included. Writes that committed
  * already put their row in their transaction (ctx.state.auditWritten).
  */
-export function auditMiddleware(deps: {
-  audit: AuditLog;
-  stores: Stores;
-  clock: { now(): number };
-}) {
+export function auditMiddleware(deps: { audit: AuditLog; stores: Stores; clock: { now(): number } }) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
     try {
       await next();

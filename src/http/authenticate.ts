@@ -124,9 +124,7 @@ export class CallerCache {
 const realm = 'petcare';
 
 function unauthorized(detail: string, error?: 'invalid_token' | 'invalid_request'): AppError {
-  const challenge = error
-    ? `Bearer realm="${realm}", error="${error}", error_description="${detail.replace(/"/g, "'")}"`
-    : `Bearer realm="${realm}"`;
+  const challenge = error ? `Bearer realm="${realm}", error="${error}", error_description="${detail.replace(/"/g, "'")}"` : `Bearer realm="${realm}"`;
   return new AppError(error ? 'invalid_token' : 'unauthorized', detail, { headers: { 'WWW-Authenticate': challenge } });
 }
 

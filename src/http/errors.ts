@@ -94,8 +94,7 @@ export class AppError extends Error {
   }
 }
 
-export const notFound = (kind: string, id: string): AppError =>
-  new AppError('not_found', `No ${kind} with id '${id}' exists.`);
+export const notFound = (kind: string, id: string): AppError => new AppError('not_found', `No ${kind} with id '${id}' exists.`);
 
 /** The row a repository found through the caller's access filter, else 404 (never reveals a row elsewhere). */
 export function foundOr404<T>(row: T | null | undefined, kind: string, id: string): T {

@@ -20,9 +20,13 @@ const keyPattern = /^[\x21-\x7e]{1,255}$/;
 export function readIdempotencyKey(header: string | string[] | undefined): string | undefined {
   if (header === undefined) return undefined;
   if (typeof header !== 'string' || !keyPattern.test(header)) {
-    throw new AppError('invalid_idempotency_key', 'Idempotency-Key must be 1–255 visible ASCII characters; an empty one is refused, not read as no key (send none to write without one).', {
-      errors: [{ field: 'Idempotency-Key', message: 'must be 1–255 visible ASCII characters' }],
-    });
+    throw new AppError(
+      'invalid_idempotency_key',
+      'Idempotency-Key must be 1–255 visible ASCII characters; an empty one is refused, not read as no key (send none to write without one).',
+      {
+        errors: [{ field: 'Idempotency-Key', message: 'must be 1–255 visible ASCII characters' }],
+      },
+    );
   }
   return header;
 }
@@ -90,7 +94,16 @@ export class IdempotencyStore {
   async save(trx: Executor, clientId: string, key: string, response: StoredResponse, now: number): Promise<void> {
     const nowIso = isoAt(now);
     const expiresAt = new Date(now + this.ttlSeconds * 1000).toISOString();
-    const changed = await runStatement(trx, saveSql, [clientId, key, response.fingerprint, response.status, JSON.stringify(response.body), nowIso, expiresAt, nowIso]);
+    const changed = await runStatement(trx, saveSql, [
+      clientId,
+      key,
+      response.fingerprint,
+      response.status,
+      JSON.stringify(response.body),
+      nowIso,
+      expiresAt,
+      nowIso,
+    ]);
     if (changed === 0) {
       throw new AppError('idempotency_key_in_use', 'Another request with this Idempotency-Key has just completed; retry to get its response.', {
         headers: { 'Retry-After': '1' },

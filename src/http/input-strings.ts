@@ -26,14 +26,30 @@ export type TextKind = 'name' | 'line' | 'multiline' | 'document';
 
 export const textKeyword = 'x-text';
 
-const multilineKeys = new Set(['notes', 'note', 'description', 'comment', 'comments', 'reply', 'reason', 'bio', 'body', 'question', 'instructions', 'message', 'summary']);
+const multilineKeys = new Set([
+  'notes',
+  'note',
+  'description',
+  'comment',
+  'comments',
+  'reply',
+  'reason',
+  'bio',
+  'body',
+  'question',
+  'instructions',
+  'message',
+  'summary',
+]);
 const multilineSuffix = /[a-z](?:Notes|Description|Comment|Reason)$/;
 
 type Json = Record<string, unknown>;
 
 /** Whether a string schema holds text a person wrote (the rules apply), rather than a value with rules of its own. */
 export function isTextSchema(schema: Json): boolean {
-  return schema.type === 'string' && schema.format === undefined && schema.const === undefined && schema.enum === undefined && schema.contentEncoding === undefined;
+  return (
+    schema.type === 'string' && schema.format === undefined && schema.const === undefined && schema.enum === undefined && schema.contentEncoding === undefined
+  );
 }
 
 /** The kind of a text field: its `x-text` keyword, else its property name (`key`, the array's name for its items). */
@@ -94,9 +110,7 @@ function mayHoldText(schema: Json): boolean {
   let known = holdsText.get(schema);
   if (known === undefined) {
     holdsText.set(schema, false); // a recursive schema is not followed twice
-    known =
-      isTextSchema(schema) ||
-      children(schema).some(mayHoldText);
+    known = isTextSchema(schema) || children(schema).some(mayHoldText);
     holdsText.set(schema, known);
   }
   return known;
@@ -192,9 +206,12 @@ export function documentInputRules(schema: Json, key?: string): void {
     schema[textKeyword] = kind;
     return appendRule(schema, textRuleOf(kind));
   }
-  for (const keyword of ['anyOf', 'oneOf', 'allOf'] as const) if (Array.isArray(schema[keyword])) for (const m of schema[keyword] as Json[]) documentInputRules(m, key);
-  if (schema.properties && typeof schema.properties === 'object') for (const [name, p] of Object.entries(schema.properties as Record<string, Json>)) documentInputRules(p, name);
-  if (schema.patternProperties && typeof schema.patternProperties === 'object') for (const p of Object.values(schema.patternProperties as Record<string, Json>)) documentInputRules(p, key);
+  for (const keyword of ['anyOf', 'oneOf', 'allOf'] as const)
+    if (Array.isArray(schema[keyword])) for (const m of schema[keyword] as Json[]) documentInputRules(m, key);
+  if (schema.properties && typeof schema.properties === 'object')
+    for (const [name, p] of Object.entries(schema.properties as Record<string, Json>)) documentInputRules(p, name);
+  if (schema.patternProperties && typeof schema.patternProperties === 'object')
+    for (const p of Object.values(schema.patternProperties as Record<string, Json>)) documentInputRules(p, key);
   if (schema.additionalProperties && typeof schema.additionalProperties === 'object') documentInputRules(schema.additionalProperties as Json, key);
   if (schema.items && typeof schema.items === 'object') documentInputRules(schema.items as Json, key);
 }

@@ -47,10 +47,7 @@ export class Metrics {
   }
 
   render(extra: Record<string, number> = {}): string {
-    const lines: string[] = [
-      '# HELP petcare_http_requests_total HTTP requests by method, route and status.',
-      '# TYPE petcare_http_requests_total counter',
-    ];
+    const lines: string[] = ['# HELP petcare_http_requests_total HTTP requests by method, route and status.', '# TYPE petcare_http_requests_total counter'];
     for (const { labels, count } of this.series()) lines.push(`petcare_http_requests_total{${labels}} ${count}`);
     lines.push('# HELP petcare_http_request_duration_seconds Request latency.', '# TYPE petcare_http_request_duration_seconds histogram');
     for (const s of this.series()) {

@@ -52,7 +52,6 @@ const commonHeaders = (): Json => ({
 const rateLimitHeaders = (): Json => ({ RateLimit: headerRef('RateLimit'), 'RateLimit-Policy': headerRef('RateLimit-Policy') });
 const deprecationHeaders = (): Json => ({ Deprecation: headerRef('Deprecation'), Sunset: headerRef('Sunset'), Link: headerRef('Link') });
 
-
 function problemResponse(route: AnyRoute, status: number, codes: ErrorCode[], extraHeaders: Json = {}): Json {
   const headers: Json = { ...commonHeaders(), ...extraHeaders };
   if (status === 429) Object.assign(headers, rateLimitHeaders(), { 'Retry-After': headerRef('Retry-After') });
@@ -136,7 +135,10 @@ function operation(route: AnyRoute, variant: OperationVariant = {}): Json {
   if (route.versions) {
     const older = versionChanges(route);
     op['x-api-versions'] = Object.fromEntries(older.map(([version, change]) => [version, { description: change.description }]));
-    const lines = [`- \`${currentApiVersion}\` (current): ${route.response.description}.`, ...older.map(([version, change]) => `- \`${version}\`: ${change.description}`)];
+    const lines = [
+      `- \`${currentApiVersion}\` (current): ${route.response.description}.`,
+      ...older.map(([version, change]) => `- \`${version}\`: ${change.description}`),
+    ];
     op.description = `${String(op.description ?? '')}\n\nThe answer by API version (\`${apiVersionHeader}\`; one shape each in the response's \`oneOf\`):\n${lines.join('\n')}`;
   }
   (op.parameters as Json[]).push({ $ref: `#/components/parameters/${apiVersionHeader}` });
@@ -172,13 +174,16 @@ const componentHeaders: Record<string, Json> = {
   RateLimit: header('Remaining quota and seconds until a slot frees, e.g. `"default";r=599;t=60` (IETF httpapi ratelimit-headers).'),
   'RateLimit-Policy': header('The client quota per rolling window, e.g. `"default";q=600;w=60`.'),
   'Retry-After': header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }),
-  'Idempotent-Replayed': header('`true` when this is the stored response of an earlier request with the same Idempotency-Key.', { type: 'string', enum: ['true'] }),
+  'Idempotent-Replayed': header('`true` when this is the stored response of an earlier request with the same Idempotency-Key.', {
+    type: 'string',
+    enum: ['true'],
+  }),
   'WWW-Authenticate': header('Bearer challenge (RFC 6750).'),
   Deprecation: header('RFC 9745: `@<unix seconds>` when this version was deprecated.'),
   Sunset: header('RFC 8594: the HTTP date from which this version answers 410.'),
   Link: header('The successor version of this resource: `<path>; rel="successor-version"`.'),
   [apiVersionHeader]: header(
-    'The dated API version this answer follows: the request\'s Petcare-Version, else the client\'s pinned `apiVersion`, else the current one. ' +
+    "The dated API version this answer follows: the request's Petcare-Version, else the client's pinned `apiVersion`, else the current one. " +
       'Absent only on the 400 `unsupported_api_version`.',
     { type: 'string', enum: [...apiVersions] },
   ),
@@ -189,7 +194,7 @@ const inputRulesDescription =
   '**Input rules.** Date-times are ISO 8601 with `Z` or an offset within −14:00…+14:00 whose minutes are below 60 (`+14:01`, `-25:30` and `+99:99` ' +
   'are 400 on the field, on every field); dates are `YYYY-MM-DD`; both take years 0001–9999 only, and nothing is rolled over (2026-02-30, 24:00 are 400). ' +
   'Free-text strings (JSON bodies and query strings; each documents its kind in `x-text`) take no control characters: one-line fields none, ' +
-  'multi-line fields (notes, descriptions, comments…) only tab, LF and CR, a document\'s `text` also form feed; never DEL, C1 controls (U+007F–U+009F) ' +
+  "multi-line fields (notes, descriptions, comments…) only tab, LF and CR, a document's `text` also form feed; never DEL, C1 controls (U+007F–U+009F) " +
   'or unpaired surrogates; names also no bidirectional override, embedding or isolate controls (U+202A–U+202E, U+2066–U+2069). A refused ' +
   'string is 400 `validation_failed` naming the field. Ids, enums, dates and uploaded files keep their own rules. ' +
   'An empty `Idempotency-Key` or `Petcare-Version` header is 400, never taken as absent; a method a path does not have is 405 with `Allow`, ' +
@@ -197,11 +202,13 @@ const inputRulesDescription =
 
 /** The info description's part on dated versions: the rule and the changelog as a table. */
 function versionsDescription(): string {
-  const rows = apiVersionChangelog.map(({ version, changes }) => `| \`${version}\`${version === currentApiVersion ? ' (current)' : ''} | ${changes.join(' ')} |`);
+  const rows = apiVersionChangelog.map(
+    ({ version, changes }) => `| \`${version}\`${version === currentApiVersion ? ' (current)' : ''} | ${changes.join(' ')} |`,
+  );
   return [
     `**Versions within v1.** Send \`${apiVersionHeader}: YYYY-MM-DD\` to choose the answers of a dated version; without it a call gets its client's pinned ` +
       `\`apiVersion\`. Every answer echoes \`${apiVersionHeader}\`; an unknown version is 400 \`unsupported_api_version\`. An idempotent replay answers ` +
-      'in the version of the replaying request. Operations whose answer changed list each version\'s shape (`oneOf`, titled by version, and `x-api-versions`).',
+      "in the version of the replaying request. Operations whose answer changed list each version's shape (`oneOf`, titled by version, and `x-api-versions`).",
     '',
     '| Version | Changes |',
     '|---|---|',

@@ -7,12 +7,8 @@ export const defaultPageSize = 25;
 
 /** Query parameters every list accepts; spread into a list route's query schema. */
 export const pageQueryFields = {
-  limit: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: maxPageSize, default: defaultPageSize, description: 'Page size (1–100, default 25).' }),
-  ),
-  cursor: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 200, description: 'The nextCursor of the previous page.' }),
-  ),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: maxPageSize, default: defaultPageSize, description: 'Page size (1–100, default 25).' })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The nextCursor of the previous page.' })),
 };
 
 export interface PageRequest {

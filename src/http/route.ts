@@ -90,13 +90,8 @@ interface RouteShape<P, Q, B, R> {
   versions?: VersionChanges<StaticOr<R, unknown>>;
 }
 
-export interface ProtectedRoute<
-  P extends TSchema | undefined,
-  Q extends TSchema | undefined,
-  B extends TSchema | undefined,
-  R extends TSchema,
-  S = undefined,
-> extends RouteDocs,
+export interface ProtectedRoute<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined, R extends TSchema, S = undefined>
+  extends RouteDocs,
     RouteShape<P, Q, B, R> {
   /** `scope`: the one scope the call needs, or a list of scopes any one of which will do (DESIGN §3: marketplace bookings are `marketplace` or `bookings`). */
   access: { scope: Scope | readonly [Scope, ...Scope[]]; roles?: readonly Role[] };

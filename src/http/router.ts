@@ -30,8 +30,7 @@ export interface PipelineDeps extends AuthenticateDeps {
 
 export const routeKey = (route: Pick<AnyRoute, 'method' | 'path'>): string => `${route.method.toUpperCase()} ${route.path}`;
 
-const hasBody = (ctx: AppContext): boolean =>
-  Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
+const hasBody = (ctx: AppContext): boolean => Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
 
 async function readInput(route: AnyRoute, ctx: AppContext, deps: PipelineDeps) {
   const params = route.params ? validateStrings(route.params, ctx.params as Record<string, unknown>, 'params') : {};
@@ -114,7 +113,15 @@ async function runProtected(route: AnyProtectedRoute, ctx: AppContext, deps: Pip
   const sentKey = route.method !== 'get' ? readIdempotencyKey(ctx.req.headers['idempotency-key']) : undefined;
   const key = transactional ? sentKey : undefined;
   if (!route.stage) {
-    await runHandler(route, ctx, deps, { actor, db: store.db, writes: store.writes, input: { ...input, staged: undefined }, transactional, key, outcome: { kept: false } });
+    await runHandler(route, ctx, deps, {
+      actor,
+      db: store.db,
+      writes: store.writes,
+      input: { ...input, staged: undefined },
+      transactional,
+      key,
+      outcome: { kept: false },
+    });
     return;
   }
   // Staging streams the body before the transaction: the write lock is never held while a client uploads.
@@ -122,7 +129,16 @@ async function runProtected(route: AnyProtectedRoute, ctx: AppContext, deps: Pip
   const staged: Staged<unknown> = await route.stage({ params: input.params, query: input.query, actor, db: store.db, ctx });
   const outcome = { kept: false };
   try {
-    await runHandler(route, ctx, deps, { actor, db: store.db, writes: store.writes, input: { ...input, staged: staged.value }, staged, transactional, key, outcome });
+    await runHandler(route, ctx, deps, {
+      actor,
+      db: store.db,
+      writes: store.writes,
+      input: { ...input, staged: staged.value },
+      staged,
+      transactional,
+      key,
+      outcome,
+    });
   } finally {
     // A staged body whose request did not commit (error, failed COMMIT, idempotent replay) is removed;
     // a failed clean-up must not replace the answer the client is owed.

@@ -1,16 +1,5 @@
 /** Scope areas of DESIGN §3. `<area>` grants read and write, `<area>.read` read only. */
-export const scopeAreas = [
-  'pets',
-  'medical',
-  'bookings',
-  'marketplace',
-  'payments',
-  'notifications',
-  'webhooks',
-  'ai',
-  'analytics',
-  'admin',
-] as const;
+export const scopeAreas = ['pets', 'medical', 'bookings', 'marketplace', 'payments', 'notifications', 'webhooks', 'ai', 'analytics', 'admin'] as const;
 
 export type ScopeArea = (typeof scopeAreas)[number];
 export type Scope = ScopeArea | `${ScopeArea}.read`;

@@ -41,7 +41,11 @@ export async function enqueueJob(
     .returning('id')
     .executeTakeFirst();
   if (inserted) return inserted.id;
-  const existing = await db.selectFrom('jobs').select('id').where('dedupe_key', '=', options.dedupeKey ?? '').executeTakeFirstOrThrow();
+  const existing = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('dedupe_key', '=', options.dedupeKey ?? '')
+    .executeTakeFirstOrThrow();
   return existing.id;
 }
 
@@ -68,10 +72,20 @@ export async function claimDueJob(db: Executor, busyNames: readonly string[], no
 }
 
 export async function extendLease(db: Executor, id: string, now: number, leaseMs: number): Promise<void> {
-  await db.updateTable('jobs').set({ lease_until: iso(now + leaseMs) }).where('id', '=', id).where('status', '=', 'running').execute();
+  await db
+    .updateTable('jobs')
+    .set({ lease_until: iso(now + leaseMs) })
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .execute();
 }
 
-export async function finishJob(db: Executor, row: JobsTable, outcome: { status: 'succeeded' | 'failed'; result?: JobResult; error?: string }, now: number): Promise<void> {
+export async function finishJob(
+  db: Executor,
+  row: JobsTable,
+  outcome: { status: 'succeeded' | 'failed'; result?: JobResult; error?: string },
+  now: number,
+): Promise<void> {
   const at = iso(now);
   await db
     .updateTable('jobs')
@@ -133,7 +147,16 @@ export async function recordLastRun(
 export async function recordNextRun(db: Executor, name: string, nextRunAt: string | null, now: number): Promise<void> {
   await db
     .insertInto('job_schedules')
-    .values({ name, last_run_id: null, last_run_at: null, last_status: null, last_result: null, last_error: null, next_run_at: nextRunAt, updated_at: iso(now) })
+    .values({
+      name,
+      last_run_id: null,
+      last_run_at: null,
+      last_status: null,
+      last_result: null,
+      last_error: null,
+      next_run_at: nextRunAt,
+      updated_at: iso(now),
+    })
     .onConflict((oc) => oc.column('name').doUpdateSet({ next_run_at: nextRunAt, updated_at: iso(now) }))
     .execute();
 }
@@ -163,10 +186,6 @@ export async function listJobRuns(db: Executor, name: string, limit: number): Pr
 
 /** Finished runs older than the cutoff are history nobody reads; housekeeping drops them. */
 export async function pruneFinishedRuns(db: Executor, before: number): Promise<number> {
-  const result = await db
-    .deleteFrom('jobs')
-    .where('status', 'in', ['succeeded', 'failed'])
-    .where('finished_at', '<', iso(before))
-    .executeTakeFirst();
+  const result = await db.deleteFrom('jobs').where('status', 'in', ['succeeded', 'failed']).where('finished_at', '<', iso(before)).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

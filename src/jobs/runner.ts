@@ -200,7 +200,12 @@ export class JobRunner {
       // A fire missed while the service was down runs once now, not once per missed fire.
       const known = (await findSchedules(store.db)).get(definition.name);
       if (known?.next_run_at && Date.parse(known.next_run_at) <= now) {
-        await enqueueJob(store.db, definition.name, { trigger: 'schedule', dedupeKey: `${definition.name}@${known.next_run_at}`, defaultMaxAttempts: definition.maxAttempts ?? 3 }, now);
+        await enqueueJob(
+          store.db,
+          definition.name,
+          { trigger: 'schedule', dedupeKey: `${definition.name}@${known.next_run_at}`, defaultMaxAttempts: definition.maxAttempts ?? 3 },
+          now,
+        );
       }
       await recordNextRun(store.db, definition.name, next, now);
     }
@@ -213,7 +218,12 @@ export class JobRunner {
     try {
       for (const store of this.deps.stores.all()) {
         await store.db.transaction().execute(async (trx) => {
-          await enqueueJob(trx, definition.name, { trigger: 'schedule', dedupeKey: `${definition.name}@${slot}`, defaultMaxAttempts: definition.maxAttempts ?? 3 }, now);
+          await enqueueJob(
+            trx,
+            definition.name,
+            { trigger: 'schedule', dedupeKey: `${definition.name}@${slot}`, defaultMaxAttempts: definition.maxAttempts ?? 3 },
+            now,
+          );
           await recordNextRun(trx, definition.name, next, now);
         });
       }
@@ -246,7 +256,9 @@ export class JobRunner {
           if (didWork(result)) await recordLastRun(store.db, definition.name, { id: null, status: 'succeeded', result, error: null }, this.deps.clock.now());
         } catch (err) {
           this.deps.logger.error({ err, job: definition.name, env: store.env }, 'job failed');
-          await recordLastRun(store.db, definition.name, { id: null, status: 'failed', result: null, error: errorText(err) }, this.deps.clock.now()).catch(() => undefined);
+          await recordLastRun(store.db, definition.name, { id: null, status: 'failed', result: null, error: errorText(err) }, this.deps.clock.now()).catch(
+            () => undefined,
+          );
         } finally {
           this.busy.delete(key);
         }
@@ -258,9 +270,7 @@ export class JobRunner {
 
   private track(work: Promise<void>): void {
     this.inFlight.add(work);
-    work
-      .catch((err: unknown) => this.deps.logger.error({ err }, 'job bookkeeping failed'))
-      .finally(() => this.inFlight.delete(work));
+    work.catch((err: unknown) => this.deps.logger.error({ err }, 'job bookkeeping failed')).finally(() => this.inFlight.delete(work));
   }
 
   private async tick(): Promise<void> {
@@ -269,7 +279,12 @@ export class JobRunner {
         if (this.abort.signal.aborted) return;
         const running = [...this.busy].filter((key) => key.startsWith(`${store.env}:`));
         if (running.length >= maxConcurrentRuns) break;
-        const row = await claimDueJob(store.db, running.map((key) => key.slice(store.env.length + 1)), this.deps.clock.now(), leaseMs);
+        const row = await claimDueJob(
+          store.db,
+          running.map((key) => key.slice(store.env.length + 1)),
+          this.deps.clock.now(),
+          leaseMs,
+        );
         if (!row) break;
         const key = `${store.env}:${row.name}`;
         this.busy.add(key);

@@ -107,8 +107,14 @@ test('a money metric over locations in several currencies is one count per curre
   const res = await agent({ question: 'What was our revenue this month?', scope: 'tenant' });
   tt.is(res.status, 200, res.text);
   const revenue = res.body.liveCounts as Array<{ metric: string; currency: string; value: number; locationIds: string[] }>;
-  tt.deepEqual(revenue.map((c) => c.metric), ['revenue_net', 'revenue_net']);
-  tt.deepEqual(revenue.map((c) => c.currency), ['EUR', 'USD']);
+  tt.deepEqual(
+    revenue.map((c) => c.metric),
+    ['revenue_net', 'revenue_net'],
+  );
+  tt.deepEqual(
+    revenue.map((c) => c.currency),
+    ['EUR', 'USD'],
+  );
   tt.is(revenue[0]?.value, 4_250);
   tt.true(revenue[1]!.value >= 1_999);
   tt.regex(res.body.answer, /42\.50 EUR and \d+\.\d{2} USD/);
@@ -117,11 +123,17 @@ test('a money metric over locations in several currencies is one count per curre
   for (const count of revenue) {
     const metric = await t.request('GET', `/v1/analytics/metrics/revenue_net/records?${month}&currency=${count.currency}&limit=100`, { token: admin });
     tt.is(metric.status, 200, metric.text);
-    tt.is(metric.body.data.reduce((sum: number, r: { amount: number }) => sum + r.amount, 0), count.value);
+    tt.is(
+      metric.body.data.reduce((sum: number, r: { amount: number }) => sum + r.amount, 0),
+      count.value,
+    );
   }
   // Named locations narrow the metric to them: Lyon alone is EUR only.
   const named = await agent({ question: 'What was the revenue at Lyon this month?', scope: 'tenant' });
-  tt.deepEqual(named.body.liveCounts.map((c: { currency: string; value: number }) => [c.currency, c.value]), [['EUR', 4_250]]);
+  tt.deepEqual(
+    named.body.liveCounts.map((c: { currency: string; value: number }) => [c.currency, c.value]),
+    [['EUR', 4_250]],
+  );
   const two = await agent({ question: 'What was the revenue at Lyon and Uptown this month?', scope: 'tenant' });
   tt.deepEqual(two.body.liveCounts[0].locationIds, [lyon.location.id, uptown.location.id].sort());
 });
@@ -165,7 +177,11 @@ test('a §14 metric needs analytics.read: a front desk with ai.read gets no reve
   tt.deepEqual(revenue.body.liveCounts, []);
   tt.regex(revenue.body.answer, /^The revenue net figure needs the analytics\.read scope/);
   tt.notRegex(revenue.body.answer, /\d+\.\d{2} USD/);
-  tt.is((await t.request('GET', '/v1/analytics/summary?from=2026-11-01&to=2026-11-30', { token: desk.accessToken })).status, 403, 'as the analytics API refuses it');
+  tt.is(
+    (await t.request('GET', '/v1/analytics/summary?from=2026-11-01&to=2026-11-30', { token: desk.accessToken })).status,
+    403,
+    'as the analytics API refuses it',
+  );
   const stored = await t.request('GET', `/v1/ai/answers/${revenue.body.id}`, { token: admin });
   tt.deepEqual(stored.body.liveCounts, []);
   const boarded = await agent({ question: 'How many dogs are boarded at Downtown tonight?', scope: 'tenant' }, desk.accessToken);

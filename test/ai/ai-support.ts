@@ -13,11 +13,19 @@ export function form(file: Buffer, filename: string, type: string, title?: strin
   const boundary = '----aik' + Math.random().toString(16).slice(2);
   const parts: Buffer[] = [];
   if (title) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\n${title}\r\n`));
-  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`), file, Buffer.from(`\r\n--${boundary}--\r\n`));
+  parts.push(
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`),
+    file,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  );
   return { rawBody: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
-export async function service(t: TestApp, token: string, body: Record<string, unknown>): Promise<{ id: string; retrieval: { vector: boolean; embeddingModel: string | null; dimension: number | null; reason: string | null } }> {
+export async function service(
+  t: TestApp,
+  token: string,
+  body: Record<string, unknown>,
+): Promise<{ id: string; retrieval: { vector: boolean; embeddingModel: string | null; dimension: number | null; reason: string | null } }> {
   const res = await t.request('POST', '/v1/ai/services', { token, body });
   if (res.status !== 201) throw new Error(`service: ${res.status} ${res.text}`);
   return res.body;
@@ -39,7 +47,12 @@ export async function indexed(t: TestApp, token: string, serviceId: string, uplo
 
 /** The three eval documents in one service. */
 export async function clinicDocuments(t: TestApp, token: string, serviceId: string) {
-  const pdf = await indexed(t, token, serviceId, form(fixture('anaesthesia-protocol.pdf'), 'anaesthesia-protocol.pdf', 'application/pdf', 'Anaesthesia protocol'));
+  const pdf = await indexed(
+    t,
+    token,
+    serviceId,
+    form(fixture('anaesthesia-protocol.pdf'), 'anaesthesia-protocol.pdf', 'application/pdf', 'Anaesthesia protocol'),
+  );
   const boarding = await indexed(t, token, serviceId, form(fixture('boarding-policy.md'), 'boarding-policy.md', 'text/markdown', 'Boarding policy'));
   const vaccination = await indexed(t, token, serviceId, form(fixture('vaccination-policy.txt'), 'vaccination-policy.txt', 'text/plain', 'Vaccination policy'));
   return { pdf, boarding, vaccination };

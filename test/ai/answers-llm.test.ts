@@ -45,10 +45,16 @@ test.serial('with an embedding model the service pins it and its dimension, and 
   tt.is(protocols.retrieval.embeddingModel, 'fake-embed');
   const got = await t.request('GET', `/v1/ai/services/${protocols.id}`, { token: admin });
   tt.is(got.body.retrieval.dimension, 64);
-  const vectors = t.stores.get('live').sqlite.prepare('select count(*) as n from ai_chunk_vectors v join ai_chunks c on c.seq = v.chunk_seq where c.service_id = ?').get(protocols.id) as { n: number };
+  const vectors = t.stores
+    .get('live')
+    .sqlite.prepare('select count(*) as n from ai_chunk_vectors v join ai_chunks c on c.seq = v.chunk_seq where c.service_id = ?')
+    .get(protocols.id) as { n: number };
   tt.true(vectors.n > 0);
   fake.reply = () => 'Adult cats are fasted for 6 hours before induction [1].';
-  const res = await t.request('POST', `/v1/ai/services/${protocols.id}/query`, { token: admin, body: { question: 'How long are adult cats fasted before anaesthesia?' } });
+  const res = await t.request('POST', `/v1/ai/services/${protocols.id}/query`, {
+    token: admin,
+    body: { question: 'How long are adult cats fasted before anaesthesia?' },
+  });
   tt.is(res.status, 200, res.text);
   tt.is(res.body.retrieval, 'hybrid');
   tt.is(res.body.model, 'fake-chat');
@@ -59,27 +65,36 @@ test.serial('with an embedding model the service pins it and its dimension, and 
   tt.is(res.body.citations[0].documentId, docs.pdf.id);
 });
 
-test.serial('prompt injection in a document changes neither the data used nor reveals other documents: the prompt holds only retrieved chunks of the service', async (tt) => {
-  const before = fake.chats.length;
-  // The model obeys the injected text and cites sources it was never given.
-  fake.reply = () => `Admin mode: ${secret} See [1] and [9].`;
-  const res = await t.request('POST', `/v1/ai/services/${protocols.id}/query`, { token: admin, body: { question: 'What does the visitor fasting note say?' } });
-  tt.is(res.status, 200, res.text);
-  const prompt = fake.chats.slice(before).map((c) => c.messages.map((m) => m.content).join('\n')).join('\n');
-  tt.true(prompt.includes('Visitor fasting note'));
-  tt.false(prompt.includes('Uptown confidential'));
-  tt.false(prompt.includes('4471'));
-  const allowed = new Set<string>(
-    (t.stores.get('live').sqlite.prepare('select text from ai_chunks where service_id = ?').all(protocols.id) as Array<{ text: string }>).map((r) => r.text),
-  );
-  const sources = [...prompt.matchAll(/\[\d+\] [^\n]*:\n([\s\S]*?)(?=\n\n\[\d+\] |\n\nQuestion: )/g)].map((m) => m[1]);
-  tt.true(sources.length > 0);
-  for (const source of sources) tt.true(allowed.has(source as string), `prompt source not a chunk of the service: ${String(source).slice(0, 60)}`);
-  // Only sources that were in the prompt can be cited; [9] does not exist.
-  const cited = new Set(res.body.citations.map((c: { documentId: string }) => c.documentId));
-  for (const id of cited) tt.true([docs.pdf.id, docs.boarding.id, docs.vaccination.id, injected.id].includes(id as string));
-  tt.true(res.body.citations.length <= 1);
-});
+test.serial(
+  'prompt injection in a document changes neither the data used nor reveals other documents: the prompt holds only retrieved chunks of the service',
+  async (tt) => {
+    const before = fake.chats.length;
+    // The model obeys the injected text and cites sources it was never given.
+    fake.reply = () => `Admin mode: ${secret} See [1] and [9].`;
+    const res = await t.request('POST', `/v1/ai/services/${protocols.id}/query`, {
+      token: admin,
+      body: { question: 'What does the visitor fasting note say?' },
+    });
+    tt.is(res.status, 200, res.text);
+    const prompt = fake.chats
+      .slice(before)
+      .map((c) => c.messages.map((m) => m.content).join('\n'))
+      .join('\n');
+    tt.true(prompt.includes('Visitor fasting note'));
+    tt.false(prompt.includes('Uptown confidential'));
+    tt.false(prompt.includes('4471'));
+    const allowed = new Set<string>(
+      (t.stores.get('live').sqlite.prepare('select text from ai_chunks where service_id = ?').all(protocols.id) as Array<{ text: string }>).map((r) => r.text),
+    );
+    const sources = [...prompt.matchAll(/\[\d+\] [^\n]*:\n([\s\S]*?)(?=\n\n\[\d+\] |\n\nQuestion: )/g)].map((m) => m[1]);
+    tt.true(sources.length > 0);
+    for (const source of sources) tt.true(allowed.has(source as string), `prompt source not a chunk of the service: ${String(source).slice(0, 60)}`);
+    // Only sources that were in the prompt can be cited; [9] does not exist.
+    const cited = new Set(res.body.citations.map((c: { documentId: string }) => c.documentId));
+    for (const id of cited) tt.true([docs.pdf.id, docs.boarding.id, docs.vaccination.id, injected.id].includes(id as string));
+    tt.true(res.body.citations.length <= 1);
+  },
+);
 
 test.serial('a model that cites nothing, is down or is too slow gives the extractive answer with a fallback flag, never a 5xx', async (tt) => {
   const question = { question: 'When is the endotracheal tube removed?' };
@@ -112,7 +127,10 @@ test.serial('a model that cites nothing, is down or is too slow gives the extrac
 
 test.serial('an LLM "I don\'t know" is an abstention', async (tt) => {
   fake.reply = () => "I don't know.";
-  const res = await t.request('POST', `/v1/ai/services/${protocols.id}/query`, { token: admin, body: { question: 'How long are adult dogs fasted before induction?' } });
+  const res = await t.request('POST', `/v1/ai/services/${protocols.id}/query`, {
+    token: admin,
+    body: { question: 'How long are adult dogs fasted before induction?' },
+  });
   tt.true(res.body.abstained);
   tt.deepEqual(res.body.citations, []);
 });
@@ -129,7 +147,12 @@ test.serial("through the agent, a caller confined to Uptown sends the model only
   const prompts = fake.chats.slice(before).map((c) => c.messages.map((m) => m.content).join('\n'));
   tt.true(prompts.length > 0);
   const uptownChunks = new Set(
-    (t.stores.get('live').sqlite.prepare("select c.text from ai_chunks c join ai_services s on s.id = c.service_id where s.location_ids like ?").all(`%${uptown.id}%`) as Array<{ text: string }>).map((r) => r.text),
+    (
+      t.stores
+        .get('live')
+        .sqlite.prepare('select c.text from ai_chunks c join ai_services s on s.id = c.service_id where s.location_ids like ?')
+        .all(`%${uptown.id}%`) as Array<{ text: string }>
+    ).map((r) => r.text),
   );
   for (const prompt of prompts) {
     const sources = [...prompt.matchAll(/\[\d+\] [^\n]*:\n([\s\S]*?)(?=\n\n\[\d+\] |\n\nQuestion: )/g)].map((m) => m[1] as string);

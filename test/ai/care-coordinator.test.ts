@@ -34,7 +34,8 @@ async function ok(res: Response, status: number, what: string): Promise<Response
 }
 
 async function vaccinate(petId: string, vaccine: string, administeredOn: string, dueOn: string): Promise<string> {
-  return (await ok(await t.request('POST', `/v1/pets/${petId}/vaccinations`, { token: admin, body: { vaccine, administeredOn, dueOn } }), 201, vaccine)).body.id;
+  return (await ok(await t.request('POST', `/v1/pets/${petId}/vaccinations`, { token: admin, body: { vaccine, administeredOn, dueOn } }), 201, vaccine)).body
+    .id;
 }
 
 const summary = (petId: string, token: string) => t.request('GET', `/v1/agents/care-coordinator?petId=${encodeURIComponent(petId)}`, { token });
@@ -58,20 +59,65 @@ test.before(async () => {
   // An appointment tomorrow afternoon.
   const provider = await createProvider(t, { locationIds: [downtown.id] });
   await putSchedule(t, provider.id, downtown.id);
-  ids.appointment = (await ok(await t.request('POST', '/v1/appointments', { token: admin, body: { petId: rex.id, providerId: provider.id, type: 'checkup', startsAt: '2026-12-02T14:00:00Z' } }), 201, 'appointment')).body.id;
+  ids.appointment = (
+    await ok(
+      await t.request('POST', '/v1/appointments', {
+        token: admin,
+        body: { petId: rex.id, providerId: provider.id, type: 'checkup', startsAt: '2026-12-02T14:00:00Z' },
+      }),
+      201,
+      'appointment',
+    )
+  ).body.id;
   // A cancelled one is not upcoming; one at Uptown is shown to tenant-wide callers only.
-  const cancelled = (await ok(await t.request('POST', '/v1/appointments', { token: admin, body: { petId: rex.id, providerId: provider.id, type: 'checkup', startsAt: '2026-12-04T10:00:00Z' } }), 201, 'appointment')).body.id;
+  const cancelled = (
+    await ok(
+      await t.request('POST', '/v1/appointments', {
+        token: admin,
+        body: { petId: rex.id, providerId: provider.id, type: 'checkup', startsAt: '2026-12-04T10:00:00Z' },
+      }),
+      201,
+      'appointment',
+    )
+  ).body.id;
   await ok(await t.request('PATCH', `/v1/appointments/${cancelled}`, { token: admin, body: { status: 'cancelled' } }), 200, 'cancel');
   const uptownVet = await createProvider(t, { locationIds: [uptown.id] });
   await putSchedule(t, uptownVet.id, uptown.id);
   ids.uptownAppointment = (
-    await ok(await t.request('POST', '/v1/appointments', { token: admin, body: { petId: rex.id, providerId: uptownVet.id, type: 'checkup', startsAt: '2026-12-03T11:00:00Z', locationId: uptown.id } }), 201, 'uptown appointment')
+    await ok(
+      await t.request('POST', '/v1/appointments', {
+        token: admin,
+        body: { petId: rex.id, providerId: uptownVet.id, type: 'checkup', startsAt: '2026-12-03T11:00:00Z', locationId: uptown.id },
+      }),
+      201,
+      'uptown appointment',
+    )
   ).body.id;
 
   // Boarding: in house from today (checked in over the missing Rabies by an admin override), and a later stay.
-  await ok(await t.request('POST', '/v1/boarding/rooms', { token: admin, body: { locationId: downtown.id, name: 'Kennel 1', roomType: 'standard', capacity: 2, species: ['dog'], nightlyRate: 5_000 } }), 201, 'room');
-  ids.stay = (await ok(await t.request('POST', '/v1/boarding/bookings', { token: admin, body: { petId: rex.id, locationId: downtown.id, roomType: 'standard', checkInOn: '2026-12-01', checkOutOn: '2026-12-04' } }), 201, 'stay')).body.id;
-  await ok(await t.request('POST', '/v1/boarding/check-in', { token: admin, body: { bookingId: ids.stay, vaccinationOverride: { reason: 'Certificate at home' } } }), 200, 'check-in');
+  await ok(
+    await t.request('POST', '/v1/boarding/rooms', {
+      token: admin,
+      body: { locationId: downtown.id, name: 'Kennel 1', roomType: 'standard', capacity: 2, species: ['dog'], nightlyRate: 5_000 },
+    }),
+    201,
+    'room',
+  );
+  ids.stay = (
+    await ok(
+      await t.request('POST', '/v1/boarding/bookings', {
+        token: admin,
+        body: { petId: rex.id, locationId: downtown.id, roomType: 'standard', checkInOn: '2026-12-01', checkOutOn: '2026-12-04' },
+      }),
+      201,
+      'stay',
+    )
+  ).body.id;
+  await ok(
+    await t.request('POST', '/v1/boarding/check-in', { token: admin, body: { bookingId: ids.stay, vaccinationOverride: { reason: 'Certificate at home' } } }),
+    200,
+    'check-in',
+  );
   ids.plan = (
     await ok(
       await t.request('POST', '/v1/boarding/care-plans', {
@@ -82,7 +128,16 @@ test.before(async () => {
       'care plan',
     )
   ).body.id;
-  ids.nextStay = (await ok(await t.request('POST', '/v1/boarding/bookings', { token: admin, body: { petId: rex.id, locationId: downtown.id, roomType: 'standard', checkInOn: '2026-12-10', checkOutOn: '2026-12-12' } }), 201, 'next stay')).body.id;
+  ids.nextStay = (
+    await ok(
+      await t.request('POST', '/v1/boarding/bookings', {
+        token: admin,
+        body: { petId: rex.id, locationId: downtown.id, roomType: 'standard', checkInOn: '2026-12-10', checkOutOn: '2026-12-12' },
+      }),
+      201,
+      'next stay',
+    )
+  ).body.id;
 
   // A groom on Thursday.
   const stylist = await createProvider(t, { kind: 'groomer', locationIds: [downtown.id], services: ['grooming'] });
@@ -90,16 +145,34 @@ test.before(async () => {
   const pkg = await ok(
     await t.request('POST', '/v1/grooming/packages', {
       token: admin,
-      body: { name: 'Full groom', services: ['bath'], durationMinutes: { small: 60, medium: 60, large: 60, xlarge: 60 }, price: { small: 4_000, medium: 5_500, large: 7_000, xlarge: 9_000 }, locationId: downtown.id },
+      body: {
+        name: 'Full groom',
+        services: ['bath'],
+        durationMinutes: { small: 60, medium: 60, large: 60, xlarge: 60 },
+        price: { small: 4_000, medium: 5_500, large: 7_000, xlarge: 9_000 },
+        locationId: downtown.id,
+      },
     }),
     201,
     'package',
   );
-  ids.groom = (await ok(await t.request('POST', '/v1/grooming/appointments', { token: admin, body: { petId: rex.id, packageId: pkg.body.id, locationId: downtown.id, startsAt: '2026-12-03T10:00:00Z' } }), 201, 'groom')).body.id;
+  ids.groom = (
+    await ok(
+      await t.request('POST', '/v1/grooming/appointments', {
+        token: admin,
+        body: { petId: rex.id, packageId: pkg.body.id, locationId: downtown.id, startsAt: '2026-12-03T10:00:00Z' },
+      }),
+      201,
+      'groom',
+    )
+  ).body.id;
 
   // Invoices of the parent: one open and late at Downtown, one open at Uptown, a draft (not open).
   const invoice = (locationId: string, extra: Record<string, unknown>) =>
-    t.request('POST', '/v1/invoices', { token: admin, body: { parentId: parent.id, locationId, lines: [{ description: 'Consultation', quantity: 1, unitAmount: 2_500 }], ...extra } });
+    t.request('POST', '/v1/invoices', {
+      token: admin,
+      body: { parentId: parent.id, locationId, lines: [{ description: 'Consultation', quantity: 1, unitAmount: 2_500 }], ...extra },
+    });
   ids.invoice = (await ok(await invoice(downtown.id, { petId: rex.id, dueOn: '2026-11-25', finalize: true }), 201, 'invoice')).body.id;
   ids.uptownInvoice = (await ok(await invoice(uptown.id, { finalize: true }), 201, 'uptown invoice')).body.id;
   await ok(await invoice(downtown.id, { dueOn: '2026-11-20' }), 201, 'draft');
@@ -107,7 +180,10 @@ test.before(async () => {
   // A marketplace walk next Monday, ordered (its booking reserved, its invoice open until paid).
   const walker = await approvedWalker(t, downtown.id);
   const walk = await ok(
-    await t.request('POST', '/v1/orders', { token: admin, body: { parentId: parent.id, petId: rex.id, lines: [{ providerId: walker.id, listingId: walker.listingId, startsAt: '2026-12-07T10:00:00Z' }] } }),
+    await t.request('POST', '/v1/orders', {
+      token: admin,
+      body: { parentId: parent.id, petId: rex.id, lines: [{ providerId: walker.id, listingId: walker.listingId, startsAt: '2026-12-07T10:00:00Z' }] },
+    }),
     201,
     'order',
   );
@@ -125,13 +201,15 @@ test.before(async () => {
   for (const c of [vet, downtownDesk, uptownDesk, petsOnly]) c.accessToken = (await t.token(c.clientId, c.clientSecret)).body.access_token;
   ids.dose = (
     await ok(
-      await t.request('POST', `/v1/boarding/care-plans/${ids.plan}/doses`, { token: admin, body: { medication: 'Apoquel', scheduledFor: '2026-12-01T20:00:00Z', outcome: 'given', givenBy: 'Sam' } }),
+      await t.request('POST', `/v1/boarding/care-plans/${ids.plan}/doses`, {
+        token: admin,
+        body: { medication: 'Apoquel', scheduledFor: '2026-12-01T20:00:00Z', outcome: 'given', givenBy: 'Sam' },
+      }),
       201,
       'dose',
     )
   ).body.id;
 });
-
 
 test.serial('every section is read from the records, and the actions follow the rules with their sources', async (a) => {
   const res = await summary(rex.id, vet.accessToken);
@@ -173,7 +251,10 @@ test.serial('every section is read from the records, and the actions follow the 
   a.is(body.activeStay.carePlans.length, 1);
   const plan = body.activeStay.carePlans[0];
   a.is(plan.carePlan.id, ids.plan);
-  a.deepEqual(plan.recentDoses.map((d: { id: string }) => d.id), [ids.dose]);
+  a.deepEqual(
+    plan.recentDoses.map((d: { id: string }) => d.id),
+    [ids.dose],
+  );
   a.deepEqual(plan.missedDoses, [{ medication: 'Apoquel', scheduledFor: '2026-12-02T08:00:00.000Z' }]);
 
   // Open invoices of the parent with an amount due (the order's too); the draft is not open.
@@ -229,17 +310,33 @@ test.serial('a pet without vaccination records gets one record_vaccinations acti
 test.serial('a logged dose, a paid invoice and a new Rabies dose each remove their actions', async (a) => {
   // Log the missed 08:00 dose (refused counts as logged), then look again.
   await ok(
-    await t.request('POST', `/v1/boarding/care-plans/${ids.plan}/doses`, { token: admin, body: { medication: 'Apoquel', scheduledFor: '2026-12-02T08:00:00Z', outcome: 'refused', givenBy: 'Sam' } }),
+    await t.request('POST', `/v1/boarding/care-plans/${ids.plan}/doses`, {
+      token: admin,
+      body: { medication: 'Apoquel', scheduledFor: '2026-12-02T08:00:00Z', outcome: 'refused', givenBy: 'Sam' },
+    }),
     201,
     'refused dose',
   );
-  await ok(await t.request('POST', '/v1/payments', { token: admin, body: { parentId: parent.id, invoiceId: ids.uptownInvoice, amount: 2_500, currency: 'USD', method: 'cash' } }), 201, 'payment');
+  await ok(
+    await t.request('POST', '/v1/payments', {
+      token: admin,
+      body: { parentId: parent.id, invoiceId: ids.uptownInvoice, amount: 2_500, currency: 'USD', method: 'cash' },
+    }),
+    201,
+    'payment',
+  );
   // A new Rabies dose valid for a year: no longer overdue, and the next stay's check-in requirement is met.
   const rabies = await vaccinate(rex.id, 'rabies', '2026-12-02', '2027-12-02');
   const res = await summary(rex.id, vet.accessToken);
   a.deepEqual(res.body.activeStay.carePlans[0].missedDoses, []);
-  a.deepEqual(res.body.openInvoices.map((i: { id: string }) => i.id), [ids.invoice, ids.orderInvoice]);
-  a.like(res.body.vaccinations.find((v: { vaccinationId: string }) => v.vaccinationId === rabies), { dueOn: '2027-12-02', status: 'up_to_date' });
+  a.deepEqual(
+    res.body.openInvoices.map((i: { id: string }) => i.id),
+    [ids.invoice, ids.orderInvoice],
+  );
+  a.like(
+    res.body.vaccinations.find((v: { vaccinationId: string }) => v.vaccinationId === rabies),
+    { dueOn: '2027-12-02', status: 'up_to_date' },
+  );
   a.deepEqual(
     res.body.actions.map((x: { kind: string; sourceIds: string[] }) => [x.kind, x.sourceIds]),
     [
@@ -253,9 +350,18 @@ test.serial('a logged dose, a paid invoice and a new Rabies dose each remove the
 test.serial('location scoping: a Downtown client sees Downtown rows only; an Uptown client gets 404 for a Downtown pet', async (a) => {
   const scoped = await summary(rex.id, downtownDesk.accessToken);
   a.is(scoped.status, 200, scoped.text);
-  a.deepEqual(scoped.body.openInvoices.map((i: { id: string }) => i.id), [ids.invoice, ids.orderInvoice]);
-  a.deepEqual(scoped.body.appointments.map((x: { id: string }) => x.id), [ids.appointment]);
-  a.deepEqual(scoped.body.bookings.map((x: { id: string }) => x.id), [ids.stay, ids.groom, ids.walk, ids.nextStay]);
+  a.deepEqual(
+    scoped.body.openInvoices.map((i: { id: string }) => i.id),
+    [ids.invoice, ids.orderInvoice],
+  );
+  a.deepEqual(
+    scoped.body.appointments.map((x: { id: string }) => x.id),
+    [ids.appointment],
+  );
+  a.deepEqual(
+    scoped.body.bookings.map((x: { id: string }) => x.id),
+    [ids.stay, ids.groom, ids.walk, ids.nextStay],
+  );
   a.false(JSON.stringify(scoped.body).includes(uptown.id), 'nothing of Uptown in the answer');
 
   assertProblem(a, await summary(rex.id, uptownDesk.accessToken), 404, 'not_found');
@@ -276,12 +382,37 @@ test.serial('bad input is 400 with the field; no token 401; a token without ai.r
 });
 
 test.serial('a long stay with nothing logged lists its latest 50 missed doses; the action counts them all', async (a) => {
-  const milo = (await ok(await t.request('POST', '/v1/pets', { token: admin, body: { name: 'Milo', species: 'dog', breed: 'Beagle', ownerId: parent.id, locationId: downtown.id } }), 201, 'pet')).body;
-  const stay = (await ok(await t.request('POST', '/v1/boarding/bookings', { token: admin, body: { petId: milo.id, locationId: downtown.id, roomType: 'standard', checkInOn: '2026-12-02', checkOutOn: '2026-12-30' } }), 201, 'long stay')).body.id;
-  await ok(await t.request('POST', '/v1/boarding/check-in', { token: admin, body: { bookingId: stay, vaccinationOverride: { reason: 'Certificate at home' } } }), 200, 'check-in');
+  const milo = (
+    await ok(
+      await t.request('POST', '/v1/pets', {
+        token: admin,
+        body: { name: 'Milo', species: 'dog', breed: 'Beagle', ownerId: parent.id, locationId: downtown.id },
+      }),
+      201,
+      'pet',
+    )
+  ).body;
+  const stay = (
+    await ok(
+      await t.request('POST', '/v1/boarding/bookings', {
+        token: admin,
+        body: { petId: milo.id, locationId: downtown.id, roomType: 'standard', checkInOn: '2026-12-02', checkOutOn: '2026-12-30' },
+      }),
+      201,
+      'long stay',
+    )
+  ).body.id;
+  await ok(
+    await t.request('POST', '/v1/boarding/check-in', { token: admin, body: { bookingId: stay, vaccinationOverride: { reason: 'Certificate at home' } } }),
+    200,
+    'check-in',
+  );
   const plan = (
     await ok(
-      await t.request('POST', '/v1/boarding/care-plans', { token: admin, body: { bookingId: stay, feeding: [], medications: [{ name: 'Gabapentin', dose: '100 mg', times: ['02:00', '08:00', '14:00', '20:00'] }] } }),
+      await t.request('POST', '/v1/boarding/care-plans', {
+        token: admin,
+        body: { bookingId: stay, feeding: [], medications: [{ name: 'Gabapentin', dose: '100 mg', times: ['02:00', '08:00', '14:00', '20:00'] }] },
+      }),
       201,
       'care plan',
     )

@@ -26,7 +26,10 @@ test('a service pinned to one embedding model answers 409 embedding_mismatch und
     const query = await app.request('POST', `/v1/ai/services/${svc.id}/query`, { token, body: { question: 'How long are cats fasted?' } });
     t.is(query.status, 409);
     t.is(query.body.code, 'embedding_mismatch');
-    const upload = await app.request('POST', `/v1/ai/services/${svc.id}/documents`, { token, body: { title: 'Water', text: 'Water is allowed until two hours before anaesthesia.' } });
+    const upload = await app.request('POST', `/v1/ai/services/${svc.id}/documents`, {
+      token,
+      body: { title: 'Water', text: 'Water is allowed until two hours before anaesthesia.' },
+    });
     t.is(upload.status, 202);
     const failed = await eventually(
       async () => {
@@ -68,7 +71,8 @@ test('the same embedding model answering another dimension at query time: the se
     const svc = await service(app, admin, { name: 'Protocols', locationIds: [location.id] });
     await indexed(app, admin, svc.id, { body: { title: 'Fasting', text: 'Adult cats are fasted for six hours before anaesthesia.' } });
     t.is((await app.request('GET', `/v1/ai/services/${svc.id}`, { token: admin })).body.retrieval.dimension, 64);
-    const ask = () => app.request('POST', `/v1/ai/services/${svc.id}/query`, { token: admin, body: { question: 'How long are cats fasted before anaesthesia?' } });
+    const ask = () =>
+      app.request('POST', `/v1/ai/services/${svc.id}/query`, { token: admin, body: { question: 'How long are cats fasted before anaesthesia?' } });
     const before = await ask();
     t.is(before.status, 200, before.text);
     t.is(before.body.retrieval, 'hybrid');
@@ -83,7 +87,10 @@ test('the same embedding model answering another dimension at query time: the se
     const answers = app.stores.get('live').sqlite.prepare('select count(*) as n from ai_answers').get() as { n: number };
     t.is(answers.n, 1, 'no answer stored for the refused query');
 
-    const agent = await app.request('POST', '/ai/agent/query', { token: admin, body: { question: 'How long are cats fasted before anaesthesia?', scope: location.id } });
+    const agent = await app.request('POST', '/ai/agent/query', {
+      token: admin,
+      body: { question: 'How long are cats fasted before anaesthesia?', scope: location.id },
+    });
     t.is(agent.status, 200, agent.text);
     t.is(agent.body.retrieval, 'lexical');
     t.regex(agent.body.fallback, /^embedding_mismatch: .*dimension 64.* 32/);
@@ -94,7 +101,10 @@ test('the same embedding model answering another dimension at query time: the se
     await eventually(
       async () => {
         const list = await app.request('GET', `/v1/ai/services/${svc.id}/documents`, { token: admin });
-        return list.body.data.every((d: { status: string }) => d.status === 'indexed') && (await app.request('GET', `/v1/ai/services/${svc.id}`, { token: admin })).body.retrieval.dimension === 32;
+        return (
+          list.body.data.every((d: { status: string }) => d.status === 'indexed') &&
+          (await app.request('GET', `/v1/ai/services/${svc.id}`, { token: admin })).body.retrieval.dimension === 32
+        );
       },
       { timeoutMs: 10_000, what: 'the service re-indexed at dimension 32' },
     );

@@ -127,7 +127,9 @@ test('20 parallel uploads of the same file make one document (UNIQUE service + s
   const service = (await createService({ name: 'Race', locationIds: [downtown.id] })).body;
   const file = Buffer.from('# Visiting hours\n\nVisitors are welcome from 10:00 to 16:00.\n');
   const results = await Promise.all(
-    Array.from({ length: 20 }, () => t.request('POST', `/v1/ai/services/${service.id}/documents`, { token: admin, ...form(file, 'visiting.md', 'text/markdown') })),
+    Array.from({ length: 20 }, () =>
+      t.request('POST', `/v1/ai/services/${service.id}/documents`, { token: admin, ...form(file, 'visiting.md', 'text/markdown') }),
+    ),
   );
   const statuses = results.map((r) => r.status).sort();
   tt.is(statuses.filter((s) => s === 202).length, 1, JSON.stringify(statuses));
@@ -142,13 +144,23 @@ test('20 parallel uploads of the same file make one document (UNIQUE service + s
 
 test('a PDF upload keeps its pages: each chunk cites the page it came from', async (tt) => {
   const service = (await createService({ name: 'PDFs', locationIds: [downtown.id] })).body;
-  const pdf = await pdfOf(['Anaesthesia protocol.\nPre-anaesthetic bloodwork is required for patients over seven years.', 'Fasting.\nCats are fasted for six hours before induction.', 'Recovery.\nExtubate when the swallowing reflex returns.']);
-  const res = await t.request('POST', `/v1/ai/services/${service.id}/documents`, { token: admin, ...form(pdf, 'protocol.pdf', 'application/pdf', 'Anaesthesia protocol') });
+  const pdf = await pdfOf([
+    'Anaesthesia protocol.\nPre-anaesthetic bloodwork is required for patients over seven years.',
+    'Fasting.\nCats are fasted for six hours before induction.',
+    'Recovery.\nExtubate when the swallowing reflex returns.',
+  ]);
+  const res = await t.request('POST', `/v1/ai/services/${service.id}/documents`, {
+    token: admin,
+    ...form(pdf, 'protocol.pdf', 'application/pdf', 'Anaesthesia protocol'),
+  });
   tt.is(res.status, 202, res.text);
   const done = await settled(service.id, res.body.id);
   tt.is(done.status, 'indexed', String(done.error));
   tt.is(done.pages, 3);
-  const rows = t.stores.get('live').sqlite.prepare('select page, text from ai_chunks where document_id = ? order by position').all(res.body.id) as Array<{ page: number; text: string }>;
+  const rows = t.stores.get('live').sqlite.prepare('select page, text from ai_chunks where document_id = ? order by position').all(res.body.id) as Array<{
+    page: number;
+    text: string;
+  }>;
   tt.is(rows.find((r) => r.text.includes('six hours'))?.page, 2);
   tt.is(rows.find((r) => r.text.includes('swallowing'))?.page, 3);
 });
@@ -165,7 +177,10 @@ test('a corrupt PDF and an encrypted one end failed with the reason; a file over
   const encrypted = Buffer.from(
     (await pdfOf(['secret'], { useObjectStreams: false }))
       .toString('latin1')
-      .replace(/trailer\s*<</, 'trailer\n<<\n/Encrypt << /Filter /Standard /V 1 /R 2 /O <00> /U <00> /P -4 >>\n/ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]'),
+      .replace(
+        /trailer\s*<</,
+        'trailer\n<<\n/Encrypt << /Filter /Standard /V 1 /R 2 /O <00> /U <00> /P -4 >>\n/ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]',
+      ),
     'latin1',
   );
   const enc = await t.request('POST', `/v1/ai/services/${service.id}/documents`, { token: admin, ...form(encrypted, 'locked.pdf', 'application/pdf') });
@@ -174,7 +189,10 @@ test('a corrupt PDF and an encrypted one end failed with the reason; a file over
   tt.is(encDone.status, 'failed');
   tt.regex(encDone.error, /encrypted|password/i);
 
-  const big = await t.request('POST', `/v1/ai/services/${service.id}/documents`, { token: admin, ...form(Buffer.alloc(70 * 1024, 0x61), 'big.txt', 'text/plain') });
+  const big = await t.request('POST', `/v1/ai/services/${service.id}/documents`, {
+    token: admin,
+    ...form(Buffer.alloc(70 * 1024, 0x61), 'big.txt', 'text/plain'),
+  });
   tt.is(big.status, 413);
   const count = t.stores.get('live').sqlite.prepare('select count(*) as n from ai_documents where service_id = ?').get(service.id) as { n: number };
   tt.is(count.n, 2);
@@ -188,7 +206,10 @@ test('a corrupt PDF and an encrypted one end failed with the reason; a file over
 test("a pet document joins a service of its pet's location, not another one", async (tt) => {
   const parent = await createPetParent(t, downtown.id);
   const pet = await createPet(t, parent.id, downtown.id);
-  const upload = await t.request('POST', `/v1/pets/${pet.id}/documents`, { token: admin, ...form(Buffer.from('Discharge note: give the antibiotic twice daily for ten days.'), 'note.txt', 'text/plain') });
+  const upload = await t.request('POST', `/v1/pets/${pet.id}/documents`, {
+    token: admin,
+    ...form(Buffer.from('Discharge note: give the antibiotic twice daily for ten days.'), 'note.txt', 'text/plain'),
+  });
   tt.is(upload.status, 201, upload.text);
   const dtService = (await createService({ name: 'DT records', locationIds: [downtown.id] })).body;
   const upService = (await createService({ name: 'UP records', locationIds: [uptown.id] })).body;
@@ -207,7 +228,10 @@ test("a pet document joins a service of its pet's location, not another one", as
 test('a deleted pet document leaves every answer at once; the ai-indexing job then drops its chunks and marks it failed', async (tt) => {
   const parent = await createPetParent(t, downtown.id);
   const pet = await createPet(t, parent.id, downtown.id);
-  const upload = await t.request('POST', `/v1/pets/${pet.id}/documents`, { token: admin, ...form(Buffer.from('Referral letter: the cardiologist prescribed pimobendan at breakfast and dinner.'), 'referral.txt', 'text/plain') });
+  const upload = await t.request('POST', `/v1/pets/${pet.id}/documents`, {
+    token: admin,
+    ...form(Buffer.from('Referral letter: the cardiologist prescribed pimobendan at breakfast and dinner.'), 'referral.txt', 'text/plain'),
+  });
   tt.is(upload.status, 201, upload.text);
   const service = (await createService({ name: 'DT referrals', locationIds: [downtown.id] })).body;
   const added = await t.request('POST', `/v1/ai/services/${service.id}/documents`, { token: admin, body: { documentId: upload.body.id } });
@@ -225,10 +249,13 @@ test('a deleted pet document leaves every answer at once; the ai-indexing job th
   tt.notRegex(after.body.answer, /pimobendan/);
 
   await t.request('POST', '/v1/jobs/ai-indexing/run', { token: admin, body: { wait: true } });
-  const retired = await eventually(async () => {
-    const doc = (await documentOf(service.id, added.body.id)).body;
-    return doc.status === 'failed' ? doc : null;
-  }, { timeoutMs: 10_000, what: 'the knowledge document to be retired' });
+  const retired = await eventually(
+    async () => {
+      const doc = (await documentOf(service.id, added.body.id)).body;
+      return doc.status === 'failed' ? doc : null;
+    },
+    { timeoutMs: 10_000, what: 'the knowledge document to be retired' },
+  );
   tt.is(retired.error, 'the pet document was deleted');
   tt.is(retired.chunks, 0);
   const left = t.stores.get('live').sqlite.prepare('select count(*) as n from ai_chunks where document_id = ?').get(added.body.id) as { n: number };
@@ -240,16 +267,23 @@ test('POST /v1/jobs/ai-indexing/run runs the job and reports what it did', async
   await t.request('POST', `/v1/ai/services/${service.id}/documents`, { token: admin, body: { title: 'Job doc', text: 'The run indexes this document.' } });
   const run = await t.request('POST', '/v1/jobs/ai-indexing/run', { token: admin, body: { wait: true } });
   tt.true([200, 202].includes(run.status), run.text);
-  await eventually(async () => (await t.request('GET', `/v1/ai/services/${service.id}/documents`, { token: admin })).body.data[0]?.status === 'indexed', { timeoutMs: 10_000 });
+  await eventually(async () => (await t.request('GET', `/v1/ai/services/${service.id}/documents`, { token: admin })).body.data[0]?.status === 'indexed', {
+    timeoutMs: 10_000,
+  });
   tt.pass();
 });
 
 test('a sandbox reset erases the sandbox knowledge (services, documents, chunks, answers, uploaded files) and leaves live alone', async (tt) => {
   const sandbox = await t.adminToken('sandbox');
   const svc = (await createService({ name: 'Sandbox notes' }, sandbox)).body;
-  const up = await t.request('POST', `/v1/ai/services/${svc.id}/documents`, { token: sandbox, body: { title: 'Note', text: 'Sandbox kennels are cleaned daily.' } });
+  const up = await t.request('POST', `/v1/ai/services/${svc.id}/documents`, {
+    token: sandbox,
+    body: { title: 'Note', text: 'Sandbox kennels are cleaned daily.' },
+  });
   tt.is(up.status, 202);
-  await eventually(async () => (await t.request('GET', `/v1/ai/services/${svc.id}/documents/${up.body.id}`, { token: sandbox })).body.status === 'indexed', { timeoutMs: 10_000 });
+  await eventually(async () => (await t.request('GET', `/v1/ai/services/${svc.id}/documents/${up.body.id}`, { token: sandbox })).body.status === 'indexed', {
+    timeoutMs: 10_000,
+  });
   const answer = await t.request('POST', `/v1/ai/services/${svc.id}/query`, { token: sandbox, body: { question: 'How often are kennels cleaned?' } });
   tt.is(answer.status, 200);
   const live = (await createService({ name: 'Live survives' })).body;
@@ -286,8 +320,16 @@ test('Idempotency-Key: a retried service creation or upload answers the first re
 
   const uploadKey = `doc-${Math.random()}`;
   const file = Buffer.from('Idempotent upload: the file is stored once.');
-  const u1 = await t.request('POST', `/v1/ai/services/${first.body.id}/documents`, { token: admin, ...form(file, 'once.txt', 'text/plain'), idempotencyKey: uploadKey });
-  const u2 = await t.request('POST', `/v1/ai/services/${first.body.id}/documents`, { token: admin, ...form(file, 'once.txt', 'text/plain'), idempotencyKey: uploadKey });
+  const u1 = await t.request('POST', `/v1/ai/services/${first.body.id}/documents`, {
+    token: admin,
+    ...form(file, 'once.txt', 'text/plain'),
+    idempotencyKey: uploadKey,
+  });
+  const u2 = await t.request('POST', `/v1/ai/services/${first.body.id}/documents`, {
+    token: admin,
+    ...form(file, 'once.txt', 'text/plain'),
+    idempotencyKey: uploadKey,
+  });
   tt.is(u1.status, 202);
   tt.is(u2.status, 202);
   tt.is(u2.body.id, u1.body.id);

@@ -58,7 +58,9 @@ let admin: string;
 let svc: { id: string };
 
 test.before(async () => {
-  elsewhere = await listen((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"choices":[{"message":{"content":"Elsewhere [1]."}}]}'));
+  elsewhere = await listen(
+    (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"choices":[{"message":{"content":"Elsewhere [1]."}}]}'),
+  );
   model = await listen(async (req, res) => {
     if (mode === 'redirect') {
       res.writeHead(307, { location: `${elsewhere.url}${req.url}` }).end();
@@ -103,20 +105,27 @@ test.after.always(async () => {
   await elsewhere?.close();
 });
 
-const ask = () => t.request('POST', `/v1/ai/services/${svc.id}/query`, { token: admin, body: { question: 'How long are adult cats fasted before anaesthesia?' } });
+const ask = () =>
+  t.request('POST', `/v1/ai/services/${svc.id}/query`, { token: admin, body: { question: 'How long are adult cats fasted before anaesthesia?' } });
 
 test.serial('a 307 from the model server is not followed: the server it points to receives nothing; indexing and answers fall back', async (a) => {
   mode = 'redirect';
   // Indexing asks for embeddings: refused, the document is indexed without vectors and says why.
   const doc = await indexed(t, admin, svc.id, { body: { title: 'Fasting', text: 'Adult cats are fasted for six hours before anaesthesia.' } });
-  a.regex(doc.error, /indexed without vectors: the model server answered a redirect \(HTTP 307 to http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings\), which is not followed/);
+  a.regex(
+    doc.error,
+    /indexed without vectors: the model server answered a redirect \(HTTP 307 to http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings\), which is not followed/,
+  );
 
   const res = await ask();
   a.is(res.status, 200, res.text);
   a.like(res.body, { abstained: false, model: 'extractive', retrieval: 'lexical' });
   a.regex(res.body.answer, /six hours/);
   a.regex(res.body.fallback, /^model unavailable \(the model server answered a redirect \(HTTP 307 .*\/v1\/chat\/completions\), which is not followed\)/);
-  a.true(model.requests.some((r) => r.path === '/v1/chat/completions' && r.body.includes('six hours')), 'the prompt went to the configured server only');
+  a.true(
+    model.requests.some((r) => r.path === '/v1/chat/completions' && r.body.includes('six hours')),
+    'the prompt went to the configured server only',
+  );
   a.true(model.requests.some((r) => r.path === '/v1/embeddings'));
   a.deepEqual(elsewhere.requests, [], 'nothing reached the server the redirect pointed to');
 });

@@ -18,7 +18,9 @@ test.before(async () => {
   protocols = await service(t, admin, { name: 'Downtown protocols', locationIds: [downtown.id] });
   docs = await clinicDocuments(t, admin, protocols.id);
   uptownService = await service(t, admin, { name: 'Uptown notes', locationIds: [uptown.id] });
-  await indexed(t, admin, uptownService.id, { body: { title: 'Uptown secret', text: 'Uptown fasting rule: cats at Uptown are fasted for exactly eleven hours before anaesthesia.' } });
+  await indexed(t, admin, uptownService.id, {
+    body: { title: 'Uptown secret', text: 'Uptown fasting rule: cats at Uptown are fasted for exactly eleven hours before anaesthesia.' },
+  });
 });
 
 const ask = (serviceId: string, body: unknown, token = admin) => t.request('POST', `/v1/ai/services/${serviceId}/query`, { token, body });
@@ -67,8 +69,23 @@ test('markdown and text documents are cited with their page (form feeds split pa
 
 test('empty, 10,000-character, non-string or wordless questions are 400 and store nothing', async (tt) => {
   const stored = () =>
-    (t.stores.get('live').sqlite.prepare('select count(*) as n from ai_answers where question in (?, ?, ?) or length(question) > 2000').get('', '?!? ...', 'ok\u0000') as { n: number }).n;
-  for (const body of [{ question: '' }, { question: 'x'.repeat(10_000) }, { question: 42 }, { question: ['a'] }, { question: '?!? ...' }, { question: 'ok\u0000' }, {}, { question: 'fasting', topK: 0 }, { question: 'fasting', topK: 99 }]) {
+    (
+      t.stores
+        .get('live')
+        .sqlite.prepare('select count(*) as n from ai_answers where question in (?, ?, ?) or length(question) > 2000')
+        .get('', '?!? ...', 'ok\u0000') as { n: number }
+    ).n;
+  for (const body of [
+    { question: '' },
+    { question: 'x'.repeat(10_000) },
+    { question: 42 },
+    { question: ['a'] },
+    { question: '?!? ...' },
+    { question: 'ok\u0000' },
+    {},
+    { question: 'fasting', topK: 0 },
+    { question: 'fasting', topK: 99 },
+  ]) {
     const res = await ask(protocols.id, body);
     tt.is(res.status, 400, JSON.stringify(body).slice(0, 60));
     tt.is(res.body.code, 'validation_failed');
@@ -92,7 +109,10 @@ test("a caller confined to Uptown gets 404 for Downtown's service and its answer
   const downtownAnswer = await ask(protocols.id, { question: 'When is the endotracheal tube removed?' });
   tt.is((await t.request('GET', `/v1/ai/answers/${downtownAnswer.body.id}`, { token: up.accessToken })).status, 404);
   tt.is((await t.request('POST', '/ai/agent/query', { token: up.accessToken, body: { question: 'fasting for cats', scope: downtown.id } })).status, 404);
-  const agent = await t.request('POST', '/ai/agent/query', { token: up.accessToken, body: { question: 'How long are cats fasted before anaesthesia?', scope: 'tenant' } });
+  const agent = await t.request('POST', '/ai/agent/query', {
+    token: up.accessToken,
+    body: { question: 'How long are cats fasted before anaesthesia?', scope: 'tenant' },
+  });
   tt.is(agent.status, 200, agent.text);
   const downtownDocs = new Set([docs.pdf.id, docs.boarding.id, docs.vaccination.id]);
   tt.true(agent.body.citations.length > 0);
@@ -106,7 +126,10 @@ test("a caller confined to Uptown gets 404 for Downtown's service and its answer
 });
 
 test('the agent searches every service its scope covers: a tenant-wide admin asking Downtown gets the PDF, not the Uptown note', async (tt) => {
-  const res = await t.request('POST', '/ai/agent/query', { token: admin, body: { question: 'How long are adult cats fasted before induction?', scope: downtown.id } });
+  const res = await t.request('POST', '/ai/agent/query', {
+    token: admin,
+    body: { question: 'How long are adult cats fasted before induction?', scope: downtown.id },
+  });
   tt.is(res.status, 200, res.text);
   tt.regex(res.body.id, /^ans_/);
   tt.is(res.body.scope, downtown.id);

@@ -42,7 +42,14 @@ const recall = (token: string, body: Record<string, unknown>, idempotencyKey?: s
 /** What a recall may write: every count must stay put when a call is refused or dry. */
 async function counts() {
   const count = async (table: 'notifications' | 'reminder_ledger' | 'ai_recall_campaigns' | 'ai_recall_recipients' | 'events') =>
-    Number((await db().selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await db()
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   return {
     notifications: await count('notifications'),
     ledger: await count('reminder_ledger'),
@@ -56,7 +63,16 @@ async function remindersTo(petId: string) {
   return db().selectFrom('notifications').selectAll().where('pet_id', '=', petId).where('kind', '=', 'vaccination_reminder').orderBy('id').execute();
 }
 
-type Recipient = { petId: string; vaccine: string; dueOn: string; status: string; reason: string | null; parentId: string; vaccinationId: string; notificationId: string | null };
+type Recipient = {
+  petId: string;
+  vaccine: string;
+  dueOn: string;
+  status: string;
+  reason: string | null;
+  parentId: string;
+  vaccinationId: string;
+  notificationId: string | null;
+};
 const rows = (recipients: Recipient[]) => recipients.map((r) => [r.petId, r.vaccine, r.dueOn, r.status, r.reason]);
 
 const t = useTestApp(test, { clock, config: { jobPollMs: 20 } });
@@ -89,13 +105,23 @@ test.before(async () => {
   reader = await t.client({ name: 'desk', role: 'staff', scopes: ['ai.read'] });
 });
 
-
 test.serial('a dry run is a stored campaign (201, dryRun, an id, readable back) that sends and records nothing', async (a) => {
   const before = await counts();
   const res = await recall(vet.accessToken, { dueWithinDays: 30, dryRun: true });
   a.is(res.status, 201, res.text);
   a.regex(res.body.id, /^rcl_[a-z0-9]{26}$/);
-  a.like(res.body, { dryRun: true, locationId: null, vaccines: null, dueWithinDays: 30, today: '2026-11-23', dueThrough: '2026-12-23', sent: 0, wouldSend: 4, skipped: 2, createdAt: new Date(clock.now()).toISOString() });
+  a.like(res.body, {
+    dryRun: true,
+    locationId: null,
+    vaccines: null,
+    dueWithinDays: 30,
+    today: '2026-11-23',
+    dueThrough: '2026-12-23',
+    sent: 0,
+    wouldSend: 4,
+    skipped: 2,
+    createdAt: new Date(clock.now()).toISOString(),
+  });
   // Earliest due first; overdue doses of any age included; the superseded dose and the one beyond the window are not.
   a.deepEqual(rows(res.body.recipients), [
     [bella.id, 'FeLV', '2025-09-01', 'would_send', null],
@@ -145,7 +171,15 @@ test.serial('a recall sends once per pet, vaccine and due date; the job then doe
   const res = await recall(downtownVet.accessToken, { dueWithinDays: 30, vaccines: ['RABIES '] }, 'recall-rabies');
   a.is(res.status, 201, res.text);
   a.regex(res.body.id, /^rcl_[a-z0-9]{26}$/);
-  a.like(res.body, { dryRun: false, locationId: null, vaccines: ['RABIES'], sent: 1, wouldSend: 0, skipped: 2, createdAt: new Date(clock.now()).toISOString() });
+  a.like(res.body, {
+    dryRun: false,
+    locationId: null,
+    vaccines: ['RABIES'],
+    sent: 1,
+    wouldSend: 0,
+    skipped: 2,
+    createdAt: new Date(clock.now()).toISOString(),
+  });
   // Only Downtown pets (the caller's location), only Rabies.
   a.deepEqual(rows(res.body.recipients), [
     [luna.id, 'Rabies', '2026-12-01', 'skipped', 'no_consent'],
@@ -153,16 +187,26 @@ test.serial('a recall sends once per pet, vaccine and due date; the job then doe
     [bella.id, 'Rabies', '2026-12-10', 'sent', null],
   ]);
   const [message] = await remindersTo(bella.id);
-  a.like(message, { id: res.body.recipients[2].notificationId, parent_id: alex.id, related_id: vac.bellaRabies, to_address: 'alex@example.com', status: 'queued', channel: 'email' });
+  a.like(message, {
+    id: res.body.recipients[2].notificationId,
+    parent_id: alex.id,
+    related_id: vac.bellaRabies,
+    to_address: 'alex@example.com',
+    status: 'queued',
+    channel: 'email',
+  });
   a.is(message!.subject, "Bella's Rabies vaccination is due on Thursday 10 December 2026");
 
   // The ledger the job reads has all three; each got its pet.vaccination_due; the campaign its ai.recall_sent.
   const ledger = await db().selectFrom('reminder_ledger').selectAll().where('kind', '=', 'vaccination').orderBy('reminder_key').execute();
-  a.deepEqual(ledger.map((r) => [r.reminder_key, r.outcome]).sort(), [
-    [`${bella.id}|rabies|2026-12-10`, 'notified'],
-    [`${luna.id}|rabies|2026-12-01`, 'no_consent'],
-    [`${max.id}|rabies|2026-12-02`, 'no_email'],
-  ].sort());
+  a.deepEqual(
+    ledger.map((r) => [r.reminder_key, r.outcome]).sort(),
+    [
+      [`${bella.id}|rabies|2026-12-10`, 'notified'],
+      [`${luna.id}|rabies|2026-12-01`, 'no_consent'],
+      [`${max.id}|rabies|2026-12-02`, 'no_email'],
+    ].sort(),
+  );
   const due = await db().selectFrom('events').selectAll().where('type', '=', 'pet.vaccination_due').execute();
   a.deepEqual(due.map((e) => JSON.parse(e.data).vaccinationId).sort(), [vac.bellaRabies, vac.lunaRabies, vac.maxRabies].sort());
   const sentEvents = await db().selectFrom('events').selectAll().where('type', '=', 'ai.recall_sent').execute();
@@ -227,11 +271,18 @@ test.serial('reading and listing campaigns follows the locations they covered', 
   const list = async (token: string, query = '') => {
     const res = await t.request('GET', `/v1/ai/recall${query}`, { token });
     a.is(res.status, 200, res.text);
-    return res.body as { data: Array<{ id: string; recipientCount: number; sent: number; wouldSend: number; skipped: number }>; nextCursor: string | null; hasMore: boolean };
+    return res.body as {
+      data: Array<{ id: string; recipientCount: number; sent: number; wouldSend: number; skipped: number }>;
+      nextCursor: string | null;
+      hasMore: boolean;
+    };
   };
   const all = (await list(reader.accessToken, '?limit=100')).data;
   a.is(all.length, 7, 'every campaign of this file so far, the dry run included');
-  a.deepEqual(all.slice(0, 3).map((c) => c.id), [uptownOnly, tenantWide, downtownOnly]);
+  a.deepEqual(
+    all.slice(0, 3).map((c) => c.id),
+    [uptownOnly, tenantWide, downtownOnly],
+  );
   for (const c of all) a.is(c.sent + c.wouldSend + c.skipped, c.recipientCount);
   const downtownIds = (await list(downtownVet.accessToken)).data.map((c) => c.id);
   a.true(downtownIds.includes(downtownOnly));
@@ -242,7 +293,10 @@ test.serial('reading and listing campaigns follows the locations they covered', 
   const first = await list(reader.accessToken, '?limit=2');
   a.true(first.hasMore);
   const second = await list(reader.accessToken, `?limit=2&cursor=${first.nextCursor}`);
-  a.deepEqual([...first.data, ...second.data].map((c) => c.id), all.slice(0, 4).map((c) => c.id));
+  a.deepEqual(
+    [...first.data, ...second.data].map((c) => c.id),
+    all.slice(0, 4).map((c) => c.id),
+  );
   assertProblem(a, await t.request('GET', '/v1/ai/recall?limit=101', { token: reader.accessToken }), 400, 'validation_failed');
 });
 
@@ -255,8 +309,18 @@ test.serial('20 recalls at once queue one message per pet, vaccine and due date'
     pets.push(pet);
   }
   const results = await Promise.all(Array.from({ length: 20 }, () => recall(vet.accessToken, { dueWithinDays: 30, vaccines: ['DHPP'] })));
-  a.deepEqual([...new Set(results.map((r) => r.status))], [201], results.map((r) => r.text).join('\n').slice(0, 500));
-  a.is(results.reduce((sum, r) => sum + (r.body.sent as number), 0), 5);
+  a.deepEqual(
+    [...new Set(results.map((r) => r.status))],
+    [201],
+    results
+      .map((r) => r.text)
+      .join('\n')
+      .slice(0, 500),
+  );
+  a.is(
+    results.reduce((sum, r) => sum + (r.body.sent as number), 0),
+    5,
+  );
   a.is(results.filter((r) => r.body.sent === 5).length, 1, 'one campaign sent all five; the others found them handled');
   for (const r of results) a.is((r.body.sent as number) + (r.body.skipped as number), 5);
   for (const pet of pets) a.is((await remindersTo(pet.id)).length, 1, pet.id);
@@ -277,12 +341,29 @@ test.serial('in the sandbox the window follows the sandbox clock, and a reset er
   a.true(sent.body.recipients.length > 0, 'the demo data has vaccinations due');
   const sandboxDb = t.stores.get('sandbox').db;
   a.is((await sandboxDb.selectFrom('ai_recall_campaigns').selectAll().execute()).length, 2, 'the dry run and the campaign');
-  const live = Number((await db().selectFrom('ai_recall_campaigns').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const live = Number(
+    (
+      await db()
+        .selectFrom('ai_recall_campaigns')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
   a.is((await t.request('POST', '/v1/sandbox/reset', { token: sandbox })).status, 200);
   a.deepEqual(await sandboxDb.selectFrom('ai_recall_campaigns').selectAll().execute(), []);
   a.deepEqual(await sandboxDb.selectFrom('ai_recall_recipients').selectAll().execute(), []);
   assertProblem(a, await t.request('GET', `/v1/ai/recall/${sent.body.id}`, { token: sandbox }), 404, 'not_found');
-  a.is(Number((await db().selectFrom('ai_recall_campaigns').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n), live);
+  a.is(
+    Number(
+      (
+        await db()
+          .selectFrom('ai_recall_campaigns')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    ),
+    live,
+  );
 });
 
 test.serial('a recall selecting more than 2,000 pet and vaccine pairs is 422 recall_too_large and sends nothing; a narrower one runs', async (a) => {

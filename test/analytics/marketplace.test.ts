@@ -24,17 +24,32 @@ test('gmv counts paid order lines (refunds not deducted); commission_earned nets
   const paid = await read();
   a.like(paid, { gmv: 4_000, commission: 600 });
   a.regex(paid.basis, /paidAt/);
-  expectStatus(await t.request('POST', `/v1/orders/${unpaid.id}/refund`, { token: admin, body: { lineIds: [unpaid.lines[0].id], amount: 1_000, reason: 'short walk' } }), 200, 'refund');
+  expectStatus(
+    await t.request('POST', `/v1/orders/${unpaid.id}/refund`, { token: admin, body: { lineIds: [unpaid.lines[0].id], amount: 1_000, reason: 'short walk' } }),
+    200,
+    'refund',
+  );
   a.like(await read(), { gmv: 4_000, commission: 450 });
 
   const lines = await walk<{ sourceType: string; amount: number; currency: string }>(t, `/v1/analytics/metrics/marketplace_gmv/records?${scope}`, admin);
-  a.deepEqual(lines.map((r) => [r.sourceType, r.amount, r.currency]), [
-    ['order_line', 2_000, 'USD'],
-    ['order_line', 2_000, 'USD'],
-  ]);
+  a.deepEqual(
+    lines.map((r) => [r.sourceType, r.amount, r.currency]),
+    [
+      ['order_line', 2_000, 'USD'],
+      ['order_line', 2_000, 'USD'],
+    ],
+  );
   const commission = await walk<{ sourceType: string; amount: number; status: string }>(t, `/v1/analytics/metrics/commission_earned/records?${scope}`, admin);
-  a.is(commission.reduce((sum, r) => sum + r.amount, 0), 450);
+  a.is(
+    commission.reduce((sum, r) => sum + r.amount, 0),
+    450,
+  );
   a.deepEqual(commission.map((r) => r.status).sort(), ['refund', 'sale', 'sale']);
-  const december = await t.request('GET', `/v1/analytics/metrics/marketplace_gmv?from=2026-12-01&to=2026-12-31&locationId=${m.location.id}&interval=month`, { token: admin });
-  a.deepEqual(december.body.points.map((p: { value: number }) => p.value), [0]);
+  const december = await t.request('GET', `/v1/analytics/metrics/marketplace_gmv?from=2026-12-01&to=2026-12-31&locationId=${m.location.id}&interval=month`, {
+    token: admin,
+  });
+  a.deepEqual(
+    december.body.points.map((p: { value: number }) => p.value),
+    [0],
+  );
 });

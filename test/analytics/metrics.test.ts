@@ -64,7 +64,12 @@ test.before(async () => {
 
   // Invoices: one open from 3 November, one open 3–5 November then paid, a draft, one finalized in December.
   const invoice = (extra: Record<string, unknown>) =>
-    send('POST', '/v1/invoices', { parentId: parent.id, locationId: site.id, lines: [{ description: 'Exam', quantity: 1, unitAmount: 1_000, taxRateBps: 0 }], ...extra }, 201);
+    send(
+      'POST',
+      '/v1/invoices',
+      { parentId: parent.id, locationId: site.id, lines: [{ description: 'Exam', quantity: 1, unitAmount: 1_000, taxRateBps: 0 }], ...extra },
+      201,
+    );
   await at('2026-11-03T12:00:00.000Z');
   await invoice({ finalize: true });
   const paid = await invoice({ finalize: true });
@@ -83,9 +88,20 @@ test.before(async () => {
   await at('2026-11-02T09:00:00.000Z');
   const kennelParent = await createPetParent(t, kennel.id);
   const guest = await createPet(t, kennelParent.id, kennel.id);
-  for (const name of ['A', 'B']) await send('POST', '/v1/boarding/rooms', { locationId: kennel.id, name, roomType: 'standard', capacity: 1, species: ['dog'], nightlyRate: 5_000 }, 201);
-  await send('POST', '/v1/boarding/bookings', { petId: guest.id, locationId: kennel.id, roomType: 'standard', checkInOn: '2026-11-10', checkOutOn: '2026-11-13' }, 201);
-  const cancelled = await send('POST', '/v1/boarding/bookings', { petId: guest.id, locationId: kennel.id, roomType: 'standard', checkInOn: '2026-11-20', checkOutOn: '2026-11-22' }, 201);
+  for (const name of ['A', 'B'])
+    await send('POST', '/v1/boarding/rooms', { locationId: kennel.id, name, roomType: 'standard', capacity: 1, species: ['dog'], nightlyRate: 5_000 }, 201);
+  await send(
+    'POST',
+    '/v1/boarding/bookings',
+    { petId: guest.id, locationId: kennel.id, roomType: 'standard', checkInOn: '2026-11-10', checkOutOn: '2026-11-13' },
+    201,
+  );
+  const cancelled = await send(
+    'POST',
+    '/v1/boarding/bookings',
+    { petId: guest.id, locationId: kennel.id, roomType: 'standard', checkInOn: '2026-11-20', checkOutOn: '2026-11-22' },
+    201,
+  );
   await send('POST', `/v1/boarding/bookings/${cancelled.id}/cancel`, {}, 200);
 
   // Salon: one groom completed on 9 November, one left confirmed.
@@ -96,11 +112,27 @@ test.before(async () => {
   const pkg = await send(
     'POST',
     '/v1/grooming/packages',
-    { name: 'Full groom', locationId: salon.id, services: ['bath'], durationMinutes: { small: 60, medium: 60, large: 60, xlarge: 60 }, price: { small: 4_000, medium: 4_000, large: 4_000, xlarge: 4_000 } },
+    {
+      name: 'Full groom',
+      locationId: salon.id,
+      services: ['bath'],
+      durationMinutes: { small: 60, medium: 60, large: 60, xlarge: 60 },
+      price: { small: 4_000, medium: 4_000, large: 4_000, xlarge: 4_000 },
+    },
     201,
   );
-  const groomed = await send('POST', '/v1/grooming/appointments', { petId: dog.id, packageId: pkg.id, locationId: salon.id, startsAt: '2026-11-09T10:00:00Z', stylistId: stylist.id }, 201);
-  await send('POST', '/v1/grooming/appointments', { petId: dog.id, packageId: pkg.id, locationId: salon.id, startsAt: '2026-11-10T10:00:00Z', stylistId: stylist.id }, 201);
+  const groomed = await send(
+    'POST',
+    '/v1/grooming/appointments',
+    { petId: dog.id, packageId: pkg.id, locationId: salon.id, startsAt: '2026-11-09T10:00:00Z', stylistId: stylist.id },
+    201,
+  );
+  await send(
+    'POST',
+    '/v1/grooming/appointments',
+    { petId: dog.id, packageId: pkg.id, locationId: salon.id, startsAt: '2026-11-10T10:00:00Z', stylistId: stylist.id },
+    201,
+  );
   await at('2026-11-09T11:30:00.000Z');
   for (const status of ['checked_in', 'in_progress', 'completed']) await send('PATCH', `/v1/grooming/appointments/${groomed.id}`, { status }, 200);
 
@@ -128,7 +160,11 @@ test('appointments_by_status and no_show_rate count appointments starting in the
   a.like(december.get('appointments_by_status'), { value: 1, breakdown: [{ key: 'confirmed', value: 1 }] });
   a.like(december.get('no_show_rate'), { value: 0, numerator: 0, denominator: 0 });
 
-  const records = await walk<{ sourceType: string; counted: string; status: string }>(t, `/v1/analytics/metrics/no_show_rate/records?from=2026-11-01&to=2026-11-30&locationId=${site.id}`, admin);
+  const records = await walk<{ sourceType: string; counted: string; status: string }>(
+    t,
+    `/v1/analytics/metrics/no_show_rate/records?from=2026-11-01&to=2026-11-30&locationId=${site.id}`,
+    admin,
+  );
   a.deepEqual(records.map((r) => [r.sourceType, r.status, r.counted]).sort(), [
     ['appointment', 'completed', 'denominator'],
     ['appointment', 'no_show', 'both'],
@@ -145,8 +181,15 @@ test('invoices_open is the state at the end of to; pets new in the window and ac
   const december = await summaryOf(`from=2026-12-01&to=2026-12-31&locationId=${site.id}`);
   a.like(december.get('invoices_open'), { value: 2 });
   a.like(december.get('new_pets'), { value: 0 });
-  const records = await walk<{ sourceType: string; status: string }>(t, `/v1/analytics/metrics/invoices_open/records?from=2026-11-01&to=2026-11-04&locationId=${site.id}`, admin);
-  a.deepEqual(records.map((r) => r.sourceType), ['invoice', 'invoice']);
+  const records = await walk<{ sourceType: string; status: string }>(
+    t,
+    `/v1/analytics/metrics/invoices_open/records?from=2026-11-01&to=2026-11-04&locationId=${site.id}`,
+    admin,
+  );
+  a.deepEqual(
+    records.map((r) => r.sourceType),
+    ['invoice', 'invoice'],
+  );
 });
 
 test('vaccination_compliance_rate reads the latest dose of each vaccine as of to; pets without records are outside it', async (a) => {
@@ -158,7 +201,11 @@ test('vaccination_compliance_rate reads the latest dose of each vaccine as of to
   a.is(end.get('vaccination_compliance_rate').value, 2 / 3);
   const nineteenth = await summaryOf(`from=2026-11-19&to=2026-11-21&locationId=${site.id}`);
   a.like(nineteenth.get('vaccination_compliance_rate'), { numerator: 2, denominator: 3 });
-  const records = await walk<{ counted: string; status: string }>(t, `/v1/analytics/metrics/vaccination_compliance_rate/records?from=2026-11-01&to=2026-11-30&locationId=${site.id}`, admin);
+  const records = await walk<{ counted: string; status: string }>(
+    t,
+    `/v1/analytics/metrics/vaccination_compliance_rate/records?from=2026-11-01&to=2026-11-30&locationId=${site.id}`,
+    admin,
+  );
   a.deepEqual(records.map((r) => r.counted).sort(), ['both', 'both', 'denominator']);
 });
 
@@ -168,7 +215,11 @@ test('boarding_occupancy_rate: booked room-nights over room-nights of capacity; 
   a.is(november.get('boarding_occupancy_rate').value, 3 / 60);
   const stay = await summaryOf(`from=2026-11-10&to=2026-11-11&locationId=${kennel.id}`);
   a.like(stay.get('boarding_occupancy_rate'), { value: 0.5, numerator: 2, denominator: 4 });
-  const records = await walk<{ sourceType: string; counted: string }>(t, `/v1/analytics/metrics/boarding_occupancy_rate/records?from=2026-11-01&to=2026-11-30&locationId=${kennel.id}`, admin);
+  const records = await walk<{ sourceType: string; counted: string }>(
+    t,
+    `/v1/analytics/metrics/boarding_occupancy_rate/records?from=2026-11-01&to=2026-11-30&locationId=${kennel.id}`,
+    admin,
+  );
   a.deepEqual(records.map((r) => `${r.sourceType}:${r.counted}`).sort(), ['boarding_room:denominator', 'boarding_room:denominator', 'booking:numerator']);
 
   const groomed = await summaryOf(`from=2026-11-01&to=2026-11-30&locationId=${salon.id}`);
@@ -192,7 +243,10 @@ test('a day series has every bucket, each location on its own calendar; CSV by A
       ['2026-11-05', 0],
     ],
   );
-  const csv = await t.request('GET', `/v1/analytics/metrics/new_pets?from=2026-11-01&to=2026-11-05&locationId=${tokyo.id}`, { token: admin, headers: { accept: 'text/csv' } });
+  const csv = await t.request('GET', `/v1/analytics/metrics/new_pets?from=2026-11-01&to=2026-11-05&locationId=${tokyo.id}`, {
+    token: admin,
+    headers: { accept: 'text/csv' },
+  });
   a.is(csv.status, 200);
   a.regex(csv.headers.get('content-type') ?? '', /^text\/csv/);
   a.is(csv.text, 'bucket,value\r\n2026-11-01,0\r\n2026-11-02,1\r\n2026-11-03,1\r\n2026-11-04,0\r\n2026-11-05,0\r\n');
@@ -202,7 +256,9 @@ test('a day series has every bucket, each location on its own calendar; CSV by A
 });
 
 test('week and month series: natural buckets clipped to the range; state metrics at each bucket end; ratios carry their parts', async (a) => {
-  const weeks = await t.request('GET', `/v1/analytics/metrics/invoices_open?from=2026-11-01&to=2026-11-30&locationId=${site.id}&interval=week`, { token: admin });
+  const weeks = await t.request('GET', `/v1/analytics/metrics/invoices_open?from=2026-11-01&to=2026-11-30&locationId=${site.id}&interval=week`, {
+    token: admin,
+  });
   a.is(weeks.status, 200, weeks.text);
   a.deepEqual(
     weeks.body.points.map((p: { bucket: string; from: string; to: string; value: number }) => [p.bucket, p.from, p.to, p.value]),
@@ -215,7 +271,9 @@ test('week and month series: natural buckets clipped to the range; state metrics
       ['2026-11-30', '2026-11-30', '2026-11-30', 1],
     ],
   );
-  const months = await t.request('GET', `/v1/analytics/metrics/no_show_rate?from=2026-10-15&to=2026-12-15&locationId=${site.id}&interval=month`, { token: admin });
+  const months = await t.request('GET', `/v1/analytics/metrics/no_show_rate?from=2026-10-15&to=2026-12-15&locationId=${site.id}&interval=month`, {
+    token: admin,
+  });
   a.is(months.status, 200, months.text);
   a.deepEqual(
     months.body.points.map((p: { bucket: string; value: number; numerator: number; denominator: number }) => [p.bucket, p.value, p.numerator, p.denominator]),
@@ -225,15 +283,23 @@ test('week and month series: natural buckets clipped to the range; state metrics
       ['2026-12-01', 0, 0, 0],
     ],
   );
-  const active = await t.request('GET', `/v1/analytics/metrics/active_pets?from=2026-10-01&to=2026-11-30&locationId=${site.id}&interval=month`, { token: admin });
-  a.deepEqual(active.body.points.map((p: { value: number }) => p.value), [1, 4]);
+  const active = await t.request('GET', `/v1/analytics/metrics/active_pets?from=2026-10-01&to=2026-11-30&locationId=${site.id}&interval=month`, {
+    token: admin,
+  });
+  a.deepEqual(
+    active.body.points.map((p: { value: number }) => p.value),
+    [1, 4],
+  );
   const year = await t.request('GET', `/v1/analytics/metrics/new_pets?from=2025-01-01&to=2026-12-31&interval=day`, { token: admin });
   a.is(year.status, 200);
   a.is(year.body.points.length, 730);
-  a.is(year.body.points.reduce((sum: number, p: { value: number }) => sum + p.value, 0), 8);
+  a.is(
+    year.body.points.reduce((sum: number, p: { value: number }) => sum + p.value, 0),
+    8,
+  );
 });
 
-test('marketplace metrics answer 0, in the locations\' currency, where no order was paid', async (a) => {
+test("marketplace metrics answer 0, in the locations' currency, where no order was paid", async (a) => {
   const m = await summaryOf('from=2026-11-01&to=2026-11-30');
   for (const name of ['marketplace_gmv', 'commission_earned']) {
     a.like(m.get(name), { value: 0, unit: 'minor', currency: 'USD' });

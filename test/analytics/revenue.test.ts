@@ -22,7 +22,8 @@ const november = 'from=2026-11-01&to=2026-11-30';
 /** Moves the clock (payments are dated by it) and takes fresh tokens: the old ones expire an hour after they were issued. */
 async function setClock(at: string): Promise<void> {
   t.clock.set(Date.parse(at));
-  const fresh = async (clientId: string, clientSecret: string) => (await expectStatus(await t.token(clientId, clientSecret), 200, 'token')).body.access_token as string;
+  const fresh = async (clientId: string, clientSecret: string) =>
+    (await expectStatus(await t.token(clientId, clientSecret), 200, 'token')).body.access_token as string;
   admin = await fresh(adminCredentials.live.clientId, adminCredentials.live.clientSecret);
   for (const client of [scopedNy, doctor, staff]) client.accessToken = await fresh(client.clientId, client.clientSecret);
 }
@@ -60,7 +61,9 @@ test.before(async () => {
   const card = await payAt('2026-11-05T15:00:00.000Z', { parentId: ny.parent.id, amount: 10_000, method: 'card_terminal' });
   // A wallet payment counts (its top-up does not: no payment).
   await setClock('2026-11-06T10:00:00.000Z');
-  const wallet = (await expectStatus(await t.request('POST', '/v1/wallets', { token: admin, body: { parentId: ny.parent.id, currency: 'USD' } }), 201, 'wallet')).body;
+  const wallet = (
+    await expectStatus(await t.request('POST', '/v1/wallets', { token: admin, body: { parentId: ny.parent.id, currency: 'USD' } }), 201, 'wallet')
+  ).body;
   await expectStatus(await t.request('POST', `/v1/wallets/${wallet.id}/top-ups`, { token: admin, body: { amount: 9_999, method: 'cash' } }), 201, 'top-up');
   await payAt('2026-11-06T11:00:00.000Z', { parentId: ny.parent.id, amount: 2_500, method: 'wallet' });
   await refundAt('2026-11-07T12:00:00.000Z', card.id, 3_000);
@@ -72,7 +75,12 @@ test.before(async () => {
     await expectStatus(
       await t.request('POST', '/v1/invoices', {
         token: admin,
-        body: { parentId: ny.parent.id, locationId: ny.location.id, lines: [{ description: 'Exam', quantity: 1, unitAmount: 12_345, taxRateBps: 825 }], finalize: true },
+        body: {
+          parentId: ny.parent.id,
+          locationId: ny.location.id,
+          lines: [{ description: 'Exam', quantity: 1, unitAmount: 12_345, taxRateBps: 825 }],
+          finalize: true,
+        },
       }),
       201,
       'invoice',
@@ -162,16 +170,32 @@ test('the records behind revenue_net: payments positive, refunds negative, summi
     2,
   );
   a.is(all.length, 6);
-  a.is(all.reduce((sum, r) => sum + r.amount, 0), nyNovember);
-  a.deepEqual(all.filter((r) => r.sourceType === 'refund').map((r) => r.amount).sort(), [-3_000, -500]);
+  a.is(
+    all.reduce((sum, r) => sum + r.amount, 0),
+    nyNovember,
+  );
+  a.deepEqual(
+    all
+      .filter((r) => r.sourceType === 'refund')
+      .map((r) => r.amount)
+      .sort(),
+    [-3_000, -500],
+  );
   a.true(all.every((r) => r.counted === 'numerator' && r.locationId === ny.location.id && r.currency === 'USD'));
-  a.deepEqual(all.map((r) => r.sourceId), [...all.map((r) => r.sourceId)].sort().reverse(), 'by source id, newest first');
+  a.deepEqual(
+    all.map((r) => r.sourceId),
+    [...all.map((r) => r.sourceId)].sort().reverse(),
+    'by source id, newest first',
+  );
   a.true(all.every((r) => r.occurredAt >= '2026-11-01T04:00:00.000Z' && r.occurredAt < '2026-12-01T05:00:00.000Z'));
   const tenant = await walk<{ amount: number }>(t, `/v1/analytics/metrics/revenue_net/records?${november}&currency=USD`, admin);
-  a.is(tenant.reduce((sum, r) => sum + r.amount, 0), nyNovember + 4_000);
+  a.is(
+    tenant.reduce((sum, r) => sum + r.amount, 0),
+    nyNovember + 4_000,
+  );
 });
 
-test('a location outside the caller\'s answers 404 on every analytics route, and scoped records stay in scope', async (a) => {
+test("a location outside the caller's answers 404 on every analytics route, and scoped records stay in scope", async (a) => {
   for (const path of [
     `/v1/analytics/summary?${november}&locationId=${london.location.id}`,
     `/v1/analytics/metrics/revenue_net?${november}&locationId=${london.location.id}`,
@@ -204,7 +228,10 @@ test('bad input is 400 with the field: from after to, over 2 years, no calendar 
     const res = await t.request('GET', path, { token: admin });
     assertProblem(a, res, 400, 'validation_failed');
     assertFieldErrors(a, res);
-    a.true(fieldsOf(res).some((f) => f === field || f.endsWith(`/${field}`) || f.includes(field)), `${path}: ${JSON.stringify(res.body.errors)}`);
+    a.true(
+      fieldsOf(res).some((f) => f === field || f.endsWith(`/${field}`) || f.includes(field)),
+      `${path}: ${JSON.stringify(res.body.errors)}`,
+    );
   }
   // Exactly 2 years less a day is the longest range.
   a.is((await t.request('GET', '/v1/analytics/summary?from=2024-11-01&to=2026-10-31', { token: admin })).status, 200);
@@ -221,7 +248,13 @@ test('401 without a token, 403 without analytics scope; a doctor reads (analytic
 
 // Serial: it adds a EUR location and moves the clock, so it runs before the others (ava runs serial tests first).
 test.serial('a money metric answers once per currency; a series or records over several currencies needs currency', async (a) => {
-  const paris = (await expectStatus(await t.request('POST', '/v1/locations', { token: admin, body: { name: 'Paris', timezone: 'Europe/Paris', currency: 'EUR', taxRateBps: 0 } }), 201, 'location')).body;
+  const paris = (
+    await expectStatus(
+      await t.request('POST', '/v1/locations', { token: admin, body: { name: 'Paris', timezone: 'Europe/Paris', currency: 'EUR', taxRateBps: 0 } }),
+      201,
+      'location',
+    )
+  ).body;
   const parent = await createPetParent(t, paris.id, {}, admin);
   await payAt('2026-11-15T10:00:00.000Z', { parentId: parent.id, amount: 777, currency: 'EUR' });
   await setClock('2026-12-02T12:00:00.000Z');
@@ -242,13 +275,22 @@ test.serial('a money metric answers once per currency; a series or records over 
   a.is(eur.status, 200, eur.text);
   a.like(eur.body, { currency: 'EUR', points: [{ bucket: '2026-11-01', value: 777 }] });
   const records = await walk<{ amount: number }>(t, `/v1/analytics/metrics/revenue_net/records?${november}&currency=USD`, admin);
-  a.is(records.reduce((sum, r) => sum + r.amount, 0), nyNovember + 4_000);
+  a.is(
+    records.reduce((sum, r) => sum + r.amount, 0),
+    nyNovember + 4_000,
+  );
 });
 
 // Serial: it adds a location and records in December (outside the November figures of the other tests).
 test.serial('figures are reused only while nothing they read changed: a payment, a refund or a new pet shows at once', async (a) => {
   await setClock('2026-12-02T12:00:00.000Z');
-  const location = (await expectStatus(await t.request('POST', '/v1/locations', { token: admin, body: { name: 'Cache check', timezone: 'Europe/London', currency: 'USD', taxRateBps: 0 } }), 201, 'location')).body;
+  const location = (
+    await expectStatus(
+      await t.request('POST', '/v1/locations', { token: admin, body: { name: 'Cache check', timezone: 'Europe/London', currency: 'USD', taxRateBps: 0 } }),
+      201,
+      'location',
+    )
+  ).body;
   const parent = await createPetParent(t, location.id, {}, admin);
   const query = `from=2026-12-01&to=2026-12-31&locationId=${location.id}`;
   const read = async () => {
@@ -263,7 +305,10 @@ test.serial('figures are reused only while nothing they read changed: a payment,
   await refundAt('2026-12-02T12:02:00.000Z', payment.id, 234);
   a.deepEqual(await read(), { revenue: 1_000, pets: 0 });
   await expectStatus(
-    await t.request('POST', '/v1/pets', { token: admin, body: { name: 'Newcomer', breed: 'Beagle', species: 'dog', ownerId: parent.id, locationId: location.id } }),
+    await t.request('POST', '/v1/pets', {
+      token: admin,
+      body: { name: 'Newcomer', breed: 'Beagle', species: 'dog', ownerId: parent.id, locationId: location.id },
+    }),
     201,
     'pet',
   );
@@ -271,10 +316,20 @@ test.serial('figures are reused only while nothing they read changed: a payment,
   const compliance = async () => metricOf((await summary(query)).body, 'vaccination_compliance_rate') as unknown as { numerator: number; denominator: number };
   a.like(await compliance(), { numerator: 0, denominator: 0 });
   const pet = (await t.request('GET', `/v1/pets?limit=100`, { token: admin })).body.data.find((p: { name: string }) => p.name === 'Newcomer');
-  await expectStatus(await t.request('POST', `/v1/pets/${pet.id}/vaccinations`, { token: admin, body: { vaccine: 'Rabies', administeredOn: '2026-12-01', dueOn: '2027-12-01' } }), 201, 'vaccination');
+  await expectStatus(
+    await t.request('POST', `/v1/pets/${pet.id}/vaccinations`, {
+      token: admin,
+      body: { vaccine: 'Rabies', administeredOn: '2026-12-01', dueOn: '2027-12-01' },
+    }),
+    201,
+    'vaccination',
+  );
   a.like(await compliance(), { numerator: 1, denominator: 1 });
   const series = await t.request('GET', `/v1/analytics/metrics/revenue_net?${query}&interval=month`, { token: admin });
-  a.deepEqual(series.body.points.map((p: { value: number }) => p.value), [1_000]);
+  a.deepEqual(
+    series.body.points.map((p: { value: number }) => p.value),
+    [1_000],
+  );
   await setClock('2026-12-02T12:00:00.000Z');
 });
 
@@ -282,7 +337,8 @@ test('a cursor the API did not issue is 400 invalid_cursor; the sandbox counts i
   const bad = await t.request('GET', `/v1/analytics/metrics/revenue_net/records?${november}&currency=USD&cursor=bm90LWEtY3Vyc29y`, { token: admin });
   assertProblem(a, bad, 400, 'invalid_cursor');
   const live = await walk<{ sourceId: string }>(t, `/v1/analytics/metrics/revenue_net/records?${november}&currency=USD`, admin);
-  const sandboxToken = (await expectStatus(await t.token(adminCredentials.sandbox.clientId, adminCredentials.sandbox.clientSecret), 200, 'sandbox token')).body.access_token;
+  const sandboxToken = (await expectStatus(await t.token(adminCredentials.sandbox.clientId, adminCredentials.sandbox.clientSecret), 200, 'sandbox token')).body
+    .access_token;
   const sandbox = await t.request('GET', `/v1/analytics/summary?${november}`, { token: sandboxToken });
   a.is(sandbox.status, 200, sandbox.text);
   a.false(sandbox.body.metrics[0].locationIds.some((id: string) => id === ny.location.id || id === london.location.id));

@@ -22,14 +22,12 @@ test('every tenant starts with the six default types, in both environments', asy
     const res = await t.request('GET', '/v1/appointment-types', { token: await t.adminToken(env) });
     a.is(res.status, 200);
     const byCode = Object.fromEntries((res.body.data as Array<{ code: string }>).map((x) => [x.code, x]));
-    a.deepEqual(Object.keys(byCode).filter((c) => ['vaccination', 'vet_consultation', 'checkup', 'dental', 'surgery', 'grooming'].includes(c)).sort(), [
-      'checkup',
-      'dental',
-      'grooming',
-      'surgery',
-      'vaccination',
-      'vet_consultation',
-    ]);
+    a.deepEqual(
+      Object.keys(byCode)
+        .filter((c) => ['vaccination', 'vet_consultation', 'checkup', 'dental', 'surgery', 'grooming'].includes(c))
+        .sort(),
+      ['checkup', 'dental', 'grooming', 'surgery', 'vaccination', 'vet_consultation'],
+    );
     a.like(byCode.vet_consultation, { name: 'Vet consultation', durationMinutes: 30, bufferBeforeMinutes: 0, bufferAfterMinutes: 10, active: true });
     a.like(byCode.surgery, { durationMinutes: 120, bufferBeforeMinutes: 30, bufferAfterMinutes: 30 });
   }
@@ -55,7 +53,10 @@ test('admins add types (code stored lower-case); duplicates are 409; staff are 4
   const staff = await t.request('POST', '/v1/appointment-types', { token: desk.accessToken, body: { code: 'x_ray', name: 'X-ray', durationMinutes: 20 } });
   a.is(staff.status, 403);
   a.is(staff.body.code, 'forbidden_role');
-  const local = await t.request('POST', '/v1/appointment-types', { token: scopedAdmin.accessToken, body: { code: 'x_ray', name: 'X-ray', durationMinutes: 20 } });
+  const local = await t.request('POST', '/v1/appointment-types', {
+    token: scopedAdmin.accessToken,
+    body: { code: 'x_ray', name: 'X-ray', durationMinutes: 20 },
+  });
   a.is(local.status, 403);
   a.is((await t.request('POST', '/v1/appointment-types', { body: { code: 'x_ray', name: 'X-ray', durationMinutes: 20 } })).status, 401);
 });
@@ -89,7 +90,10 @@ test('PATCH changes durations and deactivates; inactive types cannot be booked n
   const all = await t.request('GET', '/v1/appointment-types?includeInactive=true', { token: desk.accessToken });
   a.true((all.body.data as Array<{ code: string }>).some((x) => x.code === 'laser'));
   const location = await createLocation(t);
-  const provider = await t.request('POST', '/v1/providers', { token: admin, body: { name: 'Laser vet', kind: 'vet', locationIds: [location.id], services: ['laser'] } });
+  const provider = await t.request('POST', '/v1/providers', {
+    token: admin,
+    body: { name: 'Laser vet', kind: 'vet', locationIds: [location.id], services: ['laser'] },
+  });
   a.is(provider.status, 400);
   a.is(provider.body.errors[0].field, 'services[0]');
   a.is((await t.request('PATCH', '/v1/appointment-types/ghost', { token: admin, body: { name: 'Ghost' } })).status, 404);

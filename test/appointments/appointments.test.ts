@@ -9,7 +9,21 @@ import { book, createProvider, eventsWith, putSchedule, weekdays } from './sched
  * The clock stands on Monday 2026-11-23 08:00 UTC (London is on GMT then); notice is 60 minutes.
  */
 const now = Date.parse('2026-11-23T08:00:00.000Z');
-const appointmentKeys = ['id', 'status', 'petId', 'providerId', 'provider', 'type', 'startsAt', 'endsAt', 'locationId', 'notes', 'createdAt', 'updatedAt', 'calendarUrl'];
+const appointmentKeys = [
+  'id',
+  'status',
+  'petId',
+  'providerId',
+  'provider',
+  'type',
+  'startsAt',
+  'endsAt',
+  'locationId',
+  'notes',
+  'createdAt',
+  'updatedAt',
+  'calendarUrl',
+];
 
 let admin: string;
 let desk: TokenSet; // staff, bookings
@@ -148,7 +162,10 @@ test('validation: missing fields, unknown type, bad dates', async (a) => {
     const res = await book(t, { ...base, ...patch });
     a.is(res.status, 400, `${JSON.stringify(patch)}: ${res.text}`);
     a.is(res.body.code, 'validation_failed');
-    a.true((res.body.errors as Array<{ field: string }>).some((e) => e.field === field), `${JSON.stringify(patch)} → ${JSON.stringify(res.body.errors)}`);
+    a.true(
+      (res.body.errors as Array<{ field: string }>).some((e) => e.field === field),
+      `${JSON.stringify(patch)} → ${JSON.stringify(res.body.errors)}`,
+    );
   }
 });
 
@@ -291,7 +308,16 @@ test('status moves confirmed → checked_in → in_progress → completed; compl
   a.is(petNow.body.lastVisit, '2026-11-24');
   const events = await eventsWith(t, 'appointment.completed', 'appointmentId', created.body.id);
   a.is(events.length, 1);
-  a.like(events[0]!.data, { appointmentId: created.body.id, petId: pet.id, providerId: provider.id, locationId: location.id, type: 'checkup', status: 'completed', startsAt: '2026-11-25T01:30:00.000Z', visitDate: '2026-11-24' });
+  a.like(events[0]!.data, {
+    appointmentId: created.body.id,
+    petId: pet.id,
+    providerId: provider.id,
+    locationId: location.id,
+    type: 'checkup',
+    status: 'completed',
+    startsAt: '2026-11-25T01:30:00.000Z',
+    visitDate: '2026-11-24',
+  });
   // Final state: nothing moves any more; the same status is a no-op.
   a.is((await move('cancelled')).status, 409);
   const same = await move('completed');
@@ -395,7 +421,10 @@ test('GET /v1/appointments filters by provider, pet, location, status and time; 
   const page = await t.request('GET', `/v1/appointments?providerId=${provider.id}&limit=2`, { token: reader.accessToken });
   a.true(page.body.hasMore);
   const rest = await t.request('GET', `/v1/appointments?providerId=${provider.id}&limit=2&cursor=${page.body.nextCursor}`, { token: reader.accessToken });
-  a.deepEqual(rest.body.data.map((x: { id: string }) => x.id), [ids[0]]);
+  a.deepEqual(
+    rest.body.data.map((x: { id: string }) => x.id),
+    [ids[0]],
+  );
   a.is((await t.request('GET', '/v1/appointments?status=asleep', { token: reader.accessToken })).status, 400);
   a.is((await t.request('GET', '/v1/appointments?from=yesterday', { token: reader.accessToken })).status, 400);
   a.is((await t.request('GET', '/v1/appointments?from=2026-11-25T00:00:00Z&to=2026-11-24T00:00:00Z', { token: reader.accessToken })).status, 400);
@@ -433,6 +462,10 @@ test('location scoping: other locations answer 404 for reads and writes, and sta
   // Booking the other location's pet or provider: references it cannot see.
   const foreignPet = await book(t, { petId: two.pet.id, providerId: one.provider.id, type: 'checkup', startsAt: '2026-11-24T11:00:00Z' }, scoped.accessToken);
   a.is(foreignPet.body.code, 'resource_missing');
-  const foreignProvider = await book(t, { petId: one.pet.id, providerId: two.provider.id, type: 'checkup', startsAt: '2026-11-24T11:00:00Z' }, scoped.accessToken);
+  const foreignProvider = await book(
+    t,
+    { petId: one.pet.id, providerId: two.provider.id, type: 'checkup', startsAt: '2026-11-24T11:00:00Z' },
+    scoped.accessToken,
+  );
   a.is(foreignProvider.body.code, 'resource_missing');
 });

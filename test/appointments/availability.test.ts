@@ -38,7 +38,10 @@ test('slots step by the duration inside working hours; bookings and their buffer
   const free = await availability(day);
   a.is(free.status, 200, free.text);
   a.deepEqual(free.body.data[0], { providerId: provider.id, startsAt: '2026-03-03T09:00:00.000Z', endsAt: '2026-03-03T09:30:00.000Z' });
-  a.deepEqual(starts(free), ['09:00', '09:30', '10:00', '10:30', '11:00', '11:30'].map((h) => `2026-03-03T${h}:00.000Z`));
+  a.deepEqual(
+    starts(free),
+    ['09:00', '09:30', '10:00', '10:30', '11:00', '11:30'].map((h) => `2026-03-03T${h}:00.000Z`),
+  );
   a.false(free.body.hasMore);
   a.is(free.body.nextFrom, null);
   const parent = await createPetParent(t, location.id);
@@ -46,7 +49,10 @@ test('slots step by the duration inside working hours; bookings and their buffer
   // 10:00–10:30 plus its 10-minute buffer after blocks until 10:40; the next slot starts there.
   a.is((await book(t, { petId: pet.id, providerId: provider.id, type: 'vet_consultation', startsAt: '2026-03-03T10:00:00Z' })).status, 201);
   const after = await availability(day);
-  a.deepEqual(starts(after), ['09:00', '10:40', '11:10'].map((h) => `2026-03-03T${h}:00.000Z`));
+  a.deepEqual(
+    starts(after),
+    ['09:00', '10:40', '11:10'].map((h) => `2026-03-03T${h}:00.000Z`),
+  );
   // Every offered slot is bookable.
   const slot = after.body.data[1];
   a.is((await book(t, { petId: pet.id, providerId: provider.id, type: 'vet_consultation', startsAt: slot.startsAt })).status, 201);
@@ -89,7 +95,10 @@ test('time off, the minimum notice and other locations of the provider are respe
   const { location, provider } = await clinic('Europe/London');
   await putSchedule(t, provider.id, location.id, weekdays([1, 2, 3, 4, 5], '09:00', '12:00'), [{ from: '2026-03-04T10:00', to: '2026-03-04T11:00' }]);
   const wed = await availability({ locationId: location.id, type: 'checkup', from: '2026-03-04', to: '2026-03-04' });
-  a.deepEqual(starts(wed), ['09:00', '09:30', '11:00', '11:30'].map((h) => `2026-03-04T${h}:00.000Z`));
+  a.deepEqual(
+    starts(wed),
+    ['09:00', '09:30', '11:00', '11:30'].map((h) => `2026-03-04T${h}:00.000Z`),
+  );
   // Today (Monday) at 08:00 UTC with 60 minutes' notice: the first slot is 09:00.
   const today = await availability({ locationId: location.id, type: 'checkup', from: '2026-03-02', to: '2026-03-02' });
   a.is(starts(today)[0], '2026-03-02T09:00:00.000Z');
@@ -103,7 +112,10 @@ test('time off, the minimum notice and other locations of the provider are respe
   a.is((await book(t, { petId: pet.id, providerId: provider.id, type: 'checkup', startsAt: '2026-03-05T10:00:00Z', locationId: other.id })).status, 201);
   const thu = await availability({ locationId: location.id, type: 'checkup', from: '2026-03-05', to: '2026-03-05' });
   // 10:00–10:30 and its 5-minute buffer block 09:30 (09:30–10:05 with buffer) and 10:00; 10:35 is next.
-  a.deepEqual(starts(thu), ['09:00', '10:35', '11:05'].map((h) => `2026-03-05T${h}:00.000Z`));
+  a.deepEqual(
+    starts(thu),
+    ['09:00', '10:35', '11:05'].map((h) => `2026-03-05T${h}:00.000Z`),
+  );
 });
 
 test('only active providers who work there and offer the type; providerId narrows', async (a) => {
@@ -197,7 +209,10 @@ test('validation: window, dates, type, location', async (a) => {
     const res = await availability({ locationId: location.id, type: 'checkup', ...patch });
     a.is(res.status, 400, `${JSON.stringify(patch)}: ${res.text}`);
     a.is(res.body.code, code);
-    a.true((res.body.errors as Array<{ field: string }>).some((e) => e.field === field), `${JSON.stringify(patch)} → ${JSON.stringify(res.body.errors)}`);
+    a.true(
+      (res.body.errors as Array<{ field: string }>).some((e) => e.field === field),
+      `${JSON.stringify(patch)} → ${JSON.stringify(res.body.errors)}`,
+    );
   }
   const missing = await t.request('GET', '/v1/appointments/availability?type=checkup', { token: reader.accessToken });
   a.is(missing.status, 400);
@@ -229,7 +244,10 @@ test('a reused answer follows every input: hours, time off, services, status, th
   const first = await availability(query);
   const again = await availability(query);
   a.is(again.text, first.text, 'the same answer, byte for byte');
-  a.deepEqual(starts(first), ['09:00', '09:30', '10:00', '10:30', '11:00', '11:30'].map((h) => `2026-03-10T${h}:00.000Z`));
+  a.deepEqual(
+    starts(first),
+    ['09:00', '09:30', '10:00', '10:30', '11:00', '11:30'].map((h) => `2026-03-10T${h}:00.000Z`),
+  );
 
   await putSchedule(t, provider.id, location.id, weekdays([1, 2, 3, 4, 5], '09:00', '10:00'));
   a.deepEqual(starts(await availability(query)), ['2026-03-10T09:00:00.000Z', '2026-03-10T09:30:00.000Z'], 'new hours');

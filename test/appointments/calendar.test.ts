@@ -16,7 +16,13 @@ async function appointment(notes?: string) {
   const pet = await createPet(t, parent.id, location.id, { name: 'Bella' });
   const provider = await createProvider(t, { name: 'Dr. Chen', locationIds: [location.id] });
   await putSchedule(t, provider.id, location.id);
-  const res = await book(t, { petId: pet.id, providerId: provider.id, type: 'VET_CONSULTATION', startsAt: '2026-11-24T09:30:00Z', ...(notes ? { notes } : {}) });
+  const res = await book(t, {
+    petId: pet.id,
+    providerId: provider.id,
+    type: 'VET_CONSULTATION',
+    startsAt: '2026-11-24T09:30:00Z',
+    ...(notes ? { notes } : {}),
+  });
   if (res.status !== 201) throw new Error(res.text);
   return res.body as { id: string; calendarUrl: string };
 }

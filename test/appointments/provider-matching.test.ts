@@ -37,7 +37,10 @@ test('ranks by the soonest free slot, then rating, then name; explains each rank
   a.is(res.status, 200, res.text);
   a.is(res.headers.get('idempotent-replayed'), null);
   a.like(res.body, { petId: pet.id, type: 'vet_consultation', locationId: location.id, from: new Date(now).toISOString() });
-  a.deepEqual(res.body.data.map((m: { providerId: string }) => m.providerId), [monday.id, tuesday.id, noHours.id]);
+  a.deepEqual(
+    res.body.data.map((m: { providerId: string }) => m.providerId),
+    [monday.id, tuesday.id, noHours.id],
+  );
   const [first, second, third] = res.body.data;
   a.deepEqual(first.nextSlot, { providerId: monday.id, startsAt: '2026-11-23T14:00:00.000Z', endsAt: '2026-11-23T14:30:00.000Z' });
   a.deepEqual(first.provider, { id: monday.id, name: 'Dr. Monday', kind: 'vet' });
@@ -67,7 +70,10 @@ test('equal slots are ordered by rating (unrated last), then by name', async (a)
   // Ratings arrive with the marketplace work; set one directly.
   await t.stores.get('live').db.updateTable('providers').set({ rating: 4.5, rating_count: 2 }).where('id', '=', providers[0]!.id).execute();
   const res = await match({ petId: pet.id, type: 'checkup', from: '2026-11-24', to: '2026-11-24' });
-  a.deepEqual(res.body.data.map((m: { provider: { name: string } }) => m.provider.name), ['Dr. Zed', 'Dr. Amy', 'Dr. Bob']);
+  a.deepEqual(
+    res.body.data.map((m: { provider: { name: string } }) => m.provider.name),
+    ['Dr. Zed', 'Dr. Amy', 'Dr. Bob'],
+  );
   a.is(res.body.data[0].rating, 4.5);
   a.true(res.body.data[0].reasons.includes('rated 4.5 from 2 reviews'));
   a.true(res.body.data[1].reasons.some((r: string) => r.includes('ordered by rating, then name')));
@@ -81,7 +87,10 @@ test('locationId overrides the pet’s location; unknown pet/location/type are 4
   await putSchedule(t, there.id, other.id);
   const res = await match({ petId: pet.id, type: 'checkup', locationId: other.id });
   a.is(res.status, 200);
-  a.deepEqual(res.body.data.map((m: { providerId: string }) => m.providerId), [there.id]);
+  a.deepEqual(
+    res.body.data.map((m: { providerId: string }) => m.providerId),
+    [there.id],
+  );
   a.is((await match({ petId: 'pet_ghost', type: 'checkup' })).body.code, 'resource_missing');
   a.is((await match({ petId: pet.id, type: 'checkup', locationId: 'loc_ghost' })).body.code, 'resource_missing');
   a.is((await match({ petId: pet.id, type: 'nap' })).body.errors[0].field, 'type');

@@ -10,13 +10,17 @@ test.before(async () => {
 });
 
 test.serial('demo providers show slots at the demo locations', async (a) => {
-  const res = await t.request('GET', '/v1/appointments/availability?locationId=loc_demo_downtown&type=vet_consultation&from=2026-11-23&to=2026-11-23', { token: sandbox });
+  const res = await t.request('GET', '/v1/appointments/availability?locationId=loc_demo_downtown&type=vet_consultation&from=2026-11-23&to=2026-11-23', {
+    token: sandbox,
+  });
   a.is(res.status, 200, res.text);
   const providers = new Set(res.body.data.map((s: { providerId: string }) => s.providerId));
   a.deepEqual([...providers].sort(), ['prv_demo_chen', 'prv_demo_okafor']);
   // Dr. Chen: 09:00–12:30 and 13:30–17:00 New York time (UTC−5 in November).
   a.true(res.body.data.some((s: { providerId: string; startsAt: string }) => s.providerId === 'prv_demo_chen' && s.startsAt === '2026-11-23T14:00:00.000Z'));
-  const grooming = await t.request('GET', '/v1/appointments/availability?locationId=loc_demo_riverside&type=grooming&from=2026-11-24&to=2026-11-24', { token: sandbox });
+  const grooming = await t.request('GET', '/v1/appointments/availability?locationId=loc_demo_riverside&type=grooming&from=2026-11-24&to=2026-11-24', {
+    token: sandbox,
+  });
   a.deepEqual([...new Set(grooming.body.data.map((s: { providerId: string }) => s.providerId))], ['prv_demo_rosa']);
   const schedules = await t.request('GET', '/v1/appointments/schedules?providerId=prv_demo_okafor', { token: sandbox });
   a.is(schedules.body.data.length, 2);

@@ -79,8 +79,24 @@ test('validation: HH:MM, start < end, overlapping windows, weekday range, from <
     [{ weekly: [{ weekday: 1, start: '17:00', end: '09:00' }] }, 'weekly[0].end'],
     [{ weekly: [{ weekday: 1, start: '09:00', end: '09:00' }] }, 'weekly[0].end'],
     [{ weekly: [{ weekday: 1, start: '24:00', end: '24:00' }] }, 'weekly[0].start'],
-    [{ weekly: [{ weekday: 1, start: '09:00', end: '13:00' }, { weekday: 1, start: '12:00', end: '17:00' }] }, 'weekly[1]'],
-    [{ weekly: [{ weekday: 1, start: '09:00', end: '17:00' }, { weekday: 1, start: '10:00', end: '11:00' }] }, 'weekly[1]'],
+    [
+      {
+        weekly: [
+          { weekday: 1, start: '09:00', end: '13:00' },
+          { weekday: 1, start: '12:00', end: '17:00' },
+        ],
+      },
+      'weekly[1]',
+    ],
+    [
+      {
+        weekly: [
+          { weekday: 1, start: '09:00', end: '17:00' },
+          { weekday: 1, start: '10:00', end: '11:00' },
+        ],
+      },
+      'weekly[1]',
+    ],
     [{ weekly: [{ weekday: 1, start: '09:00', end: '17:00', note: 'x' }] }, 'weekly[0].note'],
     [{ timeOff: [{ from: '2026-12-02', to: '2026-12-01' }] }, 'timeOff[0].to'],
     [{ timeOff: [{ from: '2026-12-01T10:00Z', to: '2026-12-01T10:00Z' }] }, 'timeOff[0].to'],
@@ -92,10 +108,19 @@ test('validation: HH:MM, start < end, overlapping windows, weekday range, from <
   for (const [patch, field] of cases) {
     const res = await put(provider.id, { locationId: location.id, weekly: weekdays([1], '09:00', '17:00'), ...patch });
     a.is(res.status, 400, `${JSON.stringify(patch)}: ${res.text}`);
-    a.true((res.body.errors as Array<{ field: string }>).some((e) => e.field === field), `${JSON.stringify(patch)} → ${JSON.stringify(res.body.errors)}`);
+    a.true(
+      (res.body.errors as Array<{ field: string }>).some((e) => e.field === field),
+      `${JSON.stringify(patch)} → ${JSON.stringify(res.body.errors)}`,
+    );
   }
   // Touching windows are fine.
-  const touching = await put(provider.id, { locationId: location.id, weekly: [{ weekday: 1, start: '09:00', end: '12:00' }, { weekday: 1, start: '12:00', end: '17:00' }] });
+  const touching = await put(provider.id, {
+    locationId: location.id,
+    weekly: [
+      { weekday: 1, start: '09:00', end: '12:00' },
+      { weekday: 1, start: '12:00', end: '17:00' },
+    ],
+  });
   a.is(touching.status, 200, touching.text);
 });
 
@@ -127,7 +152,10 @@ test('auth and location scoping', async (a) => {
   const scopedA = await t.client({ name: 'A', role: 'staff', scopes: ['bookings'], locationIds: [locA.id] });
   // B's schedule of a shared provider is not listed; a provider only at B is 404; naming B is resource_missing.
   const listed = await t.request('GET', `/v1/appointments/schedules?providerId=${provider.id}`, { token: scopedA.accessToken });
-  a.deepEqual(listed.body.data.map((s: { locationId: string }) => s.locationId), [locA.id]);
+  a.deepEqual(
+    listed.body.data.map((s: { locationId: string }) => s.locationId),
+    [locA.id],
+  );
   a.is((await put(onlyB.id, { ...body, locationId: locA.id }, scopedA.accessToken)).status, 404);
   a.is((await put(provider.id, body, scopedA.accessToken)).body.code, 'resource_missing');
   const byLocation = await t.request('GET', `/v1/appointments/schedules?locationId=${locB.id}`, { token: admin });

@@ -45,5 +45,7 @@ export async function book(t: TestApp, body: Record<string, unknown>, token?: st
 /** Events of a type whose data names `id` under `key`. */
 export async function eventsWith(t: TestApp, type: string, key: string, id: string, env: 'live' | 'sandbox' = 'live') {
   const rows = await t.stores.get(env).db.selectFrom('events').selectAll().where('type', '=', type).orderBy('id').execute();
-  return rows.filter((r) => (JSON.parse(r.data) as Record<string, unknown>)[key] === id).map((r) => ({ ...r, data: JSON.parse(r.data) as Record<string, unknown> }));
+  return rows
+    .filter((r) => (JSON.parse(r.data) as Record<string, unknown>)[key] === id)
+    .map((r) => ({ ...r, data: JSON.parse(r.data) as Record<string, unknown> }));
 }

@@ -8,7 +8,15 @@ import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import * as tar from 'tar';
 import { lockDataDir } from '../../src/data-dir.js';
-import { ArchiveError, createArchive, finishInterruptedRestore, notArchived, readArchive, restoreArchive, verifyArchive } from '../../src/modules/backups/index.js';
+import {
+  ArchiveError,
+  createArchive,
+  finishInterruptedRestore,
+  notArchived,
+  readArchive,
+  restoreArchive,
+  verifyArchive,
+} from '../../src/modules/backups/index.js';
 import { parseBackupKey } from '../../src/modules/backups/archive-encryption.js';
 import { form, fixture, indexed, service } from '../ai/ai-support.js';
 import { download, makePdf, upload } from '../documents/document-helpers.js';
@@ -50,7 +58,15 @@ async function backedUpAppliance(options: { key?: string } = {}) {
     mkdirSync(path.join(app.dataDir, 'attachments'));
     writeFileSync(path.join(app.dataDir, 'attachments', 'noise.bin'), randomBytes(200_000));
     const backupDir = mkdtempSync(path.join(scratch, 'backups-'));
-    const { file, manifest, encrypted } = await createArchive({ dataDir: app.dataDir, backupDir, now: Date.now(), platformVersion: 'test', keep: 3, key: options.key, unencrypted: !options.key });
+    const { file, manifest, encrypted } = await createArchive({
+      dataDir: app.dataDir,
+      backupDir,
+      now: Date.now(),
+      platformVersion: 'test',
+      keep: 3,
+      key: options.key,
+      unencrypted: !options.key,
+    });
     return { token, petId: pet.id, documentId: doc.body.id as string, pdf, endpointId: endpoint.body.id as string, file, manifest, encrypted };
   } finally {
     await app.close();
@@ -74,10 +90,12 @@ interface ServerProcess {
 
 /** The server as `npm start` runs it (src/main.ts), in a process of its own. */
 function startServer(dataDir: string): ServerProcess {
-  const child = track(spawn(process.execPath, ['--import=tsx', path.join(root, 'src/main.ts')], {
-    cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', PETCARE_DATA_DIR: dataDir, PETCARE_LOG_LEVEL: 'info' },
-  }));
+  const child = track(
+    spawn(process.execPath, ['--import=tsx', path.join(root, 'src/main.ts')], {
+      cwd: root,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', PETCARE_DATA_DIR: dataDir, PETCARE_LOG_LEVEL: 'info' },
+    }),
+  );
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -106,7 +124,11 @@ test('restore into a fresh data dir: the pet, the document bytes, the webhook en
   const manifest = await restoreArchive({ archive: before.file, dataDir, force: false, now: Date.now() });
   t.deepEqual(manifest.environments, ['live', 'sandbox']);
   t.false(existsSync(path.join(dataDir, 'manifest.json')));
-  t.deepEqual(readdirSync(dataDir).filter((name) => name.startsWith('.restore')), [], 'no staging left inside');
+  t.deepEqual(
+    readdirSync(dataDir).filter((name) => name.startsWith('.restore')),
+    [],
+    'no staging left inside',
+  );
 
   const app = await startTestApp({ dataDir, jobs: false });
   t.teardown(() => app.close());
@@ -156,7 +178,11 @@ test('a corrupted, truncated or tampered archive is refused and the data dir is 
   await t.throwsAsync(restoreArchive({ archive: linked, dataDir, force: true, now: Date.now() }), { message: /never writes: .*passwd/ });
 
   t.deepEqual(snapshotOf(dataDir), { ...original, 'appliance.lock': snapshotOf(dataDir)['appliance.lock']! }, 'nothing but the lock file changed');
-  t.deepEqual(readdirSync(dataDir).filter((name) => name.startsWith('.')), [], 'no staging folder left behind');
+  t.deepEqual(
+    readdirSync(dataDir).filter((name) => name.startsWith('.')),
+    [],
+    'no staging folder left behind',
+  );
 });
 
 test('restore replaces the contents of the data dir in place: the folder itself (a mount point) is never renamed, staging happens inside it, backups/ is kept, --force is needed', async (t) => {
@@ -177,7 +203,10 @@ test('restore replaces the contents of the data dir in place: the folder itself 
   t.is(readFileSync(path.join(dataDir, 'live.sqlite')).subarray(0, 15).toString(), 'SQLite format 3');
   t.false(existsSync(path.join(dataDir, 'stale-file')), 'what the archive does not hold is gone');
   t.is(readFileSync(path.join(dataDir, 'backups', 'petcare-older.tar.gz'), 'utf8'), 'an older archive');
-  t.deepEqual(readdirSync(dataDir).filter((name) => name.startsWith('.')), []);
+  t.deepEqual(
+    readdirSync(dataDir).filter((name) => name.startsWith('.')),
+    [],
+  );
 });
 
 test('restore is refused while a server process runs on the data dir (its lock, not its pid), and goes ahead once the process is gone', async (t) => {
@@ -188,7 +217,10 @@ test('restore is refused while a server process runs on the data dir (its lock, 
   await listening(server);
   const original = snapshotOf(dataDir);
   const refused = await t.throwsAsync(restoreArchive({ archive: before.file, dataDir, force: true, now: Date.now() }), { instanceOf: ArchiveError });
-  t.regex(refused.message, /is in use by an appliance process \(pid \d+ on host .+, since .+\), which holds .*appliance\.lock; stop every appliance using this data dir/);
+  t.regex(
+    refused.message,
+    /is in use by an appliance process \(pid \d+ on host .+, since .+\), which holds .*appliance\.lock; stop every appliance using this data dir/,
+  );
   t.deepEqual(Object.keys(snapshotOf(dataDir)).sort(), Object.keys(original).sort(), 'nothing swapped under the server');
 
   // A hard kill: the kernel releases the lock with the process; nothing stale to judge.
@@ -222,7 +254,17 @@ test('an archive of the previous format (petcare-backup/1: manifest first, datab
   rmSync(path.join(unpacked, 'attachments'), { recursive: true });
   const manifest = JSON.parse(readFileSync(path.join(unpacked, 'manifest.json'), 'utf8'));
   const files = manifest.files.filter((f: { path: string }) => !f.path.startsWith('attachments/'));
-  writeFileSync(path.join(unpacked, 'manifest.json'), JSON.stringify({ format: 'petcare-backup/1', createdAt: manifest.createdAt, platformVersion: 'older', schemaVersion: manifest.schemaVersion, environments: manifest.environments, files }));
+  writeFileSync(
+    path.join(unpacked, 'manifest.json'),
+    JSON.stringify({
+      format: 'petcare-backup/1',
+      createdAt: manifest.createdAt,
+      platformVersion: 'older',
+      schemaVersion: manifest.schemaVersion,
+      environments: manifest.environments,
+      files,
+    }),
+  );
   const older = path.join(scratch, 'petcare-format-1.tar.gz');
   // As the previous release wrote it: node-tar, portable, the manifest first.
   await tar.create({ gzip: true, file: older, cwd: unpacked, portable: true }, ['manifest.json', ...files.map((f: { path: string }) => f.path)]);
@@ -244,7 +286,10 @@ test('a restore stopped in the middle of its swap is finished by the next start 
     mkdirSync(path.join(staging, 'new'), { recursive: true });
     mkdirSync(path.join(staging, 'old'));
     await readArchive(before.file, { into: path.join(staging, 'new') });
-    writeFileSync(path.join(dataDir, '.restore-in-progress'), JSON.stringify({ staging: '.restore-staging-cut', phase, keep: [], archive: before.file, startedAt: new Date().toISOString() }));
+    writeFileSync(
+      path.join(dataDir, '.restore-in-progress'),
+      JSON.stringify({ staging: '.restore-staging-cut', phase, keep: [], archive: before.file, startedAt: new Date().toISOString() }),
+    );
     renameSync(path.join(dataDir, 'documents'), path.join(staging, 'old', 'documents'));
     if (phase === 'in') {
       renameSync(path.join(dataDir, 'live.sqlite'), path.join(staging, 'old', 'live.sqlite'));
@@ -268,7 +313,10 @@ test('a restore stopped in the middle of its swap is finished by the next start 
 
   for (const dataDir of [cutOut, cutIn]) {
     t.false(existsSync(path.join(dataDir, '.restore-in-progress')));
-    t.deepEqual(readdirSync(dataDir).filter((name) => name.startsWith('.restore')), []);
+    t.deepEqual(
+      readdirSync(dataDir).filter((name) => name.startsWith('.restore')),
+      [],
+    );
     t.false(existsSync(path.join(dataDir, 'documents', 'a.pdf')), 'the old data is gone');
     const app = await startTestApp({ dataDir, jobs: false });
     t.teardown(() => app.close({ keepData: true }));
@@ -351,7 +399,10 @@ test('a knowledge document uploaded as a file is still readable and indexed afte
   const svc = await service(app, token, { name: 'Protocols', locationIds: [location.id] });
   const doc = await indexed(app, token, svc.id, form(fixture('boarding-policy.md'), 'boarding-policy.md', 'text/markdown', 'Boarding policy'));
   const { file, manifest } = await archiveOf(app.dataDir);
-  t.true(manifest.files.some((f) => f.path.startsWith('knowledge/')), 'knowledge/ is in the archive');
+  t.true(
+    manifest.files.some((f) => f.path.startsWith('knowledge/')),
+    'knowledge/ is in the archive',
+  );
   await app.close({ keepData: true });
   t.teardown(() => rmSync(app.dataDir, { recursive: true, force: true }));
 
@@ -371,7 +422,10 @@ test('a knowledge document uploaded as a file is still readable and indexed afte
     { timeoutMs: 15_000, what: 'the document re-indexed' },
   );
   t.is(reindexed.status, 'indexed', String(reindexed.error));
-  const answer = await again.request('POST', `/v1/ai/services/${svc.id}/query`, { token, body: { question: 'May owners bring their own food for their pet when boarding?' } });
+  const answer = await again.request('POST', `/v1/ai/services/${svc.id}/query`, {
+    token,
+    body: { question: 'May owners bring their own food for their pet when boarding?' },
+  });
   t.is(answer.status, 200, answer.text);
   t.true(answer.body.citations.some((c: { documentId: string }) => c.documentId === doc.id));
 });
@@ -416,10 +470,19 @@ test('an unencrypted archive is refused outside the data dir (saying why) unless
   const app = await startTestApp({ jobs: false });
   t.teardown(() => app.close());
   const elsewhere = path.join(scratch, 'second-disk');
-  const refused = await t.throwsAsync(createArchive({ dataDir: app.dataDir, backupDir: elsewhere, now: Date.now(), platformVersion: 'test', keep: 3 }), { instanceOf: ArchiveError });
-  t.regex(refused.message, /refusing to write an unencrypted archive: an archive holds the token signing key and the data key.*PETCARE_BACKUP_KEY.*--unencrypted/);
+  const refused = await t.throwsAsync(createArchive({ dataDir: app.dataDir, backupDir: elsewhere, now: Date.now(), platformVersion: 'test', keep: 3 }), {
+    instanceOf: ArchiveError,
+  });
+  t.regex(
+    refused.message,
+    /refusing to write an unencrypted archive: an archive holds the token signing key and the data key.*PETCARE_BACKUP_KEY.*--unencrypted/,
+  );
   t.false(existsSync(elsewhere) && readdirSync(elsewhere).length > 0, 'nothing written');
-  t.deepEqual(readdirSync(app.dataDir).filter((name) => name.startsWith('.')), [], 'no staging left in the data dir');
+  t.deepEqual(
+    readdirSync(app.dataDir).filter((name) => name.startsWith('.')),
+    [],
+    'no staging left in the data dir',
+  );
 
   const asked = await createArchive({ dataDir: app.dataDir, backupDir: elsewhere, now: Date.now(), platformVersion: 'test', keep: 3, unencrypted: true });
   t.false(asked.encrypted);
@@ -436,7 +499,14 @@ test('only the newest archives are kept, plain and encrypted alike', async (t) =
   t.teardown(() => app.close());
   const backupDir = path.join(app.dataDir, 'backups');
   for (let i = 0; i < 5; i++) {
-    await createArchive({ dataDir: app.dataDir, backupDir, now: Date.parse('2026-11-01T00:00:00Z') + i * 1000, platformVersion: 'test', keep: 3, key: i % 2 ? backupKey : undefined });
+    await createArchive({
+      dataDir: app.dataDir,
+      backupDir,
+      now: Date.parse('2026-11-01T00:00:00Z') + i * 1000,
+      platformVersion: 'test',
+      keep: 3,
+      key: i % 2 ? backupKey : undefined,
+    });
   }
   const kept = readdirSync(backupDir).sort();
   t.deepEqual(kept, ['petcare-2026-11-01T00-00-02-000Z.tar.gz', 'petcare-2026-11-01T00-00-03-000Z.tar.gz.enc', 'petcare-2026-11-01T00-00-04-000Z.tar.gz']);

@@ -88,7 +88,14 @@ async function prepare(gateway: GatewayServer): Promise<PreparedCase> {
   // (as after any indexing); run it now rather than measure the first seconds against loose b-trees.
   await expectStatus(url, 'POST', '/v1/jobs/ai-indexing/run', 200, { wait: true }, admin);
 
-  const client = await expectStatus(url, 'POST', '/v1/clients', 201, { name: 'bench ai', role: 'staff', scopes: ['ai.read'], rateLimitPerMinute: 100_000_000 }, admin);
+  const client = await expectStatus(
+    url,
+    'POST',
+    '/v1/clients',
+    201,
+    { name: 'bench ai', role: 'staff', scopes: ['ai.read'], rateLimitPerMinute: 100_000_000 },
+    admin,
+  );
   const token = await accessToken(url, String(client.clientId), String(client.clientSecret));
   const pathname = `/v1/ai/services/${service.id}/query`;
   const probe = await expectStatus(url, 'POST', pathname, 200, { question }, token);

@@ -22,13 +22,31 @@ const days = 365;
 const statuses = ['completed', 'completed', 'completed', 'completed', 'cancelled', 'no_show', 'confirmed', 'checked_in'] as const;
 
 async function prepare(gateway: GatewayServer): Promise<PreparedCase> {
-  const [{ DateTime }, { default: SQLite }, { newId, randomSecret }] = await Promise.all([import('luxon'), import('better-sqlite3'), import('../../src/db/ids.js')]);
+  const [{ DateTime }, { default: SQLite }, { newId, randomSecret }] = await Promise.all([
+    import('luxon'),
+    import('better-sqlite3'),
+    import('../../src/db/ids.js'),
+  ]);
   const url = gateway.url;
   const admin = await accessToken(url, benchAdmin.clientId, benchAdmin.clientSecret);
-  const location = await expectStatus(url, 'POST', '/v1/locations', 201, { name: 'Bench analytics clinic', timezone: zone, currency: 'USD', taxRateBps: 825 }, admin);
+  const location = await expectStatus(
+    url,
+    'POST',
+    '/v1/locations',
+    201,
+    { name: 'Bench analytics clinic', timezone: zone, currency: 'USD', taxRateBps: 825 },
+    admin,
+  );
   const parent = await expectStatus(url, 'POST', '/v1/pet-parents', 201, { name: 'Bench analytics owner', locationId: location.id }, admin);
   const provider = await expectStatus(url, 'POST', '/v1/providers', 201, { name: 'Bench analytics vet', kind: 'vet', locationIds: [location.id] }, admin);
-  const client = await expectStatus(url, 'POST', '/v1/clients', 201, { name: 'bench analytics', role: 'admin', scopes: ['analytics'], rateLimitPerMinute: 100_000_000 }, admin);
+  const client = await expectStatus(
+    url,
+    'POST',
+    '/v1/clients',
+    201,
+    { name: 'bench analytics', role: 'admin', scopes: ['analytics'], rateLimitPerMinute: 100_000_000 },
+    admin,
+  );
   const token = await accessToken(url, String(client.clientId), String(client.clientSecret));
 
   const today = DateTime.now().setZone(zone).startOf('day');
@@ -36,7 +54,10 @@ async function prepare(gateway: GatewayServer): Promise<PreparedCase> {
   /** An instant `i` of `n` spread evenly over the past `days` days (local 08:00–18:00). */
   const spread = (i: number, n: number): string => {
     const day = today.minus({ days: days - Math.floor((i * days) / n) });
-    return day.plus({ minutes: 8 * 60 + ((i * 37) % 600) }).toUTC().toISO()!;
+    return day
+      .plus({ minutes: 8 * 60 + ((i * 37) % 600) })
+      .toUTC()
+      .toISO()!;
   };
   const db = new SQLite(path.join(gateway.dataDir, 'live.sqlite'));
   try {
@@ -44,12 +65,15 @@ async function prepare(gateway: GatewayServer): Promise<PreparedCase> {
     const tenantId = (db.prepare('select id from tenants limit 1').get() as { id: string }).id;
     // Short transactions: the server keeps writing (audit, jobs) while this runs, and waits at most its busy timeout for the lock.
     const inChunks = (count: number, insert: (i: number) => void) => {
-      for (let first = 0; first < count; first += 2_000) db.transaction(() => {
-        for (let i = first; i < Math.min(count, first + 2_000); i++) insert(i);
-      })();
+      for (let first = 0; first < count; first += 2_000)
+        db.transaction(() => {
+          for (let i = first; i < Math.min(count, first + 2_000); i++) insert(i);
+        })();
     };
     {
-      const insertPet = db.prepare(`insert into pets (id, tenant_id, location_id, owner_id, name, breed, species, birth_date, last_visit, created_at, updated_at) values (?, ?, ?, ?, ?, 'Mixed', 'dog', null, null, ?, ?)`);
+      const insertPet = db.prepare(
+        `insert into pets (id, tenant_id, location_id, owner_id, name, breed, species, birth_date, last_visit, created_at, updated_at) values (?, ?, ?, ?, ?, 'Mixed', 'dog', null, null, ?, ?)`,
+      );
       const insertVaccination = db.prepare(
         `insert into vaccinations (id, tenant_id, location_id, pet_id, vaccine, vaccine_key, administered_on, due_on, lot_number, provider_id, recorded_by_client_id, recorded_by_role, created_at)
          values (?, ?, ?, ?, ?, ?, ?, ?, null, null, 'cli_bench', 'admin', ?)`,
@@ -62,7 +86,17 @@ async function prepare(gateway: GatewayServer): Promise<PreparedCase> {
         insertPet.run(id, tenantId, location.id, parent.id, `Bench pet ${i}`, created, created);
         for (const [k, vaccine] of ['Rabies', 'DHPP'].entries()) {
           const given = today.minus({ days: 30 + ((i * 13 + k * 101) % 400) });
-          insertVaccination.run(newId('vac'), tenantId, location.id, id, vaccine, vaccine.toLowerCase(), given.toISODate()!, given.plus({ years: 1 }).toISODate()!, created);
+          insertVaccination.run(
+            newId('vac'),
+            tenantId,
+            location.id,
+            id,
+            vaccine,
+            vaccine.toLowerCase(),
+            given.toISODate()!,
+            given.plus({ years: 1 }).toISODate()!,
+            created,
+          );
         }
       });
       const insertAppointment = db.prepare(
@@ -72,7 +106,21 @@ async function prepare(gateway: GatewayServer): Promise<PreparedCase> {
       inChunks(appointments, (i) => {
         const start = spread(i, appointments);
         const end = new Date(Date.parse(start) + 30 * 60_000).toISOString();
-        insertAppointment.run(newId('apt'), tenantId, location.id, petIds[i % pets], provider.id, statuses[i % statuses.length], start, end, nowIso, nowIso, start, end, `ct_live_${randomSecret(24)}`);
+        insertAppointment.run(
+          newId('apt'),
+          tenantId,
+          location.id,
+          petIds[i % pets],
+          provider.id,
+          statuses[i % statuses.length],
+          start,
+          end,
+          nowIso,
+          nowIso,
+          start,
+          end,
+          `ct_live_${randomSecret(24)}`,
+        );
       });
       const insertPayment = db.prepare(
         `insert into payments (id, tenant_id, location_id, parent_id, invoice_id, wallet_id, amount, amount_refunded, currency, method, reference, status, settlement_id, created_at)
@@ -97,7 +145,19 @@ async function prepare(gateway: GatewayServer): Promise<PreparedCase> {
       inChunks(invoices, (i) => {
         const at = spread(i, invoices);
         const paid = i % 4 !== 0;
-        insertInvoice.run(newId('inv'), tenantId, location.id, parent.id, `BA-${String(i + 1).padStart(6, '0')}`, paid ? 'paid' : 'open', paid ? 1000 : 0, at, at, at, paid ? new Date(Date.parse(at) + 3 * 86_400_000).toISOString() : null);
+        insertInvoice.run(
+          newId('inv'),
+          tenantId,
+          location.id,
+          parent.id,
+          `BA-${String(i + 1).padStart(6, '0')}`,
+          paid ? 'paid' : 'open',
+          paid ? 1000 : 0,
+          at,
+          at,
+          at,
+          paid ? new Date(Date.parse(at) + 3 * 86_400_000).toISOString() : null,
+        );
       });
     }
   } finally {

@@ -212,8 +212,22 @@ export async function createFixtures(url: string): Promise<BenchFixtures> {
   const admin = await accessToken(url, benchAdmin.clientId, benchAdmin.clientSecret);
   const location = await expectStatus(url, 'POST', '/v1/locations', 201, { name: 'Bench clinic', timezone: 'Europe/London' }, admin);
   const parent = await expectStatus(url, 'POST', '/v1/pet-parents', 201, { name: 'Bench parent', email: 'bench@example.com', locationId: location.id }, admin);
-  const pet = await expectStatus(url, 'POST', '/v1/pets', 201, { name: 'Rex', breed: 'Beagle', species: 'dog', ownerId: parent.id, locationId: location.id }, admin);
-  const client = await expectStatus(url, 'POST', '/v1/clients', 201, { name: 'bench', role: 'staff', scopes: ['pets'], rateLimitPerMinute: 100_000_000 }, admin);
+  const pet = await expectStatus(
+    url,
+    'POST',
+    '/v1/pets',
+    201,
+    { name: 'Rex', breed: 'Beagle', species: 'dog', ownerId: parent.id, locationId: location.id },
+    admin,
+  );
+  const client = await expectStatus(
+    url,
+    'POST',
+    '/v1/clients',
+    201,
+    { name: 'bench', role: 'staff', scopes: ['pets'], rateLimitPerMinute: 100_000_000 },
+    admin,
+  );
   const token = await accessToken(url, String(client.clientId), String(client.clientSecret));
   // One call through the pipeline proves the token and the fixtures before the load starts.
   await expectStatus(url, 'GET', `/v1/pets/${pet.id}`, 200, undefined, token);
@@ -261,15 +275,36 @@ export async function createSchedulingFixtures(url: string, dataDir: string, slo
   const admin = await accessToken(url, benchAdmin.clientId, benchAdmin.clientSecret);
   const location = await expectStatus(url, 'POST', '/v1/locations', 201, { name: 'Bench scheduling clinic', timezone: benchZone }, admin);
   const parent = await expectStatus(url, 'POST', '/v1/pet-parents', 201, { name: 'Bench owner', locationId: location.id }, admin);
-  const pet = await expectStatus(url, 'POST', '/v1/pets', 201, { name: 'Bench dog', breed: 'Beagle', species: 'dog', ownerId: parent.id, locationId: location.id }, admin);
+  const pet = await expectStatus(
+    url,
+    'POST',
+    '/v1/pets',
+    201,
+    { name: 'Bench dog', breed: 'Beagle', species: 'dog', ownerId: parent.id, locationId: location.id },
+    admin,
+  );
   const weekly = workingDays.map((weekday) => ({ weekday, start: '08:00', end: '18:00' }));
   const providerIds: string[] = [];
   for (let i = 0; i < benchProviders; i++) {
-    const provider = await expectStatus(url, 'POST', '/v1/providers', 201, { name: `Bench vet ${String(i + 1).padStart(2, '0')}`, kind: 'vet', locationIds: [location.id] }, admin);
+    const provider = await expectStatus(
+      url,
+      'POST',
+      '/v1/providers',
+      201,
+      { name: `Bench vet ${String(i + 1).padStart(2, '0')}`, kind: 'vet', locationIds: [location.id] },
+      admin,
+    );
     await expectStatus(url, 'PUT', `/v1/appointments/schedules/${provider.id}`, 200, { locationId: location.id, weekly }, admin);
     providerIds.push(String(provider.id));
   }
-  const client = await expectStatus(url, 'POST', '/v1/clients', 201, { name: 'bench scheduling', role: 'staff', scopes: ['pets', 'bookings'], rateLimitPerMinute: 100_000_000 }, admin);
+  const client = await expectStatus(
+    url,
+    'POST',
+    '/v1/clients',
+    201,
+    { name: 'bench scheduling', role: 'staff', scopes: ['pets', 'bookings'], rateLimitPerMinute: 100_000_000 },
+    admin,
+  );
   const token = await accessToken(url, String(client.clientId), String(client.clientSecret));
 
   const today = DateTime.now().setZone(benchZone).startOf('day');
@@ -301,7 +336,21 @@ export async function createSchedulingFixtures(url: string, dataDir: string, slo
             const startIso = start.toISO()!;
             const endIso = end.toISO()!;
             const status = offset < 0 ? (k % 5 === 0 ? 'cancelled' : 'completed') : 'confirmed';
-            insert.run(newId('apt'), tenantId, location.id, pet.id, providerId, status, startIso, endIso, nowIso, nowIso, startIso, end.plus({ minutes: 10 }).toISO()!, `ct_live_${randomSecret(24)}`);
+            insert.run(
+              newId('apt'),
+              tenantId,
+              location.id,
+              pet.id,
+              providerId,
+              status,
+              startIso,
+              endIso,
+              nowIso,
+              nowIso,
+              startIso,
+              end.plus({ minutes: 10 }).toISO()!,
+              `ct_live_${randomSecret(24)}`,
+            );
             booked++;
           }
         }
@@ -330,5 +379,14 @@ export async function createSchedulingFixtures(url: string, dataDir: string, slo
   const probe = await expectStatus(url, 'GET', availabilityPath, 200, undefined, token);
   if (!Array.isArray(probe.data) || probe.data.length === 0) throw new Error('availability returned no slots for the bench fixtures');
   const availabilitySlots = probe.data.length;
-  return { locationId: String(location.id), petId: String(pet.id), providerIds, token, availabilityPath, freeSlots, bookedAppointments: booked, availabilitySlots };
+  return {
+    locationId: String(location.id),
+    petId: String(pet.id),
+    providerIds,
+    token,
+    availabilityPath,
+    freeSlots,
+    bookedAppointments: booked,
+    availabilitySlots,
+  };
 }

@@ -38,17 +38,33 @@ async function inBatches<T>(items: readonly T[], width: number, work: (item: T, 
 export async function createBoardingFixtures(url: string, stays = 2_000): Promise<BoardingFixtures> {
   const admin = await token(url, benchAdmin.clientId, benchAdmin.clientSecret);
   const location = await call(url, 'POST', '/v1/locations', 201, { name: 'Bench boarding', timezone: zone, currency: 'USD', taxRateBps: 825 }, admin);
-  const client = await call(url, 'POST', '/v1/clients', 201, { name: 'bench kennel desk', role: 'staff', scopes: ['bookings', 'pets'], rateLimitPerMinute: 100_000_000 }, admin);
+  const client = await call(
+    url,
+    'POST',
+    '/v1/clients',
+    201,
+    { name: 'bench kennel desk', role: 'staff', scopes: ['bookings', 'pets'], rateLimitPerMinute: 100_000_000 },
+    admin,
+  );
   const desk = await token(url, String(client.clientId), String(client.clientSecret));
 
-  const rooms = roomTypes.flatMap((roomType, t) => Array.from({ length: 10 }, (_, i) => ({ roomType, name: `${roomType} ${i + 1}`, nightlyRate: 3_000 + 1_000 * t + 100 * i })));
+  const rooms = roomTypes.flatMap((roomType, t) =>
+    Array.from({ length: 10 }, (_, i) => ({ roomType, name: `${roomType} ${i + 1}`, nightlyRate: 3_000 + 1_000 * t + 100 * i })),
+  );
   await inBatches(rooms, 10, async (r) => {
     await call(url, 'POST', '/v1/boarding/rooms', 201, { locationId: location.id, ...r, capacity: 4, species: ['dog', 'cat'] }, desk);
   });
   const parent = await call(url, 'POST', '/v1/pet-parents', 201, { name: 'Bench boarder', locationId: location.id }, admin);
   const pets: string[] = [];
   await inBatches(Array.from({ length: 200 }), 20, async (_, i) => {
-    const pet = await call(url, 'POST', '/v1/pets', 201, { name: `Boarder ${i}`, breed: 'Mixed', species: i % 5 === 0 ? 'cat' : 'dog', ownerId: parent.id, locationId: location.id }, desk);
+    const pet = await call(
+      url,
+      'POST',
+      '/v1/pets',
+      201,
+      { name: `Boarder ${i}`, breed: 'Mixed', species: i % 5 === 0 ? 'cat' : 'dog', ownerId: parent.id, locationId: location.id },
+      desk,
+    );
     pets[i] = String(pet.id);
   });
 
@@ -64,7 +80,13 @@ export async function createBoardingFixtures(url: string, stays = 2_000): Promis
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${desk}` },
       // One pet per room type, round of 27 days and parity of the day: its stays start 2 days apart, never overlapping.
-      body: JSON.stringify({ petId: pets[(i % roomTypes.length) * 50 + 2 * Math.floor(slot / (windowNights - 1)) + (offset % 2)], locationId: location.id, roomType: roomTypes[i % roomTypes.length], checkInOn: day(offset), checkOutOn: day(offset + 1 + (slot % 2)) }),
+      body: JSON.stringify({
+        petId: pets[(i % roomTypes.length) * 50 + 2 * Math.floor(slot / (windowNights - 1)) + (offset % 2)],
+        locationId: location.id,
+        roomType: roomTypes[i % roomTypes.length],
+        checkInOn: day(offset),
+        checkOutOn: day(offset + 1 + (slot % 2)),
+      }),
     });
     const body = (await res.json()) as Fields;
     if (res.status === 201) {

@@ -42,23 +42,50 @@ export async function createGroomingFixtures(url: string, dataDir: string, slots
   const admin = await token(url, benchAdmin.clientId, benchAdmin.clientSecret);
   const location = await call(url, 'POST', '/v1/locations', 201, { name: 'Bench grooming salon', timezone: zone, currency: 'USD', taxRateBps: 0 }, admin);
   const parent = await call(url, 'POST', '/v1/pet-parents', 201, { name: 'Bench groom owner', locationId: location.id }, admin);
-  const pet = await call(url, 'POST', '/v1/pets', 201, { name: 'Bench poodle', breed: 'Poodle', species: 'dog', ownerId: parent.id, locationId: location.id, size: 'small' }, admin);
+  const pet = await call(
+    url,
+    'POST',
+    '/v1/pets',
+    201,
+    { name: 'Bench poodle', breed: 'Poodle', species: 'dog', ownerId: parent.id, locationId: location.id, size: 'small' },
+    admin,
+  );
   const pkg = await call(
     url,
     'POST',
     '/v1/grooming/packages',
     201,
-    { name: 'Bench tidy-up', locationId: location.id, services: ['bath'], durationMinutes: { small: groomMinutes, medium: 45, large: 60, xlarge: 75 }, price: { small: 2_500, medium: 3_000, large: 3_500, xlarge: 4_000 } },
+    {
+      name: 'Bench tidy-up',
+      locationId: location.id,
+      services: ['bath'],
+      durationMinutes: { small: groomMinutes, medium: 45, large: 60, xlarge: 75 },
+      price: { small: 2_500, medium: 3_000, large: 3_500, xlarge: 4_000 },
+    },
     admin,
   );
   const weekly = [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, start: '08:00', end: '18:00' }));
   const stylistIds: string[] = [];
   for (let i = 0; i < stylistCount; i++) {
-    const stylist = await call(url, 'POST', '/v1/providers', 201, { name: `Bench stylist ${String(i + 1).padStart(2, '0')}`, kind: 'groomer', locationIds: [location.id], services: ['grooming'] }, admin);
+    const stylist = await call(
+      url,
+      'POST',
+      '/v1/providers',
+      201,
+      { name: `Bench stylist ${String(i + 1).padStart(2, '0')}`, kind: 'groomer', locationIds: [location.id], services: ['grooming'] },
+      admin,
+    );
     await call(url, 'PUT', `/v1/appointments/schedules/${stylist.id}`, 200, { locationId: location.id, weekly }, admin);
     stylistIds.push(String(stylist.id));
   }
-  const client = await call(url, 'POST', '/v1/clients', 201, { name: 'bench salon desk', role: 'staff', scopes: ['pets', 'bookings'], rateLimitPerMinute: 100_000_000 }, admin);
+  const client = await call(
+    url,
+    'POST',
+    '/v1/clients',
+    201,
+    { name: 'bench salon desk', role: 'staff', scopes: ['pets', 'bookings'], rateLimitPerMinute: 100_000_000 },
+    admin,
+  );
   const desk = await token(url, String(client.clientId), String(client.clientSecret));
 
   const today = DateTime.now().setZone(zone).startOf('day');
@@ -86,7 +113,19 @@ export async function createGroomingFixtures(url: string, dataDir: string, slots
             const start = at(day, minutes);
             const id = newId('bkg');
             const status = offset < 0 ? 'completed' : 'confirmed';
-            insertBooking.run(id, tenantId, status, pet.id, parent.id, location.id, stylistId, start.toISO()!, start.plus({ minutes: groomMinutes }).toISO()!, nowIso, nowIso);
+            insertBooking.run(
+              id,
+              tenantId,
+              status,
+              pet.id,
+              parent.id,
+              location.id,
+              stylistId,
+              start.toISO()!,
+              start.plus({ minutes: groomMinutes }).toISO()!,
+              nowIso,
+              nowIso,
+            );
             insertDetails.run(id, tenantId, pkg.id, groomMinutes);
             seeded++;
           }
@@ -124,7 +163,14 @@ export const groomingBookingOptions = (url: string, fx: GroomingFixtures) => ():
         return {
           ...request,
           headers: { ...request.headers, 'idempotency-key': `bench-groom-${run}-${slotCounter}` },
-          body: JSON.stringify({ petId: fx.petId, packageId: fx.packageId, locationId: fx.locationId, startsAt: slot.startsAt, stylistId: slot.stylistId, notes: 'bench' }),
+          body: JSON.stringify({
+            petId: fx.petId,
+            packageId: fx.packageId,
+            locationId: fx.locationId,
+            startsAt: slot.startsAt,
+            stylistId: slot.stylistId,
+            notes: 'bench',
+          }),
         };
       },
     },

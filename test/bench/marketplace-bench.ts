@@ -21,8 +21,22 @@ async function prepare(gateway: GatewayServer): Promise<PreparedCase> {
   const admin = await accessToken(url, benchAdmin.clientId, benchAdmin.clientSecret);
   const location = await expectStatus(url, 'POST', '/v1/locations', 201, { name: 'Bench marketplace', timezone: 'Europe/London', currency: 'USD' }, admin);
   const parent = await expectStatus(url, 'POST', '/v1/pet-parents', 201, { name: 'Bench marketplace owner', locationId: location.id }, admin);
-  const pet = await expectStatus(url, 'POST', '/v1/pets', 201, { name: 'Bench walker dog', breed: 'Mixed', species: 'dog', ownerId: parent.id, locationId: location.id }, admin);
-  const client = await expectStatus(url, 'POST', '/v1/clients', 201, { name: 'bench directory', role: 'staff', scopes: ['bookings.read'], rateLimitPerMinute: 100_000_000 }, admin);
+  const pet = await expectStatus(
+    url,
+    'POST',
+    '/v1/pets',
+    201,
+    { name: 'Bench walker dog', breed: 'Mixed', species: 'dog', ownerId: parent.id, locationId: location.id },
+    admin,
+  );
+  const client = await expectStatus(
+    url,
+    'POST',
+    '/v1/clients',
+    201,
+    { name: 'bench directory', role: 'staff', scopes: ['bookings.read'], rateLimitPerMinute: 100_000_000 },
+    admin,
+  );
   const token = await accessToken(url, String(client.clientId), String(client.clientSecret));
 
   const db = new SQLite(path.join(gateway.dataDir, 'live.sqlite'));
@@ -87,7 +101,8 @@ async function prepare(gateway: GatewayServer): Promise<PreparedCase> {
   const pathname = '/v1/providers?category=walking&minRating=4';
   const probe = await expectStatus(url, 'GET', pathname, 200, undefined, token);
   const data = probe.data as Array<{ rating: number; ratingCount: number; marketplace?: { listings: unknown[] } }>;
-  if (data.length !== 25 || data.some((p) => p.rating < 4 || !p.marketplace)) throw new Error(`the directory bench answer is not the expected page: ${JSON.stringify(probe).slice(0, 300)}`);
+  if (data.length !== 25 || data.some((p) => p.rating < 4 || !p.marketplace))
+    throw new Error(`the directory bench answer is not the expected page: ${JSON.stringify(probe).slice(0, 300)}`);
   return {
     options: (): autocannon.Options => ({ url: url + pathname, headers: { authorization: `Bearer ${token}`, accept: 'application/json' } }),
     report: () =>

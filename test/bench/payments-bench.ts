@@ -22,14 +22,35 @@ export interface PaymentFixtures {
 /** A location, a parent, an open invoice of 10^12 cents and a paid-in payment of 10^12 to refund from. */
 export async function createPaymentFixtures(url: string): Promise<PaymentFixtures> {
   const admin = await token(url, benchAdmin.clientId, benchAdmin.clientSecret);
-  const location = await call(url, 'POST', '/v1/locations', 201, { name: 'Bench payments', timezone: 'Europe/London', currency: 'USD', taxRateBps: 825 }, admin);
+  const location = await call(
+    url,
+    'POST',
+    '/v1/locations',
+    201,
+    { name: 'Bench payments', timezone: 'Europe/London', currency: 'USD', taxRateBps: 825 },
+    admin,
+  );
   const parent = await call(url, 'POST', '/v1/pet-parents', 201, { name: 'Bench payer', locationId: location.id }, admin);
-  const client = await call(url, 'POST', '/v1/clients', 201, { name: 'bench desk', role: 'staff', scopes: ['payments'], rateLimitPerMinute: 100_000_000 }, admin);
+  const client = await call(
+    url,
+    'POST',
+    '/v1/clients',
+    201,
+    { name: 'bench desk', role: 'staff', scopes: ['payments'], rateLimitPerMinute: 100_000_000 },
+    admin,
+  );
   const desk = await token(url, String(client.clientId), String(client.clientSecret));
   const line = { description: 'Bench ledger', quantity: 1, unitAmount: 1_000_000_000_000, taxRateBps: 0 };
   const invoice = await call(url, 'POST', '/v1/invoices', 201, { parentId: parent.id, locationId: location.id, lines: [line], finalize: true }, desk);
   const refundable = await call(url, 'POST', '/v1/invoices', 201, { parentId: parent.id, locationId: location.id, lines: [line], finalize: true }, desk);
-  const payment = await call(url, 'POST', '/v1/payments', 201, { parentId: parent.id, invoiceId: refundable.id, amount: 1_000_000_000_000, currency: 'USD', method: 'card_terminal' }, desk);
+  const payment = await call(
+    url,
+    'POST',
+    '/v1/payments',
+    201,
+    { parentId: parent.id, invoiceId: refundable.id, amount: 1_000_000_000_000, currency: 'USD', method: 'card_terminal' },
+    desk,
+  );
   return { token: desk, parentId: String(parent.id), invoiceId: String(invoice.id), paymentId: String(payment.id) };
 }
 

@@ -37,7 +37,18 @@ import { countMoneyWrites, createPaymentFixtures, paymentOptions, refundOptions 
 import { createBoardingFixtures, occupancyOptions } from './boarding-bench.js';
 import { countGrooms, createGroomingFixtures, groomingBookingOptions } from './grooming-bench.js';
 import { moduleCases, type ModuleBenchCase } from './module-cases.js';
-import { benchSetting, createFixtures, createSchedulingFixtures, startGateway, startHelloWorld, type BenchFixtures, type BenchServer, type GatewayServer, type SchedulingFixtures, pinLoadGenerator } from './bench-servers.js';
+import {
+  benchSetting,
+  createFixtures,
+  createSchedulingFixtures,
+  startGateway,
+  startHelloWorld,
+  type BenchFixtures,
+  type BenchServer,
+  type GatewayServer,
+  type SchedulingFixtures,
+  pinLoadGenerator,
+} from './bench-servers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const resultsDir = path.join(root, 'bench-results');
@@ -129,7 +140,9 @@ async function measure(name: string, server: BenchServer, options: () => autocan
   afterWarmup?.();
   const result = await load(name, server, options(), duration);
   if (result.non2xx > 0 || result.errors > 0) {
-    const statuses = Object.entries(result.otherStatuses).map(([code, count]) => `${count} × ${code}`).join(', ');
+    const statuses = Object.entries(result.otherStatuses)
+      .map(([code, count]) => `${count} × ${code}`)
+      .join(', ');
     process.stderr.write(`warning: ${name}: ${result.non2xx} non-2xx responses (${statuses || 'statuses unknown'}), ${result.errors} errors\n`);
   }
   return result;
@@ -217,7 +230,8 @@ function build(): void {
   }
   if (process.env.BENCH_SKIP_BUILD === '1') return;
   process.stdout.write(`building (${outDir ? `tsc into ${outDir}/dist` : 'npm run build'})…\n`);
-  if (outDir) execSync(`npx tsc -p tsconfig.build.json --outDir ${JSON.stringify(path.join(outDir, 'dist'))}`, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (outDir)
+    execSync(`npx tsc -p tsconfig.build.json --outDir ${JSON.stringify(path.join(outDir, 'dist'))}`, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   else execSync('npm run build', { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
@@ -349,7 +363,12 @@ async function runOnly(keys: readonly string[]): Promise<boolean> {
   process.stdout.write(`\n${shortTable(a, [b, ...runs.map((run) => run.measured)], b)}\n\n`);
   reportModuleCases(runs, b);
   const checks = moduleChecks(runs, b);
-  writeResults(`bench-only-${keys.join('-')}`, { at: new Date().toISOString(), environment: environment(), runs: [a, b, ...runs.map((run) => run.measured)], checks });
+  writeResults(`bench-only-${keys.join('-')}`, {
+    at: new Date().toISOString(),
+    environment: environment(),
+    runs: [a, b, ...runs.map((run) => run.measured)],
+    checks,
+  });
   return Object.values(checks).every((check) => check.pass);
 }
 
@@ -379,7 +398,8 @@ async function runQuick(): Promise<boolean> {
   }
   const checks = platformChecks(a, b, c);
   process.stdout.write(`\n${shortTable(a, [b, c])}\n\n`);
-  for (const [name, check] of Object.entries(checks)) process.stdout.write(`${name} = ${check.value.toFixed(3)} (target ${check.target})  ${check.pass ? 'PASS' : 'MISS'}\n`);
+  for (const [name, check] of Object.entries(checks))
+    process.stdout.write(`${name} = ${check.value.toFixed(3)} (target ${check.target})  ${check.pass ? 'PASS' : 'MISS'}\n`);
   process.stdout.write(`${latencySpread(b)}\n`);
   writeResults('bench-quick', { at: new Date().toISOString(), environment: environment(), runs: { a, b, c }, checks });
   return Object.values(checks).every((check) => check.pass);
@@ -389,7 +409,8 @@ async function runAll(): Promise<boolean> {
   const pinned = serverCpu === undefined ? 'not pinned' : `server pinned to CPU ${serverCpu}, autocannon to CPU 0`;
   process.stdout.write(`${connections} connections, ${warmup} s warm-up + ${duration} s per run, gateway log level ${logLevel}, ${pinned}\n`);
   const [load1] = os.loadavg();
-  if (load1 !== undefined && load1 > 0.5) process.stdout.write(`note: load average ${load1.toFixed(2)} before start; other work on this machine skews the numbers\n`);
+  if (load1 !== undefined && load1 > 0.5)
+    process.stdout.write(`note: load average ${load1.toFixed(2)} before start; other work on this machine skews the numbers\n`);
 
   process.stdout.write('(a) bare node:http {"ok":true}…\n');
   const a = await measureBare();
@@ -469,11 +490,19 @@ async function runAll(): Promise<boolean> {
   const ratioC = c.reqPerSec / a.reqPerSec;
   const checks = {
     ...platformChecks(a, b, c),
-    availabilityOverGet: { value: d.reqPerSec / b.reqPerSec, target: `>= ${targets.availabilityOverGet}`, pass: d.reqPerSec / b.reqPerSec >= targets.availabilityOverGet },
+    availabilityOverGet: {
+      value: d.reqPerSec / b.reqPerSec,
+      target: `>= ${targets.availabilityOverGet}`,
+      pass: d.reqPerSec / b.reqPerSec >= targets.availabilityOverGet,
+    },
     // Issue 11: money writes keep up with the plain write path in the same run.
     paymentOverPost: { value: f.reqPerSec / c.reqPerSec, target: `>= ${moneyOverPostTarget}`, pass: f.reqPerSec / c.reqPerSec >= moneyOverPostTarget },
     refundOverPost: { value: g.reqPerSec / c.reqPerSec, target: `>= ${moneyOverPostTarget}`, pass: g.reqPerSec / c.reqPerSec >= moneyOverPostTarget },
-    occupancyOverGet: { value: h.reqPerSec / b.reqPerSec, target: `>= ${bookingTargets.occupancyOverGet}`, pass: h.reqPerSec / b.reqPerSec >= bookingTargets.occupancyOverGet },
+    occupancyOverGet: {
+      value: h.reqPerSec / b.reqPerSec,
+      target: `>= ${bookingTargets.occupancyOverGet}`,
+      pass: h.reqPerSec / b.reqPerSec >= bookingTargets.occupancyOverGet,
+    },
     groomingOverAppointments: {
       value: i.reqPerSec / e.reqPerSec,
       target: `>= ${bookingTargets.groomingOverAppointments}`,
@@ -482,7 +511,21 @@ async function runAll(): Promise<boolean> {
     ...moduleChecks(modules, b),
   };
   const rows = [
-    ['run', 'req/s', 'p50 ms', 'p99 ms', 'max ms', '2xx', 'non-2xx', 'errors', 'server CPU µs/req', 'server core', 'autocannon core', 'ratio vs (a)', 'ratio vs (b)'],
+    [
+      'run',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'max ms',
+      '2xx',
+      'non-2xx',
+      'errors',
+      'server CPU µs/req',
+      'server core',
+      'autocannon core',
+      'ratio vs (a)',
+      'ratio vs (b)',
+    ],
     ...[a, b, c, d, e, f, g, h, i, ...modules.map((run) => run.measured)].map((m, index) => [
       m.name,
       fmt(m.reqPerSec),
@@ -506,16 +549,26 @@ async function runAll(): Promise<boolean> {
   process.stdout.write(`${latencySpread(b)}\n`);
   process.stdout.write(`c/a = ${ratioC.toFixed(3)} (target ${checks.postRatio.target})  ${verdict(checks.postRatio.pass)}\n`);
   process.stdout.write(`(c) wrote ${writes.pets} pets and ${writes.idempotencyKeys} idempotency records for ${c.ok} 2xx responses\n`);
-  process.stdout.write(`(d) each answer lists ${booked.slotsPerAvailability} free slots of 20 providers over 14 days (10,000 appointments booked around them)\n`);
-  process.stdout.write(`d/b = ${checks.availabilityOverGet.value.toFixed(3)} (target ${checks.availabilityOverGet.target})  ${verdict(checks.availabilityOverGet.pass)}\n`);
+  process.stdout.write(
+    `(d) each answer lists ${booked.slotsPerAvailability} free slots of 20 providers over 14 days (10,000 appointments booked around them)\n`,
+  );
+  process.stdout.write(
+    `d/b = ${checks.availabilityOverGet.value.toFixed(3)} (target ${checks.availabilityOverGet.target})  ${verdict(checks.availabilityOverGet.pass)}\n`,
+  );
   process.stdout.write(`e/b = ${(e.reqPerSec / b.reqPerSec).toFixed(3)} (no target)\n`);
   process.stdout.write(`(e) booked ${booked.byRun} appointments for ${e.ok} 2xx responses, on top of ${booked.fixtures} fixture appointments\n`);
   process.stdout.write(`f/c = ${checks.paymentOverPost.value.toFixed(3)} (target ${checks.paymentOverPost.target})  ${verdict(checks.paymentOverPost.pass)}\n`);
   process.stdout.write(`g/c = ${checks.refundOverPost.value.toFixed(3)} (target ${checks.refundOverPost.target})  ${verdict(checks.refundOverPost.pass)}\n`);
-  process.stdout.write(`(f) wrote ${money.payments} payments for ${f.ok} 2xx responses, (g) ${money.refunds} refunds for ${g.ok}; ${money.journalEntries} journal entries, unbalanced: ${money.unbalancedEntries}\n`);
-  process.stdout.write(`h/b = ${checks.occupancyOverGet.value.toFixed(3)} (target ${checks.occupancyOverGet.target})  ${verdict(checks.occupancyOverGet.pass)}\n`);
+  process.stdout.write(
+    `(f) wrote ${money.payments} payments for ${f.ok} 2xx responses, (g) ${money.refunds} refunds for ${g.ok}; ${money.journalEntries} journal entries, unbalanced: ${money.unbalancedEntries}\n`,
+  );
+  process.stdout.write(
+    `h/b = ${checks.occupancyOverGet.value.toFixed(3)} (target ${checks.occupancyOverGet.target})  ${verdict(checks.occupancyOverGet.pass)}\n`,
+  );
   process.stdout.write(`(h) each answer covers 28 nights of ${grooms.rooms} rooms with ${grooms.stays} stays booked\n`);
-  process.stdout.write(`i/e = ${checks.groomingOverAppointments.value.toFixed(3)} (target ${checks.groomingOverAppointments.target})  ${verdict(checks.groomingOverAppointments.pass)}\n`);
+  process.stdout.write(
+    `i/e = ${checks.groomingOverAppointments.value.toFixed(3)} (target ${checks.groomingOverAppointments.target})  ${verdict(checks.groomingOverAppointments.pass)}\n`,
+  );
   process.stdout.write(`(i) booked ${grooms.byRun} grooms for ${i.ok} 2xx responses, on top of ${grooms.fixtures} fixture grooms\n`);
   reportModuleCases(modules, b);
   const file = writeResults('bench', {
@@ -542,7 +595,11 @@ async function runProfile(kind: ProfileKind): Promise<void> {
   mkdirSync(profileDir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const name = `gateway-${kind}-${stamp}.cpuprofile`;
-  const gateway = await startGateway(gatewayRoot, { logLevel, cpu: serverCpu, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}`] });
+  const gateway = await startGateway(gatewayRoot, {
+    logLevel,
+    cpu: serverCpu,
+    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}`],
+  });
   let measured: Measured;
   try {
     const fx = await createFixtures(gateway.url);
@@ -558,7 +615,10 @@ async function runProfile(kind: ProfileKind): Promise<void> {
       payment: () => measure('POST /v1/payments (profiled)', gateway, paymentOptions(gateway.url, mx!)),
       refund: () => measure('POST /v1/refunds (profiled)', gateway, refundOptions(gateway.url, mx!)),
     };
-    measured = moduleCase && prepared ? await measure(`(${moduleCase.key}) ${moduleCase.label} (profiled)`, gateway, prepared.options, prepared.afterWarmup) : await runs[kind]!();
+    measured =
+      moduleCase && prepared
+        ? await measure(`(${moduleCase.key}) ${moduleCase.label} (profiled)`, gateway, prepared.options, prepared.afterWarmup)
+        : await runs[kind]!();
   } finally {
     await gateway.stop();
   }
@@ -566,10 +626,19 @@ async function runProfile(kind: ProfileKind): Promise<void> {
   if (!readdirSync(profileDir).includes(name)) throw new Error(`no profile written at ${file}`);
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const summary = summarizeProfile(profile, { requests: measured.requests, from: measured.windowUs[0], to: measured.windowUs[1] });
-  const cpu = measured.serverCpuUsPerRequest === null ? '' : `, server CPU ${fmt(measured.serverCpuUsPerRequest, 1)} µs/req (${fmt(100 * (measured.serverCpuShare ?? 0))}% of a core)`;
+  const cpu =
+    measured.serverCpuUsPerRequest === null
+      ? ''
+      : `, server CPU ${fmt(measured.serverCpuUsPerRequest, 1)} µs/req (${fmt(100 * (measured.serverCpuShare ?? 0))}% of a core)`;
   process.stdout.write(`\n${measured.name}: ${fmt(measured.reqPerSec)} req/s, p99 ${measured.p99Ms} ms, ${fmt(measured.requests)} requests${cpu}\n`);
   process.stdout.write(`profile: ${path.relative(root, file)}\n\n${formatSummary(summary, 30)}\n`);
-  writeResults(`profile-${kind}`, { at: new Date().toISOString(), environment: environment(), measured, profile: path.relative(root, file), summary: { ...summary, byFunction: summary.byFunction.slice(0, 100) } });
+  writeResults(`profile-${kind}`, {
+    at: new Date().toISOString(),
+    environment: environment(),
+    measured,
+    profile: path.relative(root, file),
+    summary: { ...summary, byFunction: summary.byFunction.slice(0, 100) },
+  });
 }
 
 async function main(): Promise<void> {
@@ -581,10 +650,11 @@ async function main(): Promise<void> {
     await runProfile(values.profile as ProfileKind);
     return;
   }
-  const only = values.only?.split(',').map((key) => key.trim()).filter(Boolean);
-  const met = values.quick
-    ? await runQuick()
-    : only && only.length > 0 ? await runOnly(only) : await runAll();
+  const only = values.only
+    ?.split(',')
+    .map((key) => key.trim())
+    .filter(Boolean);
+  const met = values.quick ? await runQuick() : only && only.length > 0 ? await runOnly(only) : await runAll();
   // A missed target is a finding to report, not a crash: exit 0 either way, but say so.
   process.stdout.write(met ? 'all targets met\n' : 'some targets missed (see above)\n');
 }

@@ -43,7 +43,9 @@ clearInterval(trickle);
 const open = sockets.filter((s) => !s.destroyed).length;
 for (const s of sockets) s.destroy();
 console.log(`alone:               p50 ${alone.p50.toFixed(1)} ms  p99 ${alone.p99.toFixed(1)} ms`);
-console.log(`200 slow sockets:    p50 ${withSlow.p50.toFixed(1)} ms  p99 ${withSlow.p99.toFixed(1)} ms  (target p99 < 100 ms; ${open} slow sockets still open, cap ${defaultServerLimits.maxConnectionsPerIp} per address)`);
+console.log(
+  `200 slow sockets:    p50 ${withSlow.p50.toFixed(1)} ms  p99 ${withSlow.p99.toFixed(1)} ms  (target p99 < 100 ms; ${open} slow sockets still open, cap ${defaultServerLimits.maxConnectionsPerIp} per address)`,
+);
 server.closeAllConnections();
 server.close();
 await app.close();

@@ -53,7 +53,10 @@ async function load(until: Promise<unknown>): Promise<{ writes: number; getLaten
   const getLatencies: number[] = [];
   const writer = (async () => {
     while (!stop) {
-      const res = await t.request('POST', '/v1/pets', { token, body: { name: 'Stall', species: 'dog', breed: 'Beagle', ownerId: household.parent.id, locationId: household.location.id } });
+      const res = await t.request('POST', '/v1/pets', {
+        token,
+        body: { name: 'Stall', species: 'dog', breed: 'Beagle', ownerId: household.parent.id, locationId: household.location.id },
+      });
       if (res.status !== 201) throw new Error(`write: ${res.status} ${res.text}`);
       writes++;
     }

@@ -110,8 +110,10 @@ interface SubscriberStats {
 async function startSubscriber() {
   const port = await freePort();
   const args = ['-e', subscriberScript];
-  const child = serverCpu === undefined ? spawn(process.execPath, args, { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] })
-    : spawn('taskset', ['-c', '0', process.execPath, ...args], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child =
+    serverCpu === undefined
+      ? spawn(process.execPath, args, { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] })
+      : spawn('taskset', ['-c', '0', process.execPath, ...args], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     try {
@@ -320,13 +322,17 @@ async function main(): Promise<void> {
   }
   if (process.env.BENCH_SKIP_BUILD !== '1') {
     process.stdout.write(`building (${outDir ? `tsc into ${outDir}/dist` : 'npm run build'})…\n`);
-    if (outDir) execSync(`npx tsc -p tsconfig.build.json --outDir ${JSON.stringify(path.join(outDir, 'dist'))}`, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (outDir)
+      execSync(`npx tsc -p tsconfig.build.json --outDir ${JSON.stringify(path.join(outDir, 'dist'))}`, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
     else execSync('npm run build', { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   }
   const pinned = serverCpu === undefined ? 'not pinned' : `server on CPU ${serverCpu}; autocannon and the subscriber on CPU 0`;
-  process.stdout.write(`${connections} connections, ${rounds} rounds of off and on runs, ${warmup} s warm-up + ${duration} s per run, job poll ${jobPollMs} ms, ${pinned}\n`);
+  process.stdout.write(
+    `${connections} connections, ${rounds} rounds of off and on runs, ${warmup} s warm-up + ${duration} s per run, job poll ${jobPollMs} ms, ${pinned}\n`,
+  );
   const [load1] = os.loadavg();
-  if (load1 !== undefined && load1 > 0.5) process.stdout.write(`note: load average ${load1.toFixed(2)} before start; other work on this machine skews the numbers\n`);
+  if (load1 !== undefined && load1 > 0.5)
+    process.stdout.write(`note: load average ${load1.toFixed(2)} before start; other work on this machine skews the numbers\n`);
 
   const subscriber = await startSubscriber();
   const gateway = await startGateway(gatewayRoot, {
@@ -338,7 +344,15 @@ async function main(): Promise<void> {
   const verified = { verified: 0, bad: 0, duplicates: 0 };
   try {
     const fx = await createFixtures(gateway.url);
-    const admin = String((await api(gateway.url, 'POST', '/oauth/token', { grant_type: 'client_credentials', client_id: benchAdmin.clientId, client_secret: benchAdmin.clientSecret })).access_token);
+    const admin = String(
+      (
+        await api(gateway.url, 'POST', '/oauth/token', {
+          grant_type: 'client_credentials',
+          client_id: benchAdmin.clientId,
+          client_secret: benchAdmin.clientSecret,
+        })
+      ).access_token,
+    );
 
     // One extra warm-up for the JIT and the page cache, so the first run is not the cold one.
     await autocannon(postOptions(gateway.url, fx, warmup));
@@ -369,18 +383,38 @@ async function main(): Promise<void> {
   const offRuns = runs.filter((m) => m.delivered === null);
   const onRuns = runs.filter((m) => m.delivered !== null);
   const rate = (list: Measured[]) => list.reduce((n, m) => n + m.requests, 0) / (list.length * duration);
-  const cpuPerRequest = (list: Measured[]) => (list.every((m) => m.serverCpuUsPerRequest !== null) ? list.reduce((n, m) => n + m.serverCpuUsPerRequest! * m.requests, 0) / list.reduce((n, m) => n + m.requests, 0) : null);
+  const cpuPerRequest = (list: Measured[]) =>
+    list.every((m) => m.serverCpuUsPerRequest !== null)
+      ? list.reduce((n, m) => n + m.serverCpuUsPerRequest! * m.requests, 0) / list.reduce((n, m) => n + m.requests, 0)
+      : null;
   const cost = 1 - rate(onRuns) / rate(offRuns);
   const offCpu = cpuPerRequest(offRuns);
   const onCpu = cpuPerRequest(onRuns);
   const cpuCost = offCpu && onCpu ? onCpu / offCpu - 1 : null;
   // Each "on" run against the "off" run beside it in the ABBA order (1–2, 3–4, …): how much the cost moves between pairs.
-  const pairCosts = runs.flatMap((m, i) => (i % 2 === 1 ? [1 - (m.delivered !== null ? m.reqPerSec / runs[i - 1]!.reqPerSec : runs[i - 1]!.reqPerSec / m.reqPerSec)] : []));
+  const pairCosts = runs.flatMap((m, i) =>
+    i % 2 === 1 ? [1 - (m.delivered !== null ? m.reqPerSec / runs[i - 1]!.reqPerSec : runs[i - 1]!.reqPerSec / m.reqPerSec)] : [],
+  );
   const delivered = onRuns.reduce((n, m) => n + (m.delivered ?? 0), 0);
   const emitted = onRuns.reduce((n, m) => n + m.eventsEmitted, 0);
   const keptUp = delivered >= emitted * 0.95 && onRuns.every((m) => (m.drainMs ?? Infinity) < 2000);
   const rows = [
-    ['run', 'req/s', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', 'server CPU µs/req', 'events/s', 'delivered/s', 'lag p50 ms', 'lag p99 ms', 'lag max ms', 'backlog at end', 'drain ms'],
+    [
+      'run',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      '2xx',
+      'non-2xx',
+      'server CPU µs/req',
+      'events/s',
+      'delivered/s',
+      'lag p50 ms',
+      'lag p99 ms',
+      'lag max ms',
+      'backlog at end',
+      'drain ms',
+    ],
     ...runs.map((m) => [
       m.name,
       fmt(m.reqPerSec),
@@ -401,9 +435,15 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${table(rows)}\n\n`);
   process.stdout.write(`signatures: ${verified.verified} verified, ${verified.bad} bad, ${verified.duplicates} duplicate deliveries\n`);
   process.stdout.write(`req/s: ${fmt(rate(offRuns))} off, ${fmt(rate(onRuns))} on; server CPU per request: ${fmt(offCpu, 1)} µs off, ${fmt(onCpu, 1)} µs on\n`);
-  process.stdout.write(`write-path cost of one active subscriber: ${(100 * cost).toFixed(1)} % req/s` + (cpuCost === null ? '' : `, ${(100 * cpuCost).toFixed(1)} % server CPU per request`) + ` (target ≤ ${100 * target.maxWritePathCost} %)  ${cost <= target.maxWritePathCost ? 'PASS' : 'MISS'}\n`);
+  process.stdout.write(
+    `write-path cost of one active subscriber: ${(100 * cost).toFixed(1)} % req/s` +
+      (cpuCost === null ? '' : `, ${(100 * cpuCost).toFixed(1)} % server CPU per request`) +
+      ` (target ≤ ${100 * target.maxWritePathCost} %)  ${cost <= target.maxWritePathCost ? 'PASS' : 'MISS'}\n`,
+  );
   process.stdout.write(`per pair (runs 1–2, 3–4, …): ${pairCosts.map((c) => `${(100 * c).toFixed(1)} %`).join(', ')}\n`);
-  process.stdout.write(`delivery kept up: ${keptUp ? 'yes' : 'no'} (${fmt(delivered)} of ${fmt(emitted)} events delivered during the "on" runs, each drained within ${fmt(Math.max(...onRuns.map((m) => m.drainMs ?? Infinity)))} ms)\n`);
+  process.stdout.write(
+    `delivery kept up: ${keptUp ? 'yes' : 'no'} (${fmt(delivered)} of ${fmt(emitted)} events delivered during the "on" runs, each drained within ${fmt(Math.max(...onRuns.map((m) => m.drainMs ?? Infinity)))} ms)\n`,
+  );
 
   if (values.profile) {
     if (!readdirSync(profileDir).includes(profileName)) throw new Error(`no profile written at ${path.join(profileDir, profileName)}`);
@@ -413,7 +453,18 @@ async function main(): Promise<void> {
   mkdirSync(resultsDir, { recursive: true });
   const data = {
     at: new Date().toISOString(),
-    environment: { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '?', loadAverage: os.loadavg(), serverCpu: serverCpu ?? null, connections, duration, rounds, warmup, jobPollMs },
+    environment: {
+      node: process.version,
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? '?',
+      loadAverage: os.loadavg(),
+      serverCpu: serverCpu ?? null,
+      connections,
+      duration,
+      rounds,
+      warmup,
+      jobPollMs,
+    },
     runs,
     writePathCost: cost,
     serverCpuCost: cpuCost,

@@ -36,7 +36,15 @@ export async function expectStatus(res: Response, status: number, what: string):
 export async function room(t: TestApp, token: string, locationId: string, body: Record<string, unknown> = {}) {
   const res = await t.request('POST', '/v1/boarding/rooms', {
     token,
-    body: { locationId, name: `Room ${Math.random().toString(36).slice(2, 8)}`, roomType: 'standard', capacity: 1, species: ['dog'], nightlyRate: 5_000, ...body },
+    body: {
+      locationId,
+      name: `Room ${Math.random().toString(36).slice(2, 8)}`,
+      roomType: 'standard',
+      capacity: 1,
+      species: ['dog'],
+      nightlyRate: 5_000,
+      ...body,
+    },
   });
   return (await expectStatus(res, 201, 'room')).body as { id: string; capacity: number; nightlyRate: number; roomType: string };
 }
@@ -53,7 +61,10 @@ export async function booked(t: TestApp, token: string, s: Site, body: Record<st
 }
 
 export async function checkedIn(t: TestApp, token: string, bookingId: string, body: Record<string, unknown> = {}) {
-  return (await expectStatus(await t.request('POST', '/v1/boarding/check-in', { token, body: { bookingId, ...body } }), 200, 'check-in')).body as { id: string; roomId: string };
+  return (await expectStatus(await t.request('POST', '/v1/boarding/check-in', { token, body: { bookingId, ...body } }), 200, 'check-in')).body as {
+    id: string;
+    roomId: string;
+  };
 }
 
 /** Events of a type whose data names `id` in `field`. */

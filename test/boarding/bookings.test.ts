@@ -5,8 +5,25 @@ import { anotherPet, boardingApp, bookStay, booked, dayAfter, eventsOf, room, sc
 
 /** /v1/boarding/bookings: nights, amount, capacity per night and species (race-free), cancel and no-show, lists, scoping, idempotency, events. */
 const stayKeys = [
-  'id', 'kind', 'status', 'petId', 'parentId', 'locationId', 'roomType', 'roomId', 'checkInOn', 'checkOutOn', 'nights', 'amount', 'currency',
-  'invoiceId', 'notes', 'vaccinationOverride', 'createdAt', 'checkedInAt', 'checkedOutAt',
+  'id',
+  'kind',
+  'status',
+  'petId',
+  'parentId',
+  'locationId',
+  'roomType',
+  'roomId',
+  'checkInOn',
+  'checkOutOn',
+  'nights',
+  'amount',
+  'currency',
+  'invoiceId',
+  'notes',
+  'vaccinationOverride',
+  'createdAt',
+  'checkedInAt',
+  'checkedOutAt',
 ].sort();
 
 let t: TestApp;
@@ -29,18 +46,46 @@ test('POST books a stay: nights check-in inclusive, check-out exclusive; amount 
   a.deepEqual(Object.keys(res.body).sort(), stayKeys);
   a.regex(res.body.id, /^bkg_[a-z0-9]{26}$/);
   a.like(res.body, {
-    kind: 'boarding', status: 'reserved', petId: s.pet.id, parentId: s.parent.id, locationId: s.location.id, roomType: 'standard', roomId: null,
-    checkInOn: dayAfter(2), checkOutOn: dayAfter(5), nights: 3, amount: 13_500, currency: 'USD', invoiceId: null, notes: 'Shy with other dogs',
-    vaccinationOverride: null, checkedInAt: null, checkedOutAt: null,
+    kind: 'boarding',
+    status: 'reserved',
+    petId: s.pet.id,
+    parentId: s.parent.id,
+    locationId: s.location.id,
+    roomType: 'standard',
+    roomId: null,
+    checkInOn: dayAfter(2),
+    checkOutOn: dayAfter(5),
+    nights: 3,
+    amount: 13_500,
+    currency: 'USD',
+    invoiceId: null,
+    notes: 'Shy with other dogs',
+    vaccinationOverride: null,
+    checkedInAt: null,
+    checkedOutAt: null,
   });
   a.deepEqual((await t.request('GET', `/v1/boarding/bookings/${res.body.id}`, { token: tokens.reader.accessToken })).body, res.body);
 
   const facts = await t.stores.get('live').db.selectFrom('bookings').selectAll().where('id', '=', res.body.id).executeTakeFirstOrThrow();
-  a.like(facts, { kind: 'boarding', status: 'reserved', provider_id: null, starts_at: `${dayAfter(2)}T00:00:00.000Z`, ends_at: `${dayAfter(5)}T00:00:00.000Z`, amount: 13_500 });
+  a.like(facts, {
+    kind: 'boarding',
+    status: 'reserved',
+    provider_id: null,
+    starts_at: `${dayAfter(2)}T00:00:00.000Z`,
+    ends_at: `${dayAfter(5)}T00:00:00.000Z`,
+    amount: 13_500,
+  });
   const events = await eventsOf(t, 'booking.created', 'bookingId', res.body.id);
   a.is(events.length, 1);
   a.deepEqual(events[0]!.data, {
-    bookingId: res.body.id, petId: s.pet.id, service: 'boarding', amount: 13_500, currency: 'USD', kind: 'boarding', locationId: s.location.id, startsAt: `${dayAfter(2)}T00:00:00.000Z`,
+    bookingId: res.body.id,
+    petId: s.pet.id,
+    service: 'boarding',
+    amount: 13_500,
+    currency: 'USD',
+    kind: 'boarding',
+    locationId: s.location.id,
+    startsAt: `${dayAfter(2)}T00:00:00.000Z`,
   });
 });
 
@@ -86,8 +131,16 @@ test('no_vacancy: full on a night (with the nights), a room type the location la
   assertProblem(a, full, 409, 'no_vacancy');
   a.is(full.body.reason, 'full');
   a.deepEqual(full.body.nights, [dayAfter(2)]);
-  a.is((await bookStay(t, tokens.staff.accessToken, { ...s, pet: second }, { checkInOn: today, checkOutOn: dayAfter(2) })).status, 201, 'the nights before are free');
-  a.is((await bookStay(t, tokens.staff.accessToken, { ...s, pet: second }, { checkInOn: dayAfter(3), checkOutOn: dayAfter(4) })).status, 201, 'the check-out day is free');
+  a.is(
+    (await bookStay(t, tokens.staff.accessToken, { ...s, pet: second }, { checkInOn: today, checkOutOn: dayAfter(2) })).status,
+    201,
+    'the nights before are free',
+  );
+  a.is(
+    (await bookStay(t, tokens.staff.accessToken, { ...s, pet: second }, { checkInOn: dayAfter(3), checkOutOn: dayAfter(4) })).status,
+    201,
+    'the check-out day is free',
+  );
 
   const noType = await bookStay(t, tokens.staff.accessToken, s, { roomType: 'suite' });
   assertProblem(a, noType, 409, 'no_vacancy');
@@ -110,7 +163,11 @@ test('a pet cannot have two reserved or in-house stays over the same nights (409
   const overlap = await bookStay(t, tokens.staff.accessToken, s, { checkInOn: dayAfter(4), checkOutOn: dayAfter(6) });
   assertProblem(a, overlap, 409, 'conflict');
   a.is(overlap.body.bookingId, first.id);
-  a.is((await bookStay(t, tokens.staff.accessToken, s, { checkInOn: dayAfter(5), checkOutOn: dayAfter(6) })).status, 201, 'arriving on the day the first stay leaves');
+  a.is(
+    (await bookStay(t, tokens.staff.accessToken, s, { checkInOn: dayAfter(5), checkOutOn: dayAfter(6) })).status,
+    201,
+    'arriving on the day the first stay leaves',
+  );
   await t.request('POST', `/v1/boarding/bookings/${first.id}/cancel`, { token: tokens.staff.accessToken, body: {} });
   a.is((await bookStay(t, tokens.staff.accessToken, s, { checkInOn: dayAfter(4), checkOutOn: dayAfter(5) })).status, 201);
 });
@@ -134,10 +191,14 @@ test('race: 30 parallel bookings for the last 3 places of a night: exactly 3 × 
   await booked(t, tokens.staff.accessToken, s, { checkInOn: dayAfter(5), checkOutOn: dayAfter(6) });
   await booked(t, tokens.staff.accessToken, { ...s, pet: await anotherPet(t, s) }, { checkInOn: dayAfter(4), checkOutOn: dayAfter(7) });
   const pets = await Promise.all(Array.from({ length: 30 }, () => anotherPet(t, s)));
-  const results = await Promise.all(pets.map((pet) => bookStay(t, tokens.staff.accessToken, { ...s, pet }, { checkInOn: dayAfter(5), checkOutOn: dayAfter(6) })));
+  const results = await Promise.all(
+    pets.map((pet) => bookStay(t, tokens.staff.accessToken, { ...s, pet }, { checkInOn: dayAfter(5), checkOutOn: dayAfter(6) })),
+  );
   a.is(results.filter((r) => r.status === 201).length, 3);
   a.is(results.filter((r) => r.status === 409 && r.body.code === 'no_vacancy').length, 27);
-  const occupancy = await t.request('GET', `/v1/boarding/occupancy?locationId=${s.location.id}&from=${dayAfter(5)}&to=${dayAfter(5)}`, { token: tokens.reader.accessToken });
+  const occupancy = await t.request('GET', `/v1/boarding/occupancy?locationId=${s.location.id}&from=${dayAfter(5)}&to=${dayAfter(5)}`, {
+    token: tokens.reader.accessToken,
+  });
   a.like(occupancy.body.nights[0], { capacity: 5, reserved: 5, checkedIn: 0, available: 0 });
 });
 
@@ -147,13 +208,29 @@ test('cancel and no-show free the nights and emit booking.cancelled; other moves
   const b = await booked(t, tokens.staff.accessToken, s, { checkInOn: dayAfter(1), checkOutOn: dayAfter(3) });
   const early = await t.request('POST', `/v1/boarding/bookings/${b.id}/no-show`, { token: tokens.staff.accessToken, body: {} });
   assertProblem(a, early, 409, 'conflict');
-  const cancelled = await t.request('POST', `/v1/boarding/bookings/${b.id}/cancel`, { token: tokens.staff.accessToken, body: { reason: 'Owner changed plans' } });
+  const cancelled = await t.request('POST', `/v1/boarding/bookings/${b.id}/cancel`, {
+    token: tokens.staff.accessToken,
+    body: { reason: 'Owner changed plans' },
+  });
   a.is(cancelled.status, 200, cancelled.text);
   a.like(cancelled.body, { id: b.id, status: 'cancelled' });
   const events = await eventsOf(t, 'booking.cancelled', 'bookingId', b.id);
-  a.deepEqual(events.map((e) => e.data), [
-    { bookingId: b.id, petId: s.pet.id, service: 'boarding', reason: 'Owner changed plans', kind: 'boarding', status: 'cancelled', amount: b.amount, currency: 'USD', locationId: s.location.id },
-  ]);
+  a.deepEqual(
+    events.map((e) => e.data),
+    [
+      {
+        bookingId: b.id,
+        petId: s.pet.id,
+        service: 'boarding',
+        reason: 'Owner changed plans',
+        kind: 'boarding',
+        status: 'cancelled',
+        amount: b.amount,
+        currency: 'USD',
+        locationId: s.location.id,
+      },
+    ],
+  );
   const again = await t.request('POST', `/v1/boarding/bookings/${b.id}/cancel`, { token: tokens.staff.accessToken, body: {} });
   assertProblem(a, again, 409, 'invalid_state_transition');
   a.is(again.body.currentStatus, 'cancelled');
@@ -167,7 +244,12 @@ test('cancel and no-show free the nights and emit booking.cancelled; other moves
   a.is(noShow.body.status, 'no_show');
   a.like((await eventsOf(t, 'booking.cancelled', 'bookingId', today1.id))[0]!.data, { status: 'no_show', reason: null });
   a.is((await bookStay(t, tokens.staff.accessToken, s, { checkInOn: today, checkOutOn: dayAfter(3) })).status, 201);
-  assertProblem(a, await t.request('POST', `/v1/boarding/bookings/${today1.id}/cancel`, { token: tokens.staff.accessToken, body: {} }), 409, 'invalid_state_transition');
+  assertProblem(
+    a,
+    await t.request('POST', `/v1/boarding/bookings/${today1.id}/cancel`, { token: tokens.staff.accessToken, body: {} }),
+    409,
+    'invalid_state_transition',
+  );
 });
 
 test('GET lists newest first with filters locationId, petId, status, from, to', async (a) => {
@@ -179,7 +261,11 @@ test('GET lists newest first with filters locationId, petId, status, from, to', 
   const b3 = await booked(t, tokens.staff.accessToken, s, { checkInOn: dayAfter(10), checkOutOn: dayAfter(12) });
   await t.request('POST', `/v1/boarding/bookings/${b3.id}/cancel`, { token: tokens.staff.accessToken, body: {} });
   const ids = async (query: string) =>
-    ((await t.request('GET', `/v1/boarding/bookings?locationId=${s.location.id}${query}`, { token: tokens.reader.accessToken })).body.data as Array<{ id: string }>).map((r) => r.id);
+    (
+      (await t.request('GET', `/v1/boarding/bookings?locationId=${s.location.id}${query}`, { token: tokens.reader.accessToken })).body.data as Array<{
+        id: string;
+      }>
+    ).map((r) => r.id);
   a.deepEqual(await ids(''), [b3.id, b2.id, b1.id]);
   a.deepEqual(await ids(`&petId=${dog2.id}`), [b2.id]);
   a.deepEqual(await ids('&status=cancelled'), [b3.id]);
@@ -189,8 +275,13 @@ test('GET lists newest first with filters locationId, petId, status, from, to', 
   a.deepEqual(await ids(`&to=${dayAfter(4)}`), [b1.id]);
   const page = await t.request('GET', `/v1/boarding/bookings?locationId=${s.location.id}&limit=2`, { token: tokens.reader.accessToken });
   a.true(page.body.hasMore);
-  const next = await t.request('GET', `/v1/boarding/bookings?locationId=${s.location.id}&limit=2&cursor=${page.body.nextCursor}`, { token: tokens.reader.accessToken });
-  a.deepEqual(next.body.data.map((r: { id: string }) => r.id), [b1.id]);
+  const next = await t.request('GET', `/v1/boarding/bookings?locationId=${s.location.id}&limit=2&cursor=${page.body.nextCursor}`, {
+    token: tokens.reader.accessToken,
+  });
+  a.deepEqual(
+    next.body.data.map((r: { id: string }) => r.id),
+    [b1.id],
+  );
   assertProblem(a, await t.request('GET', '/v1/boarding/bookings?status=gone', { token: tokens.reader.accessToken }), 400, 'validation_failed');
 });
 
@@ -227,8 +318,16 @@ test('Idempotency-Key: a replayed booking answers the same 201 and books once (o
   a.is((await eventsOf(t, 'booking.created', 'bookingId', first.body.id)).length, 1);
   const other = await bookStay(t, tokens.staff.accessToken, s, { checkOutOn: dayAfter(2) }, 'stay-1');
   assertProblem(a, other, 422, 'idempotency_key_mismatch');
-  const cancel1 = await t.request('POST', `/v1/boarding/bookings/${first.body.id}/cancel`, { token: tokens.staff.accessToken, body: {}, idempotencyKey: 'cancel-1' });
-  const cancel2 = await t.request('POST', `/v1/boarding/bookings/${first.body.id}/cancel`, { token: tokens.staff.accessToken, body: {}, idempotencyKey: 'cancel-1' });
+  const cancel1 = await t.request('POST', `/v1/boarding/bookings/${first.body.id}/cancel`, {
+    token: tokens.staff.accessToken,
+    body: {},
+    idempotencyKey: 'cancel-1',
+  });
+  const cancel2 = await t.request('POST', `/v1/boarding/bookings/${first.body.id}/cancel`, {
+    token: tokens.staff.accessToken,
+    body: {},
+    idempotencyKey: 'cancel-1',
+  });
   a.is(cancel2.status, 200);
   a.deepEqual(cancel2.body, cancel1.body);
   a.is((await eventsOf(t, 'booking.cancelled', 'bookingId', first.body.id)).length, 1);

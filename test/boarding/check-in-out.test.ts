@@ -5,7 +5,11 @@ import { anotherPet, boardingApp, booked, checkedIn, day, dayAfter, eventsOf, ex
 /** Check-in (room pick or check, required vaccinations and the override, walk-ins) and check-out (the finalized invoice). */
 
 const vaccinate = async (t: Awaited<ReturnType<typeof boardingApp>>['t'], admin: string, petId: string, vaccine: string, dueOn: string) =>
-  expectStatus(await t.request('POST', `/v1/pets/${petId}/vaccinations`, { token: admin, body: { vaccine, administeredOn: '2026-06-01', dueOn } }), 201, 'vaccination');
+  expectStatus(
+    await t.request('POST', `/v1/pets/${petId}/vaccinations`, { token: admin, body: { vaccine, administeredOn: '2026-06-01', dueOn } }),
+    201,
+    'vaccination',
+  );
 
 test('check-in picks the cheapest room with space, emits boarding.checked_in; check-out bills the nights stayed at that room’s rate with tax, finalized', async (a) => {
   const { t, tokens, move } = await boardingApp();
@@ -21,7 +25,10 @@ test('check-in picks the cheapest room with space, emits boarding.checked_in; ch
     const at = new Date(start).toISOString();
     a.like(res.body, { id: b.id, status: 'checked_in', roomId: cheap.id, checkedInAt: at, checkedOutAt: null, vaccinationOverride: null });
     const inEvents = await eventsOf(t, 'boarding.checked_in', 'bookingId', b.id);
-    a.deepEqual(inEvents.map((e) => e.data), [{ bookingId: b.id, petId: s.pet.id, roomId: cheap.id, locationId: s.location.id, checkedInAt: at }]);
+    a.deepEqual(
+      inEvents.map((e) => e.data),
+      [{ bookingId: b.id, petId: s.pet.id, roomId: cheap.id, locationId: s.location.id, checkedInAt: at }],
+    );
     const occ = await t.request('GET', `/v1/boarding/occupancy?locationId=${s.location.id}&from=${today}&to=${today}`, { token: tokens.reader.accessToken });
     a.like(occ.body.nights[0], { capacity: 2, reserved: 0, checkedIn: 1, available: 1 });
 
@@ -32,7 +39,17 @@ test('check-in picks the cheapest room with space, emits boarding.checked_in; ch
     a.like(out.body, { id: b.id, status: 'checked_out', checkedOutAt: new Date(start + 2 * day).toISOString() });
     a.regex(out.body.invoiceId, /^inv_/);
     const invoice = (await t.request('GET', `/v1/invoices/${out.body.invoiceId}`, { token: tokens.admin })).body;
-    a.like(invoice, { status: 'open', parentId: s.parent.id, petId: s.pet.id, locationId: s.location.id, currency: 'USD', subtotal: 8_000, tax: 660, total: 8_660, amountDue: 8_660 });
+    a.like(invoice, {
+      status: 'open',
+      parentId: s.parent.id,
+      petId: s.pet.id,
+      locationId: s.location.id,
+      currency: 'USD',
+      subtotal: 8_000,
+      tax: 660,
+      total: 8_660,
+      amountDue: 8_660,
+    });
     a.truthy(invoice.number);
     a.is(invoice.lines.length, 1);
     a.like(invoice.lines[0], { quantity: 2, unitAmount: 4_000, amount: 8_000, taxRateBps: 825, taxAmount: 660, sourceId: b.id });
@@ -42,8 +59,14 @@ test('check-in picks the cheapest room with space, emits boarding.checked_in; ch
     a.is(outEvents.length, 1);
     a.like(outEvents[0]!.data, { bookingId: b.id, petId: s.pet.id, invoiceId: out.body.invoiceId, nights: 2, amount: 8_660, currency: 'USD' });
     a.is((await eventsOf(t, 'invoice.finalized', 'invoiceId', out.body.invoiceId)).length, 1);
-    const freed = await t.request('GET', `/v1/boarding/occupancy?locationId=${s.location.id}&from=${dayAfter(1)}&to=${dayAfter(2)}`, { token: tokens.reader.accessToken });
-    a.deepEqual(freed.body.nights.map((n: { checkedIn: number }) => n.checkedIn), [1, 0], 'past nights stay counted in house; the unused night is free');
+    const freed = await t.request('GET', `/v1/boarding/occupancy?locationId=${s.location.id}&from=${dayAfter(1)}&to=${dayAfter(2)}`, {
+      token: tokens.reader.accessToken,
+    });
+    a.deepEqual(
+      freed.body.nights.map((n: { checkedIn: number }) => n.checkedIn),
+      [1, 0],
+      'past nights stay counted in house; the unused night is free',
+    );
 
     const twice = await t.request('POST', '/v1/boarding/check-out', { token: tokens.staff.accessToken, body: { bookingId: b.id } });
     assertProblem(a, twice, 409, 'invalid_state_transition');
@@ -68,9 +91,19 @@ test('check-out of a stay not checked in, and check-in before the check-in day: 
     assertProblem(a, await t.request('POST', '/v1/boarding/check-in', { token: tokens.staff.accessToken, body: { bookingId: future.id } }), 409, 'conflict');
 
     for (const other of [suite.id, cattery.id]) {
-      assertProblem(a, await t.request('POST', '/v1/boarding/check-in', { token: tokens.staff.accessToken, body: { bookingId: b.id, roomId: other } }), 409, 'room_unavailable');
+      assertProblem(
+        a,
+        await t.request('POST', '/v1/boarding/check-in', { token: tokens.staff.accessToken, body: { bookingId: b.id, roomId: other } }),
+        409,
+        'room_unavailable',
+      );
     }
-    assertProblem(a, await t.request('POST', '/v1/boarding/check-in', { token: tokens.staff.accessToken, body: { bookingId: b.id, roomId: 'room_nothere' } }), 400, 'resource_missing');
+    assertProblem(
+      a,
+      await t.request('POST', '/v1/boarding/check-in', { token: tokens.staff.accessToken, body: { bookingId: b.id, roomId: 'room_nothere' } }),
+      400,
+      'resource_missing',
+    );
     const inRoom = await checkedIn(t, tokens.staff.accessToken, b.id, { roomId: r1.id });
     a.is(inRoom.roomId, r1.id);
 
@@ -84,7 +117,12 @@ test('check-out of a stay not checked in, and check-in before the check-in day: 
     const r3 = await room(t, tokens.staff.accessToken, s.location.id, { capacity: 1 });
     const b3 = await booked(t, tokens.staff.accessToken, { ...s, pet: await anotherPet(t, s) }, { checkInOn: today, checkOutOn: dayAfter(1) });
     await t.request('PATCH', `/v1/boarding/rooms/${r3.id}`, { token: tokens.staff.accessToken, body: { active: false } });
-    assertProblem(a, await t.request('POST', '/v1/boarding/check-in', { token: tokens.staff.accessToken, body: { bookingId: b3.id } }), 409, 'room_unavailable');
+    assertProblem(
+      a,
+      await t.request('POST', '/v1/boarding/check-in', { token: tokens.staff.accessToken, body: { bookingId: b3.id } }),
+      409,
+      'room_unavailable',
+    );
     const stay = await t.request('GET', `/v1/boarding/bookings/${b3.id}`, { token: tokens.reader.accessToken });
     a.is(stay.body.status, 'reserved', 'nothing changed');
   } finally {
@@ -104,32 +142,55 @@ test('vaccinations_required lists what is missing or expires before check-out; s
     const refused = await t.request('POST', '/v1/boarding/check-in', { token: tokens.staff.accessToken, body: { bookingId: b.id } });
     assertProblem(a, refused, 422, 'vaccinations_required');
     a.deepEqual(refused.body.missing, ['DHPP', 'Bordetella']);
-    const staffOverride = await t.request('POST', '/v1/boarding/check-in', { token: tokens.staff.accessToken, body: { bookingId: b.id, vaccinationOverride: { reason: 'Owner shows paper certificate' } } });
+    const staffOverride = await t.request('POST', '/v1/boarding/check-in', {
+      token: tokens.staff.accessToken,
+      body: { bookingId: b.id, vaccinationOverride: { reason: 'Owner shows paper certificate' } },
+    });
     assertProblem(a, staffOverride, 403, 'forbidden_role');
     a.is((await t.request('GET', `/v1/boarding/bookings/${b.id}`, { token: tokens.reader.accessToken })).body.status, 'reserved');
-    const blank = await t.request('POST', '/v1/boarding/check-in', { token: tokens.doctor.accessToken, body: { bookingId: b.id, vaccinationOverride: { reason: ' ' } } });
+    const blank = await t.request('POST', '/v1/boarding/check-in', {
+      token: tokens.doctor.accessToken,
+      body: { bookingId: b.id, vaccinationOverride: { reason: ' ' } },
+    });
     assertProblem(a, blank, 400, 'validation_failed');
     a.deepEqual(fieldsOf(blank), ['vaccinationOverride.reason']);
 
-    const ok = await t.request('POST', '/v1/boarding/check-in', { token: tokens.doctor.accessToken, body: { bookingId: b.id, vaccinationOverride: { reason: 'Paper certificate seen' } } });
+    const ok = await t.request('POST', '/v1/boarding/check-in', {
+      token: tokens.doctor.accessToken,
+      body: { bookingId: b.id, vaccinationOverride: { reason: 'Paper certificate seen' } },
+    });
     a.is(ok.status, 200, ok.text);
-    a.deepEqual(ok.body.vaccinationOverride, { reason: 'Paper certificate seen', clientId: tokens.doctor.id, role: 'doctor', missing: ['DHPP', 'Bordetella'], at: new Date(start).toISOString() });
+    a.deepEqual(ok.body.vaccinationOverride, {
+      reason: 'Paper certificate seen',
+      clientId: tokens.doctor.id,
+      role: 'doctor',
+      missing: ['DHPP', 'Bordetella'],
+      at: new Date(start).toISOString(),
+    });
     await t.app.audit.flush();
     const audit = await t.request('GET', `/v1/audit-events?resourceId=${b.id}`, { token: tokens.admin });
-    const calls = (audit.body.data as Array<{ route: string; status: number; clientId: string; role: string }>).filter((e) => e.route === 'POST /v1/boarding/check-in');
-    a.true(calls.some((e) => e.status === 200 && e.clientId === tokens.doctor.id && e.role === 'doctor'), JSON.stringify(audit.body));
+    const calls = (audit.body.data as Array<{ route: string; status: number; clientId: string; role: string }>).filter(
+      (e) => e.route === 'POST /v1/boarding/check-in',
+    );
+    a.true(
+      calls.some((e) => e.status === 200 && e.clientId === tokens.doctor.id && e.role === 'doctor'),
+      JSON.stringify(audit.body),
+    );
 
     // Up to date: no override needed. A cat needs only FVRCP; an admin may override too.
     const dog = await anotherPet(t, s);
     for (const v of ['Rabies', 'DHPP', 'bordetella']) await vaccinate(t, tokens.admin, dog.id, v, dayAfter(3));
     const b2 = await booked(t, tokens.staff.accessToken, { ...s, pet: dog }, { checkInOn: today, checkOutOn: dayAfter(3) });
-    a.is((await checkedIn(t, tokens.staff.accessToken, b2.id) as unknown as { vaccinationOverride: null }).vaccinationOverride, null);
+    a.is(((await checkedIn(t, tokens.staff.accessToken, b2.id)) as unknown as { vaccinationOverride: null }).vaccinationOverride, null);
     await room(t, tokens.staff.accessToken, s.location.id, { species: ['cat'] });
     const cat = await anotherPet(t, s, { species: 'cat' });
     const b3 = await booked(t, tokens.staff.accessToken, { ...s, pet: cat }, { checkInOn: today, checkOutOn: dayAfter(1) });
     const catRefused = await t.request('POST', '/v1/boarding/check-in', { token: tokens.staff.accessToken, body: { bookingId: b3.id } });
     a.deepEqual(catRefused.body.missing, ['FVRCP']);
-    const admin = await t.request('POST', '/v1/boarding/check-in', { token: tokens.admin, body: { bookingId: b3.id, vaccinationOverride: { reason: 'Vet on site checked' } } });
+    const admin = await t.request('POST', '/v1/boarding/check-in', {
+      token: tokens.admin,
+      body: { bookingId: b3.id, vaccinationOverride: { reason: 'Vet on site checked' } },
+    });
     a.is(admin.status, 200, admin.text);
     a.like(admin.body.vaccinationOverride, { role: 'admin', missing: ['FVRCP'] });
   } finally {

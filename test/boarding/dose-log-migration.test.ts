@@ -25,7 +25,10 @@ test('duplicates logged before the rule become chains (the latest counts); check
   const { location, pet } = await createHousehold(t);
   await room(t, admin, location.id, { capacity: 2, nightlyRate: 5_000 });
   const stay = await expectStatus(
-    await t.request('POST', '/v1/boarding/bookings', { token: admin, body: { petId: pet.id, locationId: location.id, roomType: 'standard', checkInOn: today, checkOutOn: dayAfter(3) } }),
+    await t.request('POST', '/v1/boarding/bookings', {
+      token: admin,
+      body: { petId: pet.id, locationId: location.id, roomType: 'standard', checkInOn: today, checkOutOn: dayAfter(3) },
+    }),
     201,
     'booking',
   );
@@ -39,7 +42,10 @@ test('duplicates logged before the rule become chains (the latest counts); check
     'plan',
   );
   const log = (scheduledFor: string) =>
-    t.request('POST', `/v1/boarding/care-plans/${plan.body.id}/doses`, { token: admin, body: { medication: 'Apoquel', scheduledFor, outcome: 'given', givenBy: 'Sam' } });
+    t.request('POST', `/v1/boarding/care-plans/${plan.body.id}/doses`, {
+      token: admin,
+      body: { medication: 'Apoquel', scheduledFor, outcome: 'given', givenBy: 'Sam' },
+    });
   const tonight = (await expectStatus(await log(`${today}T20:00:00Z`), 201, 'tonight')).body.id as string;
   const morning = (await expectStatus(await log(`${dayAfter(1)}T08:00:00Z`), 201, 'morning')).body.id as string;
   await t.close({ keepData: true });
@@ -52,7 +58,10 @@ test('duplicates logged before the rule become chains (the latest counts); check
     const previous = names[names.indexOf(migration) - 1]!;
     const down = await createMigrator(handle.db).migrateTo(previous);
     a.falsy(down.error);
-    a.false(all<{ name: string }>(handle.sqlite, 'PRAGMA table_info(boarding_doses)').some((c) => c.name === 'supersedes'), 'down drops the column');
+    a.false(
+      all<{ name: string }>(handle.sqlite, 'PRAGMA table_info(boarding_doses)').some((c) => c.name === 'supersedes'),
+      'down drops the column',
+    );
     const copy = handle.sqlite.prepare(`
       INSERT INTO boarding_doses (id, tenant_id, care_plan_id, booking_id, medication, medication_key, scheduled_for, outcome, given_by, notes, recorded_by_client_id, created_at)
       SELECT ?, tenant_id, care_plan_id, booking_id, medication, medication_key, scheduled_for, ?, given_by, 'logged again', recorded_by_client_id, created_at FROM boarding_doses WHERE id = ?`);
@@ -95,7 +104,10 @@ test('duplicates logged before the rule become chains (the latest counts); check
     const invoice = (await t.request('GET', `/v1/invoices/${out.body.invoiceId}`, { token: admin })).body;
     a.deepEqual(
       invoice.lines.map((l: Record<string, unknown>) => [l.quantity, l.unitAmount]),
-      [[2, 5_000], [1, 250]],
+      [
+        [2, 5_000],
+        [1, 250],
+      ],
     );
   } finally {
     await t.close();

@@ -22,10 +22,18 @@ async function stayWithPlan(ctx: Ctx, location: Record<string, unknown> = {}) {
   await room(t, tokens.staff.accessToken, s.location.id, { capacity: 5, nightlyRate: 5_000 });
   const b = await booked(t, tokens.staff.accessToken, s, { checkInOn: today, checkOutOn: dayAfter(3) });
   await checkedIn(t, tokens.staff.accessToken, b.id);
-  const plan = (await expectStatus(await t.request('POST', '/v1/boarding/care-plans', { token: tokens.staff.accessToken, body: { bookingId: b.id, feeding: [], medications } }), 201, 'care plan'))
-    .body as { id: string };
+  const plan = (
+    await expectStatus(
+      await t.request('POST', '/v1/boarding/care-plans', { token: tokens.staff.accessToken, body: { bookingId: b.id, feeding: [], medications } }),
+      201,
+      'care plan',
+    )
+  ).body as { id: string };
   const log = (body: Record<string, unknown>) =>
-    t.request('POST', `/v1/boarding/care-plans/${plan.id}/doses`, { token: tokens.staff.accessToken, body: { medication: 'Apoquel', outcome: 'given', givenBy: 'Sam', ...body } });
+    t.request('POST', `/v1/boarding/care-plans/${plan.id}/doses`, {
+      token: tokens.staff.accessToken,
+      body: { medication: 'Apoquel', outcome: 'given', givenBy: 'Sam', ...body },
+    });
   return { s, b, plan, log };
 }
 
@@ -56,7 +64,14 @@ test('24 parallel POSTs of the same dose: exactly one 201, the rest 409 dose_alr
 
     await ctx.move(start + 2 * day);
     const lines = await checkOutLines(ctx, b.id);
-    a.deepEqual(lines.map(([, quantity, unitAmount]) => [quantity, unitAmount]), [[2, 5_000], [1, 250]], 'two nights and one dose');
+    a.deepEqual(
+      lines.map(([, quantity, unitAmount]) => [quantity, unitAmount]),
+      [
+        [2, 5_000],
+        [1, 250],
+      ],
+      'two nights and one dose',
+    );
     a.is(lines[1]![0], 'Medication: Apoquel 16 mg (1 dose given)');
   } finally {
     await t.close();
@@ -126,7 +141,9 @@ test('a correction supersedes the latest entry of its dose; only the latest coun
     assertProblem(a, again, 409, 'dose_already_logged');
     a.is(again.body.doseId, first.id);
 
-    const refused = (await expectStatus(await log({ scheduledFor: tonight, outcome: 'refused', notes: 'Spat it out', supersedes: first.id }), 201, 'correction')).body;
+    const refused = (
+      await expectStatus(await log({ scheduledFor: tonight, outcome: 'refused', notes: 'Spat it out', supersedes: first.id }), 201, 'correction')
+    ).body;
     a.like(refused, { supersedes: first.id, outcome: 'refused', scheduledFor: `${today}T20:00:00.000Z` });
     const stale = await log({ scheduledFor: tonight, supersedes: first.id });
     assertProblem(a, stale, 409, 'dose_already_logged');
@@ -160,17 +177,46 @@ test('a correction supersedes the latest entry of its dose; only the latest coun
     const wrong = (await expectStatus(await log({ scheduledFor: `${dayAfter(1)}T20:00:00Z` }), 201, '2 Dec 20:00')).body;
     await expectStatus(await log({ scheduledFor: `${dayAfter(1)}T20:00:00Z`, outcome: 'skipped', supersedes: wrong.id }), 201, '2 Dec 20:00 corrected');
 
-    const listed = (await t.request('GET', `/v1/boarding/care-plans/${plan.id}/doses`, { token: tokens.reader.accessToken })).body.data as Array<{ id: string; supersedes: string | null }>;
-    a.deepEqual(listed.slice(3).map((d) => [d.id, d.supersedes]), [[latest.id, refused.id], [refused.id, first.id], [first.id, null]], 'the log keeps every entry, newest first');
+    const listed = (await t.request('GET', `/v1/boarding/care-plans/${plan.id}/doses`, { token: tokens.reader.accessToken })).body.data as Array<{
+      id: string;
+      supersedes: string | null;
+    }>;
+    a.deepEqual(
+      listed.slice(3).map((d) => [d.id, d.supersedes]),
+      [
+        [latest.id, refused.id],
+        [refused.id, first.id],
+        [first.id, null],
+      ],
+      'the log keeps every entry, newest first',
+    );
 
     // SQLite refuses a second entry for a dose, a second correction of an entry, and a correction of another dose.
     const db = t.stores.get('live').db;
     const row = await db.selectFrom('boarding_doses').selectAll().where('id', '=', first.id).executeTakeFirstOrThrow();
-    await a.throwsAsync(db.insertInto('boarding_doses').values({ ...row, id: 'dos_sqlite_root' }).execute(), { message: /UNIQUE/ });
-    await a.throwsAsync(db.insertInto('boarding_doses').values({ ...row, id: 'dos_sqlite_fork', supersedes: first.id }).execute(), { message: /UNIQUE/ });
-    await a.throwsAsync(db.insertInto('boarding_doses').values({ ...row, id: 'dos_sqlite_other', scheduled_for: `${dayAfter(2)}T08:00:00.000Z`, supersedes: latest.id }).execute(), {
-      message: /same plan, medication and scheduled time/,
-    });
+    await a.throwsAsync(
+      db
+        .insertInto('boarding_doses')
+        .values({ ...row, id: 'dos_sqlite_root' })
+        .execute(),
+      { message: /UNIQUE/ },
+    );
+    await a.throwsAsync(
+      db
+        .insertInto('boarding_doses')
+        .values({ ...row, id: 'dos_sqlite_fork', supersedes: first.id })
+        .execute(),
+      { message: /UNIQUE/ },
+    );
+    await a.throwsAsync(
+      db
+        .insertInto('boarding_doses')
+        .values({ ...row, id: 'dos_sqlite_other', scheduled_for: `${dayAfter(2)}T08:00:00.000Z`, supersedes: latest.id })
+        .execute(),
+      {
+        message: /same plan, medication and scheduled time/,
+      },
+    );
 
     // Billed: 1 Dec 20:00 (latest: given) and 2 Dec 08:00; not 2 Dec 20:00 (latest: skipped), nor the corrected entries.
     await ctx.move(start + 2 * day);

@@ -24,13 +24,26 @@ test('per night and room type: capacity of active rooms, reserved, checked in, a
   const inHouse = await booked(t, tokens.staff.accessToken, s, { checkInOn: today, checkOutOn: dayAfter(2) });
   await checkedIn(t, tokens.staff.accessToken, inHouse.id);
   await booked(t, tokens.staff.accessToken, { ...s, pet: await anotherPet(t, s) }, { checkInOn: dayAfter(1), checkOutOn: dayAfter(3) });
-  await booked(t, tokens.staff.accessToken, { ...s, pet: await anotherPet(t, s, { species: 'cat' }) }, { roomType: 'cattery', checkInOn: dayAfter(1), checkOutOn: dayAfter(2) });
+  await booked(
+    t,
+    tokens.staff.accessToken,
+    { ...s, pet: await anotherPet(t, s, { species: 'cat' }) },
+    { roomType: 'cattery', checkInOn: dayAfter(1), checkOutOn: dayAfter(2) },
+  );
   const cancelled = await booked(t, tokens.staff.accessToken, { ...s, pet: await anotherPet(t, s) }, { checkInOn: today, checkOutOn: dayAfter(3) });
   await t.request('POST', `/v1/boarding/bookings/${cancelled.id}/cancel`, { token: tokens.staff.accessToken, body: {} });
 
-  const res = await t.request('GET', `/v1/boarding/occupancy?locationId=${s.location.id}&from=${today}&to=${dayAfter(3)}`, { token: tokens.reader.accessToken });
+  const res = await t.request('GET', `/v1/boarding/occupancy?locationId=${s.location.id}&from=${today}&to=${dayAfter(3)}`, {
+    token: tokens.reader.accessToken,
+  });
   a.is(res.status, 200, res.text);
-  const type = (roomType: string, capacity: number, reserved: number, checkedIn: number) => ({ roomType, capacity, reserved, checkedIn, available: capacity - reserved - checkedIn });
+  const type = (roomType: string, capacity: number, reserved: number, checkedIn: number) => ({
+    roomType,
+    capacity,
+    reserved,
+    checkedIn,
+    available: capacity - reserved - checkedIn,
+  });
   const night = (date: string, types: ReturnType<typeof type>[]) => ({
     date,
     capacity: types.reduce((n, x) => n + x.capacity, 0),
@@ -52,7 +65,13 @@ test('per night and room type: capacity of active rooms, reserved, checked in, a
   });
   // The totals occupancy reads are the per-species counters summed.
   const db = t.stores.get('live').db;
-  const totals = await db.selectFrom('boarding_night_totals').select(['night', 'room_type', 'reserved', 'checked_in']).where('location_id', '=', s.location.id).orderBy('night').orderBy('room_type').execute();
+  const totals = await db
+    .selectFrom('boarding_night_totals')
+    .select(['night', 'room_type', 'reserved', 'checked_in'])
+    .where('location_id', '=', s.location.id)
+    .orderBy('night')
+    .orderBy('room_type')
+    .execute();
   const summed = await db
     .selectFrom('boarding_nights')
     .select(['night', 'room_type', (eb) => eb.fn.sum<number>('reserved').as('reserved'), (eb) => eb.fn.sum<number>('checked_in').as('checked_in')])
@@ -61,7 +80,10 @@ test('per night and room type: capacity of active rooms, reserved, checked in, a
     .orderBy('night')
     .orderBy('room_type')
     .execute();
-  a.deepEqual(totals, summed.map((r) => ({ ...r, reserved: Number(r.reserved), checked_in: Number(r.checked_in) })));
+  a.deepEqual(
+    totals,
+    summed.map((r) => ({ ...r, reserved: Number(r.reserved), checked_in: Number(r.checked_in) })),
+  );
 });
 
 test('validation: to before from, more than 92 nights, missing fields: 400 on the field', async (a) => {
@@ -77,7 +99,9 @@ test('validation: to before from, more than 92 nights, missing fields: 400 on th
     assertProblem(a, res, 400, 'validation_failed');
     a.deepEqual(fieldsOf(res), [field], query);
   }
-  const max = await t.request('GET', `/v1/boarding/occupancy?locationId=${s.location.id}&from=${today}&to=${dayAfter(91)}`, { token: tokens.reader.accessToken });
+  const max = await t.request('GET', `/v1/boarding/occupancy?locationId=${s.location.id}&from=${today}&to=${dayAfter(91)}`, {
+    token: tokens.reader.accessToken,
+  });
   a.is(max.status, 200);
   a.is(max.body.nights.length, 92);
   a.deepEqual(max.body.nights[0], { date: today, capacity: 0, reserved: 0, checkedIn: 0, available: 0, byRoomType: [] });
@@ -92,7 +116,12 @@ test('401, 403, and another location’s client (or an unknown location) gets 40
   const elsewhere = await site(t);
   const scoped = await scopedClient(t, [elsewhere.location.id], ['bookings.read']);
   assertProblem(a, await t.request('GET', path, { token: scoped.accessToken }), 404, 'not_found');
-  assertProblem(a, await t.request('GET', `/v1/boarding/occupancy?locationId=loc_unknown&from=${today}&to=${today}`, { token: tokens.reader.accessToken }), 404, 'not_found');
+  assertProblem(
+    a,
+    await t.request('GET', `/v1/boarding/occupancy?locationId=loc_unknown&from=${today}&to=${today}`, { token: tokens.reader.accessToken }),
+    404,
+    'not_found',
+  );
 });
 
 test('a repeated read is answered from the cache only while nothing it reads changed: a booking, a check-in, a room change and a cancel each show at once', async (a) => {

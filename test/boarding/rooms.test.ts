@@ -26,7 +26,16 @@ test('POST creates a room with every field; GET reads it back; PATCH renames, re
   a.is(res.status, 201, res.text);
   a.deepEqual(Object.keys(res.body).sort(), roomKeys);
   a.regex(res.body.id, /^room_[a-z0-9]{26}$/);
-  a.like(res.body, { locationId: s.location.id, name: 'Suite 1', roomType: 'suite', capacity: 2, species: ['dog', 'cat'], nightlyRate: 7_500, currency: 'EUR', active: true });
+  a.like(res.body, {
+    locationId: s.location.id,
+    name: 'Suite 1',
+    roomType: 'suite',
+    capacity: 2,
+    species: ['dog', 'cat'],
+    nightlyRate: 7_500,
+    currency: 'EUR',
+    active: true,
+  });
   const read = await t.request('GET', `/v1/boarding/rooms/${res.body.id}`, { token: tokens.reader.accessToken });
   a.deepEqual(read.body, res.body);
 
@@ -46,7 +55,11 @@ test('GET lists newest first with filters locationId, roomType and active', asyn
   const off = await room(t, tokens.staff.accessToken, other.location.id, { roomType: 'cattery', species: ['cat'] });
   await t.request('PATCH', `/v1/boarding/rooms/${off.id}`, { token: tokens.staff.accessToken, body: { active: false } });
   const ids = async (query: string) =>
-    ((await t.request('GET', `/v1/boarding/rooms?locationId=${other.location.id}${query}`, { token: tokens.reader.accessToken })).body.data as Array<{ id: string }>).map((r) => r.id);
+    (
+      (await t.request('GET', `/v1/boarding/rooms?locationId=${other.location.id}${query}`, { token: tokens.reader.accessToken })).body.data as Array<{
+        id: string;
+      }>
+    ).map((r) => r.id);
   a.deepEqual(await ids(''), [off.id, cattery.id, std.id]);
   a.deepEqual(await ids('&roomType=cattery'), [off.id, cattery.id]);
   a.deepEqual(await ids('&active=true'), [cattery.id, std.id]);
@@ -57,7 +70,7 @@ test('GET lists newest first with filters locationId, roomType and active', asyn
 
 test('validation: 400 naming the field, nothing written', async (a) => {
   const base = { locationId: s.location.id, name: 'Never', roomType: 'standard', capacity: 1, species: ['dog'], nightlyRate: 100 };
-    for (const [body, field] of [
+  for (const [body, field] of [
     [{ ...base, capacity: 0 }, 'capacity'],
     [{ ...base, nightlyRate: -1 }, 'nightlyRate'],
     [{ ...base, nightlyRate: 1.5 }, 'nightlyRate'],
@@ -76,7 +89,10 @@ test('validation: 400 naming the field, nothing written', async (a) => {
   assertProblem(a, missing, 400, 'resource_missing');
   const written = await t.stores.get('live').db.selectFrom('boarding_rooms').select('id').where('name', '=', 'Never').execute();
   a.is(written.length, 0);
-  const patch = await t.request('PATCH', `/v1/boarding/rooms/${(await room(t, tokens.staff.accessToken, s.location.id)).id}`, { token: tokens.staff.accessToken, body: {} });
+  const patch = await t.request('PATCH', `/v1/boarding/rooms/${(await room(t, tokens.staff.accessToken, s.location.id)).id}`, {
+    token: tokens.staff.accessToken,
+    body: {},
+  });
   assertProblem(a, patch, 400, 'validation_failed');
 });
 
@@ -85,7 +101,12 @@ test('401 without a token, 403 without the bookings scope or with read only; ano
   assertProblem(a, await t.request('GET', '/v1/boarding/rooms', {}), 401, 'unauthorized');
   const petsOnly = await t.client({ role: 'staff', scopes: ['pets'] });
   assertProblem(a, await t.request('GET', '/v1/boarding/rooms', { token: petsOnly.accessToken }), 403, 'insufficient_scope');
-  assertProblem(a, await t.request('PATCH', `/v1/boarding/rooms/${r.id}`, { token: tokens.reader.accessToken, body: { name: 'x' } }), 403, 'insufficient_scope');
+  assertProblem(
+    a,
+    await t.request('PATCH', `/v1/boarding/rooms/${r.id}`, { token: tokens.reader.accessToken, body: { name: 'x' } }),
+    403,
+    'insufficient_scope',
+  );
 
   const elsewhere = await site(t);
   const scoped = await scopedClient(t, [elsewhere.location.id]);
@@ -109,8 +130,16 @@ test('Idempotency-Key replays the create and the patch', async (a) => {
   a.deepEqual(again.body, first.body);
   const rows = await t.stores.get('live').db.selectFrom('boarding_rooms').select('id').where('name', '=', 'Replay').execute();
   a.is(rows.length, 1);
-  const p1 = await t.request('PATCH', `/v1/boarding/rooms/${first.body.id}`, { token: tokens.staff.accessToken, body: { capacity: 4 }, idempotencyKey: 'room-patch-1' });
-  const p2 = await t.request('PATCH', `/v1/boarding/rooms/${first.body.id}`, { token: tokens.staff.accessToken, body: { capacity: 4 }, idempotencyKey: 'room-patch-1' });
+  const p1 = await t.request('PATCH', `/v1/boarding/rooms/${first.body.id}`, {
+    token: tokens.staff.accessToken,
+    body: { capacity: 4 },
+    idempotencyKey: 'room-patch-1',
+  });
+  const p2 = await t.request('PATCH', `/v1/boarding/rooms/${first.body.id}`, {
+    token: tokens.staff.accessToken,
+    body: { capacity: 4 },
+    idempotencyKey: 'room-patch-1',
+  });
   a.is(p2.headers.get('idempotent-replayed'), 'true');
   a.deepEqual(p2.body, p1.body);
 });

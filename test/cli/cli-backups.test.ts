@@ -66,7 +66,10 @@ test('without a key an archive leaves the data dir only with --unencrypted, whic
   const elsewhere = path.join(scratch, 'second-disk');
   const refused = await cli({ PETCARE_DATA_DIR: app.dataDir, PETCARE_BACKUP_DIR: elsewhere }, 'backup');
   t.is(refused.code, 1);
-  t.regex(refused.stderr.trim(), /^error: refusing to write an unencrypted archive: an archive holds the token signing key and the data key.*PETCARE_BACKUP_KEY_FILE.*--unencrypted to write it anyway$/);
+  t.regex(
+    refused.stderr.trim(),
+    /^error: refusing to write an unencrypted archive: an archive holds the token signing key and the data key.*PETCARE_BACKUP_KEY_FILE.*--unencrypted to write it anyway$/,
+  );
   t.false(existsSync(elsewhere) && readdirSync(elsewhere).length > 0);
 
   const asked = await cli({ PETCARE_DATA_DIR: app.dataDir, PETCARE_BACKUP_DIR: elsewhere }, 'backup', '--unencrypted');
@@ -149,7 +152,10 @@ test('restore refuses while another process holds the data dir; usage mistakes a
   t.teardown(() => lock.release());
   const held = await cli({ PETCARE_DATA_DIR: dataDir }, 'restore', path.join(scratch, 'any.tar.gz'), '--force');
   t.is(held.code, 1);
-  t.regex(held.stderr.trim(), /^error: \S+ is in use by an appliance process \(pid \d+ on host .+\), which holds \S+appliance\.lock; stop every appliance using this data dir \(each container on the volume\) before restoring$/);
+  t.regex(
+    held.stderr.trim(),
+    /^error: \S+ is in use by an appliance process \(pid \d+ on host .+\), which holds \S+appliance\.lock; stop every appliance using this data dir \(each container on the volume\) before restoring$/,
+  );
   t.is((await cli({}, 'restore')).code, 2);
   t.is((await cli({}, 'backup', '--force')).code, 2);
   t.is((await cli({}, 'backup', 'verify', 'a', '--unencrypted')).code, 2);

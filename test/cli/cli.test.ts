@@ -39,7 +39,16 @@ test.after.always(() => {
 test('help lists the commands', async (a) => {
   const res = await cli(offlineDir, 'help');
   a.is(res.code, 0);
-  for (const command of ['clients list', 'clients create', 'clients disable', 'clients enable', 'clients rotate-secret', 'locations list', 'locations create', 'keys rotate']) {
+  for (const command of [
+    'clients list',
+    'clients create',
+    'clients disable',
+    'clients enable',
+    'clients rotate-secret',
+    'locations list',
+    'locations create',
+    'keys rotate',
+  ]) {
     a.true(res.stdout.includes(command), command);
   }
 });
@@ -50,8 +59,20 @@ test('clients create prints the id and the secret once, and list shows the clien
 
   const created = await cliJson(
     offlineDir,
-    'clients', 'create', '--name', 'Front desk', '--role', 'staff', '--scopes', 'pets bookings',
-    '--locations', location.id, '--ip-allowlist', '10.0.0.0/8,192.168.1.1', '--rate-limit', '1000',
+    'clients',
+    'create',
+    '--name',
+    'Front desk',
+    '--role',
+    'staff',
+    '--scopes',
+    'pets bookings',
+    '--locations',
+    location.id,
+    '--ip-allowlist',
+    '10.0.0.0/8,192.168.1.1',
+    '--rate-limit',
+    '1000',
   );
   a.regex(created.id, /^cli_/);
   a.regex(created.clientId, /^pk_live_/);
@@ -154,9 +175,7 @@ test('a data dir that was never bootstrapped is refused, not created', async (a)
 
 // ---------------------------------------------------------------- against a running appliance
 
-
 const t = useTestApp(test);
-
 
 test('a running app accepts a CLI-made client and notices a CLI disable on the next request', async (a) => {
   const created = await cliJson(t.dataDir, 'clients', 'create', '--name', 'Reception', '--role', 'staff', '--scopes', 'pets');

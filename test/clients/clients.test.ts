@@ -2,7 +2,21 @@ import test from 'ava';
 import { createLocation } from '../helpers/factories.js';
 import { type TokenSet, useTestApp } from '../helpers/test-app.js';
 
-const clientKeys = ['id', 'clientId', 'name', 'role', 'scopes', 'environment', 'locationIds', 'ipAllowlist', 'rateLimitPerMinute', 'disabled', 'apiVersion', 'createdAt', 'updatedAt'].sort();
+const clientKeys = [
+  'id',
+  'clientId',
+  'name',
+  'role',
+  'scopes',
+  'environment',
+  'locationIds',
+  'ipAllowlist',
+  'rateLimitPerMinute',
+  'disabled',
+  'apiVersion',
+  'createdAt',
+  'updatedAt',
+].sort();
 const withSecretKeys = [...clientKeys, 'clientSecret'].sort();
 
 // Tests that compare table-wide counts or move the clock run serially (AVA runs them before concurrent ones).
@@ -112,7 +126,10 @@ test('scopes beyond the role answer 400 naming each offending scope; nothing is 
     const res = await create({ name: `Overreach ${role} ${scopes.join(',')}`, role, scopes });
     a.is(res.status, 400, `${role} ${scopes}: ${res.text}`);
     a.is(res.body.code, 'validation_failed');
-    a.deepEqual(res.body.errors.map((e: { field: string }) => e.field), fields);
+    a.deepEqual(
+      res.body.errors.map((e: { field: string }) => e.field),
+      fields,
+    );
   }
   const made = await live().selectFrom('api_clients').select('id').where('name', 'like', 'Overreach%').execute();
   a.is(made.length, 0);
@@ -187,7 +204,10 @@ test('POST /v1/clients: a location that does not exist answers 400 resource_miss
   const res = await create({ locationIds: [locA.id, 'loc_ghost'] });
   a.is(res.status, 400);
   a.is(res.body.code, 'resource_missing');
-  a.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['locationIds']);
+  a.deepEqual(
+    res.body.errors.map((e: { field: string }) => e.field),
+    ['locationIds'],
+  );
   // Sandbox locations are not live locations.
   const demo = await create({ locationIds: ['loc_demo_downtown'] });
   a.is(demo.status, 400);
@@ -244,7 +264,10 @@ test('PATCH /v1/clients/:id: a role change must keep scopes within the new role'
   const created = await create({ name: 'Doctor to be staff', role: 'doctor', scopes: ['medical'] });
   const res = await t.request('PATCH', `/v1/clients/${created.body.id}`, { token: admin, body: { role: 'staff' } });
   a.is(res.status, 400);
-  a.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['scopes[0]']);
+  a.deepEqual(
+    res.body.errors.map((e: { field: string }) => e.field),
+    ['scopes[0]'],
+  );
   const ok = await t.request('PATCH', `/v1/clients/${created.body.id}`, { token: admin, body: { role: 'staff', scopes: ['medical.read'] } });
   a.is(ok.status, 200);
   a.is(ok.body.role, 'staff');
@@ -255,7 +278,13 @@ test('PATCH /v1/clients/:id: a role change must keep scopes within the new role'
 test('PATCH /v1/clients/:id: empty, unknown and server-owned fields, unknown client', async (a) => {
   const created = await create({ name: 'Patch validation' });
   a.is((await t.request('PATCH', `/v1/clients/${created.body.id}`, { token: admin, body: {} })).status, 400);
-  for (const [field, value] of Object.entries({ clientId: 'pk_live_mine', clientSecret: 'sk_live_mine', environment: 'sandbox', id: 'cli_x', createdAt: '2000-01-01T00:00:00Z' })) {
+  for (const [field, value] of Object.entries({
+    clientId: 'pk_live_mine',
+    clientSecret: 'sk_live_mine',
+    environment: 'sandbox',
+    id: 'cli_x',
+    createdAt: '2000-01-01T00:00:00Z',
+  })) {
     const res = await t.request('PATCH', `/v1/clients/${created.body.id}`, { token: admin, body: { [field]: value } });
     a.is(res.status, 400, field);
     a.deepEqual(res.body.errors, [{ field, message: 'is not a recognised field' }]);
@@ -434,13 +463,19 @@ test('a location-scoped admin cannot hand out access beyond its locations', asyn
   const siteAdmin = await t.client({ name: 'site admin A (grants)', role: 'admin', scopes: ['admin'], locationIds: [locA.id] });
   const beyond = await create({ name: 'Grant B', locationIds: [locB.id] }, siteAdmin.accessToken);
   a.is(beyond.status, 400);
-  a.deepEqual(beyond.body.errors.map((e: { field: string }) => e.field), ['locationIds[0]']);
+  a.deepEqual(
+    beyond.body.errors.map((e: { field: string }) => e.field),
+    ['locationIds[0]'],
+  );
   const wholeTenant = await create({ name: 'Grant all', locationIds: null }, siteAdmin.accessToken);
   a.is(wholeTenant.status, 400);
   // Leaving locationIds out must not create an unscoped client either.
   const omitted = await create({ name: 'Grant omitted' }, siteAdmin.accessToken);
   a.is(omitted.status, 400, omitted.text);
-  a.deepEqual(omitted.body.errors.map((e: { field: string }) => e.field), ['locationIds']);
+  a.deepEqual(
+    omitted.body.errors.map((e: { field: string }) => e.field),
+    ['locationIds'],
+  );
   for (const name of ['Grant B', 'Grant all', 'Grant omitted']) {
     a.is((await live().selectFrom('api_clients').select('id').where('name', '=', name).execute()).length, 0, name);
   }
@@ -468,7 +503,10 @@ test.serial('GET /v1/clients: filter by role and disabled, newest first with cur
   const doctors = await t.request('GET', '/v1/clients?role=doctor&limit=100', { token: admin });
   a.is(doctors.status, 200);
   for (const c of doctors.body.data) a.is(c.role, 'doctor');
-  a.deepEqual(doctors.body.data.slice(0, 3).map((c: { id: string }) => c.id), [...made].reverse());
+  a.deepEqual(
+    doctors.body.data.slice(0, 3).map((c: { id: string }) => c.id),
+    [...made].reverse(),
+  );
 
   const page1 = await t.request('GET', '/v1/clients?role=doctor&limit=2', { token: admin });
   a.is(page1.body.data.length, 2);
@@ -530,7 +568,11 @@ test('Idempotency-Key on PATCH /v1/clients/:id replays the first answer; another
   a.is(replay.status, 200);
   a.is(replay.headers.get('idempotent-replayed'), 'true');
   a.deepEqual(replay.body, first.body);
-  const mismatch = await t.request('PATCH', `/v1/clients/${c.body.id}`, { token: admin, body: { rateLimitPerMinute: 200 }, idempotencyKey: 'client-patch-once' });
+  const mismatch = await t.request('PATCH', `/v1/clients/${c.body.id}`, {
+    token: admin,
+    body: { rateLimitPerMinute: 200 },
+    idempotencyKey: 'client-patch-once',
+  });
   a.is(mismatch.status, 422);
 });
 

@@ -62,7 +62,13 @@ test('an appliance upgraded from a release that derived the sandbox secret gets 
   // What older releases stored: the live secret with sk_test_.
   const stores = await Stores.open(dir, ['live', 'sandbox']);
   const admin = await findClientByPublicId(stores.get('sandbox').db, 'pk_test_owner');
-  await updateClient(stores.get('sandbox').db, admin!.tenantId, admin!.id, { secretHash: await hashSecret('sk_test_owner-secret-1234567890') }, new Date().toISOString());
+  await updateClient(
+    stores.get('sandbox').db,
+    admin!.tenantId,
+    admin!.id,
+    { secretHash: await hashSecret('sk_test_owner-secret-1234567890') },
+    new Date().toISOString(),
+  );
   await stores.close();
 
   const upgraded = await bootstrap(dir);

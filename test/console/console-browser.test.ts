@@ -114,10 +114,16 @@ serial('the dashboard charts this month’s metrics with the API’s numbers; no
   for (const name of ['revenue_net', 'boarding_occupancy_rate', 'no_show_rate', 'vaccination_compliance_rate']) {
     const series = await f.t.request('GET', `/v1/analytics/metrics/${name}?from=${month.from}&to=${month.to}&interval=day`, { token });
     a.is(series.status, 200);
-    const rows = await page.locator(`figure[data-metric="${name}"] tbody tr`).evaluateAll((trs) =>
-      trs.map((tr) => ({ bucket: tr.querySelector('th')?.textContent, value: Number(tr.querySelector('td')?.getAttribute('data-value')) })),
+    const rows = await page
+      .locator(`figure[data-metric="${name}"] tbody tr`)
+      .evaluateAll((trs) =>
+        trs.map((tr) => ({ bucket: tr.querySelector('th')?.textContent, value: Number(tr.querySelector('td')?.getAttribute('data-value')) })),
+      );
+    a.deepEqual(
+      rows,
+      (series.body.points as Array<{ bucket: string; value: number }>).map((p) => ({ bucket: p.bucket, value: p.value })),
+      name,
     );
-    a.deepEqual(rows, (series.body.points as Array<{ bucket: string; value: number }>).map((p) => ({ bucket: p.bucket, value: p.value })), name);
     a.is(await page.locator(`figure[data-metric="${name}"] canvas`).count(), 1, `${name} drawn`);
   }
 
@@ -154,7 +160,10 @@ serial('the dashboard charts this month’s metrics with the API’s numbers; no
     a.false(kept.url.includes(secret));
     a.false(kept.html.includes(secret));
     a.false(kept.fields.includes(secret));
-    a.false(logs.some((line) => line.includes(secret)), 'not in the console log');
+    a.false(
+      logs.some((line) => line.includes(secret)),
+      'not in the console log',
+    );
   }
   a.notRegex(kept.url, /secret|token|sk_live/);
 });
@@ -168,7 +177,9 @@ serial('occupancy grid, today’s appointments, webhook replay, a job run with p
   await page.locator('table.occupancy').waitFor();
   a.is(await page.locator('#occ-location option').first().innerText(), 'Riverside Clinic', 'named for admins');
   const occupancy = await f.t.request('GET', `/v1/boarding/occupancy?locationId=${f.locationId}&from=2026-12-10&to=2027-01-06`, { token });
-  const expected = (occupancy.body.nights as Array<{ date: string; reserved: number; checkedIn: number; capacity: number }>).map((n) => `${n.reserved + n.checkedIn}/${n.capacity}`);
+  const expected = (occupancy.body.nights as Array<{ date: string; reserved: number; checkedIn: number; capacity: number }>).map(
+    (n) => `${n.reserved + n.checkedIn}/${n.capacity}`,
+  );
   a.is(expected.length, 28);
   a.deepEqual(await page.locator('table.occupancy tr.total td').allInnerTexts(), expected);
   a.is(expected[0], '1/3');
@@ -188,10 +199,13 @@ serial('occupancy grid, today’s appointments, webhook replay, a job run with p
   await shoot(page, 'appointments-desktop');
 
   // Webhooks: the delivered test event, replayed from its row.
-  await eventually(async () => (await f.t.request('GET', `/v1/webhook-endpoints/${f.endpointId}/deliveries?status=succeeded`, { token })).body.data.length >= 2, {
-    timeoutMs: 10_000,
-    what: 'the test event and pet.registered delivered',
-  });
+  await eventually(
+    async () => (await f.t.request('GET', `/v1/webhook-endpoints/${f.endpointId}/deliveries?status=succeeded`, { token })).body.data.length >= 2,
+    {
+      timeoutMs: 10_000,
+      what: 'the test event and pet.registered delivered',
+    },
+  );
   await page.getByRole('link', { name: 'Webhooks' }).click();
   await page.locator('#deliveries-table').waitFor();
   const row = page.locator('#deliveries-table tbody tr', { hasText: 'pet.registered' }).first();
@@ -199,7 +213,10 @@ serial('occupancy grid, today’s appointments, webhook replay, a job run with p
   await row.getByRole('button', { name: /Replay event/ }).click();
   await page.locator('#panel-webhooks .notice', { hasText: 'queued as whd_' }).waitFor();
   await eventually(
-    async () => ((await f.t.request('GET', `/v1/webhook-endpoints/${f.endpointId}/deliveries?eventId=${eventId}`, { token })).body.data as Array<{ kind: string }>).some((d) => d.kind === 'replay'),
+    async () =>
+      ((await f.t.request('GET', `/v1/webhook-endpoints/${f.endpointId}/deliveries?eventId=${eventId}`, { token })).body.data as Array<{ kind: string }>).some(
+        (d) => d.kind === 'replay',
+      ),
     { timeoutMs: 10_000, what: 'a replay delivery attempt' },
   );
   await shoot(page, 'webhooks-desktop');
@@ -238,37 +255,40 @@ serial('occupancy grid, today’s appointments, webhook replay, a job run with p
   await shoot(page, 'audit-tablet');
 });
 
-serial('a staff client sees only the panels its scopes allow, an admin panel opened by address shows the API’s 403, and an expired token’s 401 returns to sign-in', async (a) => {
-  const { context, page } = await openPage(browser, tablet);
-  await signedIn(page, f.staff.clientId, f.staff.clientSecret);
-  a.deepEqual(await page.locator('#nav a').allInnerTexts(), ['Occupancy', 'Appointments']);
-  await page.locator('table.occupancy').waitFor();
-  await page.evaluate(() => {
-    (globalThis as unknown as PageGlobals).location.hash = '#audit';
-  });
-  const problem = page.locator('#panel-audit .problem');
-  await problem.waitFor();
-  a.regex(await problem.innerText(), /^403 /);
-  a.regex(await problem.innerText(), /code (insufficient_scope|forbidden_role)/);
-  await shoot(page, 'staff-403-tablet');
-
-  // Two hours on, the token has expired: the API's 401 sends the user back to sign in, in its own words.
-  f.t.clock.advance(2 * 3_600_000);
-  try {
+serial(
+  'a staff client sees only the panels its scopes allow, an admin panel opened by address shows the API’s 403, and an expired token’s 401 returns to sign-in',
+  async (a) => {
+    const { context, page } = await openPage(browser, tablet);
+    await signedIn(page, f.staff.clientId, f.staff.clientSecret);
+    a.deepEqual(await page.locator('#nav a').allInnerTexts(), ['Occupancy', 'Appointments']);
+    await page.locator('table.occupancy').waitFor();
     await page.evaluate(() => {
-      (globalThis as unknown as PageGlobals).location.hash = '#occupancy';
+      (globalThis as unknown as PageGlobals).location.hash = '#audit';
     });
-    await page.locator('#panel-occupancy').getByRole('button', { name: 'Show' }).click();
-    const expired = page.locator('#sign-in-problem');
-    await expired.waitFor();
-    a.regex(await expired.innerText(), /401 The access token is invalid or expired/);
-    a.false(await page.locator('#workspace').isVisible());
-    a.is(await page.locator('#nav a').count(), 0, 'the panels went with the token');
-  } finally {
-    f.t.clock.set(now);
-  }
-  await context.close();
-});
+    const problem = page.locator('#panel-audit .problem');
+    await problem.waitFor();
+    a.regex(await problem.innerText(), /^403 /);
+    a.regex(await problem.innerText(), /code (insufficient_scope|forbidden_role)/);
+    await shoot(page, 'staff-403-tablet');
+
+    // Two hours on, the token has expired: the API's 401 sends the user back to sign in, in its own words.
+    f.t.clock.advance(2 * 3_600_000);
+    try {
+      await page.evaluate(() => {
+        (globalThis as unknown as PageGlobals).location.hash = '#occupancy';
+      });
+      await page.locator('#panel-occupancy').getByRole('button', { name: 'Show' }).click();
+      const expired = page.locator('#sign-in-problem');
+      await expired.waitFor();
+      a.regex(await expired.innerText(), /401 The access token is invalid or expired/);
+      a.false(await page.locator('#workspace').isVisible());
+      a.is(await page.locator('#nav a').count(), 0, 'the panels went with the token');
+    } finally {
+      f.t.clock.set(now);
+    }
+    await context.close();
+  },
+);
 
 serial('the API’s 429 is shown with its Retry-After', async (a) => {
   const { context, page } = await openPage(browser);
@@ -283,7 +303,11 @@ serial('the API’s 429 is shown with its Retry-After', async (a) => {
 
 serial('the Content-Security-Policy blocks an injected inline script', async (a) => {
   const { page } = await admin();
-  a.is(await page.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.dataset.cspViolations), undefined, 'the console itself broke no rule on any panel');
+  a.is(
+    await page.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.dataset.cspViolations),
+    undefined,
+    'the console itself broke no rule on any panel',
+  );
   await page.evaluate(() => {
     const { document } = globalThis as unknown as PageGlobals;
     const script = document.createElement('script');

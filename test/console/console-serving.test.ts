@@ -30,9 +30,17 @@ function rawGet(pathname: string): Promise<{ status: number; body: string }> {
   });
 }
 
-function assertPolicy(a: { true(v: boolean, m?: string): void; false(v: boolean, m?: string): void; is(x: unknown, y: unknown, m?: string): void }, headers: Headers) {
+function assertPolicy(
+  a: { true(v: boolean, m?: string): void; false(v: boolean, m?: string): void; is(x: unknown, y: unknown, m?: string): void },
+  headers: Headers,
+) {
   const csp = headers.get('content-security-policy') ?? '';
-  const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values.join(' ')]));
+  const directives = new Map(
+    csp
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...values]) => [name, values.join(' ')]),
+  );
   a.is(directives.get('default-src'), "'self'");
   a.is(directives.get('script-src'), "'self'");
   a.is(directives.get('style-src'), "'self'");

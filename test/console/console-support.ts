@@ -110,7 +110,8 @@ export async function consoleFixture(): Promise<ConsoleFixture> {
   // The first GET /console builds the page from source (esbuild): let it run while the data is written.
   const warm = fetch(`${t.url}/console`).then((res) => res.arrayBuffer());
   // Admin tokens expire an hour after the clock's time of issue: take a fresh one after each move.
-  const admin = async () => (await ok(await t.token(adminCredentials.live.clientId, adminCredentials.live.clientSecret), 200, 'admin token')).access_token as string;
+  const admin = async () =>
+    (await ok(await t.token(adminCredentials.live.clientId, adminCredentials.live.clientSecret), 200, 'admin token')).access_token as string;
   const at = async (iso: string) => {
     clock.set(Date.parse(iso));
     return admin();
@@ -123,46 +124,90 @@ export async function consoleFixture(): Promise<ConsoleFixture> {
   const parent = await createPetParent(t, location.id);
   const hillside = await createLocation(t, { timezone: 'Europe/London', currency: 'USD', taxRateBps: 0, name: 'Hillside Clinic' });
   const otherParent = await createPetParent(t, hillside.id);
-  const [p1, p2, p3] = [await createPet(t, parent.id, location.id, { name: 'Biscuit' }), await createPet(t, parent.id, location.id, { name: 'Mochi' }), await createPet(t, parent.id, location.id, { name: 'Pepper' })];
-  const provider = await ok(await t.request('POST', '/v1/providers', { token, body: { name: 'Dr. Ana Silva', kind: 'vet', locationIds: [location.id] } }), 201, 'provider');
+  const [p1, p2, p3] = [
+    await createPet(t, parent.id, location.id, { name: 'Biscuit' }),
+    await createPet(t, parent.id, location.id, { name: 'Mochi' }),
+    await createPet(t, parent.id, location.id, { name: 'Pepper' }),
+  ];
+  const provider = await ok(
+    await t.request('POST', '/v1/providers', { token, body: { name: 'Dr. Ana Silva', kind: 'vet', locationIds: [location.id] } }),
+    201,
+    'provider',
+  );
   await ok(
-    await t.request('PUT', `/v1/appointments/schedules/${provider.id}`, { token, body: { locationId: location.id, weekly: [1, 2, 3, 4, 5, 6].map((weekday) => ({ weekday, start: '08:00', end: '18:00' })), timeOff: [] } }),
+    await t.request('PUT', `/v1/appointments/schedules/${provider.id}`, {
+      token,
+      body: { locationId: location.id, weekly: [1, 2, 3, 4, 5, 6].map((weekday) => ({ weekday, start: '08:00', end: '18:00' })), timeOff: [] },
+    }),
     200,
     'schedule',
   );
   const book = async (petId: string, startsAt: string) =>
-    (await ok(await t.request('POST', '/v1/appointments', { token, body: { petId, providerId: provider.id, type: 'checkup', startsAt } }), 201, 'appointment')).id as string;
-  const move = async (id: string, status: string) => ok(await t.request('PATCH', `/v1/appointments/${id}`, { token, body: { status } }), 200, `appointment ${status}`);
+    (await ok(await t.request('POST', '/v1/appointments', { token, body: { petId, providerId: provider.id, type: 'checkup', startsAt } }), 201, 'appointment'))
+      .id as string;
+  const move = async (id: string, status: string) =>
+    ok(await t.request('PATCH', `/v1/appointments/${id}`, { token, body: { status } }), 200, `appointment ${status}`);
 
   const noShow = await book(p1.id, '2026-12-03T10:00:00Z');
   const done = await book(p2.id, '2026-12-04T10:00:00Z');
   for (const pet of [p1, p2]) {
     const overdue = pet === p2;
     await ok(
-      await t.request('POST', `/v1/pets/${pet.id}/vaccinations`, { token, body: { vaccine: 'Rabies', administeredOn: overdue ? '2025-11-01' : '2026-06-01', dueOn: overdue ? '2026-11-01' : '2027-06-01' } }),
+      await t.request('POST', `/v1/pets/${pet.id}/vaccinations`, {
+        token,
+        body: { vaccine: 'Rabies', administeredOn: overdue ? '2025-11-01' : '2026-06-01', dueOn: overdue ? '2026-11-01' : '2027-06-01' },
+      }),
       201,
       'vaccination',
     );
   }
-  for (const [type, capacity, name] of [['standard', 2, 'Kennel A'], ['suite', 1, 'Garden suite']] as const) {
-    await ok(await t.request('POST', '/v1/boarding/rooms', { token, body: { locationId: location.id, name, roomType: type, capacity, species: ['dog'], nightlyRate: 4_500 } }), 201, 'room');
+  for (const [type, capacity, name] of [
+    ['standard', 2, 'Kennel A'],
+    ['suite', 1, 'Garden suite'],
+  ] as const) {
+    await ok(
+      await t.request('POST', '/v1/boarding/rooms', {
+        token,
+        body: { locationId: location.id, name, roomType: type, capacity, species: ['dog'], nightlyRate: 4_500 },
+      }),
+      201,
+      'room',
+    );
   }
   const stay = async (petId: string, roomType: string, checkInOn: string, checkOutOn: string) =>
-    (await ok(await t.request('POST', '/v1/boarding/bookings', { token, body: { petId, locationId: location.id, roomType, checkInOn, checkOutOn } }), 201, 'stay')).id as string;
+    (
+      await ok(
+        await t.request('POST', '/v1/boarding/bookings', { token, body: { petId, locationId: location.id, roomType, checkInOn, checkOutOn } }),
+        201,
+        'stay',
+      )
+    ).id as string;
   const firstStay = await stay(p1.id, 'standard', '2026-12-10', '2026-12-14');
   await stay(p2.id, 'suite', '2026-12-12', '2026-12-20');
   await stay(p3.id, 'standard', '2026-12-13', '2026-12-18');
 
   token = await at('2026-12-02T12:00:00Z');
-  const first = await ok(await t.request('POST', '/v1/payments', { token, body: { parentId: parent.id, amount: 12_000, method: 'cash', currency: 'USD' } }), 201, 'payment');
+  const first = await ok(
+    await t.request('POST', '/v1/payments', { token, body: { parentId: parent.id, amount: 12_000, method: 'cash', currency: 'USD' } }),
+    201,
+    'payment',
+  );
   token = await at('2026-12-03T12:00:00Z');
   await move(noShow, 'no_show');
   token = await at('2026-12-04T12:00:00Z');
   for (const s of ['checked_in', 'in_progress', 'completed']) await move(done, s);
   token = await at('2026-12-05T12:00:00Z');
-  await ok(await t.request('POST', '/v1/payments', { token, body: { parentId: parent.id, amount: 8_050, method: 'card_terminal', currency: 'USD' } }), 201, 'payment');
+  await ok(
+    await t.request('POST', '/v1/payments', { token, body: { parentId: parent.id, amount: 8_050, method: 'card_terminal', currency: 'USD' } }),
+    201,
+    'payment',
+  );
   token = await at('2026-12-06T12:00:00Z');
-  await ok(await t.request('POST', '/v1/payments', { token, body: { parentId: otherParent.id, amount: 5_000, method: 'cash', currency: 'USD' } }), 201, 'payment elsewhere');
+  await ok(
+    await t.request('POST', '/v1/payments', { token, body: { parentId: otherParent.id, amount: 5_000, method: 'cash', currency: 'USD' } }),
+    201,
+    'payment elsewhere',
+  );
   token = await at('2026-12-09T15:00:00Z');
   await ok(await t.request('POST', '/v1/payments', { token, body: { parentId: parent.id, amount: 4_525, method: 'cash', currency: 'USD' } }), 201, 'payment');
   await ok(await t.request('POST', '/v1/refunds', { token, body: { paymentId: first.id, amount: 1_000 } }), 201, 'refund');
@@ -178,7 +223,10 @@ export async function consoleFixture(): Promise<ConsoleFixture> {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const endpoint = await ok(
-    await t.request('POST', '/v1/webhook-endpoints', { token, body: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`, events: ['*'], description: 'Front-desk sync' } }),
+    await t.request('POST', '/v1/webhook-endpoints', {
+      token,
+      body: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`, events: ['*'], description: 'Front-desk sync' },
+    }),
     201,
     'endpoint',
   );

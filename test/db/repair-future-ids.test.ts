@@ -48,7 +48,11 @@ test('a data dir with future-dated ids is repaired: lists put new rows first, ev
     if (!old) throw new Error('the old pet is not listed');
     const newer = await createPet(t, old.ownerId, old.locationId);
     const listed = (await t.request('GET', '/v1/pets', { token })).body.data as Pet[];
-    a.deepEqual(listed.map((p) => p.id), [newer.id, old.id], 'the pet made after the repair lists first');
+    a.deepEqual(
+      listed.map((p) => p.id),
+      [newer.id, old.id],
+      'the pet made after the repair lists first',
+    );
     a.not(old.id, pet.id);
     a.is(old.id.slice(-16), pet.id.slice(-16), 'the random part is kept');
     a.true(idTime(old.id) <= now, 'the repaired id carries its created_at time');
@@ -72,7 +76,9 @@ test('a data dir with future-dated ids is repaired: lists put new rows first, ev
     // No id left in the future; the append-only guards and counters are all back.
     for (const [i, file] of ['live.sqlite', 'sandbox.sqlite'].entries()) {
       const db = new Database(path.join(dataDir, file), { readonly: true });
-      const ids = ['pets', 'pet_parents', 'locations', 'vaccinations', 'events'].flatMap((table) => (db.prepare(`SELECT id FROM ${table}`).all() as { id: string }[]).map((r) => r.id));
+      const ids = ['pets', 'pet_parents', 'locations', 'vaccinations', 'events'].flatMap((table) =>
+        (db.prepare(`SELECT id FROM ${table}`).all() as { id: string }[]).map((r) => r.id),
+      );
       a.deepEqual(
         ids.filter((id) => /_[0-9a-z]{26}$/.test(id) && idTime(id) > Date.now() + 60_000),
         [],

@@ -84,11 +84,13 @@ async function oldWorld(a: ExecutionContext): Promise<OldWorld> {
   a.falsy(migrated.error);
   a.is(migrated.results?.at(-1)?.migrationName, previous);
   const { sqlite } = handle;
-  const queueSeq = (): number => (all<{ seq: number }>(sqlite, "SELECT seq FROM sqlite_sequence WHERE name = 'webhook_event_queue'")[0]?.seq ?? 0);
+  const queueSeq = (): number => all<{ seq: number }>(sqlite, "SELECT seq FROM sqlite_sequence WHERE name = 'webhook_event_queue'")[0]?.seq ?? 0;
 
-  for (const tenant of ['ten_a', 'ten_b', 'ten_c']) sqlite.prepare('INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)').run(tenant, `Clinic ${tenant}`, at);
+  for (const tenant of ['ten_a', 'ten_b', 'ten_c'])
+    sqlite.prepare('INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)').run(tenant, `Clinic ${tenant}`, at);
   const insertEvent = sqlite.prepare('INSERT INTO events (id, tenant_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)');
-  const event = (id: string, tenant: string, type = 'pet.registered') => insertEvent.run(`evt_${id}`, tenant, type, JSON.stringify({ name: id, n: id.length }), `2026-11-25T10:00:${String(id.length).padStart(2, '0')}.000Z`);
+  const event = (id: string, tenant: string, type = 'pet.registered') =>
+    insertEvent.run(`evt_${id}`, tenant, type, JSON.stringify({ name: id, n: id.length }), `2026-11-25T10:00:${String(id.length).padStart(2, '0')}.000Z`);
   const insertEndpoint = sqlite.prepare(`
     INSERT INTO webhook_endpoints (id, tenant_id, url, description, events, enabled, secret, since_seq, created_at, updated_at)
     VALUES (?, ?, 'https://hooks.example.com/x', NULL, '["*"]', ?, 'sealed-secret', ?, ?, ?)`);
@@ -124,8 +126,44 @@ async function oldWorld(a: ExecutionContext): Promise<OldWorld> {
                                     claimed_by, lease_until, payload, last_error, created_at, updated_at, finished_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   insertDelivery.run('whd_1', 'ten_a', 'whe_a', 'evt_a4', 'pet.registered', 'event', 'succeeded', 1, 0, null, null, null, null, null, at, at, at);
-  insertDelivery.run('whd_2', 'ten_b', 'whe_c', 'evt_b5', 'pet.registered', 'event', 'sending', 1, 0, null, 'wdi_old', '2026-11-25T10:05:00.000Z', null, null, at, at, null);
-  insertDelivery.run('whd_3', 'ten_a', 'whe_a', 'evt_test', 'webhook.test', 'test', 'pending', 1, 1, '2026-11-25T10:01:00.000Z', null, null, '{"id":"evt_test"}', 'HTTP 500', at, at, null);
+  insertDelivery.run(
+    'whd_2',
+    'ten_b',
+    'whe_c',
+    'evt_b5',
+    'pet.registered',
+    'event',
+    'sending',
+    1,
+    0,
+    null,
+    'wdi_old',
+    '2026-11-25T10:05:00.000Z',
+    null,
+    null,
+    at,
+    at,
+    null,
+  );
+  insertDelivery.run(
+    'whd_3',
+    'ten_a',
+    'whe_a',
+    'evt_test',
+    'webhook.test',
+    'test',
+    'pending',
+    1,
+    1,
+    '2026-11-25T10:01:00.000Z',
+    null,
+    null,
+    '{"id":"evt_test"}',
+    'HTTP 500',
+    at,
+    at,
+    null,
+  );
   insertDelivery.run('whd_4', 'ten_a', 'whe_a', 'evt_a2', 'pet_parent.created', 'replay', 'failed', 2, 2, null, null, null, null, 'timeout', at, at, at);
   const insertAttempt = sqlite.prepare(`
     INSERT INTO webhook_attempts (id, tenant_id, delivery_id, endpoint_id, event_id, event_type, kind, attempt, status, url, started_at,
@@ -133,8 +171,42 @@ async function oldWorld(a: ExecutionContext): Promise<OldWorld> {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'https://hooks.example.com/x', ?, ?, ?, ?, ?, ?, ?)`);
   insertAttempt.run('wha_1', 'ten_a', 'whd_1', 'whe_a', 'evt_a4', 'pet.registered', 'event', 1, 'succeeded', at, at, 12.5, 200, 'ok', null, null);
   insertAttempt.run('wha_2', 'ten_b', 'whd_2', 'whe_c', 'evt_b5', 'pet.registered', 'event', 1, 'in_flight', at, null, null, null, null, null, null);
-  insertAttempt.run('wha_3', 'ten_a', 'whd_3', 'whe_a', 'evt_test', 'webhook.test', 'test', 1, 'failed', at, at, 3.25, 500, 'boom', 'HTTP 500', '2026-11-25T10:01:00.000Z');
-  insertAttempt.run('wha_4', 'ten_a', 'whd_4', 'whe_a', 'evt_a2', 'pet_parent.created', 'replay', 1, 'failed', at, at, 10000, null, null, 'timeout', '2026-11-25T10:00:10.000Z');
+  insertAttempt.run(
+    'wha_3',
+    'ten_a',
+    'whd_3',
+    'whe_a',
+    'evt_test',
+    'webhook.test',
+    'test',
+    1,
+    'failed',
+    at,
+    at,
+    3.25,
+    500,
+    'boom',
+    'HTTP 500',
+    '2026-11-25T10:01:00.000Z',
+  );
+  insertAttempt.run(
+    'wha_4',
+    'ten_a',
+    'whd_4',
+    'whe_a',
+    'evt_a2',
+    'pet_parent.created',
+    'replay',
+    1,
+    'failed',
+    at,
+    at,
+    10000,
+    null,
+    null,
+    'timeout',
+    '2026-11-25T10:00:10.000Z',
+  );
   insertAttempt.run('wha_5', 'ten_a', 'whd_4', 'whe_a', 'evt_a2', 'pet_parent.created', 'replay', 2, 'failed', at, at, 10000, null, null, 'timeout', null);
 
   const events = all<OldEvent>(sqlite, 'SELECT rowid AS seq, id, tenant_id, type, data, created_at FROM events ORDER BY rowid');
@@ -153,15 +225,42 @@ async function oldWorld(a: ExecutionContext): Promise<OldWorld> {
   }
 
   // The fixture is what the table above says (else the comparisons below would prove little).
-  a.deepEqual(events.map((e) => [e.seq, e.id]), [
-    [1, 'evt_a1'], [2, 'evt_a2'], [3, 'evt_c3'], [4, 'evt_a4'], [6, 'evt_c6'], [7, 'evt_a7'], [8, 'evt_a8'],
-    [10, 'evt_a10'], [11, 'evt_c11'], [12, 'evt_b12bis'], [13, 'evt_a13'], [14, 'evt_c14'],
-  ]);
+  a.deepEqual(
+    events.map((e) => [e.seq, e.id]),
+    [
+      [1, 'evt_a1'],
+      [2, 'evt_a2'],
+      [3, 'evt_c3'],
+      [4, 'evt_a4'],
+      [6, 'evt_c6'],
+      [7, 'evt_a7'],
+      [8, 'evt_a8'],
+      [10, 'evt_a10'],
+      [11, 'evt_c11'],
+      [12, 'evt_b12bis'],
+      [13, 'evt_a13'],
+      [14, 'evt_c14'],
+    ],
+  );
   a.deepEqual(queue, [
-    { seq: 3, event_id: 'evt_a7' }, { seq: 4, event_id: 'evt_a8' }, { seq: 5, event_id: 'evt_b9' }, { seq: 6, event_id: 'evt_a10' },
-    { seq: 7, event_id: 'evt_b12' }, { seq: 8, event_id: 'evt_b12bis' }, { seq: 9, event_id: 'evt_a13' },
+    { seq: 3, event_id: 'evt_a7' },
+    { seq: 4, event_id: 'evt_a8' },
+    { seq: 5, event_id: 'evt_b9' },
+    { seq: 6, event_id: 'evt_a10' },
+    { seq: 7, event_id: 'evt_b12' },
+    { seq: 8, event_id: 'evt_b12bis' },
+    { seq: 9, event_id: 'evt_a13' },
   ]);
-  a.deepEqual(endpoints.map((e) => [e.id, e.since_seq]), [['whe_a', 0], ['whe_b', 3], ['whe_c', 0], ['whe_d', 9], ['whe_e', 9]]);
+  a.deepEqual(
+    endpoints.map((e) => [e.id, e.since_seq]),
+    [
+      ['whe_a', 0],
+      ['whe_b', 3],
+      ['whe_c', 0],
+      ['whe_d', 9],
+      ['whe_e', 9],
+    ],
+  );
   a.deepEqual(owed, {
     whe_a: ['evt_a7', 'evt_a8', 'evt_a10', 'evt_a13'],
     whe_b: ['evt_a8', 'evt_a10', 'evt_a13'],
@@ -189,7 +288,13 @@ async function upgrade(a: ExecutionContext, world: OldWorld): Promise<void> {
   const result = await createMigrator(world.handle.db).migrateToLatest();
   a.falsy(result.error);
   // These two first; later migrations follow them.
-  a.deepEqual(result.results?.slice(0, 2).map((r) => [r.migrationName, r.status]), [[migration, 'Success'], [next, 'Success']]);
+  a.deepEqual(
+    result.results?.slice(0, 2).map((r) => [r.migrationName, r.status]),
+    [
+      [migration, 'Success'],
+      [next, 'Success'],
+    ],
+  );
   a.true(result.results?.every((r) => r.status === 'Success'));
   // Nothing was in flight at the upgrade: every delivery of the fanned-out events is on disk.
   const cursors = all<{ last_seq: number; recorded_seq: number }>(world.handle.sqlite, 'SELECT last_seq, recorded_seq FROM webhook_fanout WHERE id = 1')[0]!;
@@ -206,7 +311,10 @@ const sinceOf = (sqlite: SQLite.Database): Record<string, number> =>
  * since_seq is below the event's seq.
  */
 function fannedOut(sqlite: SQLite.Database): Record<string, string[]> {
-  const live = all<{ id: string; tenant_id: string; since_seq: number }>(sqlite, 'SELECT id, tenant_id, since_seq FROM webhook_endpoints WHERE enabled = 1 AND deleted_at IS NULL ORDER BY id');
+  const live = all<{ id: string; tenant_id: string; since_seq: number }>(
+    sqlite,
+    'SELECT id, tenant_id, since_seq FROM webhook_endpoints WHERE enabled = 1 AND deleted_at IS NULL ORDER BY id',
+  );
   const from = Math.max(cursorOf(sqlite), Math.min(...live.map((e) => e.since_seq)));
   const events = all<{ seq: number; id: string; tenant_id: string }>(sqlite, 'SELECT seq, id, tenant_id FROM events WHERE seq > ? ORDER BY seq', from);
   return Object.fromEntries(live.map((e) => [e.id, events.filter((x) => x.tenant_id === e.tenant_id && x.seq > e.since_seq).map((x) => x.id)]));
@@ -222,7 +330,11 @@ test('the upgrade keeps every event under its rowid and owes each endpoint exact
     a.deepEqual(all<OldEvent>(sqlite, 'SELECT seq, id, tenant_id, type, data, created_at FROM events ORDER BY seq'), world.events);
     const seqColumn = all<{ name: string; pk: number; type: string }>(sqlite, 'PRAGMA table_info(events)').find((c) => c.name === 'seq');
     a.deepEqual(seqColumn && { pk: seqColumn.pk, type: seqColumn.type }, { pk: 1, type: 'INTEGER' });
-    a.deepEqual(all<{ seq: number }>(sqlite, 'SELECT rowid AS seq FROM events ORDER BY rowid').map((r) => r.seq), world.events.map((e) => e.seq), 'seq is the rowid');
+    a.deepEqual(
+      all<{ seq: number }>(sqlite, 'SELECT rowid AS seq FROM events ORDER BY rowid').map((r) => r.seq),
+      world.events.map((e) => e.seq),
+      'seq is the rowid',
+    );
 
     // The cursor: just before the oldest event still queued (a7, seq 7).
     const stillQueued = world.queue.map((q) => world.events.find((e) => e.id === q.event_id)).filter((e) => e !== undefined);
@@ -236,7 +348,13 @@ test('the upgrade keeps every event under its rowid and owes each endpoint exact
     for (const [id, expected] of Object.entries(world.owed)) {
       const endpoint = world.endpoints.find((e) => e.id === id)!;
       const since = sinceOf(sqlite)[id]!;
-      const ids = all<{ id: string }>(sqlite, 'SELECT id FROM events WHERE tenant_id = ? AND seq > max(?, ?) ORDER BY seq', endpoint.tenant_id, cursorOf(sqlite), since).map((r) => r.id);
+      const ids = all<{ id: string }>(
+        sqlite,
+        'SELECT id FROM events WHERE tenant_id = ? AND seq > max(?, ?) ORDER BY seq',
+        endpoint.tenant_id,
+        cursorOf(sqlite),
+        since,
+      ).map((r) => r.id);
       a.deepEqual(ids, expected, id);
     }
 
@@ -248,14 +366,20 @@ test('the upgrade keeps every event under its rowid and owes each endpoint exact
     a.deepEqual(all(sqlite, "SELECT name FROM sqlite_sequence WHERE name = 'webhook_event_queue'"), []);
     a.true(names.includes('webhook_fanout'));
     a.true(names.includes('events_delete_newest'));
-    a.deepEqual(schema.filter((s) => s.type === 'trigger' && s.sql?.includes(' ON events')).map((s) => s.name), ['events_delete_newest']);
+    a.deepEqual(
+      schema.filter((s) => s.type === 'trigger' && s.sql?.includes(' ON events')).map((s) => s.name),
+      ['events_delete_newest'],
+    );
     a.true(names.includes('events_type_idx'));
 
     // Attempts: every row, the same values; now WITHOUT ROWID keyed by (endpoint_id, id).
     a.deepEqual(all(sqlite, 'SELECT * FROM webhook_attempts ORDER BY id'), world.attempts);
     a.regex(schema.find((s) => s.name === 'webhook_attempts')!.sql!, /WITHOUT ROWID/);
     a.deepEqual(
-      all<{ name: string; pk: number }>(sqlite, 'PRAGMA table_info(webhook_attempts)').filter((c) => c.pk > 0).sort((x, y) => x.pk - y.pk).map((c) => c.name),
+      all<{ name: string; pk: number }>(sqlite, 'PRAGMA table_info(webhook_attempts)')
+        .filter((c) => c.pk > 0)
+        .sort((x, y) => x.pk - y.pk)
+        .map((c) => c.name),
       ['endpoint_id', 'id'],
     );
     a.deepEqual(
@@ -264,7 +388,10 @@ test('the upgrade keeps every event under its rowid and owes each endpoint exact
       'the in_flight attempt an older release left is kept for the restart to close',
     );
     // Deliveries: the same rows, with attempt_id (null: none names an attempt yet).
-    a.deepEqual(all(sqlite, 'SELECT * FROM webhook_deliveries ORDER BY id'), world.deliveries.map((d) => ({ ...d, attempt_id: null })));
+    a.deepEqual(
+      all(sqlite, 'SELECT * FROM webhook_deliveries ORDER BY id'),
+      world.deliveries.map((d) => ({ ...d, attempt_id: null })),
+    );
 
     a.deepEqual(all(sqlite, 'PRAGMA foreign_key_check'), []);
     a.deepEqual(all(sqlite, 'PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
@@ -278,9 +405,17 @@ test('the upgrade keeps every event under its rowid and owes each endpoint exact
       'whe_a',
       at,
     );
-    a.true(plan.some((p) => p.detail.includes('webhook_deliveries_due_idx')), JSON.stringify(plan));
+    a.true(
+      plan.some((p) => p.detail.includes('webhook_deliveries_due_idx')),
+      JSON.stringify(plan),
+    );
     a.deepEqual(
-      all(sqlite, `SELECT d.id FROM webhook_deliveries d WHERE d.endpoint_id = ? AND d.status = 'pending' AND d.status IN ('pending', 'sending') AND d.next_attempt_at <= ?`, 'whe_a', '2026-11-25T10:02:00.000Z'),
+      all(
+        sqlite,
+        `SELECT d.id FROM webhook_deliveries d WHERE d.endpoint_id = ? AND d.status = 'pending' AND d.status IN ('pending', 'sending') AND d.next_attempt_at <= ?`,
+        'whe_a',
+        '2026-11-25T10:02:00.000Z',
+      ),
       [{ id: 'whd_3' }],
     );
   } finally {
@@ -371,13 +506,23 @@ test.serial('a data dir left at the old schema with queued events: after the upg
     const down = await createMigrator(handle.db).migrateTo(previous);
     a.falsy(down.error);
     // Later migrations go down first; these two last.
-    a.deepEqual(down.results?.slice(-2).map((x) => [x.migrationName, x.direction, x.status]), [[next, 'Down', 'Success'], [migration, 'Down', 'Success']]);
+    a.deepEqual(
+      down.results?.slice(-2).map((x) => [x.migrationName, x.direction, x.status]),
+      [
+        [next, 'Down', 'Success'],
+        [migration, 'Down', 'Success'],
+      ],
+    );
     a.true(down.results?.every((x) => x.direction === 'Down' && x.status === 'Success'));
     const { sqlite } = handle;
     const names = all<{ name: string }>(sqlite, 'SELECT name FROM sqlite_master').map((x) => x.name);
     a.true(names.includes('webhook_event_queue') && names.includes('webhook_event_queue_insert') && !names.includes('webhook_fanout'));
     olderIds = all<{ id: string }>(sqlite, 'SELECT id FROM events ORDER BY rowid').map((x) => x.id);
-    const template = all<{ id: string; data: string }>(sqlite, "SELECT id, data FROM events WHERE tenant_id = ? AND type = 'pet.registered' ORDER BY rowid DESC LIMIT 1", tenantId)[0]!;
+    const template = all<{ id: string; data: string }>(
+      sqlite,
+      "SELECT id, data FROM events WHERE tenant_id = ? AND type = 'pet.registered' ORDER BY rowid DESC LIMIT 1",
+      tenantId,
+    )[0]!;
     const prefix = template.id.slice(0, template.id.indexOf('_'));
     newIds = [newId(prefix), newId(prefix)];
     const insert = sqlite.prepare("INSERT INTO events (id, tenant_id, type, data, created_at) VALUES (?, ?, 'pet.registered', ?, ?)");
@@ -386,7 +531,9 @@ test.serial('a data dir left at the old schema with queued events: after the upg
     // The old world's promise, checked after the upgrade below (to show what the upgrade then does):
     // both are queued after the endpoint's since_seq, so the old dispatcher would send them.
     const since = all<{ since_seq: number }>(sqlite, 'SELECT since_seq FROM webhook_endpoints WHERE id = ?', endpoint.id)[0]!.since_seq;
-    const mine = all<{ seq: number; event_id: string }>(sqlite, 'SELECT seq, event_id FROM webhook_event_queue ORDER BY seq').filter((q) => newIds.includes(q.event_id));
+    const mine = all<{ seq: number; event_id: string }>(sqlite, 'SELECT seq, event_id FROM webhook_event_queue ORDER BY seq').filter((q) =>
+      newIds.includes(q.event_id),
+    );
     oldWorldQueued = mine.map((q) => q.event_id);
     oldWorldOwed = mine.filter((q) => q.seq > since).map((q) => q.event_id);
     oldWorldState =
@@ -405,8 +552,8 @@ test.serial('a data dir left at the old schema with queued events: after the upg
   const live = second.stores.get('live').db;
   // Unfinished: a delivery row pending or sending, or a first attempt in flight (no row until it ends).
   const unfinished = async () =>
-    (await live.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', endpoint.id).where('status', 'in', ['pending', 'sending']).execute()).length +
-    second.app.webhooks.firstAttemptsInFlight('live', endpoint.id).length;
+    (await live.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', endpoint.id).where('status', 'in', ['pending', 'sending']).execute())
+      .length + second.app.webhooks.firstAttemptsInFlight('live', endpoint.id).length;
   await eventually(async () => (await unfinished()) === 0, { what: "the endpoint's deliveries to finish" });
   await deliveryPass(second);
   a.is(await unfinished(), 0);

@@ -35,8 +35,9 @@ function open(): Fixture {
   };
 }
 
-const noteIds = (db: SQLite.Database) => (db.prepare('select id from notes order by id').pluck().all() as string[]);
-const insertNote = (id: string) => (trx: Parameters<Parameters<WriteBatches['run']>[0]>[0]) => runStatement(trx, 'insert into notes (id, body) values (?, ?)', [id, 'x']);
+const noteIds = (db: SQLite.Database) => db.prepare('select id from notes order by id').pluck().all() as string[];
+const insertNote = (id: string) => (trx: Parameters<Parameters<WriteBatches['run']>[0]>[0]) =>
+  runStatement(trx, 'insert into notes (id, body) values (?, ?)', [id, 'x']);
 
 test('concurrent writes commit together, and each is answered only once it is visible to other connections', async (t) => {
   const f = open();
@@ -121,7 +122,10 @@ test('reads on the database never see an open batch: they wait for its COMMIT', 
     // The connection keeps serving the open batch (a statement inside it completes) while the
     // outside read stays queued: better-sqlite3 is synchronous, so once the event loop has turned,
     // a read that could run would have.
-    t.deepEqual((await selectRows<{ id: string }>(trx, 'select id from notes', [])).map((r) => r.id), ['pending']);
+    t.deepEqual(
+      (await selectRows<{ id: string }>(trx, 'select id from notes', [])).map((r) => r.id),
+      ['pending'],
+    );
     await new Promise<void>((resolve) => setImmediate(resolve));
     t.false(readDone, 'the read waits behind the open transaction');
     t.deepEqual(noteIds(f.other), [], 'nothing committed yet');

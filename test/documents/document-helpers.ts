@@ -21,7 +21,11 @@ export const webp = Buffer.from('UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA=
 /** A Windows executable header (MZ, PE offset, NUL bytes): never a document. */
 export const exe = Buffer.concat([Buffer.from('MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff\x00\x00', 'latin1'), Buffer.alloc(200, 0)]);
 /** A ZIP local file header. */
-export const zip = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00, 0x08, 0x00]), Buffer.from('word/document.xml'), Buffer.alloc(64, 1)]);
+export const zip = Buffer.concat([
+  Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00, 0x08, 0x00]),
+  Buffer.from('word/document.xml'),
+  Buffer.alloc(64, 1),
+]);
 
 export interface UploadFile {
   bytes: Buffer | string;
@@ -77,6 +81,10 @@ export function storedFiles(t: TestApp, env: 'live' | 'sandbox' = 'live'): strin
 }
 
 export async function documentCount(t: TestApp, env: 'live' | 'sandbox' = 'live'): Promise<number> {
-  const row = await t.stores.get(env).db.selectFrom('documents').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await t.stores
+    .get(env)
+    .db.selectFrom('documents')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }

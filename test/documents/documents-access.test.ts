@@ -85,7 +85,10 @@ test.serial('a client scoped to location A gets 404 for a pet or document in B, 
   a.is(own.status, 201);
   a.is((await download(t, own.body.id, scopedA.accessToken)).status, 200);
   const list = await t.request('GET', `/v1/pets/${petA.id}/documents`, { token: scopedA.accessToken });
-  a.deepEqual(list.body.data.map((d: { id: string }) => d.id), [own.body.id]);
+  a.deepEqual(
+    list.body.data.map((d: { id: string }) => d.id),
+    [own.body.id],
+  );
   a.is((await t.request('DELETE', `/v1/documents/${own.body.id}`, { token: scopedA.accessToken })).status, 200);
   a.deepEqual(storedFiles(t), [`${docB}.png`]);
 });

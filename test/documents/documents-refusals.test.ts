@@ -16,7 +16,9 @@ let petId: string;
 const t = useTestApp(test, { config: { documentMaxBytes: maxBytes } });
 test.before(async () => {
   admin = await t.adminToken();
-  ({ pet: { id: petId } } = await createHousehold(t));
+  ({
+    pet: { id: petId },
+  } = await createHousehold(t));
 });
 
 /** Nothing stored: no file in the documents folder and no row. */
@@ -76,7 +78,9 @@ test.serial('a streamed (chunked) upload is cut off with 413 as soon as it passe
   const chunk = Buffer.alloc(16 * 1024, 0x61);
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      controller.enqueue(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="endless.txt"\r\nContent-Type: text/plain\r\n\r\n`));
+      controller.enqueue(
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="endless.txt"\r\nContent-Type: text/plain\r\n\r\n`),
+      );
     },
     pull(controller) {
       // Never ends by itself: only the server refusing it stops this upload.
@@ -138,7 +142,11 @@ test.serial('a body that is not multipart/form-data answers 415; no body at all 
   const none = await t.request('POST', `/v1/pets/${petId}/documents`, { token: admin });
   a.is(none.status, 400);
   a.is(none.body.errors[0].field, 'file');
-  const noBoundary = await t.request('POST', `/v1/pets/${petId}/documents`, { token: admin, rawBody: 'abc', headers: { 'content-type': 'multipart/form-data' } });
+  const noBoundary = await t.request('POST', `/v1/pets/${petId}/documents`, {
+    token: admin,
+    rawBody: 'abc',
+    headers: { 'content-type': 'multipart/form-data' },
+  });
   a.is(noBoundary.status, 400);
   await nothingLeft(a, 'not multipart');
 });

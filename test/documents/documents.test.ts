@@ -13,7 +13,9 @@ let petId: string;
 const t = useTestApp(test);
 test.before(async () => {
   admin = await t.adminToken();
-  ({ pet: { id: petId } } = await createHousehold(t));
+  ({
+    pet: { id: petId },
+  } = await createHousehold(t));
 });
 
 const db = () => t.stores.get('live').db;
@@ -21,7 +23,11 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 
 test('a PDF upload is stored under its id, hashed, its text extracted; the download is byte-identical', async (a) => {
   const pdf = await makePdf(['Blood panel: ALT 42 U/L', 'Second page: creatinine normal']);
-  const res = await upload(t, petId, { token: admin, file: { bytes: pdf, name: 'blood panel.pdf', type: 'application/pdf' }, fields: { title: 'Blood panel', kind: 'lab_result' } });
+  const res = await upload(t, petId, {
+    token: admin,
+    file: { bytes: pdf, name: 'blood panel.pdf', type: 'application/pdf' },
+    fields: { title: 'Blood panel', kind: 'lab_result' },
+  });
   a.is(res.status, 201, JSON.stringify(res.body));
   const doc = res.body;
   a.regex(doc.id, /^doc_[0-9a-z]{26}$/);
@@ -43,7 +49,10 @@ test('a PDF upload is stored under its id, hashed, its text extracted; the downl
   a.true(doc.textLength > 0);
 
   // Stored under the generated name, never the client's.
-  a.deepEqual(storedFiles(t).filter((f) => f.startsWith(doc.id)), [`${doc.id}.pdf`]);
+  a.deepEqual(
+    storedFiles(t).filter((f) => f.startsWith(doc.id)),
+    [`${doc.id}.pdf`],
+  );
   a.deepEqual(readFileSync(path.join(t.dataDir, 'documents', 'live', `${doc.id}.pdf`)), pdf);
 
   const row = await db().selectFrom('documents').selectAll().where('id', '=', doc.id).executeTakeFirstOrThrow();
@@ -75,7 +84,16 @@ test('PNG, JPEG and WebP are recognised from their bytes; images have no text', 
   ] as const) {
     const res = await upload(t, petId, { token: admin, file: { bytes, name: `xray.${ext}` }, fields: { kind: 'xray' } });
     a.is(res.status, 201, `${type}: ${JSON.stringify(res.body)}`);
-    a.like(res.body, { contentType: type, declaredContentType: 'application/octet-stream', contentTypeMismatch: false, textStatus: 'not_applicable', textExtracted: false, textLength: 0, pageCount: null, title: `xray.${ext}` });
+    a.like(res.body, {
+      contentType: type,
+      declaredContentType: 'application/octet-stream',
+      contentTypeMismatch: false,
+      textStatus: 'not_applicable',
+      textExtracted: false,
+      textLength: 0,
+      pageCount: null,
+      title: `xray.${ext}`,
+    });
     a.true(storedFiles(t).includes(`${res.body.id}.${ext}`));
     const got = await download(t, res.body.id, admin);
     a.deepEqual(got.bytes, bytes);
@@ -107,7 +125,10 @@ test('plain text and Markdown are stored with their text; Markdown is told by na
   a.is((await download(t, declared.body.id, admin)).headers.get('content-disposition'), `attachment; filename="plan.md"; filename*=UTF-8''plan.md`);
 
   // A UTF-8 BOM is fine; the stored text leaves it out.
-  const bom = await upload(t, petId, { token: admin, file: { bytes: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('hello')]), name: 'bom.txt' } });
+  const bom = await upload(t, petId, {
+    token: admin,
+    file: { bytes: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('hello')]), name: 'bom.txt' },
+  });
   a.is(bom.status, 201);
   a.is(bom.body.textLength, 5);
 });
@@ -140,13 +161,19 @@ test("the client's file name is kept only as sanitized metadata: no path, no con
   const sneaky = await upload(t, petId, { token: admin, file: { bytes: 'x', name: '../../etc/passwd' } });
   a.is(sneaky.status, 201);
   a.is(sneaky.body.filename, 'passwd');
-  a.deepEqual(storedFiles(t).filter((f) => f.includes('passwd')), []);
+  a.deepEqual(
+    storedFiles(t).filter((f) => f.includes('passwd')),
+    [],
+  );
   a.is((await download(t, sneaky.body.id, admin)).headers.get('content-disposition'), `attachment; filename="passwd.txt"; filename*=UTF-8''passwd.txt`);
 
   // U+202E (right-to-left override) would show "invoice\u202Efdp.exe" as "invoiceexe.pdf".
   const bidi = await upload(t, petId, { token: admin, file: { bytes: await makePdf(['x']), name: 'invoice\u202efdp.exe' } });
   a.is(bidi.body.filename, 'invoicefdp.exe');
-  a.is((await download(t, bidi.body.id, admin)).headers.get('content-disposition'), `attachment; filename="invoicefdp.exe.pdf"; filename*=UTF-8''invoicefdp.exe.pdf`);
+  a.is(
+    (await download(t, bidi.body.id, admin)).headers.get('content-disposition'),
+    `attachment; filename="invoicefdp.exe.pdf"; filename*=UTF-8''invoicefdp.exe.pdf`,
+  );
 
   const unicode = await upload(t, petId, { token: admin, file: { bytes: png, name: 'Röntgen «Bella» 1.png' } });
   a.is(unicode.body.filename, 'Röntgen «Bella» 1.png');
@@ -179,15 +206,24 @@ test("a pet's documents list newest first with cursor paging and a kind filter; 
   }
   const first = await t.request('GET', `/v1/pets/${pet.id}/documents?limit=2`, { token: admin });
   a.is(first.status, 200);
-  a.deepEqual(first.body.data.map((d: { id: string }) => d.id), [ids[2], ids[1]]);
+  a.deepEqual(
+    first.body.data.map((d: { id: string }) => d.id),
+    [ids[2], ids[1]],
+  );
   a.true(first.body.hasMore);
   const second = await t.request('GET', `/v1/pets/${pet.id}/documents?limit=2&cursor=${first.body.nextCursor}`, { token: admin });
-  a.deepEqual(second.body.data.map((d: { id: string }) => d.id), [ids[0]]);
+  a.deepEqual(
+    second.body.data.map((d: { id: string }) => d.id),
+    [ids[0]],
+  );
   a.false(second.body.hasMore);
   a.is(second.body.nextCursor, null);
 
   const consent = await t.request('GET', `/v1/pets/${pet.id}/documents?kind=consent`, { token: admin });
-  a.deepEqual(consent.body.data.map((d: { id: string }) => d.id), [ids[1]]);
+  a.deepEqual(
+    consent.body.data.map((d: { id: string }) => d.id),
+    [ids[1]],
+  );
 
   a.is((await t.request('GET', `/v1/pets/${pet.id}/documents?kind=selfie`, { token: admin })).status, 400);
   a.is((await t.request('GET', `/v1/pets/${pet.id}/documents?limit=0`, { token: admin })).status, 400);
@@ -237,7 +273,10 @@ test.serial('temp files of uploads interrupted by a stop are swept once stale; f
   a.is(await files.sweepStaleUploads('live', Date.now()), 1);
   a.false(storedFiles(t).includes('.upload-doc_stale.tmp'));
   a.true(storedFiles(t).includes('.upload-doc_fresh.tmp'));
-  a.deepEqual(storedFiles(t).filter((f) => !f.startsWith('.upload-')), before);
+  a.deepEqual(
+    storedFiles(t).filter((f) => !f.startsWith('.upload-')),
+    before,
+  );
   a.true(before.includes(`${kept.body.id}.png`));
   await files.remove(fresh);
 });

@@ -47,24 +47,39 @@ test.serial('filters: since, type by canonical name or alias (shown under the al
   await emit(db(), 'pet.vaccination_due', { petId: 'pet_x', vaccine: 'Rabies', dueOn: '2026-12-01' }, t.tenantId, t.clock.now());
 
   const recent = await t.request('GET', `/v1/events?since=${encodeURIComponent(since)}`, { token: admin });
-  a.deepEqual(recent.body.data.map((e: { type: string }) => e.type), ['pet.vaccination_due', 'payment.completed', 'payment.completed', 'payment.completed']);
+  a.deepEqual(
+    recent.body.data.map((e: { type: string }) => e.type),
+    ['pet.vaccination_due', 'payment.completed', 'payment.completed', 'payment.completed'],
+  );
   const offset = await t.request('GET', `/v1/events?since=${encodeURIComponent(since.replace('Z', '+00:00'))}`, { token: admin });
   a.is(offset.body.data.length, 4, 'offsets are accepted');
 
   const canonical = await t.request('GET', '/v1/events?type=payment.completed', { token: admin });
-  a.deepEqual(canonical.body.data.map((e: { id: string }) => e.id), emitted.map((e) => e.id).reverse());
+  a.deepEqual(
+    canonical.body.data.map((e: { id: string }) => e.id),
+    emitted.map((e) => e.id).reverse(),
+  );
   a.true(canonical.body.data.every((e: { type: string }) => e.type === 'payment.completed'));
   const alias = await t.request('GET', '/v1/events?type=payment.succeeded', { token: admin });
-  a.deepEqual(alias.body.data.map((e: { id: string }) => e.id), emitted.map((e) => e.id).reverse());
+  a.deepEqual(
+    alias.body.data.map((e: { id: string }) => e.id),
+    emitted.map((e) => e.id).reverse(),
+  );
   a.true(alias.body.data.every((e: { type: string }) => e.type === 'payment.succeeded'));
   const vaccination = await t.request('GET', '/v1/events?type=vaccination.due', { token: admin });
-  a.deepEqual(vaccination.body.data.map((e: { type: string; data: { dueOn: string } }) => [e.type, e.data.dueOn]), [['vaccination.due', '2026-12-01']]);
+  a.deepEqual(
+    vaccination.body.data.map((e: { type: string; data: { dueOn: string } }) => [e.type, e.data.dueOn]),
+    [['vaccination.due', '2026-12-01']],
+  );
 
   const page1 = await t.request('GET', '/v1/events?type=payment.completed&limit=2', { token: admin });
   a.is(page1.body.data.length, 2);
   a.true(page1.body.hasMore);
   const page2 = await t.request('GET', `/v1/events?type=payment.completed&limit=2&cursor=${page1.body.nextCursor}`, { token: admin });
-  a.deepEqual(page2.body.data.map((e: { id: string }) => e.id), [emitted[0]!.id]);
+  a.deepEqual(
+    page2.body.data.map((e: { id: string }) => e.id),
+    [emitted[0]!.id],
+  );
   a.false(page2.body.hasMore);
   a.is(page2.body.nextCursor, null);
 });
@@ -82,7 +97,13 @@ test('GET /v1/event-types lists both seed lists, the aliases and each data schem
   const byType = new Map(res.body.data.map((e: { type: string }) => [e.type, e]));
   a.is(byType.size, canonicalEventTypes.length + 2);
   for (const type of canonicalEventTypes) {
-    const info = byType.get(type) as { canonical: boolean; aliasOf: null; dataSchema: { type: string; properties: object }; description: string; emittedBy: string };
+    const info = byType.get(type) as {
+      canonical: boolean;
+      aliasOf: null;
+      dataSchema: { type: string; properties: object };
+      description: string;
+      emittedBy: string;
+    };
     a.true(info.canonical, type);
     a.is(info.aliasOf, null);
     a.is(info.dataSchema.type, 'object');

@@ -10,7 +10,15 @@ import { Metrics } from '../../src/http/metrics.js';
 import { requestContext, type RequestState } from '../../src/http/request-context.js';
 import { accessLog } from '../../src/logger.js';
 
-const entry = { requestId: 'req-"quoted"', method: 'GET', route: 'GET /v1/pets/:id', path: '/v1/pets/pet_1?x="</script>\n', status: 200, ms: 1.25, client: 'pk_live_a' };
+const entry = {
+  requestId: 'req-"quoted"',
+  method: 'GET',
+  route: 'GET /v1/pets/:id',
+  path: '/v1/pets/pet_1?x="</script>\n',
+  status: 200,
+  ms: 1.25,
+  client: 'pk_live_a',
+};
 
 function loggerTo(level: string) {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'access-log-')), 'out.log');
@@ -23,7 +31,11 @@ test('the access line is the line pino itself writes for the same fields (caller
   accessLog(logger)(entry);
   logger.info(entry, 'request');
   accessLog(logger)({ ...entry, client: undefined, status: 401 });
-  const [ours, pinos, anonymous] = lines().map((line) => JSON.parse(line) as Record<string, unknown>) as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
+  const [ours, pinos, anonymous] = lines().map((line) => JSON.parse(line) as Record<string, unknown>) as [
+    Record<string, unknown>,
+    Record<string, unknown>,
+    Record<string, unknown>,
+  ];
   t.deepEqual({ ...ours, time: 0 }, { ...pinos, time: 0 });
   t.is(ours.path, entry.path);
   t.false('client' in anonymous);

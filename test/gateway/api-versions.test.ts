@@ -148,7 +148,18 @@ test('clients that existed before versions are pinned to 2026-11-01, whose answe
     await db.insertInto('tenants').values({ id: 'ten_old', name: 'Old clinic', created_at: at }).execute();
     await db
       .insertInto('api_clients')
-      .values({ id: 'cli_old', tenant_id: 'ten_old', client_id: 'pk_live_old', name: 'Old', role: 'staff', scopes: 'pets', secret_hash: 'x', disabled: 0, created_at: at, updated_at: at } as never)
+      .values({
+        id: 'cli_old',
+        tenant_id: 'ten_old',
+        client_id: 'pk_live_old',
+        name: 'Old',
+        role: 'staff',
+        scopes: 'pets',
+        secret_hash: 'x',
+        disabled: 0,
+        created_at: at,
+        updated_at: at,
+      } as never)
       .execute();
     const up = await migrator.migrateTo('2026_11_23_1000_add_client_api_version');
     a.falsy(up.error);
@@ -272,8 +283,14 @@ test('POST /v1/providers/match answers the ranking in 2026-11-01 and a bare arra
   const current = await t.request('POST', '/v1/providers/match', { token: admin, body });
   a.is(current.status, 200, current.text);
   a.is(versionOf(current), currentApiVersion);
-  a.deepEqual(current.body.data.map((m: { providerId: string }) => m.providerId), [sooner.id, later.id]);
-  a.deepEqual(current.body.data.map((m: { rank: number }) => m.rank), [1, 2]);
+  a.deepEqual(
+    current.body.data.map((m: { providerId: string }) => m.providerId),
+    [sooner.id, later.id],
+  );
+  a.deepEqual(
+    current.body.data.map((m: { rank: number }) => m.rank),
+    [1, 2],
+  );
 
   const older = await t.request('POST', '/v1/providers/match', { token: admin, body, headers: header(old) });
   a.is(older.status, 200, older.text);
@@ -311,7 +328,11 @@ test('POST /v1/providers/match refusals in both versions: 400, 401, 403, and a p
       'insufficient_scope',
     );
     // The pet is at another location: a body reference the caller cannot see.
-    const hidden = await t.request('POST', '/v1/providers/match', { token: scoped.accessToken, body: { petId: clinic.pet.id, type: 'vaccination' }, headers: h });
+    const hidden = await t.request('POST', '/v1/providers/match', {
+      token: scoped.accessToken,
+      body: { petId: clinic.pet.id, type: 'vaccination' },
+      headers: h,
+    });
     assertProblem(a, hidden, 400, 'resource_missing');
     a.is(versionOf(hidden), version);
   }
@@ -324,7 +345,10 @@ test('OpenAPI documents the header, the echo, both answers of each changed opera
   const parameter = doc.components.parameters['Petcare-Version'];
   a.like(parameter, { name: 'Petcare-Version', in: 'header', required: false });
   a.deepEqual(parameter.schema.enum, [...apiVersions]);
-  a.deepEqual(doc['x-api-versions'].versions.map((v: { version: string }) => v.version), [...apiVersions].reverse());
+  a.deepEqual(
+    doc['x-api-versions'].versions.map((v: { version: string }) => v.version),
+    [...apiVersions].reverse(),
+  );
   a.is(doc['x-api-versions'].current, currentApiVersion);
   for (const version of apiVersions) a.true(doc.info.description.includes(`| \`${version}\``), `changelog row ${version}`);
 
@@ -333,10 +357,16 @@ test('OpenAPI documents the header, the echo, both answers of each changed opera
     ['/v1/providers/match', 'post'],
   ] as const) {
     const op = doc.paths[p][method];
-    a.true(op.parameters.some((x: { $ref?: string }) => x.$ref === '#/components/parameters/Petcare-Version'), `${method} ${p} header`);
+    a.true(
+      op.parameters.some((x: { $ref?: string }) => x.$ref === '#/components/parameters/Petcare-Version'),
+      `${method} ${p} header`,
+    );
     a.truthy(op.responses['200'].headers['Petcare-Version']);
     const shapes = op.responses['200'].content['application/json'].schema.oneOf;
-    a.deepEqual(shapes.map((s: { title: string }) => s.title), [`${currentApiVersion} (current)`, old]);
+    a.deepEqual(
+      shapes.map((s: { title: string }) => s.title),
+      [`${currentApiVersion} (current)`, old],
+    );
     a.deepEqual(Object.keys(op['x-api-versions']), [old]);
     a.regex(op.description, /2025-06-01/);
     a.regex(op.responses['400'].description, /`unsupported_api_version`/);

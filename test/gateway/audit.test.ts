@@ -54,7 +54,11 @@ test('every call is recorded, refused ones included: 401, 403, 404 (route and re
   a.is((await t.request('GET', '/v1/pets', { token: limited.accessToken, headers: { 'x-request-id': ids.ok } })).status, 200);
   a.is((await t.request('GET', '/v1/pets', { token: limited.accessToken, headers: { 'x-request-id': ids.limited } })).status, 429);
 
-  const malformed = await t.request('POST', '/v1/pets', { token: staff.accessToken, rawBody: '{', headers: { 'content-type': 'application/json', 'x-request-id': ids.malformed } });
+  const malformed = await t.request('POST', '/v1/pets', {
+    token: staff.accessToken,
+    rawBody: '{',
+    headers: { 'content-type': 'application/json', 'x-request-id': ids.malformed },
+  });
   a.is(malformed.status, 400);
 
   const all = await events();
@@ -87,14 +91,22 @@ test('every call is recorded, refused ones included: 401, 403, 404 (route and re
 
 test('a write has its audit row, with the resource id, in the same transaction', async (a) => {
   const requestId = rid('write');
-  const created = await t.request('POST', '/v1/pets', { token: staff.accessToken, body: petBody(household, uniqueName('Audited')), headers: { 'x-request-id': requestId } });
+  const created = await t.request('POST', '/v1/pets', {
+    token: staff.accessToken,
+    body: petBody(household, uniqueName('Audited')),
+    headers: { 'x-request-id': requestId },
+  });
   a.is(created.status, 201);
   const row = await eventFor(requestId, `resourceId=${created.body.id}`);
   a.like(row, { status: 201, method: 'POST', route: 'POST /v1/pets', path: '/v1/pets', clientId: staff.id, role: 'staff', resourceId: created.body.id });
 
   const patchId = rid('patch');
   t.clock.advance(1); // ids (and so "newest first") have millisecond resolution
-  a.is((await t.request('PATCH', `/v1/pets/${created.body.id}`, { token: staff.accessToken, body: { breed: 'Pug' }, headers: { 'x-request-id': patchId } })).status, 200);
+  a.is(
+    (await t.request('PATCH', `/v1/pets/${created.body.id}`, { token: staff.accessToken, body: { breed: 'Pug' }, headers: { 'x-request-id': patchId } }))
+      .status,
+    200,
+  );
   a.like(await eventFor(patchId, `resourceId=${created.body.id}`), { status: 200, method: 'PATCH', route: 'PATCH /v1/pets/:id' });
 
   // A refused write leaves a row with its status and no resource.
@@ -135,22 +147,29 @@ test('filters: status, clientId, method, resourceId (and they combine)', async (
   a.true(byStatus.every((e) => e.status === 403));
 
   const byClient = await events(`clientId=${c.id}`);
-  a.deepEqual(byClient.map((e) => `${e.method} ${e.route} ${e.status}`), [
-    'GET GET /v1/clients 403',
-    'GET GET /v1/pets/:id 404',
-    'GET GET /v1/pets/:id 200',
-    'POST POST /v1/pets 201',
-  ]);
+  a.deepEqual(
+    byClient.map((e) => `${e.method} ${e.route} ${e.status}`),
+    ['GET GET /v1/clients 403', 'GET GET /v1/pets/:id 404', 'GET GET /v1/pets/:id 200', 'POST POST /v1/pets 201'],
+  );
   a.true(byClient.every((e) => e.clientId === c.id));
 
   const posts = await events(`clientId=${c.id}&method=post`);
-  a.deepEqual(posts.map((e) => e.resourceId), [pet.body.id]);
+  a.deepEqual(
+    posts.map((e) => e.resourceId),
+    [pet.body.id],
+  );
 
   const byResource = await events(`resourceId=${pet.body.id}`);
-  a.deepEqual(byResource.map((e) => e.status), [200, 201]);
+  a.deepEqual(
+    byResource.map((e) => e.status),
+    [200, 201],
+  );
 
   const combined = await events(`clientId=${c.id}&status=404`);
-  a.deepEqual(combined.map((e) => e.resourceId), ['pet_nope']);
+  a.deepEqual(
+    combined.map((e) => e.resourceId),
+    ['pet_nope'],
+  );
 
   assertProblem(a, await t.request('GET', '/v1/audit-events?status=99', { token: admin }), 400, 'validation_failed');
   assertProblem(a, await t.request('GET', '/v1/audit-events?nonsense=1', { token: admin }), 400, 'validation_failed');
@@ -172,12 +191,21 @@ test('cursor paging walks every event exactly once, newest first', async (a) => 
     a.is(res.body.hasMore, res.body.nextCursor !== null);
     cursor = res.body.nextCursor;
   } while (cursor);
-  a.deepEqual(pages.map((p) => p.length), [3, 3, 1]);
+  a.deepEqual(
+    pages.map((p) => p.length),
+    [3, 3, 1],
+  );
   const flat = pages.flat();
-  a.deepEqual(flat.map((e) => e.resourceId), [6, 5, 4, 3, 2, 1, 0].map((i) => `pet_page${i}`));
+  a.deepEqual(
+    flat.map((e) => e.resourceId),
+    [6, 5, 4, 3, 2, 1, 0].map((i) => `pet_page${i}`),
+  );
   a.is(new Set(flat.map((e) => e.id)).size, 7);
   const sorted = [...flat.map((e) => e.id)].sort().reverse();
-  a.deepEqual(flat.map((e) => e.id), sorted);
+  a.deepEqual(
+    flat.map((e) => e.id),
+    sorted,
+  );
   assertProblem(a, await t.request('GET', '/v1/audit-events?cursor=forged', { token: admin }), 400, 'invalid_cursor');
 });
 

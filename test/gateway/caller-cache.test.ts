@@ -11,8 +11,7 @@ import { assertInvalidToken, clientCredentials, createClient } from '../oauth/oa
 const t = useTestApp(test);
 
 const pets = (token: string) => t.request('GET', '/v1/pets', { token });
-const patchClient = async (id: string, body: Record<string, unknown>) =>
-  t.request('PATCH', `/v1/clients/${id}`, { token: await t.adminToken(), body });
+const patchClient = async (id: string, body: Record<string, unknown>) => t.request('PATCH', `/v1/clients/${id}`, { token: await t.adminToken(), body });
 
 test.serial('a cached token still expires on time (the clock is read on every call)', async (a) => {
   const client = await createClient(t, { role: 'staff', scopes: ['pets'] });

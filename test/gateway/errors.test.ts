@@ -71,7 +71,11 @@ test('wrong content type: 415 unsupported_media_type, nothing written', async (a
   assertProblem(a, text, 415, 'unsupported_media_type', '/v1/pets');
   a.regex(text.body.detail, /application\/json/);
 
-  const form = await t.request('POST', '/v1/pets', { token, rawBody: `name=${name}&breed=Beagle`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const form = await t.request('POST', '/v1/pets', {
+    token,
+    rawBody: `name=${name}&breed=Beagle`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   assertProblem(a, form, 415, 'unsupported_media_type');
 
   const patch = await t.request('PATCH', `/v1/pets/${household.pet.id}`, { token, rawBody: `{"name":"${name}"}`, headers: { 'content-type': 'text/plain' } });
@@ -142,7 +146,12 @@ test.serial('server-owned fields together on create: each is named, no row appea
 test('server-owned fields on PATCH are rejected and the pet is unchanged', async (a) => {
   const pet = await createPet(t, household.parent.id, household.location.id);
   const before = await t.request('GET', `/v1/pets/${pet.id}`, { token });
-  for (const body of [{ vaccinationStatus: 'Up to date' }, { id: 'pet_other' }, { tenantId: 'ten_x', name: 'Renamed' }, { createdAt: '2020-01-01T00:00:00Z' }]) {
+  for (const body of [
+    { vaccinationStatus: 'Up to date' },
+    { id: 'pet_other' },
+    { tenantId: 'ten_x', name: 'Renamed' },
+    { createdAt: '2020-01-01T00:00:00Z' },
+  ]) {
     const res = await t.request('PATCH', `/v1/pets/${pet.id}`, { token, body });
     assertProblem(a, res, 400, 'validation_failed', `/v1/pets/${pet.id}`);
     a.true(res.body.errors.some((e: { message: string }) => e.message === 'is not a recognised field'));

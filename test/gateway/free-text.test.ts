@@ -19,11 +19,31 @@ test.before(async () => {
   household = await createHousehold(t);
 });
 
-const petBody = (extra: Record<string, unknown>) => ({ name: uniqueName('Text'), species: 'dog', breed: 'Beagle', ownerId: household.parent.id, locationId: household.location.id, ...extra });
+const petBody = (extra: Record<string, unknown>) => ({
+  name: uniqueName('Text'),
+  species: 'dog',
+  breed: 'Beagle',
+  ownerId: household.parent.id,
+  locationId: household.location.id,
+  ...extra,
+});
 
 test('POST /v1/pets: NUL, BEL, U+202E, C1, DEL and lone surrogates in the name are 400 on name; nothing is written', async (a) => {
   const base = uniqueName('Rex');
-  for (const name of [`${base}\u0000\u202e\ud800`, `${base}\u0000`, `${base}\u0007`, `${base}\u202e`, `${base}\u2066x\u2069`, `${base}\u202a`, `${base}\ud800`, `${base}\udc00x`, `${base}\u0085`, `${base}\u007f`, `${base}\tx`, `${base}\nx`]) {
+  for (const name of [
+    `${base}\u0000\u202e\ud800`,
+    `${base}\u0000`,
+    `${base}\u0007`,
+    `${base}\u202e`,
+    `${base}\u2066x\u2069`,
+    `${base}\u202a`,
+    `${base}\ud800`,
+    `${base}\udc00x`,
+    `${base}\u0085`,
+    `${base}\u007f`,
+    `${base}\tx`,
+    `${base}\nx`,
+  ]) {
     const res = await t.request('POST', '/v1/pets', { token: admin, body: petBody({ name }) });
     assertProblem(a, res, 400, 'validation_failed', '/v1/pets');
     a.deepEqual(fieldsOf(res), ['name'], JSON.stringify(name));
@@ -58,17 +78,30 @@ test('multi-line fields keep tab and line breaks, and refuse every other control
     a.deepEqual(fieldsOf(res), ['text'], JSON.stringify(text));
   }
   // A one-line field refuses line breaks.
-  const dosage = await t.request('POST', `/v1/pets/${pet}/medical`, { token: admin, body: { kind: 'prescription', medication: 'Meloxicam', dosage: '1 mg\nthen 2 mg' } });
+  const dosage = await t.request('POST', `/v1/pets/${pet}/medical`, {
+    token: admin,
+    body: { kind: 'prescription', medication: 'Meloxicam', dosage: '1 mg\nthen 2 mg' },
+  });
   assertProblem(a, dosage, 400, 'validation_failed');
   a.deepEqual(fieldsOf(dosage), ['dosage']);
   // Nested fields are named by their path.
   const invoice = await t.request('POST', '/v1/invoices', {
     token: admin,
-    body: { parentId: household.parent.id, locationId: household.location.id, lines: [{ description: 'Exam\nfollow-up', quantity: 1, unitAmount: 100 }, { description: 'Bad\u0000', quantity: 1, unitAmount: 100 }] },
+    body: {
+      parentId: household.parent.id,
+      locationId: household.location.id,
+      lines: [
+        { description: 'Exam\nfollow-up', quantity: 1, unitAmount: 100 },
+        { description: 'Bad\u0000', quantity: 1, unitAmount: 100 },
+      ],
+    },
   });
   assertProblem(a, invoice, 400, 'validation_failed', '/v1/invoices');
   a.deepEqual(fieldsOf(invoice), ['lines[1].description']);
-  const described = await t.request('POST', '/v1/ai/services', { token: admin, body: { name: uniqueName('Protocols'), description: 'SOPs\nline two\u0000', locationIds: [household.location.id] } });
+  const described = await t.request('POST', '/v1/ai/services', {
+    token: admin,
+    body: { name: uniqueName('Protocols'), description: 'SOPs\nline two\u0000', locationIds: [household.location.id] },
+  });
   assertProblem(a, described, 400, 'validation_failed');
   a.deepEqual(fieldsOf(described), ['description']);
 });
@@ -101,14 +134,21 @@ test('ids, enums, dates, cursors and uploaded files keep their own rules', async
   a.is(second.status, 200, second.text);
   // Files in a multipart upload are judged by their content, not by the text rules: a text file with
   // a form feed, and a PNG whose bytes are all control characters to a text reader.
-  const text = await upload(t, household.pet.id, { token: admin, file: { bytes: 'Page one\fPage two\tend\n', name: 'notes.txt', type: 'text/plain' }, fields: { title: 'Visit notes' } });
+  const text = await upload(t, household.pet.id, {
+    token: admin,
+    file: { bytes: 'Page one\fPage two\tend\n', name: 'notes.txt', type: 'text/plain' },
+    fields: { title: 'Visit notes' },
+  });
   a.is(text.status, 201, JSON.stringify(text.body));
   const image = await upload(t, household.pet.id, { token: admin, file: { bytes: png, name: 'scan.png', type: 'image/png' }, fields: { title: 'Scan' } });
   a.is(image.status, 201, JSON.stringify(image.body));
   // A knowledge document's JSON text keeps its page breaks (form feed).
   const service = await t.request('POST', '/v1/ai/services', { token: admin, body: { name: uniqueName('Knowledge'), locationIds: [household.location.id] } });
   a.is(service.status, 201, service.text);
-  const doc = await t.request('POST', `/v1/ai/services/${service.body.id}/documents`, { token: admin, body: { title: 'Protocols', text: 'Fasting.\fRecovery.\tDone.' } });
+  const doc = await t.request('POST', `/v1/ai/services/${service.body.id}/documents`, {
+    token: admin,
+    body: { title: 'Protocols', text: 'Fasting.\fRecovery.\tDone.' },
+  });
   a.true(doc.status === 202 || doc.status === 201, doc.text);
 });
 

@@ -31,7 +31,11 @@ test('an empty Idempotency-Key is 400 invalid_idempotency_key on every write, an
   a.not((await t.request('GET', `/v1/pets/${household.pet.id}`, { token })).body.name, name);
 
   // A write that keeps no idempotency record (a ranking, run outside a transaction) refuses it too.
-  const ranked = await t.request('POST', '/v1/providers/match', { token, body: { petId: household.pet.id, type: 'vet_consultation' }, headers: { 'Idempotency-Key': '' } });
+  const ranked = await t.request('POST', '/v1/providers/match', {
+    token,
+    body: { petId: household.pet.id, type: 'vet_consultation' },
+    headers: { 'Idempotency-Key': '' },
+  });
   assertProblem(a, ranked, 400, 'invalid_idempotency_key');
 
   // The same write with a key, or with none at all, goes through.

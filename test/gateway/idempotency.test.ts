@@ -146,7 +146,10 @@ test('an invalid Idempotency-Key is 400 invalid_idempotency_key and writes nothi
   for (const bad of ['k'.repeat(256), 'has space', 'tab\there']) {
     const res = await t.request('POST', '/v1/pets', { token, body: petBody(household, name), idempotencyKey: bad });
     assertProblem(a, res, 400, 'invalid_idempotency_key', '/v1/pets');
-    a.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['Idempotency-Key']);
+    a.deepEqual(
+      res.body.errors.map((e: { field: string }) => e.field),
+      ['Idempotency-Key'],
+    );
   }
   a.is(await countPetsNamed(t, name), 0);
   const longest = await t.request('POST', '/v1/pets', { token, body: petBody(household, name), idempotencyKey: `${'k'.repeat(254)}~` });

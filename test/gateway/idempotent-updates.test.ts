@@ -46,7 +46,10 @@ test.serial('PATCH /v1/appointments/:id: a replayed completion completes once an
   const provider = await createProvider(t, { locationIds: [location.id] });
   const booked = await book(t, { petId: pet.id, providerId: provider.id, type: 'checkup', startsAt: '2026-11-23T10:00:00Z' });
   a.is(booked.status, 201, booked.text);
-  for (const [status, key] of [['checked_in', 'apt-in'], ['in_progress', 'apt-go']] as const) {
+  for (const [status, key] of [
+    ['checked_in', 'apt-in'],
+    ['in_progress', 'apt-go'],
+  ] as const) {
     a.is((await t.request('PATCH', `/v1/appointments/${booked.body.id}`, { token: admin, body: { status }, idempotencyKey: key })).status, 200);
   }
   const done = await twice('PATCH', `/v1/appointments/${booked.body.id}`, { status: 'completed' }, 'apt-done');
@@ -73,7 +76,13 @@ test.serial('PATCH and DELETE /v1/webhook-endpoints/:id and the range replay ans
   a.is(replayed.first.status, 202, replayed.first.text);
   a.is(replayed.first.body.queued, 1);
   a.is(replayed.second.headers.get('idempotent-replayed'), 'true');
-  const replays = await t.stores.get('live').db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', endpoint.id).where('kind', '=', 'replay').execute();
+  const replays = await t.stores
+    .get('live')
+    .db.selectFrom('webhook_deliveries')
+    .select('id')
+    .where('endpoint_id', '=', endpoint.id)
+    .where('kind', '=', 'replay')
+    .execute();
   a.is(replays.length, 1, 'one replay delivery, not two');
 
   const deleted = await twice('DELETE', `/v1/webhook-endpoints/${endpoint.id}`, undefined, 'whe-delete-1');

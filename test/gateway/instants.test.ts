@@ -43,7 +43,11 @@ test('POST /v1/grooming/appointments: an offset outside ±14:00 is 400 on starts
 
 test('POST /v1/orders: an offset outside ±14:00 is 400 on lines[0].startsAt', async (a) => {
   const m = await market(t);
-  const body = (startsAt: string) => ({ parentId: m.parent.id, petId: m.pet.id, lines: [{ providerId: m.walker.id, listingId: m.walker.listingId, startsAt }] });
+  const body = (startsAt: string) => ({
+    parentId: m.parent.id,
+    petId: m.pet.id,
+    lines: [{ providerId: m.walker.id, listingId: m.walker.listingId, startsAt }],
+  });
   for (const offset of outOfRange) {
     const res = await t.request('POST', '/v1/orders', { token: admin, body: body(`2027-01-04T14:00:00${offset}`) });
     assertProblem(a, res, 400, 'validation_failed', '/v1/orders');
@@ -77,7 +81,10 @@ test('every date-time field takes the same offsets: schema formats, service pars
   }
   // A body field of the date-time format: POST /v1/appointments refused −23:59 before (its rule was ±23:59).
   const { pet } = await createHousehold(t);
-  const res = await t.request('POST', '/v1/appointments', { token: admin, body: { petId: pet.id, providerId: 'prv_nobody', type: 'vet_consultation', startsAt: '2026-12-22T10:00:00-23:59' } });
+  const res = await t.request('POST', '/v1/appointments', {
+    token: admin,
+    body: { petId: pet.id, providerId: 'prv_nobody', type: 'vet_consultation', startsAt: '2026-12-22T10:00:00-23:59' },
+  });
   assertProblem(a, res, 400, 'validation_failed');
   a.true(fieldsOf(res).includes('startsAt'), res.text);
 });

@@ -63,10 +63,17 @@ test('every mounted route is documented with its method, parameters, body, respo
     // Path parameters: every :name in the path is a required path parameter.
     const pathParams = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
     const params = (op.parameters as Json[]).map(deref);
-    for (const name of pathParams) a.true(params.some((p) => p.in === 'path' && p.name === name && p.required === true), `${where} path param ${name}`);
+    for (const name of pathParams)
+      a.true(
+        params.some((p) => p.in === 'path' && p.name === name && p.required === true),
+        `${where} path param ${name}`,
+      );
     // Query parameters: every property of the query schema.
     for (const name of Object.keys((route.query as Json | undefined)?.properties ?? {})) {
-      a.true(params.some((p) => p.in === 'query' && p.name === name && p.schema), `${where} query param ${name}`);
+      a.true(
+        params.some((p) => p.in === 'query' && p.name === name && p.schema),
+        `${where} query param ${name}`,
+      );
     }
 
     // Request body: present exactly when the route takes one, for each accepted media type, with the schema's fields.
@@ -96,13 +103,20 @@ test('every mounted route is documented with its method, parameters, body, respo
     } else {
       // One security requirement per scope that will do (alternatives).
       const scopes = scopesOf(route.access.scope);
-      a.deepEqual(op.security, scopes.map((scope) => ({ oauth2: [scope] })), `${where} security`);
+      a.deepEqual(
+        op.security,
+        scopes.map((scope) => ({ oauth2: [scope] })),
+        `${where} security`,
+      );
       for (const scope of scopes) a.true(scope in doc.components.securitySchemes.oauth2.flows.clientCredentials.scopes, `${where} scope ${scope} is declared`);
       for (const status of ['401', '403', '429']) a.truthy(op.responses[status], `${where} ${status}`);
       a.truthy(deref(op.responses['429'].headers['Retry-After']), `${where} 429 Retry-After`);
       a.truthy(success?.headers?.RateLimit, `${where} RateLimit header`);
       if (route.method !== 'get') {
-        a.true(params.some((p) => p.in === 'header' && p.name === 'Idempotency-Key'), `${where} Idempotency-Key`);
+        a.true(
+          params.some((p) => p.in === 'header' && p.name === 'Idempotency-Key'),
+          `${where} Idempotency-Key`,
+        );
         for (const status of ['409', '422']) a.truthy(op.responses[status], `${where} ${status}`);
       }
     }
@@ -125,10 +139,15 @@ test('the document lists nothing that is not mounted, and hides the docs assets'
   for (const route of t.app.routes.filter(documented)) {
     mounted.add(`${route.method} ${toOpenApiPath(route.path)}`);
     for (const version of deprecatedVersions) {
-      if (version.routes.includes(routeKey(route))) mounted.add(`${route.method} ${toOpenApiPath(version.prefix + route.path.slice(version.successorPrefix.length))}`);
+      if (version.routes.includes(routeKey(route)))
+        mounted.add(`${route.method} ${toOpenApiPath(version.prefix + route.path.slice(version.successorPrefix.length))}`);
     }
   }
-  const listed = Object.entries(doc.paths as Record<string, Json>).flatMap(([p, item]) => Object.keys(item).filter((m) => methods.includes(m)).map((m) => `${m} ${p}`));
+  const listed = Object.entries(doc.paths as Record<string, Json>).flatMap(([p, item]) =>
+    Object.keys(item)
+      .filter((m) => methods.includes(m))
+      .map((m) => `${m} ${p}`),
+  );
   a.deepEqual(listed.sort(), [...mounted].sort());
   a.is(doc.paths['/docs/assets/{file}'], undefined);
   const operationIds = listed.map((key) => {
@@ -167,7 +186,9 @@ test('error responses point at the problem schema; OAuth endpoints at the OAuth 
     for (const [method, op] of Object.entries(item)) {
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
         if (Number(status) < 400) continue;
-        const expected = p.startsWith('/oauth/') ? { 'application/json': '#/components/schemas/OAuthError' } : { 'application/problem+json': '#/components/schemas/Problem' };
+        const expected = p.startsWith('/oauth/')
+          ? { 'application/json': '#/components/schemas/OAuthError' }
+          : { 'application/problem+json': '#/components/schemas/Problem' };
         a.deepEqual(
           Object.fromEntries(Object.entries(response.content as Record<string, Json>).map(([type, media]) => [type, media.schema.$ref])),
           expected,
@@ -197,7 +218,10 @@ test('redocly lint finds no errors in the document', async (a) => {
       failed = err;
       stdout = String((err as { stdout?: string }).stdout ?? '');
     }
-    const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; severity: string; message: string; location: Array<{ pointer?: string }> }> };
+    const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as {
+      totals: { errors: number; warnings: number };
+      problems: Array<{ ruleId: string; severity: string; message: string; location: Array<{ pointer?: string }> }>;
+    };
     const errors = report.problems.filter((p) => p.severity === 'error');
     a.deepEqual(
       errors.map((p) => `${p.ruleId} ${p.location[0]?.pointer ?? ''}: ${p.message}`),

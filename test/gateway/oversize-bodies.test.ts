@@ -19,7 +19,9 @@ let petId: string;
 const t = useTestApp(test, { jobs: false });
 test.before(async () => {
   admin = await t.adminToken();
-  ({ pet: { id: petId } } = await createHousehold(t));
+  ({
+    pet: { id: petId },
+  } = await createHousehold(t));
 });
 
 /**
@@ -196,7 +198,9 @@ test.serial('a refused body that stops arriving is not waited for: the server dr
   socket.on('end', () => (ended = true));
   await new Promise<void>((resolve) => socket.on('connect', () => resolve()));
   // Declares 5 MB, sends 100 KB, then goes quiet without closing.
-  socket.write(`POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${admin}\r\nContent-Type: application/json\r\nContent-Length: ${5 * mb}\r\n\r\n`);
+  socket.write(
+    `POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${admin}\r\nContent-Type: application/json\r\nContent-Length: ${5 * mb}\r\n\r\n`,
+  );
   socket.write(Buffer.alloc(100 * 1024, 0x61));
   const serverSide = accepted.find((s) => s.remotePort === socket.localPort);
   a.truthy(serverSide, 'the server accepted the connection');
@@ -224,7 +228,9 @@ test.serial('while a refused body drains, other writes go through: no transactio
   socket.on('data', (chunk) => (answered += chunk.toString('latin1')));
   socket.on('error', () => undefined);
   await new Promise<void>((resolve) => socket.on('connect', () => resolve()));
-  socket.write(`POST /v1/pets/${petId}/documents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${admin}\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: ${40 * mb}\r\n\r\n`);
+  socket.write(
+    `POST /v1/pets/${petId}/documents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${admin}\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: ${40 * mb}\r\n\r\n`,
+  );
   // Keep trickling body bytes while the other writes run.
   const trickle = setInterval(() => socket.write(Buffer.alloc(16 * 1024, 0x61)), 50);
   try {
@@ -247,7 +253,11 @@ test.serial('bodies within the limits are unaffected: the connection stays open 
   a.is(ok.status, 201);
   a.not(ok.headers.get('connection'), 'close');
   // Just over the JSON limit: refused with the same answer.
-  const over = await t.request('POST', '/v1/locations', { token: admin, rawBody: JSON.stringify({ name: 'x'.repeat(t.config.jsonBodyLimitBytes), timezone: 'UTC' }), headers: { 'content-type': 'application/json' } });
+  const over = await t.request('POST', '/v1/locations', {
+    token: admin,
+    rawBody: JSON.stringify({ name: 'x'.repeat(t.config.jsonBodyLimitBytes), timezone: 'UTC' }),
+    headers: { 'content-type': 'application/json' },
+  });
   assertProblem(a, over, 413, 'payload_too_large');
 });
 

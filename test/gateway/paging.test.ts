@@ -53,7 +53,9 @@ test('limit bounds: 1 and 100 are fine; 0, 101, negative and non-integers are 40
 
 test('every cursor-paged list applies the same limit bounds', async (a) => {
   // Cursor-paged lists (limit + cursor); availability pages by time with its own, larger limit.
-  const lists = t.app.routes.filter((r) => r.method === 'get' && r.query && 'cursor' in ((r.query as { properties?: object }).properties ?? {}) && !r.path.includes(':'));
+  const lists = t.app.routes.filter(
+    (r) => r.method === 'get' && r.query && 'cursor' in ((r.query as { properties?: object }).properties ?? {}) && !r.path.includes(':'),
+  );
   a.true(lists.length >= 5, lists.map((r) => r.path).join(', '));
   for (const route of lists) {
     for (const limit of [0, 101]) {
@@ -95,11 +97,17 @@ test('a cursor survives rows created after it was issued (keyset, not offset)', 
   }
   const path = (query: string) => `/v1/pets?ownerId=${owner.id}&limit=2${query}`;
   const first = await t.request('GET', path(''), { token });
-  a.deepEqual(first.body.data.map((p: { id: string }) => p.id), [mine[3], mine[2]]);
+  a.deepEqual(
+    first.body.data.map((p: { id: string }) => p.id),
+    [mine[3], mine[2]],
+  );
   t.clock.advance(1);
   const latecomer = await createPet(t, owner.id, household.location.id);
   const second = await t.request('GET', path(`&cursor=${first.body.nextCursor}`), { token });
-  a.deepEqual(second.body.data.map((p: { id: string }) => p.id), [mine[1], mine[0]]);
+  a.deepEqual(
+    second.body.data.map((p: { id: string }) => p.id),
+    [mine[1], mine[0]],
+  );
   a.false(second.body.hasMore);
   // A new walk sees the newcomer first.
   a.is((await t.request('GET', path(''), { token })).body.data[0].id, latecomer.id);

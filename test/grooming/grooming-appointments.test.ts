@@ -31,7 +31,11 @@ const bookingsOf = async (petId: string) => (await t.stores.get('live').db.selec
 
 test('POST /v1/grooming/appointments books a groom with every documented field and emits booking.created', async (a) => {
   const s = await salon(t);
-  const res = await groom(t, { petId: s.pet.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-11-24T10:00:00+01:00', stylistId: s.stylist.id, notes: 'Matted coat' }, desk.accessToken);
+  const res = await groom(
+    t,
+    { petId: s.pet.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-11-24T10:00:00+01:00', stylistId: s.stylist.id, notes: 'Matted coat' },
+    desk.accessToken,
+  );
   a.is(res.status, 201, res.text);
   a.deepEqual(Object.keys(res.body), groomKeys);
   a.regex(res.body.id, /^bkg_[a-z0-9]{26}$/);
@@ -80,7 +84,14 @@ test('POST /v1/grooming/appointments books a groom with every documented field a
 
 test('size comes from the body before the pet; a pet without a size needs one in the body (400 on size, nothing written)', async (a) => {
   const s = await salon(t);
-  const sized = await groom(t, { petId: s.pet.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-11-24T13:00:00Z', stylistId: s.stylist.id, size: 'xlarge' });
+  const sized = await groom(t, {
+    petId: s.pet.id,
+    packageId: s.pkg.id,
+    locationId: s.location.id,
+    startsAt: '2026-11-24T13:00:00Z',
+    stylistId: s.stylist.id,
+    size: 'xlarge',
+  });
   a.is(sized.status, 201, sized.text);
   a.is(sized.body.size, 'xlarge');
   a.is(sized.body.durationMinutes, 150);
@@ -89,7 +100,10 @@ test('size comes from the body before the pet; a pet without a size needs one in
   const unsized = await createPet(t, s.parent.id, s.location.id);
   const res = await groom(t, { petId: unsized.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-11-25T09:00:00Z', stylistId: s.stylist.id });
   a.is(res.status, 400);
-  a.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['size']);
+  a.deepEqual(
+    res.body.errors.map((e: { field: string }) => e.field),
+    ['size'],
+  );
   a.is(await bookingsOf(unsized.id), 0);
 });
 
@@ -110,7 +124,10 @@ test('validation: 400 naming the field, nothing written', async (a) => {
   for (const [body, field] of cases) {
     const res = await groom(t, body, desk.accessToken);
     a.is(res.status, 400, `${field}: ${res.text}`);
-    a.true(res.body.errors.some((e: { field: string }) => e.field === field), `${field}: ${res.text}`);
+    a.true(
+      res.body.errors.some((e: { field: string }) => e.field === field),
+      `${field}: ${res.text}`,
+    );
   }
   // A vet is not a stylist; a groomer of another location does not work here.
   const vet = await t.request('POST', '/v1/providers', { token: admin, body: { name: 'Dr. Vet', kind: 'vet', locationIds: [s.location.id] } });
@@ -166,8 +183,16 @@ test('Idempotency-Key: a replay answers the first groom without booking twice', 
   a.deepEqual(again.body, first.body);
   const rows = await t.stores.get('live').db.selectFrom('bookings').select('id').where('pet_id', '=', s.pet.id).execute();
   a.is(rows.length, 1);
-  const move = await t.request('PATCH', `/v1/grooming/appointments/${first.body.id}`, { token: desk.accessToken, body: { status: 'checked_in' }, idempotencyKey: 'groom-move-1' });
-  const moveAgain = await t.request('PATCH', `/v1/grooming/appointments/${first.body.id}`, { token: desk.accessToken, body: { status: 'checked_in' }, idempotencyKey: 'groom-move-1' });
+  const move = await t.request('PATCH', `/v1/grooming/appointments/${first.body.id}`, {
+    token: desk.accessToken,
+    body: { status: 'checked_in' },
+    idempotencyKey: 'groom-move-1',
+  });
+  const moveAgain = await t.request('PATCH', `/v1/grooming/appointments/${first.body.id}`, {
+    token: desk.accessToken,
+    body: { status: 'checked_in' },
+    idempotencyKey: 'groom-move-1',
+  });
   a.is(move.status, 200);
   a.is(moveAgain.status, 200);
   a.is(moveAgain.headers.get('idempotent-replayed'), 'true');
@@ -194,11 +219,19 @@ test('20 parallel bookings of one stylist and slot: exactly one wins', async (a)
   const s = await salon(t);
   const pets = await Promise.all(Array.from({ length: 20 }, () => createPet(t, s.parent.id, s.location.id, { size: 'small' })));
   const results = await Promise.all(
-    pets.map((pet) => groom(t, { petId: pet.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-11-26T09:00:00Z', stylistId: s.stylist.id }, desk.accessToken)),
+    pets.map((pet) =>
+      groom(t, { petId: pet.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-11-26T09:00:00Z', stylistId: s.stylist.id }, desk.accessToken),
+    ),
   );
   a.deepEqual(results.map((r) => r.status).sort(), [201, ...Array<number>(19).fill(409)]);
   for (const r of results.filter((x) => x.status === 409)) a.is(r.body.code, 'slot_unavailable');
-  const held = await t.stores.get('live').db.selectFrom('bookings').select('id').where('provider_id', '=', s.stylist.id).where('starts_at', '=', '2026-11-26T09:00:00.000Z').execute();
+  const held = await t.stores
+    .get('live')
+    .db.selectFrom('bookings')
+    .select('id')
+    .where('provider_id', '=', s.stylist.id)
+    .where('starts_at', '=', '2026-11-26T09:00:00.000Z')
+    .execute();
   a.is(held.length, 1);
 });
 
@@ -213,13 +246,21 @@ test('one busy time across modules: a vet appointment blocks a groom of the same
   a.is(blocked.body.code, 'slot_unavailable');
 
   // Availability (cached busy time) sees a new groom at once: the trigger bumps the shared counter.
-  const slotsBefore = await t.request('GET', `/v1/appointments/availability?locationId=${s.location.id}&type=vet_consultation&providerId=${both.id}&from=2026-11-24&to=2026-11-24`, { token: admin });
+  const slotsBefore = await t.request(
+    'GET',
+    `/v1/appointments/availability?locationId=${s.location.id}&type=vet_consultation&providerId=${both.id}&from=2026-11-24&to=2026-11-24`,
+    { token: admin },
+  );
   a.is(slotsBefore.status, 200, slotsBefore.text);
   const inGroom = (x: { startsAt: string; endsAt: string }) => x.startsAt < '2026-11-24T14:30:00.000Z' && x.endsAt > '2026-11-24T13:00:00.000Z';
   a.true(slotsBefore.body.data.some(inGroom));
   const g = await groom(t, { petId: s.pet.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-11-24T13:00:00Z', stylistId: both.id });
   a.is(g.status, 201, g.text);
-  const slotsAfter = await t.request('GET', `/v1/appointments/availability?locationId=${s.location.id}&type=vet_consultation&providerId=${both.id}&from=2026-11-24&to=2026-11-24`, { token: admin });
+  const slotsAfter = await t.request(
+    'GET',
+    `/v1/appointments/availability?locationId=${s.location.id}&type=vet_consultation&providerId=${both.id}&from=2026-11-24&to=2026-11-24`,
+    { token: admin },
+  );
   a.false(slotsAfter.body.data.some(inGroom));
   a.true(slotsAfter.body.data.length > 0);
   const refused = await book(t, { petId: s.pet.id, providerId: both.id, type: 'vet_consultation', startsAt: '2026-11-24T13:30:00Z' });
@@ -255,7 +296,14 @@ test.serial('state moves: confirmed → checked_in → in_progress → completed
 
 test.serial('a groom is completed from its startsAt on: before, 409 invalid_state_transition with startsAt, nothing billed and the status kept', async (a) => {
   const s = await salon(t);
-  const g = await groom(t, { petId: s.pet.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-11-26T10:00:00Z', stylistId: s.stylist.id, payWith: 'invoice' });
+  const g = await groom(t, {
+    petId: s.pet.id,
+    packageId: s.pkg.id,
+    locationId: s.location.id,
+    startsAt: '2026-11-26T10:00:00Z',
+    stylistId: s.stylist.id,
+    payWith: 'invoice',
+  });
   a.is(g.status, 201, g.text);
   a.is((await moveTo(t, g.body.id, 'checked_in', desk.accessToken)).status, 200, 'an early arrival checks in');
   a.is((await moveTo(t, g.body.id, 'in_progress', desk.accessToken)).status, 200, 'and may be started');
@@ -285,7 +333,17 @@ test('cancelled and no_show emit booking.cancelled through the bookings module; 
   a.is(cancelled.body.status, 'cancelled');
   const events = await eventsWith(t, 'booking.cancelled', 'bookingId', g.body.id);
   a.is(events.length, 1);
-  a.like(events[0]!.data, { bookingId: g.body.id, petId: s.pet.id, service: 'grooming', kind: 'grooming', status: 'cancelled', reason: 'owner ill', amount: 5_500, currency: 'USD', locationId: s.location.id });
+  a.like(events[0]!.data, {
+    bookingId: g.body.id,
+    petId: s.pet.id,
+    service: 'grooming',
+    kind: 'grooming',
+    status: 'cancelled',
+    reason: 'owner ill',
+    amount: 5_500,
+    currency: 'USD',
+    locationId: s.location.id,
+  });
   const rebooked = await groom(t, body);
   a.is(rebooked.status, 201, rebooked.text);
   const noShow = await moveTo(t, rebooked.body.id, 'no_show');
@@ -296,7 +354,14 @@ test('cancelled and no_show emit booking.cancelled through the bookings module; 
 
 test.serial('completion with payWith invoice gives a finalized invoice whose line sourceId is the booking id; invoiceId lands on the groom', async (a) => {
   const s = await salon(t, { taxRateBps: 1_000 });
-  const g = await groom(t, { petId: s.pet.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-11-30T09:00:00Z', stylistId: s.stylist.id, payWith: 'invoice' });
+  const g = await groom(t, {
+    petId: s.pet.id,
+    packageId: s.pkg.id,
+    locationId: s.location.id,
+    startsAt: '2026-11-30T09:00:00Z',
+    stylistId: s.stylist.id,
+    payWith: 'invoice',
+  });
   a.is(g.status, 201, g.text);
   const done = await atTime(t, g.body.startsAt, () => complete(t, g.body.id, desk.accessToken));
   a.is(done.status, 200, done.text);
@@ -326,7 +391,8 @@ test('GET /v1/grooming/appointments filters by locationId, stylistId, petId, sta
   const g1 = await groom(t, { petId: s.pet.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-12-01T09:00:00Z', stylistId: s.stylist.id });
   const g2 = await groom(t, { petId: otherPet.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-12-02T09:00:00Z', stylistId: second.id });
   await moveTo(t, g2.body.id, 'cancelled');
-  const ids = async (query: string) => (await t.request('GET', `/v1/grooming/appointments?${query}`, { token: reader.accessToken })).body.data.map((g: { id: string }) => g.id);
+  const ids = async (query: string) =>
+    (await t.request('GET', `/v1/grooming/appointments?${query}`, { token: reader.accessToken })).body.data.map((g: { id: string }) => g.id);
   a.deepEqual(await ids(`locationId=${s.location.id}`), [g2.body.id, g1.body.id]);
   a.deepEqual(await ids(`stylistId=${second.id}`), [g2.body.id]);
   a.deepEqual(await ids(`petId=${s.pet.id}`), [g1.body.id]);

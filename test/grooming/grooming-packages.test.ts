@@ -5,7 +5,20 @@ import { packageBody } from './grooming-support.js';
 
 /** POST/GET/PATCH /v1/grooming/packages: durations and prices per size, bundles, filters, scoping, idempotency. */
 const now = Date.parse('2026-11-23T08:00:00.000Z');
-const packageKeys = ['id', 'name', 'locationId', 'services', 'durationMinutes', 'price', 'currency', 'sessions', 'validDays', 'active', 'createdAt', 'updatedAt'];
+const packageKeys = [
+  'id',
+  'name',
+  'locationId',
+  'services',
+  'durationMinutes',
+  'price',
+  'currency',
+  'sessions',
+  'validDays',
+  'active',
+  'createdAt',
+  'updatedAt',
+];
 
 let admin: string;
 let desk: TokenSet;
@@ -71,7 +84,10 @@ test('validation: 400 naming the field, nothing written', async (a) => {
   for (const [body, field] of cases) {
     const res = await post({ ...body, ...(field === 'locationId' ? {} : { locationId: location.id }) });
     a.is(res.status, 400, `${field}: ${res.text}`);
-    a.true(res.body.errors.some((e: { field: string }) => e.field === field || e.field.startsWith(field.split('.')[0]!)), `${field}: ${res.text}`);
+    a.true(
+      res.body.errors.some((e: { field: string }) => e.field === field || e.field.startsWith(field.split('.')[0]!)),
+      `${field}: ${res.text}`,
+    );
   }
   const atLocation = await t.request('GET', `/v1/grooming/packages?locationId=${location.id}&limit=100`, { token: admin });
   a.is(atLocation.body.data.filter((p: { locationId: string | null }) => p.locationId === location.id).length, 0);
@@ -114,10 +130,14 @@ test('PATCH changes fields; list filters locationId and active', async (a) => {
   const emptyPatch = await t.request('PATCH', `/v1/grooming/packages/${created.body.id}`, { token: desk.accessToken, body: {} });
   a.is(emptyPatch.status, 400);
   const active = await post(packageBody({ locationId: location.id, name: 'Bath only', services: ['bath'] }));
-  const ids = async (q: string) => (await t.request('GET', `/v1/grooming/packages?${q}`, { token: reader.accessToken })).body.data.map((p: { id: string }) => p.id);
+  const ids = async (q: string) =>
+    (await t.request('GET', `/v1/grooming/packages?${q}`, { token: reader.accessToken })).body.data.map((p: { id: string }) => p.id);
   const atLocation = await ids(`locationId=${location.id}&limit=100`);
   a.true(atLocation.includes(created.body.id) && atLocation.includes(active.body.id));
-  a.deepEqual((await ids(`locationId=${location.id}&active=true&limit=100`)).filter((id: string) => id === created.body.id), []);
+  a.deepEqual(
+    (await ids(`locationId=${location.id}&active=true&limit=100`)).filter((id: string) => id === created.body.id),
+    [],
+  );
   a.true((await ids(`locationId=${location.id}&active=false&limit=100`)).includes(created.body.id));
   a.is((await t.request('GET', '/v1/grooming/packages/pkg_missing', { token: reader.accessToken })).status, 404);
 });

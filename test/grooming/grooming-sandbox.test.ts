@@ -16,15 +16,40 @@ test('POST /v1/sandbox/reset removes every grooming row of the sandbox and leave
   const pet = await createPet(t, parent.id, location.id, { size: 'small' }, token);
   const stylist = await createProvider(t, { kind: 'groomer', locationIds: [location.id], services: ['grooming'] }, token);
   await putSchedule(t, stylist.id, location.id, undefined, [], token);
-  const pkg = await expectStatus(await t.request('POST', '/v1/grooming/packages', { token, body: packageBody({ locationId: location.id, sessions: 2 }) }), 201, 'package');
-  await expectStatus(await t.request('POST', '/v1/grooming/package-credits', { token, body: { parentId: parent.id, packageId: pkg.body.id, locationId: location.id, size: 'small' } }), 201, 'bundle');
+  const pkg = await expectStatus(
+    await t.request('POST', '/v1/grooming/packages', { token, body: packageBody({ locationId: location.id, sessions: 2 }) }),
+    201,
+    'package',
+  );
   await expectStatus(
-    await t.request('POST', '/v1/grooming/memberships', { token, body: { parentId: parent.id, packageId: pkg.body.id, locationId: location.id, sessionsPerPeriod: 1, price: 1_000, interval: 'month', collection: 'send_invoice' } }),
+    await t.request('POST', '/v1/grooming/package-credits', {
+      token,
+      body: { parentId: parent.id, packageId: pkg.body.id, locationId: location.id, size: 'small' },
+    }),
+    201,
+    'bundle',
+  );
+  await expectStatus(
+    await t.request('POST', '/v1/grooming/memberships', {
+      token,
+      body: {
+        parentId: parent.id,
+        packageId: pkg.body.id,
+        locationId: location.id,
+        sessionsPerPeriod: 1,
+        price: 1_000,
+        interval: 'month',
+        collection: 'send_invoice',
+      },
+    }),
     201,
     'membership',
   );
   const g = await expectStatus(
-    await t.request('POST', '/v1/grooming/appointments', { token, body: { petId: pet.id, packageId: pkg.body.id, locationId: location.id, startsAt: '2026-11-24T09:00:00Z', payWith: 'package_credit' } }),
+    await t.request('POST', '/v1/grooming/appointments', {
+      token,
+      body: { petId: pet.id, packageId: pkg.body.id, locationId: location.id, startsAt: '2026-11-24T09:00:00Z', payWith: 'package_credit' },
+    }),
     201,
     'groom',
   );
@@ -34,7 +59,11 @@ test('POST /v1/sandbox/reset removes every grooming row of the sandbox and leave
 
   // A live package stays.
   const liveLocation = await createLocation(t);
-  const live = await expectStatus(await t.request('POST', '/v1/grooming/packages', { token: await t.adminToken(), body: packageBody({ locationId: liveLocation.id }) }), 201, 'live package');
+  const live = await expectStatus(
+    await t.request('POST', '/v1/grooming/packages', { token: await t.adminToken(), body: packageBody({ locationId: liveLocation.id }) }),
+    201,
+    'live package',
+  );
 
   const sandboxDb = t.stores.get('sandbox').db;
   const tables = ['grooming_packages', 'grooming_appointments', 'grooming_memberships', 'grooming_package_credits', 'grooming_credit_uses'] as const;

@@ -30,7 +30,8 @@ test.before(async () => {
 const availability = (s: Pick<Salon, 'location' | 'pkg'>, from: string, to: string, size = 'medium', token = reader.accessToken) =>
   t.request('GET', `/v1/grooming/availability?locationId=${s.location.id}&packageId=${s.pkg.id}&size=${size}&from=${from}&to=${to}`, { token });
 const day = (res: { body: { days: Array<{ date: string }> } }, date: string) => res.body.days.find((d) => d.date === date);
-const startsOn = (res: { body: { data: Array<{ startsAt: string }> } }, date: string) => res.body.data.filter((s) => s.startsAt.startsWith(date)).map((s) => s.startsAt.slice(11, 16));
+const startsOn = (res: { body: { data: Array<{ startsAt: string }> } }, date: string) =>
+  res.body.data.filter((s) => s.startsAt.startsWith(date)).map((s) => s.startsAt.slice(11, 16));
 
 test('availability: slots of the size’s duration per stylist, and per day the count or why there is none', async (a) => {
   const s = await salon(t);
@@ -39,7 +40,10 @@ test('availability: slots of the size’s duration per stylist, and per day the 
   a.deepEqual(Object.keys(res.body), ['data', 'days']);
   a.deepEqual(res.body.data[0], { stylistId: s.stylist.id, startsAt: '2026-11-23T09:00:00.000Z', endsAt: '2026-11-23T10:30:00.000Z' });
   a.deepEqual(startsOn(res, '2026-11-24'), ['09:00', '10:30', '12:00', '13:30', '15:00']);
-  a.deepEqual(res.body.days.map((d: { date: string }) => d.date), ['2026-11-23', '2026-11-24', '2026-11-25', '2026-11-26', '2026-11-27', '2026-11-28', '2026-11-29']);
+  a.deepEqual(
+    res.body.days.map((d: { date: string }) => d.date),
+    ['2026-11-23', '2026-11-24', '2026-11-25', '2026-11-26', '2026-11-27', '2026-11-28', '2026-11-29'],
+  );
   a.deepEqual(day(res, '2026-11-24'), { date: '2026-11-24', slots: 5, reasons: [] });
   a.deepEqual(day(res, '2026-11-28'), { date: '2026-11-28', slots: 0, reasons: ['no_stylist_working'] });
   // A small groom (60 minutes) steps by an hour: 8 slots a day.
@@ -49,7 +53,10 @@ test('availability: slots of the size’s duration per stylist, and per day the 
 test('availability subtracts grooms and vet appointments of the stylist (one busy time); a full day is fully_booked, a past one outside_booking_window', async (a) => {
   const s = await salon(t);
   const both = await createGroomer(t, [s.location.id], []);
-  a.is((await groom(t, { petId: s.pet.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-11-24T09:00:00Z', stylistId: s.stylist.id })).status, 201);
+  a.is(
+    (await groom(t, { petId: s.pet.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-11-24T09:00:00Z', stylistId: s.stylist.id })).status,
+    201,
+  );
   a.is((await book(t, { petId: s.pet.id, providerId: both.id, type: 'vet_consultation', startsAt: '2026-11-24T12:00:00Z' })).status, 201);
   const res = await availability(s, '2026-11-24', '2026-11-24');
   const of = (id: string) => res.body.data.filter((x: { stylistId: string }) => x.stylistId === id).map((x: { startsAt: string }) => x.startsAt.slice(11, 16));
@@ -58,14 +65,23 @@ test('availability subtracts grooms and vet appointments of the stylist (one bus
   a.deepEqual(of(both.id), ['09:00', '10:30', '12:40', '14:10']);
   for (const start of ['09:00', '10:30', '12:00', '13:30', '15:00']) {
     const pet = await createPet(t, s.parent.id, s.location.id, { size: 'medium' });
-    a.is((await groom(t, { petId: pet.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: `2026-11-25T${start}:00Z`, stylistId: s.stylist.id })).status, 201);
+    a.is(
+      (await groom(t, { petId: pet.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: `2026-11-25T${start}:00Z`, stylistId: s.stylist.id })).status,
+      201,
+    );
     const pet2 = await createPet(t, s.parent.id, s.location.id, { size: 'medium' });
-    a.is((await groom(t, { petId: pet2.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: `2026-11-25T${start}:00Z`, stylistId: both.id })).status, 201);
+    a.is(
+      (await groom(t, { petId: pet2.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: `2026-11-25T${start}:00Z`, stylistId: both.id })).status,
+      201,
+    );
   }
   const full = await availability(s, '2026-11-25', '2026-11-25');
   a.deepEqual(full.body, { data: [], days: [{ date: '2026-11-25', slots: 0, reasons: ['fully_booked'] }] });
   const past = await availability(s, '2026-11-20', '2026-11-22');
-  a.deepEqual(past.body.days.map((d: { reasons: string[] }) => d.reasons), [['outside_booking_window'], ['outside_booking_window'], ['outside_booking_window']]);
+  a.deepEqual(
+    past.body.days.map((d: { reasons: string[] }) => d.reasons),
+    [['outside_booking_window'], ['outside_booking_window'], ['outside_booking_window']],
+  );
 });
 
 test('availability: stylists who do not offer the package, lack hours there or are off are left out', async (a) => {
@@ -75,8 +91,14 @@ test('availability: stylists who do not offer the package, lack hours there or a
   const away = await createGroomer(t, [s.location.id], ['grooming'], false);
   await putSchedule(t, away.id, s.location.id, weekdays([1, 2, 3, 4, 5], '09:00', '17:00'), [{ from: '2026-11-24', to: '2026-11-24', reason: 'holiday' }]);
   const res = await availability(s, '2026-11-24', '2026-11-25');
-  a.deepEqual([...new Set(res.body.data.filter((x: { startsAt: string }) => x.startsAt.startsWith('2026-11-24')).map((x: { stylistId: string }) => x.stylistId))], [s.stylist.id]);
-  a.true(res.body.data.some((x: { stylistId: string }) => x.stylistId === away.id), 'back on Wednesday');
+  a.deepEqual(
+    [...new Set(res.body.data.filter((x: { startsAt: string }) => x.startsAt.startsWith('2026-11-24')).map((x: { stylistId: string }) => x.stylistId))],
+    [s.stylist.id],
+  );
+  a.true(
+    res.body.data.some((x: { stylistId: string }) => x.stylistId === away.id),
+    'back on Wednesday',
+  );
 });
 
 test('availability validation, auth and scoping', async (a) => {
@@ -84,13 +106,22 @@ test('availability validation, auth and scoping', async (a) => {
   const tooLong = await availability(s, '2026-11-23', '2026-12-31');
   a.is(tooLong.status, 400);
   a.is(tooLong.body.errors[0].field, 'to');
-  const noSize = await t.request('GET', `/v1/grooming/availability?locationId=${s.location.id}&packageId=${s.pkg.id}&from=2026-11-23&to=2026-11-24`, { token: reader.accessToken });
+  const noSize = await t.request('GET', `/v1/grooming/availability?locationId=${s.location.id}&packageId=${s.pkg.id}&from=2026-11-23&to=2026-11-24`, {
+    token: reader.accessToken,
+  });
   a.is(noSize.status, 400);
   a.is(noSize.body.errors[0].field, 'size');
-  const badPackage = await t.request('GET', `/v1/grooming/availability?locationId=${s.location.id}&packageId=pkg_nope&size=small&from=2026-11-23&to=2026-11-24`, { token: reader.accessToken });
+  const badPackage = await t.request(
+    'GET',
+    `/v1/grooming/availability?locationId=${s.location.id}&packageId=pkg_nope&size=small&from=2026-11-23&to=2026-11-24`,
+    { token: reader.accessToken },
+  );
   a.is(badPackage.status, 400);
   a.is(badPackage.body.errors[0].field, 'packageId');
-  a.is((await t.request('GET', `/v1/grooming/availability?locationId=${s.location.id}&packageId=${s.pkg.id}&size=small&from=2026-11-23&to=2026-11-24`)).status, 401);
+  a.is(
+    (await t.request('GET', `/v1/grooming/availability?locationId=${s.location.id}&packageId=${s.pkg.id}&size=small&from=2026-11-23&to=2026-11-24`)).status,
+    401,
+  );
   a.is((await availability(s, '2026-11-23', '2026-11-24', 'small', petsOnly.accessToken)).status, 403);
   const other = await createLocation(t);
   const outsider = await t.client({ name: 'outsider', role: 'staff', scopes: ['bookings.read'], locationIds: [other.id] });
@@ -100,7 +131,13 @@ test('availability validation, auth and scoping', async (a) => {
 test('without a stylist the groom goes to the pet’s last stylist when free, else the least booked free one that day', async (a) => {
   const s = await salon(t);
   const b = await createGroomer(t, [s.location.id]);
-  const body = (petId: string, startsAt: string, extra: Record<string, unknown> = {}) => ({ petId, packageId: s.pkg.id, locationId: s.location.id, startsAt, ...extra });
+  const body = (petId: string, startsAt: string, extra: Record<string, unknown> = {}) => ({
+    petId,
+    packageId: s.pkg.id,
+    locationId: s.location.id,
+    startsAt,
+    ...extra,
+  });
   // The pet was groomed by B before: B again.
   a.is((await groom(t, body(s.pet.id, '2026-11-24T09:00:00Z', { stylistId: b.id }))).body.stylistId, b.id);
   const again = await groom(t, body(s.pet.id, '2026-11-25T09:00:00Z'), desk.accessToken);
@@ -136,7 +173,10 @@ test('POST /v1/grooming/stylists/assign: a named stylist is checked (409 stylist
   a.is(same.status, 200);
   // The first stylist takes another groom at that time: naming them is 409 stylist_unavailable.
   const pet2 = await createPet(t, s.parent.id, s.location.id, { size: 'medium' });
-  a.is((await groom(t, { petId: pet2.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-11-27T09:30:00Z', stylistId: s.stylist.id })).status, 201);
+  a.is(
+    (await groom(t, { petId: pet2.id, packageId: s.pkg.id, locationId: s.location.id, startsAt: '2026-11-27T09:30:00Z', stylistId: s.stylist.id })).status,
+    201,
+  );
   const busy = await t.request('POST', '/v1/grooming/stylists/assign', { token: desk.accessToken, body: { bookingId: g.body.id, stylistId: s.stylist.id } });
   a.is(busy.status, 409);
   a.is(busy.body.code, 'stylist_unavailable');
@@ -170,7 +210,10 @@ test.serial('assign: validation, auth, scoping, state and idempotent replay', as
   const bad = await t.request('POST', '/v1/grooming/stylists/assign', { token: desk.accessToken, body: { bookingId: 'nope' } });
   a.is(bad.status, 400);
   a.is(bad.body.errors[0].field, 'bookingId');
-  const unknownStylist = await t.request('POST', '/v1/grooming/stylists/assign', { token: desk.accessToken, body: { bookingId: g.body.id, stylistId: 'prv_none' } });
+  const unknownStylist = await t.request('POST', '/v1/grooming/stylists/assign', {
+    token: desk.accessToken,
+    body: { bookingId: g.body.id, stylistId: 'prv_none' },
+  });
   a.is(unknownStylist.status, 400);
   a.is(unknownStylist.body.errors[0].field, 'stylistId');
   a.is((await t.request('POST', '/v1/grooming/stylists/assign', { body: { bookingId: g.body.id } })).status, 401);
@@ -178,8 +221,16 @@ test.serial('assign: validation, auth, scoping, state and idempotent replay', as
   const other = await createLocation(t);
   const outsider = await t.client({ name: 'assign outsider', role: 'staff', scopes: ['bookings'], locationIds: [other.id] });
   a.is((await t.request('POST', '/v1/grooming/stylists/assign', { token: outsider.accessToken, body: { bookingId: g.body.id } })).status, 404);
-  const first = await t.request('POST', '/v1/grooming/stylists/assign', { token: desk.accessToken, body: { bookingId: g.body.id, stylistId: b.id }, idempotencyKey: 'assign-1' });
-  const replay = await t.request('POST', '/v1/grooming/stylists/assign', { token: desk.accessToken, body: { bookingId: g.body.id, stylistId: b.id }, idempotencyKey: 'assign-1' });
+  const first = await t.request('POST', '/v1/grooming/stylists/assign', {
+    token: desk.accessToken,
+    body: { bookingId: g.body.id, stylistId: b.id },
+    idempotencyKey: 'assign-1',
+  });
+  const replay = await t.request('POST', '/v1/grooming/stylists/assign', {
+    token: desk.accessToken,
+    body: { bookingId: g.body.id, stylistId: b.id },
+    idempotencyKey: 'assign-1',
+  });
   a.is(first.status, 200);
   a.is(replay.headers.get('idempotent-replayed'), 'true');
   a.deepEqual(replay.body, first.body);

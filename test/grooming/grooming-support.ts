@@ -5,8 +5,26 @@ import { createProvider, putSchedule } from '../appointments/scheduling-support.
 /** Helpers of the grooming tests: a salon (location, parent, pet with a size, a groomer with hours, a package), grooms and reads. */
 
 export const groomKeys = [
-  'id', 'kind', 'status', 'petId', 'parentId', 'packageId', 'stylistId', 'locationId', 'startsAt', 'endsAt', 'size', 'durationMinutes',
-  'amount', 'currency', 'payWith', 'membershipId', 'invoiceId', 'notes', 'createdAt', 'updatedAt',
+  'id',
+  'kind',
+  'status',
+  'petId',
+  'parentId',
+  'packageId',
+  'stylistId',
+  'locationId',
+  'startsAt',
+  'endsAt',
+  'size',
+  'durationMinutes',
+  'amount',
+  'currency',
+  'payWith',
+  'membershipId',
+  'invoiceId',
+  'notes',
+  'createdAt',
+  'updatedAt',
 ];
 
 export const packageBody = (extra: Record<string, unknown> = {}) => ({
@@ -86,7 +104,10 @@ export async function complete(t: TestApp, id: string, token?: string) {
   return moveTo(t, id, 'completed', token);
 }
 
-export async function countRows(t: TestApp, table: 'bookings' | 'grooming_appointments' | 'grooming_packages' | 'grooming_memberships' | 'grooming_credit_uses' | 'grooming_package_credits' | 'invoices') {
+export async function countRows(
+  t: TestApp,
+  table: 'bookings' | 'grooming_appointments' | 'grooming_packages' | 'grooming_memberships' | 'grooming_credit_uses' | 'grooming_package_credits' | 'invoices',
+) {
   const rows = await t.stores.get('live').db.selectFrom(table).selectAll().execute();
   return rows.length;
 }

@@ -27,7 +27,15 @@ function cliBundle(): Promise<string> {
     const dir = path.join(root, '.cache', 'cli-bundle');
     mkdirSync(dir, { recursive: true });
     const outfile = path.join(dir, `cli-${process.pid}.mjs`);
-    await build({ entryPoints: [path.join(root, 'src/cli.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile, logLevel: 'warning' });
+    await build({
+      entryPoints: [path.join(root, 'src/cli.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      outfile,
+      logLevel: 'warning',
+    });
     process.once('exit', () => rmSync(outfile, { force: true }));
     return outfile;
   })();

@@ -68,14 +68,25 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         const request = body as unknown as ChatRequest;
         fake.chats.push(request);
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: fake.reply(request) } }] }));
+        res.end(
+          JSON.stringify({
+            id: 'chatcmpl-1',
+            object: 'chat.completion',
+            choices: [{ index: 0, message: { role: 'assistant', content: fake.reply(request) } }],
+          }),
+        );
         return;
       }
       if (req.url === '/v1/embeddings') {
         const input = (Array.isArray(body.input) ? body.input : [body.input]) as string[];
         fake.embeddingInputs.push(input);
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ object: 'list', data: input.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text, fake.dimension) })) }));
+        res.end(
+          JSON.stringify({
+            object: 'list',
+            data: input.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text, fake.dimension) })),
+          }),
+        );
         return;
       }
       res.writeHead(404).end();

@@ -150,7 +150,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   };
 
   const token = (clientId: string, clientSecret: string, scope?: string) =>
-    request('POST', '/oauth/token', { body: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, ...(scope ? { scope } : {}) } });
+    request('POST', '/oauth/token', {
+      body: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, ...(scope ? { scope } : {}) },
+    });
 
   const adminToken = async (env: Environment = 'live') => {
     const cached = adminTokens.get(env);

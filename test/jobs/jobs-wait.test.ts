@@ -58,7 +58,9 @@ test('the idle limit still closes a socket whose request stops arriving', async 
   let closed = false;
   const socket = net.connect({ host: '127.0.0.1', port }, () => {
     // A body of 50 bytes announced, 4 sent, then nothing.
-    socket.write(`POST /v1/jobs/housekeeping/run HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"wa`);
+    socket.write(
+      `POST /v1/jobs/housekeeping/run HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"wa`,
+    );
   });
   socket.on('error', () => undefined);
   socket.on('close', () => (closed = true));

@@ -21,7 +21,10 @@ test('GET /v1/jobs lists each job with its schedule, last and next run', async (
   t.is(housekeeping.openRuns, 0);
   // Sorted by name; modules add their own jobs, so the core ones are checked, not the whole list.
   const names: string[] = res.body.data.map((j: { name: string }) => j.name);
-  t.deepEqual(names, [...names].sort((a, b) => a.localeCompare(b)));
+  t.deepEqual(
+    names,
+    [...names].sort((a, b) => a.localeCompare(b)),
+  );
   for (const name of ['appointment-reminders', 'backup', 'housekeeping', 'notification-delivery', 'vaccination-reminders', 'webhook-delivery']) {
     t.true(names.includes(name), name);
   }
@@ -67,13 +70,21 @@ test('housekeeping runs the clean-up each module registered and reports every co
   // The core tasks and the one registered here; other modules' tasks add counts of their own (each a number).
   t.like(res.body.result, { prunedRuns: 0, expiredIdempotencyRecords: 0, staleUploads: 0, testLeftovers: 2 });
   // The token expires once: in this run, or in a run housekeeping's own schedule (every 10 minutes of real time) fired meanwhile.
-  const runs = (await app.request('GET', '/v1/jobs/housekeeping', { token: await app.adminToken() })).body.recentRuns as Array<{ result: { expiredTokens?: number } | null }>;
-  t.is(runs.reduce((sum, r) => sum + (r.result?.expiredTokens ?? 0), 0), 1);
+  const runs = (await app.request('GET', '/v1/jobs/housekeeping', { token: await app.adminToken() })).body.recentRuns as Array<{
+    result: { expiredTokens?: number } | null;
+  }>;
+  t.is(
+    runs.reduce((sum, r) => sum + (r.result?.expiredTokens ?? 0), 0),
+    1,
+  );
   for (const [key, count] of Object.entries(res.body.result)) t.is(typeof count, 'number', key);
   // The manual run swept live (a scheduled fire meanwhile would sweep each environment again).
   t.true(swept.includes('live'));
   const job = await app.request('GET', '/v1/jobs/housekeeping', { token: await app.adminToken() });
-  t.regex(job.body.description, /^Drops job runs older than 7 days, expired idempotency records, .*spent or expired tokens, .*document uploads a crash left unfinished.* and test leftovers\.$/);
+  t.regex(
+    job.body.description,
+    /^Drops job runs older than 7 days, expired idempotency records, .*spent or expired tokens, .*document uploads a crash left unfinished.* and test leftovers\.$/,
+  );
 });
 
 test('without wait the run is queued (202) and runs in the background', async (t) => {
@@ -82,10 +93,13 @@ test('without wait the run is queued (202) and runs in the background', async (t
   const res = await run(app, 'housekeeping', {});
   t.is(res.status, 202);
   t.true(['queued', 'running', 'succeeded'].includes(res.body.status));
-  await eventually(async () => {
-    const job = await app.request('GET', '/v1/jobs/housekeeping', { token: await app.adminToken() });
-    return job.body.lastRun?.status === 'succeeded';
-  }, { what: 'the queued run' });
+  await eventually(
+    async () => {
+      const job = await app.request('GET', '/v1/jobs/housekeeping', { token: await app.adminToken() });
+      return job.body.lastRun?.status === 'succeeded';
+    },
+    { what: 'the queued run' },
+  );
   t.pass();
 });
 
@@ -125,16 +139,25 @@ test('a failing run is retried with backoff, then succeeds; after maxAttempts it
       return { done: 1 };
     },
   };
-  const broken: JobDefinition = { name: 'broken', description: 'always fails', schedule: null, maxAttempts: 2, run: async () => Promise.reject(new Error('nope')) };
+  const broken: JobDefinition = {
+    name: 'broken',
+    description: 'always fails',
+    schedule: null,
+    maxAttempts: 2,
+    run: async () => Promise.reject(new Error('nope')),
+  };
   app.app.runner.register([flaky, broken]);
 
   const queued = await run(app, 'flaky', {});
   const token = await app.adminToken();
-  const retrying = await eventually(async () => {
-    const job = await app.request('GET', '/v1/jobs/flaky', { token });
-    const latest = job.body.recentRuns[0];
-    return latest.status === 'queued' && latest.attempts === 1 ? latest : undefined;
-  }, { what: 'the retry to be queued' });
+  const retrying = await eventually(
+    async () => {
+      const job = await app.request('GET', '/v1/jobs/flaky', { token });
+      const latest = job.body.recentRuns[0];
+      return latest.status === 'queued' && latest.attempts === 1 ? latest : undefined;
+    },
+    { what: 'the retry to be queued' },
+  );
   t.is(retrying.id, queued.body.id);
   t.is(retrying.error, 'first attempt fails');
   t.true(Date.parse(retrying.runAt) > app.clock.now(), 'the retry waits');
@@ -155,7 +178,7 @@ test('a failing run is retried with backoff, then succeeds; after maxAttempts it
 test('a run left running by a process that died is run again after a restart', async (t) => {
   const first = await startTestApp({ jobs: false });
   t.teardown(() => first.close());
-  const queuedId = (await first.app.runner.enqueueNow('live', 'housekeeping'));
+  const queuedId = await first.app.runner.enqueueNow('live', 'housekeeping');
   // The dead process had claimed it: running, with a lease far in the future.
   await first.stores
     .get('live')
@@ -200,10 +223,13 @@ test('a cron fire missed while the appliance was off runs once at the next start
 
   const second = await startTestApp({ dataDir: first.dataDir });
   t.teardown(() => second.close());
-  const run = await eventually(async () => {
-    const runs = await second.stores.get('live').db.selectFrom('jobs').selectAll().where('name', '=', 'backup').execute();
-    return runs.length === 1 && runs[0]!.status === 'succeeded' ? runs[0] : undefined;
-  }, { what: 'the catch-up run' });
+  const run = await eventually(
+    async () => {
+      const runs = await second.stores.get('live').db.selectFrom('jobs').selectAll().where('name', '=', 'backup').execute();
+      return runs.length === 1 && runs[0]!.status === 'succeeded' ? runs[0] : undefined;
+    },
+    { what: 'the catch-up run' },
+  );
   t.is(run.trigger, 'schedule');
   const state = await second.stores.get('live').db.selectFrom('job_schedules').selectAll().where('name', '=', 'backup').executeTakeFirstOrThrow();
   t.true(Date.parse(state.next_run_at!) > Date.now(), 'the next fire replaces the missed one');

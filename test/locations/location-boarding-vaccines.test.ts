@@ -34,7 +34,10 @@ test('an unknown species, a blank name or a non-list is 400 naming the field, an
   ] as const) {
     const res = await t.request('PATCH', `/v1/locations/${loc.id}`, { token: admin, body: { boardingRequiredVaccines: value } });
     a.is(res.status, 400, JSON.stringify(value));
-    a.deepEqual(res.body.errors.map((e: { field: string }) => e.field), [field]);
+    a.deepEqual(
+      res.body.errors.map((e: { field: string }) => e.field),
+      [field],
+    );
   }
   const read = await t.request('GET', `/v1/locations/${loc.id}`, { token: admin });
   a.deepEqual(read.body.boardingRequiredVaccines, { dog: ['Rabies'] });

@@ -38,10 +38,16 @@ test('unknown or malformed currencies and rates outside 0–10000 basis points a
   for (const [body, field] of cases) {
     const created = await t.request('POST', '/v1/locations', { token: admin, body: { name: 'Bad money', timezone: 'UTC', ...body } });
     a.is(created.status, 400, `${JSON.stringify(body)}: ${created.text}`);
-    a.deepEqual(created.body.errors.map((e: { field: string }) => e.field), [field]);
+    a.deepEqual(
+      created.body.errors.map((e: { field: string }) => e.field),
+      [field],
+    );
     const patched = await t.request('PATCH', `/v1/locations/${loc.id}`, { token: admin, body });
     a.is(patched.status, 400);
-    a.deepEqual(patched.body.errors.map((e: { field: string }) => e.field), [field]);
+    a.deepEqual(
+      patched.body.errors.map((e: { field: string }) => e.field),
+      [field],
+    );
   }
   const read = await t.request('GET', `/v1/locations/${loc.id}`, { token: admin });
   a.like(read.body, { currency: 'USD', taxRateBps: 0 });

@@ -39,7 +39,16 @@ test('POST /v1/locations creates a location; GET returns exactly id, name, timez
   a.is(res.status, 200);
   a.deepEqual(Object.keys(res.body).sort(), locationKeys);
   const at = new Date(t.clock.now()).toISOString();
-  a.deepEqual(res.body, { id: created.body.id, name: 'Gamma Grooming', timezone: 'Asia/Tokyo', currency: 'USD', taxRateBps: 0, boardingRequiredVaccines: {}, createdAt: at, updatedAt: at });
+  a.deepEqual(res.body, {
+    id: created.body.id,
+    name: 'Gamma Grooming',
+    timezone: 'Asia/Tokyo',
+    currency: 'USD',
+    taxRateBps: 0,
+    boardingRequiredVaccines: {},
+    createdAt: at,
+    updatedAt: at,
+  });
   a.deepEqual(created.body, res.body);
   const row = await db().selectFrom('locations').selectAll().where('id', '=', created.body.id).executeTakeFirstOrThrow();
   a.is(row.tenant_id, t.tenantId);
@@ -65,7 +74,15 @@ test('GET /v1/locations/:id for an unknown id: 404', async (a) => {
 // ---------------------------------------------------------------- time zones
 
 test('IANA time zones are accepted, including multi-part names, Etc zones and UTC', async (a) => {
-  for (const timezone of ['America/New_York', 'Europe/London', 'Australia/Lord_Howe', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5', 'UTC', 'Pacific/Chatham']) {
+  for (const timezone of [
+    'America/New_York',
+    'Europe/London',
+    'Australia/Lord_Howe',
+    'America/Argentina/Buenos_Aires',
+    'Etc/GMT+5',
+    'UTC',
+    'Pacific/Chatham',
+  ]) {
     const res = await t.request('POST', '/v1/locations', { token: admin, body: { name: `Zone ${timezone}`, timezone } });
     a.is(res.status, 201, `${timezone}: ${res.text}`);
     a.is(res.body.timezone, timezone);
@@ -87,11 +104,18 @@ test.serial('names that are not IANA time zones answer 400 on the timezone field
     const res = await t.request('POST', '/v1/locations', { token: admin, body: { name: 'Bad zone', timezone } });
     a.is(res.status, 400, `${JSON.stringify(timezone)}: ${res.text}`);
     a.is(res.body.code, 'validation_failed');
-    a.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['timezone'], JSON.stringify(timezone));
+    a.deepEqual(
+      res.body.errors.map((e: { field: string }) => e.field),
+      ['timezone'],
+      JSON.stringify(timezone),
+    );
   }
   const patch = await t.request('PATCH', `/v1/locations/${locA.id}`, { token: admin, body: { timezone: 'Atlantis/Capital' } });
   a.is(patch.status, 400);
-  a.deepEqual(patch.body.errors.map((e: { field: string }) => e.field), ['timezone']);
+  a.deepEqual(
+    patch.body.errors.map((e: { field: string }) => e.field),
+    ['timezone'],
+  );
   a.is(await countLocations(), before);
   a.is((await db().selectFrom('locations').select('timezone').where('id', '=', locA.id).executeTakeFirstOrThrow()).timezone, 'Europe/London');
 });
@@ -106,9 +130,18 @@ test.serial('POST /v1/locations: missing or invalid name, server-owned and unkno
   for (const name of ['', ' ', 'x'.repeat(201), 7]) {
     const res = await t.request('POST', '/v1/locations', { token: admin, body: { name, timezone: 'UTC' } });
     a.is(res.status, 400);
-    a.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['name']);
+    a.deepEqual(
+      res.body.errors.map((e: { field: string }) => e.field),
+      ['name'],
+    );
   }
-  for (const [field, value] of Object.entries({ id: 'loc_forged', tenantId: 'ten_x', createdAt: '2000-01-01T00:00:00Z', updatedAt: '2000-01-01T00:00:00Z', address: 'Main St' })) {
+  for (const [field, value] of Object.entries({
+    id: 'loc_forged',
+    tenantId: 'ten_x',
+    createdAt: '2000-01-01T00:00:00Z',
+    updatedAt: '2000-01-01T00:00:00Z',
+    address: 'Main St',
+  })) {
     const res = await t.request('POST', '/v1/locations', { token: admin, body: { name: 'Forged', timezone: 'UTC', [field]: value } });
     a.is(res.status, 400, field);
     a.deepEqual(res.body.errors, [{ field, message: 'is not a recognised field' }]);
@@ -164,7 +197,10 @@ test('a location-scoped admin sees only its own location: 404 for others, lists 
   a.is(other.body.code, 'not_found');
   const list = await t.request('GET', '/v1/locations?limit=100', { token: scopedAdmin.accessToken });
   a.is(list.status, 200);
-  a.deepEqual(list.body.data.map((l: { id: string }) => l.id), [locA.id]);
+  a.deepEqual(
+    list.body.data.map((l: { id: string }) => l.id),
+    [locA.id],
+  );
   const patch = await t.request('PATCH', `/v1/locations/${locB.id}`, { token: scopedAdmin.accessToken, body: { name: 'Taken over' } });
   a.is(patch.status, 404);
   a.is((await db().selectFrom('locations').select('name').where('id', '=', locB.id).executeTakeFirstOrThrow()).name, 'Beta Clinic');
@@ -190,11 +226,17 @@ test.serial('GET /v1/locations: newest first with cursor paging', async (a) => {
   const first = await t.request('GET', '/v1/locations?limit=2', { token: admin });
   a.is(first.status, 200);
   a.deepEqual(Object.keys(first.body).sort(), ['data', 'hasMore', 'nextCursor']);
-  a.deepEqual(first.body.data.map((l: { id: string }) => l.id), [made[3], made[2]]);
+  a.deepEqual(
+    first.body.data.map((l: { id: string }) => l.id),
+    [made[3], made[2]],
+  );
   a.true(first.body.hasMore);
   for (const l of first.body.data) a.deepEqual(Object.keys(l).sort(), locationKeys);
   const second = await t.request('GET', `/v1/locations?limit=2&cursor=${first.body.nextCursor}`, { token: admin });
-  a.deepEqual(second.body.data.map((l: { id: string }) => l.id), [made[1], made[0]]);
+  a.deepEqual(
+    second.body.data.map((l: { id: string }) => l.id),
+    [made[1], made[0]],
+  );
   a.is((await t.request('GET', '/v1/locations?limit=0', { token: admin })).status, 400);
   a.is((await t.request('GET', '/v1/locations?name=x', { token: admin })).status, 400);
 });

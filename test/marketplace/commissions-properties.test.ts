@@ -45,7 +45,14 @@ test('every payout is gross − refunds − commission of its lines, and stateme
       fc.array(command, { minLength: 8, maxLength: 18 }),
       async (amount, taxRateBps, commissionBps, commands) => {
         const m = await market(t, { amount, taxRateBps, commissionBps });
-        const orders: Array<{ id: string; invoiceId: string; total: number; currency: string; parentId: string; lines: Array<{ id: string; bookingId: string }> }> = [];
+        const orders: Array<{
+          id: string;
+          invoiceId: string;
+          total: number;
+          currency: string;
+          parentId: string;
+          lines: Array<{ id: string; bookingId: string }>;
+        }> = [];
         const statements: string[] = [];
         let slot = 0;
         let periods = 0;
@@ -69,7 +76,11 @@ test('every payout is gross − refunds − commission of its lines, and stateme
           } else if (c.kind === 'refund' && orders.length > 0) {
             const o = orders[c.pick % orders.length]!;
             const line = o.lines[c.pick % o.lines.length]!;
-            const row = await db.selectFrom('marketplace_order_lines').select(['amount', 'amount_refunded']).where('id', '=', line.id).executeTakeFirstOrThrow();
+            const row = await db
+              .selectFrom('marketplace_order_lines')
+              .select(['amount', 'amount_refunded'])
+              .where('id', '=', line.id)
+              .executeTakeFirstOrThrow();
             const left = row.amount - row.amount_refunded;
             const part = Math.max(1, Math.floor(left * c.share));
             const res = await t.request('POST', `/v1/orders/${o.id}/refund`, { token, body: { lineIds: [line.id], amount: part } });
@@ -108,7 +119,13 @@ test('every payout is gross − refunds − commission of its lines, and stateme
         if (invoiceIds.length === 0) return lines.length === 0;
         const paid = await db.selectFrom('payments').select(['amount']).where('invoice_id', 'in', invoiceIds).execute();
         const refunded = await db.selectFrom('refunds').select(['amount']).where('invoice_id', 'in', invoiceIds).execute();
-        const orderLines = await db.selectFrom('marketplace_order_lines as l').innerJoin('marketplace_orders as o', 'o.id', 'l.order_id').selectAll('l').select('o.status as order_status').where('l.provider_id', '=', m.walker.id).execute();
+        const orderLines = await db
+          .selectFrom('marketplace_order_lines as l')
+          .innerJoin('marketplace_orders as o', 'o.id', 'l.order_id')
+          .selectAll('l')
+          .select('o.status as order_status')
+          .where('l.provider_id', '=', m.walker.id)
+          .execute();
         const taxOf = (a: number, bps: number) => Math.floor((a * bps + 5000) / 10000);
         const paidLines = orderLines.filter((l) => l.order_status !== 'pending_payment' && l.order_status !== 'cancelled');
         const taxKept = paidLines.reduce((sum, l) => sum + taxOf(l.amount, l.tax_rate_bps) - taxOf(l.amount_refunded, l.tax_rate_bps), 0);

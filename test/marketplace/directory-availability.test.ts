@@ -30,9 +30,19 @@ const slots = async (query: string, token = reader.accessToken) => {
   return res.body as { data: Slot[]; hasMore: boolean; nextFrom: string | null };
 };
 
-test('slots by category across providers and locations, earliest first, in each location\'s zone; listing length unless durationMinutes', async (a) => {
-  const london = await approvedProvider(t, loc.id, { listings: [{ name: 'Train', category: 'training', amount: 5000, durationMinutes: 60 }] }, weekdays([1], '09:00', '12:00'));
-  const japan = await approvedProvider(t, tokyo.id, { listings: [{ name: 'Train JP', category: 'training', amount: 5000, durationMinutes: 90 }] }, weekdays([1], '09:00', '12:00'));
+test("slots by category across providers and locations, earliest first, in each location's zone; listing length unless durationMinutes", async (a) => {
+  const london = await approvedProvider(
+    t,
+    loc.id,
+    { listings: [{ name: 'Train', category: 'training', amount: 5000, durationMinutes: 60 }] },
+    weekdays([1], '09:00', '12:00'),
+  );
+  const japan = await approvedProvider(
+    t,
+    tokyo.id,
+    { listings: [{ name: 'Train JP', category: 'training', amount: 5000, durationMinutes: 90 }] },
+    weekdays([1], '09:00', '12:00'),
+  );
   await onboard(t, [loc.id], { listings: [{ name: 'Pending train', category: 'training', amount: 1, durationMinutes: 60 }] });
   const res = await slots(`category=training&from=${monday}&to=${monday}`);
   const londonSlots = res.data.filter((s) => s.providerId === london.id);
@@ -42,7 +52,10 @@ test('slots by category across providers and locations, earliest first, in each 
   a.deepEqual([...new Set(res.data.map((s) => s.providerId))].sort(), [london.id, japan.id].sort());
   // Tokyo (UTC+9, no DST) 09:00 is 00:00 UTC; slots step by the 90-minute listing.
   a.deepEqual(japanSlots[0], { providerId: japan.id, startsAt: `${monday}T00:00:00.000Z`, endsAt: `${monday}T01:30:00.000Z` });
-  a.deepEqual(res.data.map((s) => s.startsAt), [...res.data.map((s) => s.startsAt)].sort());
+  a.deepEqual(
+    res.data.map((s) => s.startsAt),
+    [...res.data.map((s) => s.startsAt)].sort(),
+  );
   const half = await slots(`category=training&from=${monday}&to=${monday}&durationMinutes=30&locationId=${loc.id}`);
   a.is(half.data.length, 6);
   a.true(half.data.every((s) => s.providerId === london.id));
@@ -52,8 +65,13 @@ test('slots by category across providers and locations, earliest first, in each 
   a.is(limited.nextFrom, res.data[2]!.startsAt);
 });
 
-test('a suspended provider\'s open slots disappear while its existing bookings stay; approval brings them back', async (a) => {
-  const provider = await approvedProvider(t, loc.id, { listings: [{ name: 'Groom', category: 'grooming', amount: 5000, durationMinutes: 60 }] }, weekdays([1], '09:00', '11:00'));
+test("a suspended provider's open slots disappear while its existing bookings stay; approval brings them back", async (a) => {
+  const provider = await approvedProvider(
+    t,
+    loc.id,
+    { listings: [{ name: 'Groom', category: 'grooming', amount: 5000, durationMinutes: 60 }] },
+    weekdays([1], '09:00', '11:00'),
+  );
   const parent = await createPetParent(t, loc.id);
   const pet = await createPet(t, parent.id, loc.id);
   const bookingId = await insertMarketplaceBooking(t, { providerId: provider.id, parentId: parent.id, petId: pet.id, locationId: loc.id, status: 'confirmed' });
@@ -61,7 +79,10 @@ test('a suspended provider\'s open slots disappear while its existing bookings s
   a.is((await slots(query)).data.length, 2);
   a.is((await t.request('POST', `/v1/providers/${provider.id}/suspend`, { token: admin })).status, 200);
   a.deepEqual((await slots(query)).data, []);
-  a.deepEqual((await slots(`category=grooming&from=${monday}&to=${monday}`)).data.filter((s) => s.providerId === provider.id), []);
+  a.deepEqual(
+    (await slots(`category=grooming&from=${monday}&to=${monday}`)).data.filter((s) => s.providerId === provider.id),
+    [],
+  );
   const booking = await t.stores.get('live').db.selectFrom('bookings').select(['status', 'provider_id']).where('id', '=', bookingId).executeTakeFirstOrThrow();
   a.deepEqual(booking, { status: 'confirmed', provider_id: provider.id });
   a.is((await t.request('POST', `/v1/providers/${provider.id}/approve`, { token: admin })).status, 200);
@@ -69,22 +90,43 @@ test('a suspended provider\'s open slots disappear while its existing bookings s
 });
 
 test('busy time and time off take slots away', async (a) => {
-  const provider = await approvedProvider(t, tokyo.id, { listings: [{ name: 'Sit', category: 'daycare', amount: 100, durationMinutes: 60 }] }, weekdays([1], '09:00', '13:00'));
+  const provider = await approvedProvider(
+    t,
+    tokyo.id,
+    { listings: [{ name: 'Sit', category: 'daycare', amount: 100, durationMinutes: 60 }] },
+    weekdays([1], '09:00', '13:00'),
+  );
   const parent = await createPetParent(t, tokyo.id);
   const pet = await createPet(t, parent.id, tokyo.id);
   // 10:00–11:00 Tokyo is 01:00–02:00 UTC.
-  await insertMarketplaceBooking(t, { providerId: provider.id, parentId: parent.id, petId: pet.id, locationId: tokyo.id, status: 'confirmed', startsAt: `${monday}T01:00:00.000Z`, kind: 'grooming' });
+  await insertMarketplaceBooking(t, {
+    providerId: provider.id,
+    parentId: parent.id,
+    petId: pet.id,
+    locationId: tokyo.id,
+    status: 'confirmed',
+    startsAt: `${monday}T01:00:00.000Z`,
+    kind: 'grooming',
+  });
   const put = await t.request('PUT', `/v1/appointments/schedules/${provider.id}`, {
     token: admin,
     body: { locationId: tokyo.id, weekly: weekdays([1], '09:00', '13:00'), timeOff: [{ from: `${monday}T12:00`, to: `${monday}T13:00` }] },
   });
   a.is(put.status, 200, put.text);
   const res = await slots(`providerIds=${provider.id}&from=${monday}&to=${monday}`);
-  a.deepEqual(res.data.map((s) => s.startsAt), [`${monday}T00:00:00.000Z`, `${monday}T02:00:00.000Z`]);
+  a.deepEqual(
+    res.data.map((s) => s.startsAt),
+    [`${monday}T00:00:00.000Z`, `${monday}T02:00:00.000Z`],
+  );
 });
 
 test('validation: category or providerIds needed, ids checked, window at most 31 days; location scoping', async (a) => {
-  const provider = await approvedProvider(t, loc.id, { listings: [{ name: 'Taxi', category: 'transport', amount: 100, durationMinutes: 30 }] }, weekdays([1], '09:00', '10:00'));
+  const provider = await approvedProvider(
+    t,
+    loc.id,
+    { listings: [{ name: 'Taxi', category: 'transport', amount: 100, durationMinutes: 30 }] },
+    weekdays([1], '09:00', '10:00'),
+  );
   const bad = async (query: string, token = reader.accessToken) => (await t.request('GET', `/v1/providers/availability?${query}`, { token })).status;
   a.is(await bad(`from=${monday}`), 400);
   a.is(await bad('providerIds=nope'), 400);

@@ -27,15 +27,34 @@ test.before(async () => {
   ]);
   const parent = await createPetParent(t, loc.id);
   const pet = await createPet(t, parent.id, loc.id);
-  walker = await approvedProvider(t, loc.id, { bio: 'Long walks in the 100% organic park', listings: [{ name: 'Walk', category: 'walking', amount: 2000, durationMinutes: 60 }] }, weekdays([1, 2, 3, 4, 5], '09:00', '17:00'));
-  sitter = await approvedProvider(t, loc.id, { bio: 'Cat sitter', listings: [{ name: 'Sit', category: 'sitting', amount: 3000, durationMinutes: 120 }] }, weekdays([1, 2, 3, 4, 5], '09:00', '17:00'));
-  weekender = await approvedProvider(t, loc.id, { listings: [{ name: 'Weekend walk', category: 'walking', amount: 2500, durationMinutes: 60 }] }, weekdays([6, 7], '10:00', '12:00'));
+  walker = await approvedProvider(
+    t,
+    loc.id,
+    { bio: 'Long walks in the 100% organic park', listings: [{ name: 'Walk', category: 'walking', amount: 2000, durationMinutes: 60 }] },
+    weekdays([1, 2, 3, 4, 5], '09:00', '17:00'),
+  );
+  sitter = await approvedProvider(
+    t,
+    loc.id,
+    { bio: 'Cat sitter', listings: [{ name: 'Sit', category: 'sitting', amount: 3000, durationMinutes: 120 }] },
+    weekdays([1, 2, 3, 4, 5], '09:00', '17:00'),
+  );
+  weekender = await approvedProvider(
+    t,
+    loc.id,
+    { listings: [{ name: 'Weekend walk', category: 'walking', amount: 2500, durationMinutes: 60 }] },
+    weekdays([6, 7], '10:00', '12:00'),
+  );
   staff = await createProvider(t, { locationIds: [loc.id], name: 'Dr. Staff Walkerman' });
   pending = await onboard(t, [loc.id]);
   suspended = await approvedProvider(t, loc.id);
   await t.request('POST', `/v1/providers/${suspended.id}/suspend`, { token: admin });
   // Ratings: walker 5 and 4 (4.5), sitter 3, weekender unrated.
-  for (const [providerId, stars] of [[walker.id, 5], [walker.id, 4], [sitter.id, 3]] as const) {
+  for (const [providerId, stars] of [
+    [walker.id, 5],
+    [walker.id, 4],
+    [sitter.id, 3],
+  ] as const) {
     const bookingId = await insertMarketplaceBooking(t, { providerId, parentId: parent.id, petId: pet.id, locationId: loc.id });
     const res = await t.request('POST', '/v1/providers/ratings', { token: admin, body: { bookingId, parentId: parent.id, stars } });
     if (res.status !== 201) throw new Error(res.text);
@@ -90,10 +109,18 @@ test('availableOn keeps providers with an open slot that local day, and pages on
   a.deepEqual(await ids(`availableOn=${tuesday}`), [sitter.id, walker.id]);
   a.deepEqual(await ids(`availableOn=${tuesday}&category=walking`), [walker.id]);
   const page1 = await t.request('GET', `/v1/providers?locationId=${loc.id}&availableOn=${tuesday}&limit=1`, { token: reader.accessToken });
-  a.deepEqual(page1.body.data.map((p: { id: string }) => p.id), [sitter.id]);
+  a.deepEqual(
+    page1.body.data.map((p: { id: string }) => p.id),
+    [sitter.id],
+  );
   a.true(page1.body.hasMore);
-  const page2 = await t.request('GET', `/v1/providers?locationId=${loc.id}&availableOn=${tuesday}&limit=1&cursor=${page1.body.nextCursor}`, { token: reader.accessToken });
-  a.deepEqual(page2.body.data.map((p: { id: string }) => p.id), [walker.id]);
+  const page2 = await t.request('GET', `/v1/providers?locationId=${loc.id}&availableOn=${tuesday}&limit=1&cursor=${page1.body.nextCursor}`, {
+    token: reader.accessToken,
+  });
+  a.deepEqual(
+    page2.body.data.map((p: { id: string }) => p.id),
+    [walker.id],
+  );
   a.false(page2.body.hasMore);
   a.is((await t.request('GET', '/v1/providers?availableOn=2026-02-30', { token: reader.accessToken })).status, 400);
   a.is((await t.request('GET', '/v1/providers?availableOn=tomorrow', { token: reader.accessToken })).status, 400);
@@ -109,13 +136,25 @@ test('availableOn: a day of time off or one taken by busy time drops the provide
   // Wednesday 09:00–11:00 London (GMT or BST) is taken by a booking holding the provider; Thursday is time off.
   const offset = new Date(`${wednesday}T12:00:00Z`).toLocaleString('en-GB', { timeZone: 'Europe/London', hour: '2-digit', hour12: false }) === '13' ? 1 : 0;
   const startsAt = new Date(Date.parse(`${wednesday}T09:00:00Z`) - offset * 3_600_000).toISOString();
-  await insertMarketplaceBooking(t, { providerId: busy.id, parentId: parent.id, petId: pet.id, locationId: place.id, status: 'confirmed', startsAt, minutes: 120, kind: 'grooming' });
+  await insertMarketplaceBooking(t, {
+    providerId: busy.id,
+    parentId: parent.id,
+    petId: pet.id,
+    locationId: place.id,
+    status: 'confirmed',
+    startsAt,
+    minutes: 120,
+    kind: 'grooming',
+  });
   const put = await t.request('PUT', `/v1/appointments/schedules/${busy.id}`, {
     token: admin,
     body: { locationId: place.id, weekly: weekdays([3, 4], '09:00', '11:00'), timeOff: [{ from: thursday, to: thursday }] },
   });
   a.is(put.status, 200, put.text);
-  const at = async (date: string) => (await t.request('GET', `/v1/providers?locationId=${place.id}&availableOn=${date}`, { token: reader.accessToken })).body.data.map((p: { id: string }) => p.id);
+  const at = async (date: string) =>
+    (await t.request('GET', `/v1/providers?locationId=${place.id}&availableOn=${date}`, { token: reader.accessToken })).body.data.map(
+      (p: { id: string }) => p.id,
+    );
   a.deepEqual(await at(wednesday), []);
   a.deepEqual(await at(thursday), []);
   a.deepEqual(await at(nextWeekday(t.clock.now(), 3, 14)), [busy.id]);
@@ -135,7 +174,8 @@ test('a page read again shows at once a new review, a listing change, a rename a
   const parent = await createPetParent(t, place.id);
   const pet = await createPet(t, parent.id, place.id);
   const provider = await approvedProvider(t, place.id, { listings: [{ name: 'Board', category: 'boarding', amount: 9000, durationMinutes: 60 }] });
-  const page = async (query = '') => (await t.request('GET', `/v1/providers?locationId=${place.id}${query}`, { token: reader.accessToken })).body.data as Array<Record<string, any>>;
+  const page = async (query = '') =>
+    (await t.request('GET', `/v1/providers?locationId=${place.id}${query}`, { token: reader.accessToken })).body.data as Array<Record<string, any>>;
   a.like((await page())[0], { id: provider.id, rating: null, ratingCount: 0 });
   a.like((await page())[0], { id: provider.id, rating: null });
   const bookingId = await insertMarketplaceBooking(t, { providerId: provider.id, parentId: parent.id, petId: pet.id, locationId: place.id });

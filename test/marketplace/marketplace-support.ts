@@ -49,7 +49,16 @@ export async function approvedProvider(
  */
 export async function insertMarketplaceBooking(
   t: TestApp,
-  facts: { providerId: string; parentId: string; petId: string; locationId: string; status?: string; startsAt?: string; minutes?: number; kind?: 'marketplace' | 'grooming' },
+  facts: {
+    providerId: string;
+    parentId: string;
+    petId: string;
+    locationId: string;
+    status?: string;
+    startsAt?: string;
+    minutes?: number;
+    kind?: 'marketplace' | 'grooming';
+  },
 ) {
   const now = t.clock.now();
   const startsAt = facts.startsAt ?? new Date(now - 86_400_000).toISOString();

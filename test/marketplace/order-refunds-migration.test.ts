@@ -29,25 +29,33 @@ test('lines refunded before tax_refunded existed are backfilled with their tax s
   const o = expectStatus(await order(t, m, [mondayAt(t, 10), mondayAt(t, 11)]), 201, 'order').body;
   const payment = await payOrder(t, o);
   // 2,505 of gross of line 0: its tax share is round-half-up(250.5) = 251.
-  expectStatus(await t.request('POST', `/v1/orders/${o.id}/refund`, { token: await t.adminToken(), body: { lineIds: [o.lines[0].id], amount: 2_505 } }), 200, 'line refund');
+  expectStatus(
+    await t.request('POST', `/v1/orders/${o.id}/refund`, { token: await t.adminToken(), body: { lineIds: [o.lines[0].id], amount: 2_505 } }),
+    200,
+    'line refund',
+  );
   await t.close({ keepData: true });
 
   const handle = openDatabase(databaseFile(dataDir, 'live'));
   try {
     const down = await createMigrator(handle.db).migrateTo(previous);
     a.falsy(down.error);
-    a.false(all<{ name: string }>(handle.sqlite, 'PRAGMA table_info(marketplace_order_lines)').some((c) => c.name === 'tax_refunded'), 'down drops the column');
+    a.false(
+      all<{ name: string }>(handle.sqlite, 'PRAGMA table_info(marketplace_order_lines)').some((c) => c.name === 'tax_refunded'),
+      'down drops the column',
+    );
     const up = await createMigrator(handle.db).migrateToLatest();
     a.falsy(up.error);
     a.true(up.results?.some((r) => r.migrationName === migration && r.status === 'Success'));
-    a.deepEqual(
-      all(handle.sqlite, 'SELECT amount_refunded, tax_refunded FROM marketplace_order_lines WHERE order_id = ? ORDER BY position', o.id),
-      [
-        { amount_refunded: 2_505, tax_refunded: 251 },
-        { amount_refunded: 0, tax_refunded: 0 },
-      ],
+    a.deepEqual(all(handle.sqlite, 'SELECT amount_refunded, tax_refunded FROM marketplace_order_lines WHERE order_id = ? ORDER BY position', o.id), [
+      { amount_refunded: 2_505, tax_refunded: 251 },
+      { amount_refunded: 0, tax_refunded: 0 },
+    ]);
+    a.throws(
+      () => handle.sqlite.prepare('UPDATE marketplace_order_lines SET tax_refunded = 1001 WHERE order_id = ?').run(o.id),
+      { message: /CHECK/ },
+      'never more tax than the line carries',
     );
-    a.throws(() => handle.sqlite.prepare('UPDATE marketplace_order_lines SET tax_refunded = 1001 WHERE order_id = ?').run(o.id), { message: /CHECK/ }, 'never more tax than the line carries');
   } finally {
     await handle.db.destroy();
   }
@@ -60,8 +68,17 @@ test('lines refunded before tax_refunded existed are backfilled with their tax s
     a.like((await t.request('GET', `/v1/orders/${o.id}`, { token })).body, { status: 'refunded' });
     const db = t.stores.get('live').db;
     const sum = async (account: string) =>
-      Number((await db.selectFrom('ledger_lines').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('s')).where('account', '=', account).executeTakeFirstOrThrow()).s);
-    for (const account of [`tax_payable:${m.location.id}`, `revenue:${m.location.id}`, `commission:${m.location.id}`, `provider_payable:${m.walker.id}`]) a.is(await sum(account), 0, account);
+      Number(
+        (
+          await db
+            .selectFrom('ledger_lines')
+            .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('s'))
+            .where('account', '=', account)
+            .executeTakeFirstOrThrow()
+        ).s,
+      );
+    for (const account of [`tax_payable:${m.location.id}`, `revenue:${m.location.id}`, `commission:${m.location.id}`, `provider_payable:${m.walker.id}`])
+      a.is(await sum(account), 0, account);
     await assertBooksBalance(a, t);
   } finally {
     await t.close();

@@ -19,10 +19,16 @@ test.serial('GET /v1/orders: cursors in 2026-11-01, {orders, page, totalPages} i
   const first = await t.request('GET', `/v1/orders?petId=${m.pet.id}&limit=2`, { token });
   tt.is(first.status, 200);
   tt.is(first.headers.get('petcare-version'), '2026-11-01');
-  tt.deepEqual(first.body.data.map((o: { id: string }) => o.id), newestFirst.slice(0, 2));
+  tt.deepEqual(
+    first.body.data.map((o: { id: string }) => o.id),
+    newestFirst.slice(0, 2),
+  );
   tt.true(first.body.hasMore);
   const second = await t.request('GET', `/v1/orders?petId=${m.pet.id}&limit=2&cursor=${first.body.nextCursor}`, { token });
-  tt.deepEqual(second.body.data.map((o: { id: string }) => o.id), newestFirst.slice(2, 4));
+  tt.deepEqual(
+    second.body.data.map((o: { id: string }) => o.id),
+    newestFirst.slice(2, 4),
+  );
   tt.is(second.body.page, undefined);
 
   const old = { 'Petcare-Version': '2025-06-01' };
@@ -32,7 +38,10 @@ test.serial('GET /v1/orders: cursors in 2026-11-01, {orders, page, totalPages} i
   tt.deepEqual(Object.keys(page2.body).sort(), ['orders', 'page', 'totalPages']);
   tt.is(page2.body.page, 2);
   tt.is(page2.body.totalPages, 3);
-  tt.deepEqual(page2.body.orders.map((o: { id: string }) => o.id), newestFirst.slice(2, 4));
+  tt.deepEqual(
+    page2.body.orders.map((o: { id: string }) => o.id),
+    newestFirst.slice(2, 4),
+  );
   const defaults = await t.request('GET', `/v1/orders?petId=${m.pet.id}`, { token, headers: old });
   tt.like(defaults.body, { page: 1, totalPages: 1 });
   tt.is(defaults.body.orders.length, 5);
@@ -75,8 +84,16 @@ test.serial('bad input answers 400 and writes nothing', async (tt) => {
   for (const [body, field] of cases) {
     const res = await t.request('POST', '/v1/orders', { token, body });
     tt.is(res.status, 400, `${field}: ${res.text}`);
-    tt.true(res.body.errors?.some((e: { field: string }) => e.field.startsWith(field)), `${field}: ${res.text}`);
-    if (/^lines\[\d\]\.(provider|listing)Id$/.test(field)) tt.deepEqual(res.body.errors.map((e: { field: string }) => e.field), [field], res.text);
+    tt.true(
+      res.body.errors?.some((e: { field: string }) => e.field.startsWith(field)),
+      `${field}: ${res.text}`,
+    );
+    if (/^lines\[\d\]\.(provider|listing)Id$/.test(field))
+      tt.deepEqual(
+        res.body.errors.map((e: { field: string }) => e.field),
+        [field],
+        res.text,
+      );
   }
   tt.is((await db.selectFrom('marketplace_orders').selectAll().execute()).length, before);
   tt.is((await t.request('POST', '/v1/orders/ord_unknown/refund', { token, body: { amount: 0 } })).status, 400);
@@ -106,7 +123,10 @@ test.serial('tenant and location isolation: another location’s client sees 404
   tt.is(foreign.status, 400);
   tt.is(foreign.body.code, 'resource_missing');
   // Payouts span the tenant: a location-scoped client is refused.
-  const payouts = await t.request('POST', '/v1/marketplace/settlements', { token: scoped.accessToken, body: { periodStart: '2026-01-01', periodEnd: '2026-01-01' } });
+  const payouts = await t.request('POST', '/v1/marketplace/settlements', {
+    token: scoped.accessToken,
+    body: { periodStart: '2026-01-01', periodEnd: '2026-01-01' },
+  });
   tt.is(payouts.status, 403);
 
   // The sandbox is another database: the live order does not exist there.

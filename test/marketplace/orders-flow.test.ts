@@ -23,7 +23,10 @@ test('order → pay → complete → settle → mark-paid, with the §12 shape, 
   }
   const invoice = await t.request('GET', `/v1/invoices/${o.invoiceId}`, { token: await t.adminToken() });
   tt.is(invoice.body.status, 'open');
-  tt.deepEqual(invoice.body.lines.map((l: { sourceId: string }) => l.sourceId), o.lines.map((l: { bookingId: string }) => l.bookingId));
+  tt.deepEqual(
+    invoice.body.lines.map((l: { sourceId: string }) => l.sourceId),
+    o.lines.map((l: { bookingId: string }) => l.bookingId),
+  );
 
   // Unpaid: completion refused.
   const early = await complete(t, o.lines[0].bookingId);
@@ -38,7 +41,12 @@ test('order → pay → complete → settle → mark-paid, with the §12 shape, 
   const commissions = await t.request('GET', `/v1/commissions?providerId=${m.walker.id}`, { token: await t.adminToken() });
   tt.is(commissions.status, 200);
   tt.is(commissions.body.data.length, 2);
-  tt.true(commissions.body.data.every((c: { status: string; gross: number; commission: number; rateBps: number }) => c.status === 'accrued' && c.gross === 2_000 && c.commission === 300 && c.rateBps === 1500));
+  tt.true(
+    commissions.body.data.every(
+      (c: { status: string; gross: number; commission: number; rateBps: number }) =>
+        c.status === 'accrued' && c.gross === 2_000 && c.commission === 300 && c.rateBps === 1500,
+    ),
+  );
 
   // Completion is allowed before startsAt once paid; every line done → fulfilled.
   const done = expectStatus(await complete(t, o.lines[0].bookingId), 200, 'complete');
@@ -78,14 +86,26 @@ test('order → pay → complete → settle → mark-paid, with the §12 shape, 
   // The journal: the provider is owed 3,400 at payment and paid 3,400 out: its payable nets to 0.
   const ledger = await t.request('GET', `/v1/ledger/entries?account=${encodeURIComponent(`provider_payable:${m.walker.id}`)}`, { token: await t.adminToken() });
   tt.is(ledger.status, 200);
-  const payable = ledger.body.data.flatMap((e: { lines: Array<{ account: string; amount: number }> }) => e.lines).filter((l: { account: string }) => l.account === `provider_payable:${m.walker.id}`);
-  tt.is(payable.reduce((s: number, l: { amount: number }) => s + l.amount, 0), 0);
-  for (const entry of ledger.body.data) tt.is(entry.lines.reduce((s: number, l: { amount: number }) => s + l.amount, 0), 0);
+  const payable = ledger.body.data
+    .flatMap((e: { lines: Array<{ account: string; amount: number }> }) => e.lines)
+    .filter((l: { account: string }) => l.account === `provider_payable:${m.walker.id}`);
+  tt.is(
+    payable.reduce((s: number, l: { amount: number }) => s + l.amount, 0),
+    0,
+  );
+  for (const entry of ledger.body.data)
+    tt.is(
+      entry.lines.reduce((s: number, l: { amount: number }) => s + l.amount, 0),
+      0,
+    );
 
   // A paid statement cannot be touched, even in SQL.
   const db = t.stores.get('live').db;
   await tt.throwsAsync(db.updateTable('settlements').set({ net: 0 }).where('id', '=', statement.id).execute(), { message: /immutable/ });
-  await tt.throwsAsync(db.updateTable('marketplace_commission_lines').set({ status: 'accrued', settlement_id: null }).where('settlement_id', '=', statement.id).execute(), { message: /money fact/ });
+  await tt.throwsAsync(
+    db.updateTable('marketplace_commission_lines').set({ status: 'accrued', settlement_id: null }).where('settlement_id', '=', statement.id).execute(),
+    { message: /money fact/ },
+  );
 });
 
 test('cancelling an unpaid order voids its invoice and releases the slots; a paid one cannot be cancelled', async (tt) => {
@@ -93,7 +113,11 @@ test('cancelling an unpaid order voids its invoice and releases the slots; a pai
   const at = mondayAt(t, 12);
   const o = expectStatus(await order(t, m, at), 201, 'order').body;
   tt.is((await order(t, m, at)).status, 409);
-  const cancelled = expectStatus(await t.request('POST', `/v1/orders/${o.id}/cancel`, { token: await t.adminToken(), body: { reason: 'changed plans' } }), 200, 'cancel');
+  const cancelled = expectStatus(
+    await t.request('POST', `/v1/orders/${o.id}/cancel`, { token: await t.adminToken(), body: { reason: 'changed plans' } }),
+    200,
+    'cancel',
+  );
   tt.is(cancelled.body.status, 'cancelled');
   tt.is((await t.request('GET', `/v1/invoices/${o.invoiceId}`, { token: await t.adminToken() })).body.status, 'void');
   const [event] = await eventsWith(t, 'booking.cancelled', 'bookingId', o.lines[0].bookingId);
@@ -116,7 +140,13 @@ test('20 parallel orders for one provider slot: exactly one wins', async (tt) =>
   const results = await Promise.all(Array.from({ length: 20 }, () => order(t, m, at, token)));
   tt.is(results.filter((r) => r.status === 201).length, 1);
   tt.is(results.filter((r) => r.status === 409 && r.body.code === 'slot_unavailable').length, 19);
-  const bookings = await t.stores.get('live').db.selectFrom('bookings').selectAll().where('provider_id', '=', m.walker.id).where('kind', '=', 'marketplace').execute();
+  const bookings = await t.stores
+    .get('live')
+    .db.selectFrom('bookings')
+    .selectAll()
+    .where('provider_id', '=', m.walker.id)
+    .where('kind', '=', 'marketplace')
+    .execute();
   tt.is(bookings.length, 1);
 });
 

@@ -24,21 +24,28 @@ test.serial('a sandbox order runs through payout, and a sandbox reset erases ord
   tt.is((await t.request('GET', `/v1/orders/${o.id}`, { token })).status, 404);
 });
 
-test.serial('the sandbox test clock moves open slots as it moves orders: the first slot offered after an advance can be ordered; reviews are dated by it', async (tt) => {
-  const token = await t.adminToken('sandbox');
-  const m = await market(t, { env: 'sandbox' });
-  const advanceTo = new Date(t.clock.now() + 23 * 86_400_000).toISOString();
-  expectStatus(await t.request('POST', '/v1/sandbox/clock', { token, body: { advanceTo } }), 200, 'advance');
-  const slots = expectStatus(await t.request('GET', `/v1/providers/availability?providerIds=${m.walker.id}`, { token }), 200, 'slots').body.data;
-  tt.true(slots.length > 0);
-  tt.true(slots[0].startsAt >= advanceTo, `${slots[0].startsAt} is before the sandbox's now ${advanceTo}`);
-  const placed = expectStatus(await order(t, m, slots[0].startsAt, token), 201, 'order the first slot offered').body;
-  await payOrder(t, placed, token);
-  expectStatus(await complete(t, placed.lines[0].bookingId, token), 200, 'complete');
-  const review = expectStatus(await t.request('POST', '/v1/providers/ratings', { token, body: { bookingId: placed.lines[0].bookingId, stars: 5 } }), 201, 'rate').body;
-  tt.true(review.createdAt >= advanceTo);
-  // The live environment keeps real time.
-  const live = await market(t);
-  const liveSlots = (await t.request('GET', `/v1/providers/availability?providerIds=${live.walker.id}`, { token: await t.adminToken() })).body.data;
-  tt.true(liveSlots[0].startsAt < advanceTo);
-});
+test.serial(
+  'the sandbox test clock moves open slots as it moves orders: the first slot offered after an advance can be ordered; reviews are dated by it',
+  async (tt) => {
+    const token = await t.adminToken('sandbox');
+    const m = await market(t, { env: 'sandbox' });
+    const advanceTo = new Date(t.clock.now() + 23 * 86_400_000).toISOString();
+    expectStatus(await t.request('POST', '/v1/sandbox/clock', { token, body: { advanceTo } }), 200, 'advance');
+    const slots = expectStatus(await t.request('GET', `/v1/providers/availability?providerIds=${m.walker.id}`, { token }), 200, 'slots').body.data;
+    tt.true(slots.length > 0);
+    tt.true(slots[0].startsAt >= advanceTo, `${slots[0].startsAt} is before the sandbox's now ${advanceTo}`);
+    const placed = expectStatus(await order(t, m, slots[0].startsAt, token), 201, 'order the first slot offered').body;
+    await payOrder(t, placed, token);
+    expectStatus(await complete(t, placed.lines[0].bookingId, token), 200, 'complete');
+    const review = expectStatus(
+      await t.request('POST', '/v1/providers/ratings', { token, body: { bookingId: placed.lines[0].bookingId, stars: 5 } }),
+      201,
+      'rate',
+    ).body;
+    tt.true(review.createdAt >= advanceTo);
+    // The live environment keeps real time.
+    const live = await market(t);
+    const liveSlots = (await t.request('GET', `/v1/providers/availability?providerIds=${live.walker.id}`, { token: await t.adminToken() })).body.data;
+    tt.true(liveSlots[0].startsAt < advanceTo);
+  },
+);

@@ -58,7 +58,10 @@ export interface Market {
 }
 
 /** A London location (USD, `taxRateBps`) with a parent, a pet and one approved walker. */
-export async function market(t: TestApp, options: { taxRateBps?: number; amount?: number; commissionBps?: number; env?: 'live' | 'sandbox' } = {}): Promise<Market> {
+export async function market(
+  t: TestApp,
+  options: { taxRateBps?: number; amount?: number; commissionBps?: number; env?: 'live' | 'sandbox' } = {},
+): Promise<Market> {
   const env = options.env ?? 'live';
   const token = await t.adminToken(env);
   const location = await createLocation(t, { timezone: 'Europe/London', currency: 'USD', taxRateBps: options.taxRateBps ?? 0 }, env);

@@ -30,10 +30,20 @@ test('onboarding with marketplace creates a pending provider with lst_ listings 
     name: 'Wanda Walker',
     kind: 'walker',
     locationIds: [loc.id],
-    marketplace: { listings: [walkListing, { name: 'Drop-in visit', category: 'sitting', amount: 1800, durationMinutes: 30, currency: 'GBP' }], bio: 'Ten years of dogs.', serviceArea: 'North side', commissionBps: 1200 },
+    marketplace: {
+      listings: [walkListing, { name: 'Drop-in visit', category: 'sitting', amount: 1800, durationMinutes: 30, currency: 'GBP' }],
+      bio: 'Ten years of dogs.',
+      serviceArea: 'North side',
+      commissionBps: 1200,
+    },
   });
   a.is(res.status, 201, res.text);
-  a.like(res.body, { status: 'pending', rating: null, ratingCount: 0, marketplace: { bio: 'Ten years of dogs.', serviceArea: 'North side', commissionBps: 1200, approvedAt: null } });
+  a.like(res.body, {
+    status: 'pending',
+    rating: null,
+    ratingCount: 0,
+    marketplace: { bio: 'Ten years of dogs.', serviceArea: 'North side', commissionBps: 1200, approvedAt: null },
+  });
   const [walk, visit] = res.body.marketplace.listings;
   a.regex(walk.id, /^lst_/);
   a.like(walk, { name: 'Dog walk, 60 min', category: 'walking', amount: 2500, currency: 'EUR', durationMinutes: 60, status: 'active' });
@@ -117,7 +127,10 @@ test('suspend: approved only; a suspended provider leaves the directory and is n
   const access = { tenantId: t.tenantId, locationIds: null };
   const db = t.stores.get('live').db;
   const bookable = await findBookableListing(db, access, provider.id, listingId);
-  a.like(bookable, { provider: { id: provider.id, commissionBps: null, locationIds: [loc.id] }, listing: { id: listingId, amount: 2500, currency: 'EUR', durationMinutes: 60, category: 'walking' } });
+  a.like(bookable, {
+    provider: { id: provider.id, commissionBps: null, locationIds: [loc.id] },
+    listing: { id: listingId, amount: 2500, currency: 'EUR', durationMinutes: 60, category: 'walking' },
+  });
   const suspended = await post(`/v1/providers/${provider.id}/suspend`);
   a.is(suspended.status, 200, suspended.text);
   a.is(suspended.body.status, 'suspended');
@@ -125,7 +138,10 @@ test('suspend: approved only; a suspended provider leaves the directory and is n
   const listed = await t.request('GET', `/v1/providers?locationId=${loc.id}&limit=100`, { token: admin });
   a.false(listed.body.data.some((p: { id: string }) => p.id === provider.id));
   const bySuspended = await t.request('GET', `/v1/providers?locationId=${loc.id}&status=suspended`, { token: admin });
-  a.deepEqual(bySuspended.body.data.map((p: { id: string }) => p.id), [provider.id]);
+  a.deepEqual(
+    bySuspended.body.data.map((p: { id: string }) => p.id),
+    [provider.id],
+  );
   const refused = await findBookableListing(db, access, provider.id, listingId).catch((err: { code: string }) => err);
   a.is((refused as { code: string }).code, 'provider_not_bookable');
   const twice = await post(`/v1/providers/${provider.id}/suspend`);
@@ -177,5 +193,8 @@ test('listings: add and change through the API, validated; scope, role and locat
   a.is((await post(`/v1/providers/${provider.id}/approve`, scopedOther.accessToken)).status, 404);
   a.is((await post(`/v1/providers/${provider.id}/approve`, '')).status, 401);
   const got = await t.request('GET', `/v1/providers/${provider.id}`, { token: admin });
-  a.deepEqual(got.body.marketplace.listings.map((l: { name: string }) => l.name), ['Dog walk, 60 min', 'Puppy class']);
+  a.deepEqual(
+    got.body.marketplace.listings.map((l: { name: string }) => l.name),
+    ['Dog walk, 60 min', 'Puppy class'],
+  );
 });

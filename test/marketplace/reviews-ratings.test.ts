@@ -52,7 +52,10 @@ test('a rating of a completed booking is a verified review; the provider average
   a.like(await providerOf(provider.id), { rating: 3.5, ratingCount: 4 });
   const listed = await t.request('GET', `/v1/providers/reviews?providerId=${provider.id}&limit=3`, { token: reader.accessToken });
   a.is(listed.status, 200, listed.text);
-  a.deepEqual(listed.body.data.map((r: { stars: number }) => r.stars), [1, 4, 4]);
+  a.deepEqual(
+    listed.body.data.map((r: { stars: number }) => r.stars),
+    [1, 4, 4],
+  );
   a.true(listed.body.hasMore);
   const rest = await t.request('GET', `/v1/providers/reviews?providerId=${provider.id}&cursor=${listed.body.nextCursor}`, { token: reader.accessToken });
   a.deepEqual(rest.body.data, [reviews[0]]);
@@ -179,7 +182,12 @@ test("DESIGN §12's body {bookingId, stars, comment?} without parentId: the book
   const res = await rate({ bookingId, stars: 4, comment: 'On time' });
   a.is(res.status, 201, res.text);
   a.like(res.body, { providerId: provider.id, bookingId, stars: 4, comment: 'On time', verified: true });
-  const row = await t.stores.get('live').db.selectFrom('provider_reviews').select(['parent_id', 'pet_id']).where('id', '=', res.body.id).executeTakeFirstOrThrow();
+  const row = await t.stores
+    .get('live')
+    .db.selectFrom('provider_reviews')
+    .select(['parent_id', 'pet_id'])
+    .where('id', '=', res.body.id)
+    .executeTakeFirstOrThrow();
   a.deepEqual(row, { parent_id: parent.id, pet_id: pet.id });
   a.is((await rate({ bookingId, stars: 5 })).body.code, 'already_rated');
   // Out of the caller's locations, or unknown: 404 without a parentId too.

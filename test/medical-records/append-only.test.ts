@@ -38,7 +38,10 @@ test('the database refuses UPDATE of a medical record, through Kysely or raw SQL
   const { pet } = await createHousehold(t);
   const record = await recordFor(pet.id);
   const message = 'medical records are append-only: record an amendment instead';
-  a.deepEqual(await refusal(() => db().updateTable('medical_records').set({ text: 'Rewritten' }).where('id', '=', record.id).execute()), { ...refused, message });
+  a.deepEqual(await refusal(() => db().updateTable('medical_records').set({ text: 'Rewritten' }).where('id', '=', record.id).execute()), {
+    ...refused,
+    message,
+  });
   a.deepEqual(await refusal(() => sql`UPDATE medical_records SET amends = NULL, author_role = 'admin'`.execute(db())), { ...refused, message });
   const raw = t.stores.get('live').sqlite;
   a.deepEqual(await refusal(() => raw.prepare('UPDATE medical_records SET text = ? WHERE id = ?').run('Rewritten', record.id)), { ...refused, message });

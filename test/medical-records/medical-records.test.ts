@@ -128,18 +128,31 @@ test('the list pages newest first and filters by kind', async (a) => {
     { kind: 'weight', weightKg: 10.5 },
     { kind: 'note', text: 'two' },
     { kind: 'weight', weightKg: 11 },
-  ]) ids.push((await write(pet.id, body)).body.id);
+  ])
+    ids.push((await write(pet.id, body)).body.id);
   const first = await list(pet.id, '?limit=2');
-  a.deepEqual(first.body.data.map((r: { id: string }) => r.id), [ids[4], ids[3]]);
+  a.deepEqual(
+    first.body.data.map((r: { id: string }) => r.id),
+    [ids[4], ids[3]],
+  );
   a.true(first.body.hasMore);
   const second = await list(pet.id, `?limit=2&cursor=${first.body.nextCursor}`);
-  a.deepEqual(second.body.data.map((r: { id: string }) => r.id), [ids[2], ids[1]]);
+  a.deepEqual(
+    second.body.data.map((r: { id: string }) => r.id),
+    [ids[2], ids[1]],
+  );
   const third = await list(pet.id, `?limit=2&cursor=${second.body.nextCursor}`);
-  a.deepEqual(third.body.data.map((r: { id: string }) => r.id), [ids[0]]);
+  a.deepEqual(
+    third.body.data.map((r: { id: string }) => r.id),
+    [ids[0]],
+  );
   a.false(third.body.hasMore);
 
   const weights = await list(pet.id, '?kind=weight');
-  a.deepEqual(weights.body.data.map((r: { weightKg: number }) => r.weightKg), [11, 10.5, 10]);
+  a.deepEqual(
+    weights.body.data.map((r: { weightKg: number }) => r.weightKg),
+    [11, 10.5, 10],
+  );
   const allergies = await list(pet.id, '?kind=allergy');
   a.deepEqual(allergies.body.data, []);
 });
@@ -168,13 +181,19 @@ test('an amendment keeps the original: both are listed, linked by amends and sup
   const before = await t.request('GET', `/v1/medical-records/${original.body.id}`, { token: doctor.accessToken });
   a.deepEqual(before.body, { ...original.body, supersededBy: fix.body.id });
   const all = await list(pet.id);
-  a.deepEqual(all.body.data.map((r: { id: string }) => r.id), [fix.body.id, original.body.id]);
+  a.deepEqual(
+    all.body.data.map((r: { id: string }) => r.id),
+    [fix.body.id, original.body.id],
+  );
   a.is(all.body.data[1].dosage, '2500 mg');
   a.is(all.body.data[1].supersededBy, fix.body.id);
 
   // current=true leaves out superseded versions.
   const current = await list(pet.id, '?current=true');
-  a.deepEqual(current.body.data.map((r: { id: string }) => r.id), [fix.body.id]);
+  a.deepEqual(
+    current.body.data.map((r: { id: string }) => r.id),
+    [fix.body.id],
+  );
   const explicitAll = await list(pet.id, '?current=false');
   a.is(explicitAll.body.data.length, 2);
 });

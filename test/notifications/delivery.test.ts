@@ -78,7 +78,12 @@ test.serial('a transient rejection (450) retries with backoff, then fails with l
     for (const [i, delay] of delays.entries()) {
       clock.advance(delay * minute);
       // Settled, not merely claimed: failed, or its next attempt scheduled in the future.
-      n = await waitForNotification(t, await freshAdminToken(t), id, (x) => x.attempts === i + 2 && (x.status === 'failed' || Date.parse(x.nextAttemptAt!) > clock.now()));
+      n = await waitForNotification(
+        t,
+        await freshAdminToken(t),
+        id,
+        (x) => x.attempts === i + 2 && (x.status === 'failed' || Date.parse(x.nextAttemptAt!) > clock.now()),
+      );
       if (i < delays.length - 1) {
         a.is(n.status, 'queued');
         a.is(n.nextAttemptAt, new Date(clock.now() + delays[i + 1]! * minute).toISOString());
@@ -99,7 +104,10 @@ test.serial('a transient rejection (450) retries with backoff, then fails with l
     a.is(smtp.messages.length, 0);
 
     const failed = await t.request('GET', '/v1/notifications?status=failed', { token });
-    a.deepEqual(failed.body.data.map((x: { id: string }) => x.id), [id]);
+    a.deepEqual(
+      failed.body.data.map((x: { id: string }) => x.id),
+      [id],
+    );
   } finally {
     await t.close();
     await smtp.close();

@@ -103,7 +103,10 @@ test('references: unknown parent or pet → 400 resource_missing; a pet of anoth
   a.is(unknownParent.body.code, 'resource_missing');
   a.is(unknownParent.body.errors[0].field, 'parentId');
 
-  const unknownPet = await t.request('POST', '/v1/notifications', { token: staff.accessToken, body: message(parentA.id, { petId: 'pet_00000000000000000000000000' }) });
+  const unknownPet = await t.request('POST', '/v1/notifications', {
+    token: staff.accessToken,
+    body: message(parentA.id, { petId: 'pet_00000000000000000000000000' }),
+  });
   a.is(unknownPet.status, 400);
   a.is(unknownPet.body.code, 'resource_missing');
   a.is(unknownPet.body.errors[0].field, 'petId');
@@ -223,10 +226,16 @@ test.serial('list: newest first, filters and cursor paging', async (a) => {
   }
   const page1 = await t.request('GET', `/v1/notifications?parentId=${parent.id}&limit=2`, { token: staff.accessToken });
   a.is(page1.status, 200);
-  a.deepEqual(page1.body.data.map((n: NotificationBody) => n.id), [ids[2], ids[1]]);
+  a.deepEqual(
+    page1.body.data.map((n: NotificationBody) => n.id),
+    [ids[2], ids[1]],
+  );
   a.true(page1.body.hasMore);
   const page2 = await t.request('GET', `/v1/notifications?parentId=${parent.id}&limit=2&cursor=${page1.body.nextCursor}`, { token: staff.accessToken });
-  a.deepEqual(page2.body.data.map((n: NotificationBody) => n.id), [ids[0]]);
+  a.deepEqual(
+    page2.body.data.map((n: NotificationBody) => n.id),
+    [ids[0]],
+  );
   a.false(page2.body.hasMore);
   a.is(page2.body.nextCursor, null);
 

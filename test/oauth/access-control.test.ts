@@ -53,7 +53,10 @@ test('a staff client gets 403 on admin routes', async (a) => {
   // A staff client cannot be handed the admin scope in the first place.
   const create = await t.request('POST', '/v1/clients', { token: await admin(), body: { name: 'x', role: 'staff', scopes: ['pets', 'admin.read'] } });
   a.is(create.status, 400);
-  a.deepEqual(create.body.errors.map((e: { field: string }) => e.field), ['scopes[1]']);
+  a.deepEqual(
+    create.body.errors.map((e: { field: string }) => e.field),
+    ['scopes[1]'],
+  );
 });
 
 test('a refused call does not spend the write: 401 and 403 leave no row', async (a) => {
@@ -115,7 +118,19 @@ test('IPv6 addresses and CIDRs are accepted at creation and kept as given', asyn
 });
 
 test('an invalid CIDR is refused with 400 and the failing entry named', async (a) => {
-  const bad = ['10.0.0.0/33', '2001:db8::/129', 'not-an-ip', '300.1.1.1', '10.0.0.0/', '10.0.0.0/8/9', '10.0.0.0/-1', '10.0.0.0/8.5', '2001:db8::/ 32', '10.0.0.0/0x8', '::1/1e2'];
+  const bad = [
+    '10.0.0.0/33',
+    '2001:db8::/129',
+    'not-an-ip',
+    '300.1.1.1',
+    '10.0.0.0/',
+    '10.0.0.0/8/9',
+    '10.0.0.0/-1',
+    '10.0.0.0/8.5',
+    '2001:db8::/ 32',
+    '10.0.0.0/0x8',
+    '::1/1e2',
+  ];
   for (const entry of bad) {
     const res = await t.request('POST', '/v1/clients', {
       token: await admin(),
@@ -123,13 +138,20 @@ test('an invalid CIDR is refused with 400 and the failing entry named', async (a
     });
     a.is(res.status, 400, `${entry}: ${res.text}`);
     a.is(res.body.code, 'validation_failed', entry);
-    a.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['ipAllowlist[1]'], entry);
+    a.deepEqual(
+      res.body.errors.map((e: { field: string }) => e.field),
+      ['ipAllowlist[1]'],
+      entry,
+    );
   }
   // And through PATCH.
   const client = await createClient(t, { role: 'staff', scopes: ['pets'] });
   const patch = await t.request('PATCH', `/v1/clients/${client.id}`, { token: await admin(), body: { ipAllowlist: ['192.168.1.0/24', 'fe80::/200'] } });
   a.is(patch.status, 400, patch.text);
-  a.deepEqual(patch.body.errors.map((e: { field: string }) => e.field), ['ipAllowlist[1]']);
+  a.deepEqual(
+    patch.body.errors.map((e: { field: string }) => e.field),
+    ['ipAllowlist[1]'],
+  );
   const unchanged = await t.request('GET', `/v1/clients/${client.id}`, { token: await admin() });
   a.is(unchanged.body.ipAllowlist, null);
 });
@@ -172,8 +194,14 @@ test('refused calls (401, 403) are in the audit trail and found by the status fi
   a.is(missing?.method, 'GET');
   a.is(missing?.route, 'GET /v1/pets');
   a.is(missing?.ip, '127.0.0.1');
-  a.truthy(rows401.find((r) => r.requestId === `audit-401b-${stamp}`), 'the call with a garbage token is audited');
-  a.truthy(rows401.find((r) => r.requestId === badClient.headers.get('x-request-id') && r.route === 'POST /oauth/token'), 'a failed token request is audited');
+  a.truthy(
+    rows401.find((r) => r.requestId === `audit-401b-${stamp}`),
+    'the call with a garbage token is audited',
+  );
+  a.truthy(
+    rows401.find((r) => r.requestId === badClient.headers.get('x-request-id') && r.route === 'POST /oauth/token'),
+    'a failed token request is audited',
+  );
 
   const rows403 = await auditRows('status=403');
   a.true(rows403.every((r) => r.status === 403));

@@ -2,14 +2,12 @@ import test from 'ava';
 import { useTestApp } from '../helpers/test-app.js';
 import { assertInvalidToken, assertOAuthError, clientCredentials, createClient, refresh, revoke } from './oauth-test-kit.js';
 
-
 const t = useTestApp(test);
 
 const pets = (token: string) => t.request('GET', '/v1/pets', { token });
-const patchClient = async (id: string, body: Record<string, unknown>) =>
-  t.request('PATCH', `/v1/clients/${id}`, { token: await t.adminToken(), body });
+const patchClient = async (id: string, body: Record<string, unknown>) => t.request('PATCH', `/v1/clients/${id}`, { token: await t.adminToken(), body });
 
-test("disabling a client stops its existing access tokens at once, and it gets no new ones", async (a) => {
+test('disabling a client stops its existing access tokens at once, and it gets no new ones', async (a) => {
   const client = await createClient(t, { role: 'staff', scopes: ['pets'] });
   const first = (await clientCredentials(t, client)).body;
   const second = (await clientCredentials(t, client)).body;

@@ -81,7 +81,14 @@ test('another scheme (Basic, Token) is treated as no token: bare challenge (RFC 
 });
 
 test('a malformed Bearer header: 401 with error="invalid_request"', async (a) => {
-  for (const header of ['Bearer', 'Bearer ', `Bearer ${validToken} extra`, `Bearer ${validToken.replace('.', '!')}`, `Bearer  ${validToken}`, 'Bearer "quoted"']) {
+  for (const header of [
+    'Bearer',
+    'Bearer ',
+    `Bearer ${validToken} extra`,
+    `Bearer ${validToken.replace('.', '!')}`,
+    `Bearer  ${validToken}`,
+    'Bearer "quoted"',
+  ]) {
     const res = await t.request('GET', '/v1/pets', { headers: { authorization: header } });
     a.is(res.status, 401, header);
     const challenge = parseChallenge(res.headers.get('www-authenticate'));

@@ -130,8 +130,14 @@ export function forgeJwt(header: Record<string, unknown>, payload: Record<string
   return `${input}.${typeof signature === 'string' ? signature : signature.toString('base64url')}`;
 }
 
-export const rs256 = (key: KeyObject): Signer => (input) => rsaSign('sha256', Buffer.from(input), key);
-export const hs256 = (secret: string | Buffer): Signer => (input) => createHmac('sha256', secret).update(input).digest();
+export const rs256 =
+  (key: KeyObject): Signer =>
+  (input) =>
+    rsaSign('sha256', Buffer.from(input), key);
+export const hs256 =
+  (secret: string | Buffer): Signer =>
+  (input) =>
+    createHmac('sha256', secret).update(input).digest();
 export const unsigned: Signer = () => '';
 
 /** The appliance's current signing key, read from its data directory (what an attacker must never have). */

@@ -87,13 +87,21 @@ test.serial('an access token is never valid longer than PETCARE_ACCESS_TOKEN_TTL
   const genuine = decodeJwt(await token(client));
   const { kid, privateKey } = applianceSigningKey(t);
   const iat = Math.floor(clock.now() / 1000);
-  const longLived = forgeJwt({ alg: 'RS256', typ: 'at+jwt', kid }, { ...genuine.payload, jti: 'tok_longlived', iat, exp: iat + 365 * 86_400 }, rs256(privateKey));
+  const longLived = forgeJwt(
+    { alg: 'RS256', typ: 'at+jwt', kid },
+    { ...genuine.payload, jti: 'tok_longlived', iat, exp: iat + 365 * 86_400 },
+    rs256(privateKey),
+  );
   a.is((await pets(longLived)).status, 200, 'within the TTL of its iat it works');
   clock.advance(t.config.accessTokenTtlSeconds * 1000 + 1000);
   const expired = await pets(longLived);
   assertInvalidToken(a, expired);
   a.regex(expired.body.detail, /expired/);
-  const future = forgeJwt({ alg: 'RS256', typ: 'at+jwt', kid }, { ...genuine.payload, jti: 'tok_future', iat: iat + 30 * 86_400, exp: iat + 30 * 86_400 + 3600 }, rs256(privateKey));
+  const future = forgeJwt(
+    { alg: 'RS256', typ: 'at+jwt', kid },
+    { ...genuine.payload, jti: 'tok_future', iat: iat + 30 * 86_400, exp: iat + 30 * 86_400 + 3600 },
+    rs256(privateKey),
+  );
   assertInvalidToken(a, await pets(future));
   clock.set(real);
 });
@@ -108,7 +116,10 @@ test.serial('the sandbox clock moves at most 5 years past real time', async (a) 
 test.serial('dates derived from vaccinations read the environment clock: GET /v1/pets and the care coordinator agree', async (a) => {
   const sandbox = await t.adminToken('sandbox');
   a.is((await t.request('POST', '/v1/sandbox/reset', { token: sandbox })).status, 200);
-  const parent = await t.request('POST', '/v1/pet-parents', { token: sandbox, body: { name: 'Ava Due', email: 'ava@example.com', locationId: 'loc_demo_downtown' } });
+  const parent = await t.request('POST', '/v1/pet-parents', {
+    token: sandbox,
+    body: { name: 'Ava Due', email: 'ava@example.com', locationId: 'loc_demo_downtown' },
+  });
   const pet = await t.request('POST', '/v1/pets', {
     token: sandbox,
     body: { name: 'Clocky', species: 'dog', breed: 'Beagle', ownerId: parent.body.id, locationId: 'loc_demo_downtown' },

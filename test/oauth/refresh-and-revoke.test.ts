@@ -87,7 +87,12 @@ test('two refreshes racing with the same token: one wins, the family is revoked'
 
 test('refresh works form-encoded and with HTTP Basic', async (a) => {
   const r0 = (await grant()).refresh_token;
-  const res = await postForm(t, '/oauth/token', { grant_type: 'refresh_token', refresh_token: r0 }, { authorization: basicAuth(staff.clientId, staff.clientSecret) });
+  const res = await postForm(
+    t,
+    '/oauth/token',
+    { grant_type: 'refresh_token', refresh_token: r0 },
+    { authorization: basicAuth(staff.clientId, staff.clientSecret) },
+  );
   a.is(res.status, 200, res.text);
   a.is(res.body.scope, 'bookings pets');
 });

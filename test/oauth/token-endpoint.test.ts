@@ -1,15 +1,6 @@
 import test from 'ava';
 import { adminCredentials, useTestApp } from '../helpers/test-app.js';
-import {
-  assertOAuthError,
-  basicAuth,
-  clientCredentials,
-  createClient,
-  decodeJwt,
-  postForm,
-  postJson,
-  type CreatedClient,
-} from './oauth-test-kit.js';
+import { assertOAuthError, basicAuth, clientCredentials, createClient, decodeJwt, postForm, postJson, type CreatedClient } from './oauth-test-kit.js';
 
 let staff: CreatedClient; // ceiling: pets bookings payments
 let doctor: CreatedClient; // ceiling: pets medical analytics.read
@@ -59,7 +50,12 @@ test('client_credentials accepts a form-encoded body (RFC 6749 §4.4.2)', async 
 });
 
 test('client_credentials accepts HTTP Basic client authentication (RFC 6749 §2.3.1)', async (a) => {
-  const form = await postForm(t, '/oauth/token', { grant_type: 'client_credentials', scope: 'payments' }, { authorization: basicAuth(staff.clientId, staff.clientSecret) });
+  const form = await postForm(
+    t,
+    '/oauth/token',
+    { grant_type: 'client_credentials', scope: 'payments' },
+    { authorization: basicAuth(staff.clientId, staff.clientSecret) },
+  );
   a.is(form.status, 200, form.text);
   a.is(form.body.scope, 'payments');
 
@@ -73,7 +69,12 @@ test('HTTP Basic and body credentials together are refused (one method per reque
   const authorization = basicAuth(staff.clientId, staff.clientSecret);
   const otherId = await postForm(t, '/oauth/token', { grant_type: 'client_credentials', client_id: doctor.clientId }, { authorization });
   assertOAuthError(a, otherId, 400, 'invalid_request');
-  const twoSecrets = await postForm(t, '/oauth/token', { grant_type: 'client_credentials', client_id: staff.clientId, client_secret: staff.clientSecret }, { authorization });
+  const twoSecrets = await postForm(
+    t,
+    '/oauth/token',
+    { grant_type: 'client_credentials', client_id: staff.clientId, client_secret: staff.clientSecret },
+    { authorization },
+  );
   assertOAuthError(a, twoSecrets, 400, 'invalid_request');
   // Repeating the Basic client's own id in the body is fine (RFC 6749 §3.2.1).
   const sameId = await postForm(t, '/oauth/token', { grant_type: 'client_credentials', client_id: staff.clientId }, { authorization });
@@ -110,7 +111,12 @@ test('an unknown client id, or no credentials at all, answers 401 invalid_client
 });
 
 test('malformed Basic credentials answer 400 invalid_request', async (a) => {
-  const res = await postForm(t, '/oauth/token', { grant_type: 'client_credentials' }, { authorization: `Basic ${Buffer.from('no-colon-here').toString('base64')}` });
+  const res = await postForm(
+    t,
+    '/oauth/token',
+    { grant_type: 'client_credentials' },
+    { authorization: `Basic ${Buffer.from('no-colon-here').toString('base64')}` },
+  );
   assertOAuthError(a, res, 400, 'invalid_request');
 });
 

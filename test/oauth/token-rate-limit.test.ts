@@ -2,7 +2,6 @@ import test from 'ava';
 import { adminCredentials, useTestApp } from '../helpers/test-app.js';
 import { clientCredentials, revoke } from './oauth-test-kit.js';
 
-
 const t = useTestApp(test, { config: { tokenRateLimitPerMinute: 3 } });
 
 const admin = adminCredentials.live;

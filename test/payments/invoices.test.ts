@@ -5,8 +5,25 @@ import { assertBooksBalance, countRows, eventsOf, line, moneyHousehold, type Hou
 
 /** POST/GET/PATCH /v1/invoices, finalize, void, mark-uncollectible, and the journal they post. */
 const invoiceKeys = [
-  'id', 'number', 'status', 'parentId', 'petId', 'locationId', 'currency', 'lines', 'subtotal', 'tax', 'total',
-  'amountPaid', 'amountRefunded', 'amountDue', 'dueOn', 'createdAt', 'finalizedAt', 'paidAt', 'voidedAt',
+  'id',
+  'number',
+  'status',
+  'parentId',
+  'petId',
+  'locationId',
+  'currency',
+  'lines',
+  'subtotal',
+  'tax',
+  'total',
+  'amountPaid',
+  'amountRefunded',
+  'amountDue',
+  'dueOn',
+  'createdAt',
+  'finalizedAt',
+  'paidAt',
+  'voidedAt',
 ].sort();
 const lineKeys = ['id', 'description', 'quantity', 'unitAmount', 'amount', 'taxRateBps', 'taxAmount', 'sourceId'].sort();
 
@@ -34,7 +51,11 @@ test.before(async () => {
 
 const db = () => t.stores.get('live').db;
 const create = (body: Record<string, unknown>, token = staff.accessToken, idempotencyKey?: string) =>
-  t.request('POST', '/v1/invoices', { token, body: { parentId: a1.parent.id, locationId: a1.location.id, ...body }, ...(idempotencyKey ? { idempotencyKey } : {}) });
+  t.request('POST', '/v1/invoices', {
+    token,
+    body: { parentId: a1.parent.id, locationId: a1.location.id, ...body },
+    ...(idempotencyKey ? { idempotencyKey } : {}),
+  });
 const act = (id: string, action: string, token = staff.accessToken) => t.request('POST', `/v1/invoices/${id}/${action}`, { token });
 
 async function entriesFor(sourceId: string) {
@@ -120,7 +141,15 @@ test('finalize: a gapless number per location, receivable against revenue and ta
   ]);
   const events = await eventsOf(t, 'invoice.finalized', 'invoiceId', first.body.id);
   a.is(events.length, 1);
-  a.deepEqual(events[0]!.data, { invoiceId: first.body.id, number: 'NAH-000001', parentId: h.parent.id, locationId: h.location.id, total: 10_825, amountDue: 10_825, currency: 'USD' });
+  a.deepEqual(events[0]!.data, {
+    invoiceId: first.body.id,
+    number: 'NAH-000001',
+    parentId: h.parent.id,
+    locationId: h.location.id,
+    total: 10_825,
+    amountDue: 10_825,
+    currency: 'USD',
+  });
   await assertBooksBalance(a, t);
 });
 
@@ -131,7 +160,10 @@ test('parallel finalizations at one location take consecutive numbers, with no g
   const results = await Promise.all(drafts.map((id) => act(id, 'finalize')));
   for (const r of results) a.is(r.status, 200, r.text);
   const numbers = results.map((r) => r.body.number as string).sort();
-  a.deepEqual(numbers, Array.from({ length: 12 }, (_, i) => `PV-${String(i + 1).padStart(6, '0')}`));
+  a.deepEqual(
+    numbers,
+    Array.from({ length: 12 }, (_, i) => `PV-${String(i + 1).padStart(6, '0')}`),
+  );
 });
 
 test('a total of 0 finalizes straight to paid and emits invoice.finalized and invoice.paid', async (a) => {
@@ -146,7 +178,10 @@ test('a total of 0 finalizes straight to paid and emits invoice.finalized and in
 
 test('PATCH edits a draft (lines replaced, totals recomputed); once finalized every edit is 409', async (a) => {
   const draft = await create({ lines: [line(1000), line(2000)] });
-  const patched = await t.request('PATCH', `/v1/invoices/${draft.body.id}`, { token: staff.accessToken, body: { lines: [line(3000, 2, { taxRateBps: 1000 })], dueOn: '2027-01-31' } });
+  const patched = await t.request('PATCH', `/v1/invoices/${draft.body.id}`, {
+    token: staff.accessToken,
+    body: { lines: [line(3000, 2, { taxRateBps: 1000 })], dueOn: '2027-01-31' },
+  });
   a.is(patched.status, 200, patched.text);
   a.like(patched.body, { status: 'draft', subtotal: 6000, tax: 600, total: 6600, dueOn: '2027-01-31' });
   a.is(patched.body.lines.length, 1);
@@ -211,9 +246,15 @@ test('the list filters by status, parentId, locationId and creation time, newest
   const one = await create({ parentId: h.parent.id, locationId: h.location.id, lines: [line(100)] });
   const two = await create({ parentId: h.parent.id, locationId: h.location.id, lines: [line(200)], finalize: true });
   const all = await t.request('GET', `/v1/invoices?locationId=${h.location.id}`, { token: reader.accessToken });
-  a.deepEqual(all.body.data.map((i: { id: string }) => i.id), [two.body.id, one.body.id]);
+  a.deepEqual(
+    all.body.data.map((i: { id: string }) => i.id),
+    [two.body.id, one.body.id],
+  );
   const open = await t.request('GET', `/v1/invoices?parentId=${h.parent.id}&status=open`, { token: reader.accessToken });
-  a.deepEqual(open.body.data.map((i: { id: string }) => i.id), [two.body.id]);
+  a.deepEqual(
+    open.body.data.map((i: { id: string }) => i.id),
+    [two.body.id],
+  );
   const later = await t.request('GET', `/v1/invoices?locationId=${h.location.id}&from=2026-11-24`, { token: reader.accessToken });
   a.deepEqual(later.body.data, []);
   const today = await t.request('GET', `/v1/invoices?locationId=${h.location.id}&from=2026-11-23&to=2026-11-23`, { token: reader.accessToken });
@@ -246,7 +287,10 @@ test.serial('bad input is 400 with field errors and writes nothing', async (a) =
     const res = await create(body);
     assertProblem(a, res, 400, 'validation_failed');
     assertFieldErrors(a, res);
-    a.true((res.body.errors as Array<{ field: string }>).some((e) => e.field === field), `${JSON.stringify(body)} → ${res.text}`);
+    a.true(
+      (res.body.errors as Array<{ field: string }>).some((e) => e.field === field),
+      `${JSON.stringify(body)} → ${res.text}`,
+    );
   }
   const missing = await create({ lines: ok, parentId: 'usr_ghost' });
   assertProblem(a, missing, 400, 'resource_missing');
@@ -324,19 +368,43 @@ test('the database refuses to rewrite a finalized invoice or its lines, or to to
   await a.throwsAsync(db().updateTable('invoice_lines').set({ description: 'edited' }).where('invoice_id', '=', id).execute(), { message: /immutable/ });
   await a.throwsAsync(db().deleteFrom('invoice_lines').where('invoice_id', '=', id).execute(), { message: /immutable/ });
   await a.throwsAsync(db().deleteFrom('invoices').where('id', '=', id).execute(), { message: /never deleted/ });
-  await a.throwsAsync(db().updateTable('ledger_lines').set({ amount: 1 }).where('entry_id', 'in', db().selectFrom('ledger_entries').select('id').where('source_id', '=', id)).execute(), {
-    message: /append-only/,
-  });
+  await a.throwsAsync(
+    db()
+      .updateTable('ledger_lines')
+      .set({ amount: 1 })
+      .where('entry_id', 'in', db().selectFrom('ledger_entries').select('id').where('source_id', '=', id))
+      .execute(),
+    {
+      message: /append-only/,
+    },
+  );
   await a.throwsAsync(db().deleteFrom('ledger_entries').where('source_id', '=', id).execute(), { message: /append-only/ });
   // An unbalanced entry never gets in, even written by hand.
   await a.throwsAsync(
-    db().transaction().execute(async (trx) => {
-      await trx.insertInto('ledger_lines').values([
-        { entry_id: 'je_manual', position: 0, tenant_id: t.tenantId, account: 'cash:cash', amount: 100 },
-        { entry_id: 'je_manual', position: 1, tenant_id: t.tenantId, account: 'revenue:x', amount: -99 },
-      ]).execute();
-      await trx.insertInto('ledger_entries').values({ id: 'je_manual', tenant_id: t.tenantId, location_id: null, source_type: 'manual', source_id: 'x', currency: 'USD', memo: 'x', created_at: new Date(start).toISOString() }).execute();
-    }),
+    db()
+      .transaction()
+      .execute(async (trx) => {
+        await trx
+          .insertInto('ledger_lines')
+          .values([
+            { entry_id: 'je_manual', position: 0, tenant_id: t.tenantId, account: 'cash:cash', amount: 100 },
+            { entry_id: 'je_manual', position: 1, tenant_id: t.tenantId, account: 'revenue:x', amount: -99 },
+          ])
+          .execute();
+        await trx
+          .insertInto('ledger_entries')
+          .values({
+            id: 'je_manual',
+            tenant_id: t.tenantId,
+            location_id: null,
+            source_type: 'manual',
+            source_id: 'x',
+            currency: 'USD',
+            memo: 'x',
+            created_at: new Date(start).toISOString(),
+          })
+          .execute();
+      }),
     { message: /balance/ },
   );
   const after = await t.request('GET', `/v1/invoices/${id}`, { token: staff.accessToken });

@@ -24,9 +24,20 @@ type Command =
   | { kind: 'writeOff'; pick: number };
 
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('invoice' as const), amount: fc.integer({ min: 0, max: 50_000 }), bps: fc.constantFrom(0, 1, 825, 2000, 9999), finalize: fc.boolean() }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('invoice' as const),
+      amount: fc.integer({ min: 0, max: 50_000 }),
+      bps: fc.constantFrom(0, 1, 825, 2000, 9999),
+      finalize: fc.boolean(),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('finalize' as const), pick: fc.nat() }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('pay' as const), pick: fc.nat(), share: fc.double({ min: 0.01, max: 1.2, noNaN: true }), wallet: fc.boolean() }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ kind: fc.constant('pay' as const), pick: fc.nat(), share: fc.double({ min: 0.01, max: 1.2, noNaN: true }), wallet: fc.boolean() }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('payOnAccount' as const), amount: fc.integer({ min: 1, max: 20_000 }), wallet: fc.boolean() }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('refund' as const), pick: fc.nat(), share: fc.double({ min: 0.01, max: 1.2, noNaN: true }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('topUp' as const), amount: fc.integer({ min: 1, max: 30_000 }) }) },
@@ -56,7 +67,12 @@ async function step(h: Household, state: { invoices: string[]; payments: string[
   const req = (method: string, path: string, body?: unknown) => t.request(method, path, { token, ...(body === undefined ? {} : { body }) });
   switch (c.kind) {
     case 'invoice': {
-      const res = await req('POST', '/v1/invoices', { parentId: h.parent.id, locationId: h.location.id, lines: [{ description: 'x', quantity: 1, unitAmount: c.amount, taxRateBps: c.bps }], finalize: c.finalize });
+      const res = await req('POST', '/v1/invoices', {
+        parentId: h.parent.id,
+        locationId: h.location.id,
+        lines: [{ description: 'x', quantity: 1, unitAmount: c.amount, taxRateBps: c.bps }],
+        finalize: c.finalize,
+      });
       expectAnswer(res, 'invoice');
       state.invoices.push(res.body.id);
       return;
@@ -117,7 +133,8 @@ async function brokenInvariant(parentId: string): Promise<string | null> {
       (SELECT coalesce(-sum(amount), 0) FROM ledger_lines WHERE account = 'wallet:' || w.id) AS journal
     FROM wallets w`.execute(db);
   for (const w of wallets.rows) {
-    if (w.balance < 0 || w.balance !== w.tx || w.balance !== w.journal) return `wallet ${w.id}: balance ${w.balance}, transactions ${w.tx}, journal ${w.journal}`;
+    if (w.balance < 0 || w.balance !== w.tx || w.balance !== w.journal)
+      return `wallet ${w.id}: balance ${w.balance}, transactions ${w.tx}, journal ${w.journal}`;
   }
   const invoices = await sql<{ id: string; status: string; total: number; amount_paid: number; amount_refunded: number; paid: number; refunded: number }>`
     SELECT i.id, i.status, i.total, i.amount_paid, i.amount_refunded,
@@ -125,14 +142,16 @@ async function brokenInvariant(parentId: string): Promise<string | null> {
       (SELECT coalesce(sum(amount), 0) FROM refunds WHERE invoice_id = i.id) AS refunded
     FROM invoices i`.execute(db);
   for (const i of invoices.rows) {
-    if (i.amount_paid !== i.paid || i.amount_refunded !== i.refunded) return `invoice ${i.id}: amountPaid ${i.amount_paid} vs payments ${i.paid}, amountRefunded ${i.amount_refunded} vs refunds ${i.refunded}`;
+    if (i.amount_paid !== i.paid || i.amount_refunded !== i.refunded)
+      return `invoice ${i.id}: amountPaid ${i.amount_paid} vs payments ${i.paid}, amountRefunded ${i.amount_refunded} vs refunds ${i.refunded}`;
     if (i.status === 'paid' && i.amount_paid !== i.total) return `invoice ${i.id} paid with ${i.amount_paid} of ${i.total}`;
     if (i.amount_paid > i.total || i.amount_refunded > i.amount_paid) return `invoice ${i.id} overpaid or overrefunded`;
   }
   const payments = await sql<{ id: string; amount: number; amount_refunded: number; refunded: number }>`
     SELECT p.id, p.amount, p.amount_refunded, (SELECT coalesce(sum(amount), 0) FROM refunds WHERE payment_id = p.id) AS refunded FROM payments p`.execute(db);
   for (const p of payments.rows) {
-    if (p.amount_refunded !== p.refunded || p.refunded > p.amount) return `payment ${p.id}: amountRefunded ${p.amount_refunded}, refunds ${p.refunded}, amount ${p.amount}`;
+    if (p.amount_refunded !== p.refunded || p.refunded > p.amount)
+      return `payment ${p.id}: amountRefunded ${p.amount_refunded}, refunds ${p.refunded}, amount ${p.amount}`;
   }
   // What the parent owes by the journal = open invoices' amountDue − money held on account.
   const receivable = await sql<{ journal: number; due: number; onAccount: number }>`
@@ -149,36 +168,43 @@ test('after every step of random money histories the books balance', async (a: E
   let runs = 0;
   // The first broken invariant, named plainly: fast-check's report leads with the (long) counterexample.
   let firstFailure: string | undefined;
-  await fc.assert(
-    fc.asyncProperty(fc.array(command, { minLength: 12, maxLength: 30 }), async (commands) => {
-      runs++;
-      const h = await moneyHousehold(t, { name: `Property ${runs}` });
-      const wallet = await t.request('POST', '/v1/wallets', { token, body: { parentId: h.parent.id, currency: 'USD' } });
-      const state = { invoices: [] as string[], payments: [] as string[], wallet: wallet.body.id as string };
-      for (const [i, c] of commands.entries()) {
-        try {
-          await step(h, state, c);
-        } catch (err) {
-          firstFailure ??= `step ${i} (${JSON.stringify(c)}): ${String(err)}`;
-          throw err;
+  await fc
+    .assert(
+      fc.asyncProperty(fc.array(command, { minLength: 12, maxLength: 30 }), async (commands) => {
+        runs++;
+        const h = await moneyHousehold(t, { name: `Property ${runs}` });
+        const wallet = await t.request('POST', '/v1/wallets', { token, body: { parentId: h.parent.id, currency: 'USD' } });
+        const state = { invoices: [] as string[], payments: [] as string[], wallet: wallet.body.id as string };
+        for (const [i, c] of commands.entries()) {
+          try {
+            await step(h, state, c);
+          } catch (err) {
+            firstFailure ??= `step ${i} (${JSON.stringify(c)}): ${String(err)}`;
+            throw err;
+          }
+          const broken = await brokenInvariant(h.parent.id);
+          if (broken) {
+            firstFailure ??= `after step ${i} (${JSON.stringify(c)}): ${broken}`;
+            throw new Error(firstFailure);
+          }
         }
-        const broken = await brokenInvariant(h.parent.id);
-        if (broken) {
-          firstFailure ??= `after step ${i} (${JSON.stringify(c)}): ${broken}`;
-          throw new Error(firstFailure);
-        }
-      }
-    }),
-    { seed, numRuns: 40, endOnFailure: true },
-  ).catch((err: unknown) => {
-    throw new Error(`${firstFailure ?? 'a step failed'}\n${String(err)}`);
-  });
+      }),
+      { seed, numRuns: 40, endOnFailure: true },
+    )
+    .catch((err: unknown) => {
+      throw new Error(`${firstFailure ?? 'a step failed'}\n${String(err)}`);
+    });
   a.true(runs >= 40);
   // The histories did exercise the ledger: a property that never paid or refunded proves nothing.
   const db = t.stores.get('live').db;
   const count = async (table: 'payments' | 'refunds' | 'wallet_transactions') => (await db.selectFrom(table).select('id').execute()).length;
   const statuses = new Set((await db.selectFrom('invoices').select('status').execute()).map((r) => r.status));
-  a.log({ payments: await count('payments'), refunds: await count('refunds'), walletTransactions: await count('wallet_transactions'), statuses: [...statuses] });
+  a.log({
+    payments: await count('payments'),
+    refunds: await count('refunds'),
+    walletTransactions: await count('wallet_transactions'),
+    statuses: [...statuses],
+  });
   a.true((await count('payments')) >= 20);
   a.true((await count('refunds')) >= 10);
   a.true(statuses.size >= 4, `invoice states reached: ${[...statuses].join(', ')}`);

@@ -5,7 +5,15 @@ import { TestClock, useTestApp } from '../helpers/test-app.js';
 import { moneyHousehold, openInvoice, pay, wallet } from './payments-support.js';
 
 /** The payments module's event types: in GET /v1/event-types with data schemas, and every emitted event matches its schema. */
-const moneyTypes = ['payment.completed', 'invoice.finalized', 'invoice.paid', 'refund.created', 'subscription.created', 'subscription.past_due', 'subscription.canceled'];
+const moneyTypes = [
+  'payment.completed',
+  'invoice.finalized',
+  'invoice.paid',
+  'refund.created',
+  'subscription.created',
+  'subscription.past_due',
+  'subscription.canceled',
+];
 let admin: string;
 
 const t = useTestApp(test, { clock: new TestClock(Date.parse('2026-11-23T15:00:00.000Z')), jobs: false });

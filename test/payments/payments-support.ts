@@ -17,7 +17,12 @@ export async function moneyHousehold(t: TestApp, location: Record<string, unknow
   return { location: loc, parent, pet };
 }
 
-export const line = (unitAmount: number, quantity = 1, extra: Record<string, unknown> = {}) => ({ description: `Item ${unitAmount}`, quantity, unitAmount, ...extra });
+export const line = (unitAmount: number, quantity = 1, extra: Record<string, unknown> = {}) => ({
+  description: `Item ${unitAmount}`,
+  quantity,
+  unitAmount,
+  ...extra,
+});
 
 export async function expectStatus(res: Response, status: number, what: string): Promise<Response> {
   if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status} ${res.text}`);
@@ -62,9 +67,17 @@ export async function assertBooksBalance(a: ExecutionContext, t: TestApp, env: '
   a.deepEqual(orphans, [], 'no line without its entry');
   const wallets = await db.selectFrom('wallets').selectAll().execute();
   for (const w of wallets) {
-    const tx = await db.selectFrom('wallet_transactions').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('sum')).where('wallet_id', '=', w.id).executeTakeFirstOrThrow();
+    const tx = await db
+      .selectFrom('wallet_transactions')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('sum'))
+      .where('wallet_id', '=', w.id)
+      .executeTakeFirstOrThrow();
     a.is(Number(tx.sum), w.balance, `wallet ${w.id} balance equals its transactions`);
-    const journal = await db.selectFrom('ledger_lines').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('sum')).where('account', '=', `wallet:${w.id}`).executeTakeFirstOrThrow();
+    const journal = await db
+      .selectFrom('ledger_lines')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('sum'))
+      .where('account', '=', `wallet:${w.id}`)
+      .executeTakeFirstOrThrow();
     a.is(0 - Number(journal.sum) + 0, w.balance, `wallet ${w.id} balance equals its journal account`);
     a.true(w.balance >= 0);
   }
@@ -76,7 +89,11 @@ export async function eventsOf(t: TestApp, type: string, field: string, id: stri
   return rows.map((r) => ({ ...r, data: JSON.parse(r.data) as Record<string, unknown> })).filter((r) => r.data[field] === id);
 }
 
-export async function countRows(t: TestApp, table: 'invoices' | 'payments' | 'refunds' | 'wallets' | 'wallet_transactions' | 'ledger_entries' | 'subscriptions' | 'events', env: 'live' | 'sandbox' = 'live') {
+export async function countRows(
+  t: TestApp,
+  table: 'invoices' | 'payments' | 'refunds' | 'wallets' | 'wallet_transactions' | 'ledger_entries' | 'subscriptions' | 'events',
+  env: 'live' | 'sandbox' = 'live',
+) {
   const rows = await t.stores.get(env).db.selectFrom(table).select('id').execute();
   return rows.length;
 }

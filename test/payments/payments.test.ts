@@ -33,7 +33,10 @@ const refund = (body: Record<string, unknown>, token = staff.accessToken, idempo
   t.request('POST', '/v1/refunds', { token, body, ...(idempotencyKey ? { idempotencyKey } : {}) });
 const getInvoice = async (id: string) => (await t.request('GET', `/v1/invoices/${id}`, { token: staff.accessToken })).body;
 const journalOf = async (sourceId: string) =>
-  (await t.request('GET', `/v1/ledger/entries?sourceId=${sourceId}`, { token: admin })).body.data as Array<{ sourceType: string; lines: Array<{ account: string; amount: number }> }>;
+  (await t.request('GET', `/v1/ledger/entries?sourceId=${sourceId}`, { token: admin })).body.data as Array<{
+    sourceType: string;
+    lines: Array<{ account: string; amount: number }>;
+  }>;
 
 function ok(a: ExecutionContext, res: Response, status = 201) {
   a.is(res.status, status, res.text);
@@ -44,7 +47,10 @@ function ok(a: ExecutionContext, res: Response, status = 201) {
 
 test('a partial then a final payment: 201 with every field, the invoice paid, payment.completed and invoice.paid', async (a) => {
   const invoice = await openInvoice(t, staff.accessToken, a1, 10_000);
-  const first = ok(a, await pay(t, staff.accessToken, { parentId: a1.parent.id, invoiceId: invoice.id, amount: 4_000, method: 'card_terminal', reference: 'slip 0042' }));
+  const first = ok(
+    a,
+    await pay(t, staff.accessToken, { parentId: a1.parent.id, invoiceId: invoice.id, amount: 4_000, method: 'card_terminal', reference: 'slip 0042' }),
+  );
   a.deepEqual(Object.keys(first).sort(), paymentKeys);
   a.regex(first.id, /^pay_[a-z0-9]{26}$/);
   a.deepEqual(first, {
@@ -88,30 +94,44 @@ test('a payment on account (no invoice) belongs to the locationId given, else to
   a.is((await t.request('GET', `/v1/payments/${elsewhere.id}`, { token: scopedB.accessToken })).status, 200);
 });
 
-test.serial('state and business rules: a draft, void, paid or uncollectible invoice takes no payment (409 with currentStatus); more than amountDue is 422; nothing is written', async (a) => {
-  const h = await moneyHousehold(t, { name: 'Rules' });
-  const draft = ok(a, await t.request('POST', '/v1/invoices', { token: staff.accessToken, body: { parentId: h.parent.id, locationId: h.location.id, lines: [{ description: 'x', quantity: 1, unitAmount: 500 }] } }));
-  const voided = await openInvoice(t, staff.accessToken, h, 700);
-  ok(a, await t.request('POST', `/v1/invoices/${voided.id}/void`, { token: staff.accessToken }), 200);
-  const paid = await openInvoice(t, staff.accessToken, h, 300);
-  ok(a, await pay(t, staff.accessToken, { parentId: h.parent.id, invoiceId: paid.id, amount: 300 }));
-  const writtenOff = await openInvoice(t, staff.accessToken, h, 900);
-  ok(a, await t.request('POST', `/v1/invoices/${writtenOff.id}/mark-uncollectible`, { token: staff.accessToken }), 200);
-  const open = await openInvoice(t, staff.accessToken, h, 1_000);
-  const before = { payments: await countRows(t, 'payments'), entries: await countRows(t, 'ledger_entries') };
+test.serial(
+  'state and business rules: a draft, void, paid or uncollectible invoice takes no payment (409 with currentStatus); more than amountDue is 422; nothing is written',
+  async (a) => {
+    const h = await moneyHousehold(t, { name: 'Rules' });
+    const draft = ok(
+      a,
+      await t.request('POST', '/v1/invoices', {
+        token: staff.accessToken,
+        body: { parentId: h.parent.id, locationId: h.location.id, lines: [{ description: 'x', quantity: 1, unitAmount: 500 }] },
+      }),
+    );
+    const voided = await openInvoice(t, staff.accessToken, h, 700);
+    ok(a, await t.request('POST', `/v1/invoices/${voided.id}/void`, { token: staff.accessToken }), 200);
+    const paid = await openInvoice(t, staff.accessToken, h, 300);
+    ok(a, await pay(t, staff.accessToken, { parentId: h.parent.id, invoiceId: paid.id, amount: 300 }));
+    const writtenOff = await openInvoice(t, staff.accessToken, h, 900);
+    ok(a, await t.request('POST', `/v1/invoices/${writtenOff.id}/mark-uncollectible`, { token: staff.accessToken }), 200);
+    const open = await openInvoice(t, staff.accessToken, h, 1_000);
+    const before = { payments: await countRows(t, 'payments'), entries: await countRows(t, 'ledger_entries') };
 
-  // DESIGN §9 (issue 24.3): a conflict with the invoice's state, not a business rule: 409, never 422.
-  for (const [invoiceId, status] of [[draft.id, 'draft'], [voided.id, 'void'], [paid.id, 'paid'], [writtenOff.id, 'uncollectible']] as const) {
-    const res = await pay(t, staff.accessToken, { parentId: h.parent.id, invoiceId, amount: 100 });
-    assertProblem(a, res, 409, 'invalid_state_transition');
-    a.is(res.body.currentStatus, status);
-  }
-  const over = await pay(t, staff.accessToken, { parentId: h.parent.id, invoiceId: open.id, amount: 1_001 });
-  assertProblem(a, over, 422, 'amount_exceeds_due');
-  a.is(over.body.amountDue, 1_000);
-  a.is((await getInvoice(open.id)).amountPaid, 0);
-  a.deepEqual({ payments: await countRows(t, 'payments'), entries: await countRows(t, 'ledger_entries') }, before);
-});
+    // DESIGN §9 (issue 24.3): a conflict with the invoice's state, not a business rule: 409, never 422.
+    for (const [invoiceId, status] of [
+      [draft.id, 'draft'],
+      [voided.id, 'void'],
+      [paid.id, 'paid'],
+      [writtenOff.id, 'uncollectible'],
+    ] as const) {
+      const res = await pay(t, staff.accessToken, { parentId: h.parent.id, invoiceId, amount: 100 });
+      assertProblem(a, res, 409, 'invalid_state_transition');
+      a.is(res.body.currentStatus, status);
+    }
+    const over = await pay(t, staff.accessToken, { parentId: h.parent.id, invoiceId: open.id, amount: 1_001 });
+    assertProblem(a, over, 422, 'amount_exceeds_due');
+    a.is(over.body.amountDue, 1_000);
+    a.is((await getInvoice(open.id)).amountPaid, 0);
+    a.deepEqual({ payments: await countRows(t, 'payments'), entries: await countRows(t, 'ledger_entries') }, before);
+  },
+);
 
 test.serial('bad input is 400 with field errors and writes nothing', async (a) => {
   const invoice = await openInvoice(t, staff.accessToken, a1, 5_000);
@@ -137,9 +157,17 @@ test.serial('bad input is 400 with field errors and writes nothing', async (a) =
     const res = await t.request('POST', '/v1/payments', { token: staff.accessToken, body });
     assertProblem(a, res, 400, 'validation_failed');
     assertFieldErrors(a, res);
-    a.true((res.body.errors as Array<{ field: string }>).some((e) => e.field === field), `${JSON.stringify(body)} → ${res.text}`);
+    a.true(
+      (res.body.errors as Array<{ field: string }>).some((e) => e.field === field),
+      `${JSON.stringify(body)} → ${res.text}`,
+    );
   }
-  assertProblem(a, await t.request('POST', '/v1/payments', { token: staff.accessToken, body: { ...base, invoiceId: undefined, parentId: 'usr_ghost' } }), 400, 'resource_missing');
+  assertProblem(
+    a,
+    await t.request('POST', '/v1/payments', { token: staff.accessToken, body: { ...base, invoiceId: undefined, parentId: 'usr_ghost' } }),
+    400,
+    'resource_missing',
+  );
   a.is(await countRows(t, 'payments'), before);
 });
 
@@ -160,7 +188,10 @@ test('a wallet payment debits the wallet; a short balance is 422 insufficient_fu
   // The parent's wallet is in USD: a EUR wallet payment names the wrong currency (400); a parent with no wallet has nothing (422).
   const euro = await pay(t, staff.accessToken, { parentId: h.parent.id, amount: 1, method: 'wallet', currency: 'EUR' });
   assertProblem(a, euro, 400, 'validation_failed');
-  a.deepEqual(euro.body.errors.map((e: { field: string }) => e.field), ['currency']);
+  a.deepEqual(
+    euro.body.errors.map((e: { field: string }) => e.field),
+    ['currency'],
+  );
   const walletless = await moneyHousehold(t, { name: 'No wallet' });
   assertProblem(a, await pay(t, staff.accessToken, { parentId: walletless.parent.id, amount: 1, method: 'wallet' }), 422, 'insufficient_funds');
   a.like((await t.request('GET', `/v1/wallets/${w.id}`, { token: staff.accessToken })).body, { balance: 2_000 });
@@ -173,11 +204,20 @@ test('the list filters by parentId, invoiceId, method and time, newest first', a
   const one = ok(a, await pay(t, staff.accessToken, { parentId: h.parent.id, invoiceId: invoice.id, amount: 300, method: 'check' }));
   const two = ok(a, await pay(t, staff.accessToken, { parentId: h.parent.id, amount: 50 }));
   const byParent = await t.request('GET', `/v1/payments?parentId=${h.parent.id}`, { token: reader.accessToken });
-  a.deepEqual(byParent.body.data.map((p: { id: string }) => p.id), [two.id, one.id]);
+  a.deepEqual(
+    byParent.body.data.map((p: { id: string }) => p.id),
+    [two.id, one.id],
+  );
   const byInvoice = await t.request('GET', `/v1/payments?invoiceId=${invoice.id}`, { token: reader.accessToken });
-  a.deepEqual(byInvoice.body.data.map((p: { id: string }) => p.id), [one.id]);
+  a.deepEqual(
+    byInvoice.body.data.map((p: { id: string }) => p.id),
+    [one.id],
+  );
   const checks = await t.request('GET', `/v1/payments?parentId=${h.parent.id}&method=check`, { token: reader.accessToken });
-  a.deepEqual(checks.body.data.map((p: { id: string }) => p.id), [one.id]);
+  a.deepEqual(
+    checks.body.data.map((p: { id: string }) => p.id),
+    [one.id],
+  );
   const future = await t.request('GET', `/v1/payments?parentId=${h.parent.id}&from=2026-11-23T15:00:00.001Z`, { token: reader.accessToken });
   a.deepEqual(future.body.data, []);
   assertProblem(a, await t.request('GET', '/v1/payments?method=barter', { token: reader.accessToken }), 400, 'validation_failed');
@@ -192,7 +232,16 @@ test('partial and full refunds: 201 with every field; never above what was paid;
   const part = ok(a, await refund({ paymentId: payment.id, amount: 2_500, reason: 'Cancelled nail trim' }));
   a.deepEqual(Object.keys(part).sort(), refundKeys);
   a.regex(part.id, /^ref_[a-z0-9]{26}$/);
-  a.deepEqual(part, { id: part.id, paymentId: payment.id, invoiceId: invoice.id, amount: 2_500, currency: 'USD', reason: 'Cancelled nail trim', status: 'succeeded', createdAt: new Date(start).toISOString() });
+  a.deepEqual(part, {
+    id: part.id,
+    paymentId: payment.id,
+    invoiceId: invoice.id,
+    amount: 2_500,
+    currency: 'USD',
+    reason: 'Cancelled nail trim',
+    status: 'succeeded',
+    createdAt: new Date(start).toISOString(),
+  });
   const rest = ok(a, await refund({ paymentId: payment.id }));
   a.is(rest.amount, 7_500, 'amount defaults to what is left');
   const again = await refund({ paymentId: payment.id, amount: 1 });
@@ -206,28 +255,54 @@ test('partial and full refunds: 201 with every field; never above what was paid;
     { account: 'cash:card_terminal', amount: -2_500 },
   ]);
   const created = await eventsOf(t, 'refund.created', 'refundId', part.id);
-  a.deepEqual(created.map((e) => e.data), [{ refundId: part.id, paymentId: payment.id, invoiceId: invoice.id, amount: 2_500, currency: 'USD' }]);
+  a.deepEqual(
+    created.map((e) => e.data),
+    [{ refundId: part.id, paymentId: payment.id, invoiceId: invoice.id, amount: 2_500, currency: 'USD' }],
+  );
   a.deepEqual((await t.request('GET', `/v1/refunds/${part.id}`, { token: reader.accessToken })).body, part);
   const list = await t.request('GET', `/v1/refunds?paymentId=${payment.id}`, { token: reader.accessToken });
-  a.deepEqual(list.body.data.map((r: { id: string }) => r.id), [rest.id, part.id]);
+  a.deepEqual(
+    list.body.data.map((r: { id: string }) => r.id),
+    [rest.id, part.id],
+  );
   await assertBooksBalance(a, t);
 });
 
 test('refund credits reverse revenue and tax exactly; the receivable stays what is due, also after a void', async (a) => {
   const h = await moneyHousehold(t, { name: 'Credits', taxRateBps: 825 });
   // 333 + 8.25 % = 333 + 27 = 360
-  const inv = ok(a, await t.request('POST', '/v1/invoices', { token: staff.accessToken, body: { parentId: h.parent.id, locationId: h.location.id, lines: [{ description: 'x', quantity: 1, unitAmount: 333 }], finalize: true } }));
+  const inv = ok(
+    a,
+    await t.request('POST', '/v1/invoices', {
+      token: staff.accessToken,
+      body: { parentId: h.parent.id, locationId: h.location.id, lines: [{ description: 'x', quantity: 1, unitAmount: 333 }], finalize: true },
+    }),
+  );
   a.is(inv.total, 360);
   const p = ok(a, await pay(t, staff.accessToken, { parentId: h.parent.id, invoiceId: inv.id, amount: 100 }));
   for (const amount of [33, 33, 34]) ok(a, await refund({ paymentId: p.id, amount }));
   // Everything paid is refunded: the open invoice may now be voided, and the books come back to zero.
   ok(a, await t.request('POST', `/v1/invoices/${inv.id}/void`, { token: staff.accessToken }), 200);
-  const entries = (await t.request('GET', `/v1/ledger/entries?limit=100&sourceId=${inv.id}`, { token: admin })).body.data as Array<{ lines: Array<{ account: string; amount: number }> }>;
-  const sum = (account: string) => entries.flatMap((e) => e.lines).filter((l) => l.account === account).reduce((s, l) => s + l.amount, 0);
+  const entries = (await t.request('GET', `/v1/ledger/entries?limit=100&sourceId=${inv.id}`, { token: admin })).body.data as Array<{
+    lines: Array<{ account: string; amount: number }>;
+  }>;
+  const sum = (account: string) =>
+    entries
+      .flatMap((e) => e.lines)
+      .filter((l) => l.account === account)
+      .reduce((s, l) => s + l.amount, 0);
   a.is(sum(`revenue:${h.location.id}`), 0, 'revenue fully reversed');
   a.is(sum(`tax_payable:${h.location.id}`), 0, 'tax fully reversed');
-  const receivable = (await t.request('GET', `/v1/ledger/entries?limit=100&account=receivable:${h.parent.id}`, { token: admin })).body.data as Array<{ lines: Array<{ account: string; amount: number }> }>;
-  a.is(receivable.flatMap((e) => e.lines).filter((l) => l.account === `receivable:${h.parent.id}`).reduce((s, l) => s + l.amount, 0), 0);
+  const receivable = (await t.request('GET', `/v1/ledger/entries?limit=100&account=receivable:${h.parent.id}`, { token: admin })).body.data as Array<{
+    lines: Array<{ account: string; amount: number }>;
+  }>;
+  a.is(
+    receivable
+      .flatMap((e) => e.lines)
+      .filter((l) => l.account === `receivable:${h.parent.id}`)
+      .reduce((s, l) => s + l.amount, 0),
+    0,
+  );
   await assertBooksBalance(a, t);
 });
 
@@ -253,8 +328,16 @@ test('an uncollectible invoice is final: a payment is 409 invalid_state_transiti
   assertProblem(a, res, 409, 'invalid_state_transition');
   a.is(res.body.currentStatus, 'uncollectible');
   a.like(await getInvoice(inv.id), { status: 'uncollectible', amountPaid: 0 });
-  const entries = (await t.request('GET', `/v1/ledger/entries?limit=100&account=bad_debt:${h.location.id}`, { token: admin })).body.data as Array<{ lines: Array<{ account: string; amount: number }> }>;
-  a.is(entries.flatMap((e) => e.lines).filter((l) => l.account === `bad_debt:${h.location.id}`).reduce((s, l) => s + l.amount, 0), 1_200);
+  const entries = (await t.request('GET', `/v1/ledger/entries?limit=100&account=bad_debt:${h.location.id}`, { token: admin })).body.data as Array<{
+    lines: Array<{ account: string; amount: number }>;
+  }>;
+  a.is(
+    entries
+      .flatMap((e) => e.lines)
+      .filter((l) => l.account === `bad_debt:${h.location.id}`)
+      .reduce((s, l) => s + l.amount, 0),
+    1_200,
+  );
   a.is((await t.request('GET', `/v1/payments?invoiceId=${inv.id}`, { token: staff.accessToken })).body.data.length, 0);
   await assertBooksBalance(a, t);
 });
@@ -286,7 +369,10 @@ test('bad refund input is 400; an unknown or invisible payment is 404', async (a
   ] as const) {
     const res = await refund(body);
     assertProblem(a, res, 400, 'validation_failed');
-    a.true((res.body.errors as Array<{ field: string }>).some((e) => e.field === field), res.text);
+    a.true(
+      (res.body.errors as Array<{ field: string }>).some((e) => e.field === field),
+      res.text,
+    );
   }
   assertProblem(a, await refund({ paymentId: 'pay_ghost' }), 404, 'not_found');
   assertProblem(a, await refund({ paymentId: p.id }, scopedB.accessToken), 404, 'not_found');

@@ -7,7 +7,21 @@ import { moneyHousehold, openInvoice, type Household } from './payments-support.
 
 /** The settlement job's daily_close per location and local day, and GET /v1/settlements. */
 const settlementKeys = [
-  'id', 'kind', 'locationId', 'providerId', 'periodStart', 'periodEnd', 'currency', 'gross', 'refunds', 'net', 'byMethod', 'paymentCount', 'refundCount', 'status', 'createdAt',
+  'id',
+  'kind',
+  'locationId',
+  'providerId',
+  'periodStart',
+  'periodEnd',
+  'currency',
+  'gross',
+  'refunds',
+  'net',
+  'byMethod',
+  'paymentCount',
+  'refundCount',
+  'status',
+  'createdAt',
 ].sort();
 
 // 10:00 on Monday 23 Nov 2026 in New York (UTC−5).
@@ -24,7 +38,10 @@ async function setup() {
     admin.token = (await t.token(adminCredentials.live.clientId, adminCredentials.live.clientSecret)).body.access_token;
   };
   const pay = async (body: Record<string, unknown>) => {
-    const res = await t.request('POST', '/v1/payments', { token: staff.accessToken, body: { parentId: h.parent.id, currency: 'USD', method: 'cash', ...body } });
+    const res = await t.request('POST', '/v1/payments', {
+      token: staff.accessToken,
+      body: { parentId: h.parent.id, currency: 'USD', method: 'cash', ...body },
+    });
     if (res.status !== 201) throw new Error(`payment: ${res.status} ${res.text}`);
     return res.body as { id: string };
   };
@@ -34,7 +51,9 @@ async function setup() {
     return res.body.result as { days: number; settlements: number };
   };
   const closes = async (h2: Household = h) =>
-    (await t.request('GET', `/v1/settlements?locationId=${h2.location.id}&kind=daily_close&limit=100`, { token: staff.accessToken })).body.data as Array<Record<string, unknown>>;
+    (await t.request('GET', `/v1/settlements?locationId=${h2.location.id}&kind=daily_close&limit=100`, { token: staff.accessToken })).body.data as Array<
+      Record<string, unknown>
+    >;
   return { t, staff, admin, h, move, pay, settle, closes };
 }
 
@@ -59,8 +78,18 @@ test('a local day closes once it has ended: payments and refunds by method, gros
     const [close] = await closes();
     a.deepEqual(Object.keys(close!).sort(), settlementKeys);
     a.like(close, {
-      kind: 'daily_close', locationId: h.location.id, providerId: null, periodStart: '2026-11-23', periodEnd: '2026-11-23', currency: 'USD',
-      gross: 4_200, refunds: 300, net: 3_900, paymentCount: 4, refundCount: 1, status: 'closed',
+      kind: 'daily_close',
+      locationId: h.location.id,
+      providerId: null,
+      periodStart: '2026-11-23',
+      periodEnd: '2026-11-23',
+      currency: 'USD',
+      gross: 4_200,
+      refunds: 300,
+      net: 3_900,
+      paymentCount: 4,
+      refundCount: 1,
+      status: 'closed',
     });
     a.deepEqual(close!.byMethod, { cash: 1_700, card_terminal: 1_700, wallet: 500 });
     a.deepEqual((await t.request('GET', `/v1/settlements/${close!.id}`, { token: staff.accessToken })).body, close);
@@ -68,19 +97,49 @@ test('a local day closes once it has ended: payments and refunds by method, gros
 
     // A payment recorded late, dated in the closed day (e.g. written by another process): the closed day stays as it was.
     const db = t.stores.get('live').db;
-    await db.insertInto('payments').values({
-      id: 'pay_zz_late', tenant_id: t.tenantId, location_id: h.location.id, parent_id: h.parent.id, invoice_id: null, wallet_id: null, amount: 42, amount_refunded: 0,
-      currency: 'USD', method: 'check', reference: null, status: 'succeeded', settlement_id: null, created_at: '2026-11-23T20:00:00.000Z',
-    }).execute();
+    await db
+      .insertInto('payments')
+      .values({
+        id: 'pay_zz_late',
+        tenant_id: t.tenantId,
+        location_id: h.location.id,
+        parent_id: h.parent.id,
+        invoice_id: null,
+        wallet_id: null,
+        amount: 42,
+        amount_refunded: 0,
+        currency: 'USD',
+        method: 'check',
+        reference: null,
+        status: 'succeeded',
+        settlement_id: null,
+        created_at: '2026-11-23T20:00:00.000Z',
+      })
+      .execute();
     await move(Date.parse('2026-11-25T05:30:00Z'));
     await settle();
     const [next, first] = await closes();
     a.deepEqual(first, close, 'the closed day is unchanged');
     a.like(next, { periodStart: '2026-11-24', gross: 142, net: 142, paymentCount: 2 });
     a.deepEqual(next!.byMethod, { cash: 100, check: 42 });
-    await a.throwsAsync(db.updateTable('settlements').set({ gross: 0 }).where('id', '=', close!.id as string).execute(), { message: /immutable/ });
-    await a.throwsAsync(db.deleteFrom('settlements').where('id', '=', close!.id as string).execute(), { message: /never deleted/ });
-    await a.throwsAsync(db.updateTable('payments').set({ settlement_id: null }).where('id', '=', card.id).execute(), { message: /only its refunded amount and settlement/ });
+    await a.throwsAsync(
+      db
+        .updateTable('settlements')
+        .set({ gross: 0 })
+        .where('id', '=', close!.id as string)
+        .execute(),
+      { message: /immutable/ },
+    );
+    await a.throwsAsync(
+      db
+        .deleteFrom('settlements')
+        .where('id', '=', close!.id as string)
+        .execute(),
+      { message: /never deleted/ },
+    );
+    await a.throwsAsync(db.updateTable('payments').set({ settlement_id: null }).where('id', '=', card.id).execute(), {
+      message: /only its refunded amount and settlement/,
+    });
   } finally {
     await t.close();
   }
@@ -90,13 +149,24 @@ test('missed runs catch up every day, quiet days included; other currencies clos
   const { t, staff, h, move, settle, closes } = await setup();
   try {
     const eur = await openInvoice(t, staff.accessToken, h, 900, { currency: 'EUR' });
-    await t.request('POST', '/v1/payments', { token: staff.accessToken, body: { parentId: h.parent.id, invoiceId: eur.id, amount: 900, currency: 'EUR', method: 'bank_transfer' } });
+    await t.request('POST', '/v1/payments', {
+      token: staff.accessToken,
+      body: { parentId: h.parent.id, invoiceId: eur.id, amount: 900, currency: 'EUR', method: 'bank_transfer' },
+    });
     await move(Date.parse('2026-11-27T12:00:00Z'));
     const { settlementJob } = await import('../../src/modules/payments/settlement.job.js');
     const job = settlementJob();
     const ctx: JobContext = {
-      name: job.name, env: 'live', store: t.stores.get('live'), config: t.config, clock: t.clock, logger: pino({ level: 'silent' }),
-      payload: {}, attempt: 1, signal: new AbortController().signal, enqueue: async () => 'none',
+      name: job.name,
+      env: 'live',
+      store: t.stores.get('live'),
+      config: t.config,
+      clock: t.clock,
+      logger: pino({ level: 'silent' }),
+      payload: {},
+      attempt: 1,
+      signal: new AbortController().signal,
+      enqueue: async () => 'none',
     };
     await Promise.all([job.run(ctx), job.run(ctx), settle(), job.run(ctx)]);
     const rows = await closes();

@@ -7,8 +7,25 @@ import { assertBooksBalance, eventsOf, moneyHousehold, wallet, type Household } 
 
 /** /v1/subscriptions and the subscription-billing job: each period invoiced once, wallet collection, past_due and recovery. */
 const subscriptionKeys = [
-  'id', 'status', 'parentId', 'petId', 'locationId', 'description', 'amount', 'currency', 'interval', 'intervalCount', 'collection',
-  'startDate', 'trialEnd', 'currentPeriodStart', 'currentPeriodEnd', 'latestInvoiceId', 'cancelAtPeriodEnd', 'canceledAt', 'createdAt',
+  'id',
+  'status',
+  'parentId',
+  'petId',
+  'locationId',
+  'description',
+  'amount',
+  'currency',
+  'interval',
+  'intervalCount',
+  'collection',
+  'startDate',
+  'trialEnd',
+  'currentPeriodStart',
+  'currentPeriodEnd',
+  'latestInvoiceId',
+  'cancelAtPeriodEnd',
+  'canceledAt',
+  'createdAt',
 ].sort();
 
 const day = 86_400_000;
@@ -45,9 +62,14 @@ const subscribe = (t: TestApp, token: string, h: Household, body: Record<string,
   });
 
 async function invoicesOf(t: TestApp, subscriptionId: string) {
-  return t.stores.get('live').db.selectFrom('subscription_invoices').innerJoin('invoices', 'invoices.id', 'subscription_invoices.invoice_id')
+  return t.stores
+    .get('live')
+    .db.selectFrom('subscription_invoices')
+    .innerJoin('invoices', 'invoices.id', 'subscription_invoices.invoice_id')
     .select(['period_start', 'period_end', 'invoices.id', 'invoices.status', 'invoices.total'])
-    .where('subscription_invoices.subscription_id', '=', subscriptionId).orderBy('period_start').execute();
+    .where('subscription_invoices.subscription_id', '=', subscriptionId)
+    .orderBy('period_start')
+    .execute();
 }
 
 test('collection wallet: the first period is billed and paid from the wallet at once; a month later the job bills the next, once', async (a) => {
@@ -59,8 +81,19 @@ test('collection wallet: the first period is billed and paid from the wallet at 
     a.deepEqual(Object.keys(res.body).sort(), subscriptionKeys);
     a.regex(res.body.id, /^sub_[a-z0-9]{26}$/);
     a.like(res.body, {
-      status: 'active', amount: 2_000, currency: 'USD', interval: 'month', intervalCount: 1, collection: 'wallet', petId: h.pet.id,
-      startDate: '2026-11-23', trialEnd: null, currentPeriodStart: '2026-11-23', currentPeriodEnd: '2026-12-23', cancelAtPeriodEnd: false, canceledAt: null,
+      status: 'active',
+      amount: 2_000,
+      currency: 'USD',
+      interval: 'month',
+      intervalCount: 1,
+      collection: 'wallet',
+      petId: h.pet.id,
+      startDate: '2026-11-23',
+      trialEnd: null,
+      currentPeriodStart: '2026-11-23',
+      currentPeriodEnd: '2026-12-23',
+      cancelAtPeriodEnd: false,
+      canceledAt: null,
     });
     const first = await t.request('GET', `/v1/invoices/${res.body.latestInvoiceId}`, { token: staff.accessToken });
     a.like(first.body, { status: 'paid', total: 2_000, amountPaid: 2_000, petId: h.pet.id });
@@ -77,10 +110,13 @@ test('collection wallet: the first period is billed and paid from the wallet at 
     a.truthy(one && two);
     await runBilling(t, admin);
     const periods = await invoicesOf(t, res.body.id);
-    a.deepEqual(periods.map((p) => [p.period_start, p.period_end, p.status]), [
-      ['2026-11-23', '2026-12-23', 'paid'],
-      ['2026-12-23', '2027-01-23', 'paid'],
-    ]);
+    a.deepEqual(
+      periods.map((p) => [p.period_start, p.period_end, p.status]),
+      [
+        ['2026-11-23', '2026-12-23', 'paid'],
+        ['2026-12-23', '2027-01-23', 'paid'],
+      ],
+    );
     const sub = await t.request('GET', `/v1/subscriptions/${res.body.id}`, { token: staff.accessToken });
     a.like(sub.body, { status: 'active', currentPeriodStart: '2026-12-23', currentPeriodEnd: '2027-01-23', latestInvoiceId: periods[1]!.id });
     a.like((await t.request('GET', `/v1/wallets/${w.id}`, { token: staff.accessToken })).body, { balance: 1_000 });
@@ -100,13 +136,24 @@ test('the job run in parallel with itself (and the HTTP runs) still invoices eac
     const job = subscriptionBillingJob();
     const store = t.stores.get('live');
     const ctx: JobContext = {
-      name: job.name, env: 'live', store, config: t.config, clock: t.clock, logger: pino({ level: 'silent' }),
-      payload: {}, attempt: 1, signal: new AbortController().signal, enqueue: async () => 'none',
+      name: job.name,
+      env: 'live',
+      store,
+      config: t.config,
+      clock: t.clock,
+      logger: pino({ level: 'silent' }),
+      payload: {},
+      attempt: 1,
+      signal: new AbortController().signal,
+      enqueue: async () => 'none',
     };
     const results = await Promise.all([job.run(ctx), job.run(ctx), job.run(ctx), runBilling(t, admin)]);
     a.is(results.length, 4);
     const periods = await invoicesOf(t, res.body.id);
-    a.deepEqual(periods.map((p) => p.period_start), ['2026-11-23', '2026-11-30', '2026-12-07', '2026-12-14', '2026-12-21', '2026-12-28']);
+    a.deepEqual(
+      periods.map((p) => p.period_start),
+      ['2026-11-23', '2026-11-30', '2026-12-07', '2026-12-14', '2026-12-21', '2026-12-28'],
+    );
     const invoices = await store.db.selectFrom('invoices').select('id').where('subscription_id', '=', res.body.id).execute();
     a.is(invoices.length, 6, 'one invoice per period, no orphan');
   } finally {
@@ -169,7 +216,10 @@ test('a trial bills nothing until it ends; then the first period is invoiced and
     await runBilling(t, admin);
     const sub = await t.request('GET', `/v1/subscriptions/${res.body.id}`, { token: staff.accessToken });
     a.like(sub.body, { status: 'active', currentPeriodStart: '2026-12-07', currentPeriodEnd: '2027-01-07' });
-    a.deepEqual((await invoicesOf(t, res.body.id)).map((p) => p.status), ['paid']);
+    a.deepEqual(
+      (await invoicesOf(t, res.body.id)).map((p) => p.status),
+      ['paid'],
+    );
   } finally {
     await t.close();
   }
@@ -181,7 +231,10 @@ test('missed periods are caught up, and month ends stay month ends (31 Jan → 2
     const res = await subscribe(t, staff.accessToken, h, { startDate: '2026-01-31', collection: 'send_invoice' });
     a.is(res.status, 201, res.text);
     const periods = await invoicesOf(t, res.body.id);
-    a.deepEqual(periods.map((p) => p.period_start), ['2026-01-31', '2026-02-28', '2026-03-31', '2026-04-30', '2026-05-31', '2026-06-30', '2026-07-31', '2026-08-31', '2026-09-30', '2026-10-31']);
+    a.deepEqual(
+      periods.map((p) => p.period_start),
+      ['2026-01-31', '2026-02-28', '2026-03-31', '2026-04-30', '2026-05-31', '2026-06-30', '2026-07-31', '2026-08-31', '2026-09-30', '2026-10-31'],
+    );
     a.true(periods.every((p) => p.status === 'open'));
     a.like(res.body, { currentPeriodStart: '2026-10-31', currentPeriodEnd: '2026-11-30' });
     // Invoices open past their due date (30 days after each period start): the subscription is past_due at once.
@@ -209,7 +262,10 @@ test('pause and resume: periods that start while paused are not billed; billing 
     a.is((await invoicesOf(t, res.body.id)).length, 1);
     await move(start + 14 * day); // 7 Dec
     await runBilling(t, admin);
-    a.deepEqual((await invoicesOf(t, res.body.id)).map((p) => p.period_start), ['2026-11-23', '2026-12-07']);
+    a.deepEqual(
+      (await invoicesOf(t, res.body.id)).map((p) => p.period_start),
+      ['2026-11-23', '2026-12-07'],
+    );
   } finally {
     await t.close();
   }
@@ -223,11 +279,19 @@ test('cancel now, cancel at period end, and the forbidden moves (409 with the cu
     const canceled = await t.request('POST', `/v1/subscriptions/${now.body.id}/cancel`, { token: staff.accessToken });
     a.is(canceled.status, 200, canceled.text);
     a.like(canceled.body, { status: 'canceled', canceledAt: new Date(start).toISOString() });
-    a.deepEqual((await eventsOf(t, 'subscription.canceled', 'subscriptionId', now.body.id)).map((e) => e.data.status), ['canceled']);
+    a.deepEqual(
+      (await eventsOf(t, 'subscription.canceled', 'subscriptionId', now.body.id)).map((e) => e.data.status),
+      ['canceled'],
+    );
     const again = await t.request('POST', `/v1/subscriptions/${now.body.id}/cancel`, { token: staff.accessToken });
     assertProblem(a, again, 409, 'invalid_state_transition');
     a.is(again.body.currentStatus, 'canceled');
-    assertProblem(a, await t.request('PATCH', `/v1/subscriptions/${now.body.id}`, { token: staff.accessToken, body: { status: 'active' } }), 409, 'invalid_state_transition');
+    assertProblem(
+      a,
+      await t.request('PATCH', `/v1/subscriptions/${now.body.id}`, { token: staff.accessToken, body: { status: 'active' } }),
+      409,
+      'invalid_state_transition',
+    );
 
     const later = await subscribe(t, staff.accessToken, h);
     const flagged = await t.request('POST', `/v1/subscriptions/${later.body.id}/cancel`, { token: staff.accessToken, body: { atPeriodEnd: true } });
@@ -243,8 +307,18 @@ test('cancel now, cancel at period end, and the forbidden moves (409 with the cu
     a.is(pause.body.currentStatus, 'trialing');
     const due = await subscribe(t, staff.accessToken, { ...h, parent: await parentWithoutWallet(t, h, admin.token) });
     a.is(due.body.status, 'past_due');
-    assertProblem(a, await t.request('PATCH', `/v1/subscriptions/${due.body.id}`, { token: staff.accessToken, body: { status: 'active' } }), 409, 'invalid_state_transition');
-    assertProblem(a, await t.request('PATCH', `/v1/subscriptions/${due.body.id}`, { token: staff.accessToken, body: { status: 'paused' } }), 409, 'invalid_state_transition');
+    assertProblem(
+      a,
+      await t.request('PATCH', `/v1/subscriptions/${due.body.id}`, { token: staff.accessToken, body: { status: 'active' } }),
+      409,
+      'invalid_state_transition',
+    );
+    assertProblem(
+      a,
+      await t.request('PATCH', `/v1/subscriptions/${due.body.id}`, { token: staff.accessToken, body: { status: 'paused' } }),
+      409,
+      'invalid_state_transition',
+    );
   } finally {
     await t.close();
   }
@@ -274,7 +348,10 @@ test('validation, auth, scoping, isolation and Idempotency-Key', async (a) => {
     for (const [body, field] of cases) {
       const res = await subscribe(t, staff.accessToken, h, body);
       assertProblem(a, res, 400, 'validation_failed');
-      a.true((res.body.errors as Array<{ field: string }>).some((e) => e.field === field), `${JSON.stringify(body)} → ${res.text}`);
+      a.true(
+        (res.body.errors as Array<{ field: string }>).some((e) => e.field === field),
+        `${JSON.stringify(body)} → ${res.text}`,
+      );
     }
     a.is((await t.request('GET', '/v1/subscriptions', { token: staff.accessToken })).body.data.length, 0, 'nothing written');
 

@@ -89,10 +89,15 @@ test('a second wallet for the same parent and currency is 409 wallet_exists nami
   const euro = await t.request('POST', '/v1/wallets', { token: staff.accessToken, body: { parentId: h.parent.id, currency: 'EUR' } });
   a.is(euro.status, 201);
   const list = await t.request('GET', `/v1/wallets?parentId=${h.parent.id}`, { token: reader.accessToken });
-  a.deepEqual(list.body.data.map((w: { id: string }) => w.id), [euro.body.id, first.id]);
+  a.deepEqual(
+    list.body.data.map((w: { id: string }) => w.id),
+    [euro.body.id, first.id],
+  );
   // Parallel creates for one pair still give one wallet.
   const h2 = await moneyHousehold(t, { name: 'Parallel wallets' });
-  const results = await Promise.all(Array.from({ length: 5 }, () => t.request('POST', '/v1/wallets', { token: staff.accessToken, body: { parentId: h2.parent.id, currency: 'USD' } })));
+  const results = await Promise.all(
+    Array.from({ length: 5 }, () => t.request('POST', '/v1/wallets', { token: staff.accessToken, body: { parentId: h2.parent.id, currency: 'USD' } })),
+  );
   a.deepEqual(results.map((r) => r.status).sort(), [201, 409, 409, 409, 409]);
 });
 
@@ -123,7 +128,10 @@ test('bad input is 400 and writes nothing', async (a) => {
   ] as const) {
     const res = await topUp(w.id, body);
     assertProblem(a, res, 400, 'validation_failed');
-    a.true((res.body.errors as Array<{ field: string }>).some((e) => e.field === field), res.text);
+    a.true(
+      (res.body.errors as Array<{ field: string }>).some((e) => e.field === field),
+      res.text,
+    );
   }
   for (const [body, field] of [
     [{ parentId: a1.parent.id, currency: 'XYZ' }, 'currency'],
@@ -133,9 +141,17 @@ test('bad input is 400 and writes nothing', async (a) => {
   ] as const) {
     const res = await t.request('POST', '/v1/wallets', { token: staff.accessToken, body });
     assertProblem(a, res, 400, 'validation_failed');
-    a.true((res.body.errors as Array<{ field: string }>).some((e) => e.field === field), res.text);
+    a.true(
+      (res.body.errors as Array<{ field: string }>).some((e) => e.field === field),
+      res.text,
+    );
   }
-  assertProblem(a, await t.request('POST', '/v1/wallets', { token: staff.accessToken, body: { parentId: 'usr_ghost', currency: 'USD' } }), 400, 'resource_missing');
+  assertProblem(
+    a,
+    await t.request('POST', '/v1/wallets', { token: staff.accessToken, body: { parentId: 'usr_ghost', currency: 'USD' } }),
+    400,
+    'resource_missing',
+  );
   a.like((await t.request('GET', `/v1/wallets/${w.id}`, { token: staff.accessToken })).body, { balance: 0 });
   a.is((await t.request('GET', `/v1/wallets/${w.id}/transactions`, { token: staff.accessToken })).body.data.length, 0);
 });
@@ -144,10 +160,33 @@ test('the database itself refuses a negative balance, a balance moved without a 
   const h = await moneyHousehold(t, { name: 'DB rules' });
   const w = await wallet(t, staff.accessToken, h.parent.id, 500);
   const now = new Date(start).toISOString();
-  const row = { tenant_id: t.tenantId, wallet_id: w.id, type: 'adjustment' as const, source_id: null, method: null, reference: null, reason: 'by hand', created_at: now };
-  await a.throwsAsync(db().insertInto('wallet_transactions').values({ ...row, id: 'wtx_zz_minus', amount: -501, balance_after: -1 }).execute(), { message: /CHECK/ });
-  await a.throwsAsync(db().insertInto('wallet_transactions').values({ ...row, id: 'wtx_zz_lie', amount: -100, balance_after: 500 }).execute(), { message: /balanceAfter/ });
-  await a.throwsAsync(db().updateTable('wallets').set({ balance: 1_000_000 }).where('id', '=', w.id).execute(), { message: /only through a wallet transaction/ });
+  const row = {
+    tenant_id: t.tenantId,
+    wallet_id: w.id,
+    type: 'adjustment' as const,
+    source_id: null,
+    method: null,
+    reference: null,
+    reason: 'by hand',
+    created_at: now,
+  };
+  await a.throwsAsync(
+    db()
+      .insertInto('wallet_transactions')
+      .values({ ...row, id: 'wtx_zz_minus', amount: -501, balance_after: -1 })
+      .execute(),
+    { message: /CHECK/ },
+  );
+  await a.throwsAsync(
+    db()
+      .insertInto('wallet_transactions')
+      .values({ ...row, id: 'wtx_zz_lie', amount: -100, balance_after: 500 })
+      .execute(),
+    { message: /balanceAfter/ },
+  );
+  await a.throwsAsync(db().updateTable('wallets').set({ balance: 1_000_000 }).where('id', '=', w.id).execute(), {
+    message: /only through a wallet transaction/,
+  });
   await a.throwsAsync(db().updateTable('wallets').set({ balance: -1 }).where('id', '=', w.id).execute(), { message: /CHECK|wallet transaction/ });
   await a.throwsAsync(db().updateTable('wallet_transactions').set({ amount: 1 }).where('wallet_id', '=', w.id).execute(), { message: /append-only/ });
   await a.throwsAsync(db().deleteFrom('wallet_transactions').where('wallet_id', '=', w.id).execute(), { message: /append-only/ });
@@ -187,7 +226,12 @@ test('401, 403, and another location’s wallet answers 404 on every route', asy
   assertProblem(a, await adjust(w.id, { amount: 1, reason: 'x' }, scopedAdmin.accessToken), 404, 'not_found');
   const list = await t.request('GET', '/v1/wallets?limit=100', { token: scopedB.accessToken });
   a.false(list.body.data.some((x: { id: string }) => x.id === w.id));
-  assertProblem(a, await t.request('POST', '/v1/wallets', { token: scopedB.accessToken, body: { parentId: a1.parent.id, currency: 'CHF' } }), 400, 'resource_missing');
+  assertProblem(
+    a,
+    await t.request('POST', '/v1/wallets', { token: scopedB.accessToken, body: { parentId: a1.parent.id, currency: 'CHF' } }),
+    400,
+    'resource_missing',
+  );
   const sandbox = await t.adminToken('sandbox');
   assertProblem(a, await t.request('GET', `/v1/wallets/${w.id}`, { token: sandbox }), 404, 'not_found');
 });

@@ -92,7 +92,11 @@ test.serial('POST /v1/pet-parents: invalid fields answer 400 naming the field; n
     const res = await t.request('POST', '/v1/pet-parents', { token: staff.accessToken, body: { ...base, ...patch } });
     a.is(res.status, 400, JSON.stringify(patch));
     a.is(res.body.code, 'validation_failed');
-    a.deepEqual(res.body.errors.map((e: { field: string }) => e.field), [field], JSON.stringify(patch));
+    a.deepEqual(
+      res.body.errors.map((e: { field: string }) => e.field),
+      [field],
+      JSON.stringify(patch),
+    );
   }
   const empty = await t.request('POST', '/v1/pet-parents', { token: staff.accessToken, body: {} });
   a.is(empty.status, 400);
@@ -102,7 +106,14 @@ test.serial('POST /v1/pet-parents: invalid fields answer 400 naming the field; n
 
 test.serial('POST /v1/pet-parents: server-owned and unknown fields are refused', async (a) => {
   const before = await countParents();
-  for (const [field, value] of Object.entries({ id: 'usr_forged', tenantId: 'ten_x', createdAt: '2000-01-01T00:00:00Z', updatedAt: '2000-01-01T00:00:00Z', pets: [], role: 'admin' })) {
+  for (const [field, value] of Object.entries({
+    id: 'usr_forged',
+    tenantId: 'ten_x',
+    createdAt: '2000-01-01T00:00:00Z',
+    updatedAt: '2000-01-01T00:00:00Z',
+    pets: [],
+    role: 'admin',
+  })) {
     const res = await t.request('POST', '/v1/pet-parents', { token: admin, body: { name: 'Forger', locationId: locA.id, [field]: value } });
     a.is(res.status, 400, field);
     a.deepEqual(res.body.errors, [{ field, message: 'is not a recognised field' }]);
@@ -114,7 +125,10 @@ test('POST /v1/pet-parents: a location that does not exist answers 400 resource_
   const res = await t.request('POST', '/v1/pet-parents', { token: admin, body: { name: 'Lost', locationId: 'loc_nowhere' } });
   a.is(res.status, 400);
   a.is(res.body.code, 'resource_missing');
-  a.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['locationId']);
+  a.deepEqual(
+    res.body.errors.map((e: { field: string }) => e.field),
+    ['locationId'],
+  );
   // A sandbox location is not visible from live.
   const sandbox = await t.request('POST', '/v1/pet-parents', { token: admin, body: { name: 'Lost', locationId: 'loc_demo_downtown' } });
   a.is(sandbox.status, 400);
@@ -280,7 +294,10 @@ test('Idempotency-Key on POST /v1/pet-parents creates one parent; another body w
   });
   a.is(onPets.status, 422);
   const rows = await db().selectFrom('pet_parents').select('id').where('location_id', '=', loc.id).execute();
-  a.deepEqual(rows.map((r) => r.id), [first.body.id]);
+  a.deepEqual(
+    rows.map((r) => r.id),
+    [first.body.id],
+  );
 });
 
 test.serial('pet parent writes emit no webhook event (none is in the catalogue)', async (a) => {
@@ -292,13 +309,25 @@ test.serial('pet parent writes emit no webhook event (none is in the catalogue)'
 
 test('Idempotency-Key on PATCH /v1/pet-parents/:id replays the first answer; another body with the key answers 422', async (a) => {
   const parent = await createPetParent(t, locA.id, {}, staff.accessToken);
-  const first = await t.request('PATCH', `/v1/pet-parents/${parent.id}`, { token: staff.accessToken, body: { phone: '+1 555 0199' }, idempotencyKey: 'parent-patch-once' });
+  const first = await t.request('PATCH', `/v1/pet-parents/${parent.id}`, {
+    token: staff.accessToken,
+    body: { phone: '+1 555 0199' },
+    idempotencyKey: 'parent-patch-once',
+  });
   a.is(first.status, 200, first.text);
-  const replay = await t.request('PATCH', `/v1/pet-parents/${parent.id}`, { token: staff.accessToken, body: { phone: '+1 555 0199' }, idempotencyKey: 'parent-patch-once' });
+  const replay = await t.request('PATCH', `/v1/pet-parents/${parent.id}`, {
+    token: staff.accessToken,
+    body: { phone: '+1 555 0199' },
+    idempotencyKey: 'parent-patch-once',
+  });
   a.is(replay.status, 200);
   a.is(replay.headers.get('idempotent-replayed'), 'true');
   a.deepEqual(replay.body, first.body);
-  const mismatch = await t.request('PATCH', `/v1/pet-parents/${parent.id}`, { token: staff.accessToken, body: { phone: '+1 555 0100' }, idempotencyKey: 'parent-patch-once' });
+  const mismatch = await t.request('PATCH', `/v1/pet-parents/${parent.id}`, {
+    token: staff.accessToken,
+    body: { phone: '+1 555 0100' },
+    idempotencyKey: 'parent-patch-once',
+  });
   a.is(mismatch.status, 422);
   a.is((await db().selectFrom('pet_parents').select('phone').where('id', '=', parent.id).executeTakeFirstOrThrow()).phone, '+1 555 0199');
 });

@@ -99,7 +99,10 @@ test.serial('a client scoped to A cannot create a pet in B or for an owner in B'
   });
   a.is(locationOnly.status, 400);
   a.is(locationOnly.body.code, 'resource_missing');
-  a.deepEqual(locationOnly.body.errors.map((e: { field: string }) => e.field), ['locationId']);
+  a.deepEqual(
+    locationOnly.body.errors.map((e: { field: string }) => e.field),
+    ['locationId'],
+  );
 
   const ownerOnly = await t.request('POST', '/v1/pets', {
     token: scopedA.accessToken,
@@ -107,7 +110,10 @@ test.serial('a client scoped to A cannot create a pet in B or for an owner in B'
   });
   a.is(ownerOnly.status, 400);
   a.is(ownerOnly.body.code, 'resource_missing');
-  a.deepEqual(ownerOnly.body.errors.map((e: { field: string }) => e.field), ['ownerId']);
+  a.deepEqual(
+    ownerOnly.body.errors.map((e: { field: string }) => e.field),
+    ['ownerId'],
+  );
   // Same answer as an owner that does not exist at all.
   const ghost = await t.request('POST', '/v1/pets', {
     token: scopedA.accessToken,
@@ -134,12 +140,18 @@ test('a client scoped to A cannot move its pet to B, nor to an owner in B', asyn
   const toB = await t.request('PATCH', `/v1/pets/${pet.id}`, { token: scopedA.accessToken, body: { locationId: b1.id } });
   a.is(toB.status, 400);
   a.is(toB.body.code, 'resource_missing');
-  a.deepEqual(toB.body.errors.map((e: { field: string }) => e.field), ['locationId']);
+  a.deepEqual(
+    toB.body.errors.map((e: { field: string }) => e.field),
+    ['locationId'],
+  );
 
   const toOwnerB = await t.request('PATCH', `/v1/pets/${pet.id}`, { token: scopedA.accessToken, body: { ownerId: parentB.id } });
   a.is(toOwnerB.status, 400);
   a.is(toOwnerB.body.code, 'resource_missing');
-  a.deepEqual(toOwnerB.body.errors.map((e: { field: string }) => e.field), ['ownerId']);
+  a.deepEqual(
+    toOwnerB.body.errors.map((e: { field: string }) => e.field),
+    ['ownerId'],
+  );
 
   const row = await db().selectFrom('pets').selectAll().where('id', '=', pet.id).executeTakeFirstOrThrow();
   a.is(row.location_id, a1.id);
@@ -167,10 +179,23 @@ test('rows of another tenant are invisible, even to the unscoped admin', async (
   // One appliance serves one tenant, but every query still filters by tenant: plant a foreign row.
   const at = new Date(t.clock.now()).toISOString();
   await db().insertInto('tenants').values({ id: 'ten_foreign', name: 'Other group', created_at: at }).execute();
-  await db().insertInto('locations').values({ id: 'loc_foreign', tenant_id: 'ten_foreign', name: 'Foreign', timezone: 'UTC', currency: 'USD', tax_rate_bps: 0, created_at: at, updated_at: at }).execute();
+  await db()
+    .insertInto('locations')
+    .values({ id: 'loc_foreign', tenant_id: 'ten_foreign', name: 'Foreign', timezone: 'UTC', currency: 'USD', tax_rate_bps: 0, created_at: at, updated_at: at })
+    .execute();
   await db()
     .insertInto('pet_parents')
-    .values({ id: 'usr_foreign', tenant_id: 'ten_foreign', location_id: 'loc_foreign', name: 'F', email: null, phone: null, reminder_consent: 0, created_at: at, updated_at: at })
+    .values({
+      id: 'usr_foreign',
+      tenant_id: 'ten_foreign',
+      location_id: 'loc_foreign',
+      name: 'F',
+      email: null,
+      phone: null,
+      reminder_consent: 0,
+      created_at: at,
+      updated_at: at,
+    })
     .execute();
   await db()
     .insertInto('pets')

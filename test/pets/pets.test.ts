@@ -23,7 +23,15 @@ test.before(async () => {
 });
 
 const db = () => t.stores.get('live').db;
-const countPets = async () => Number((await db().selectFrom('pets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+const countPets = async () =>
+  Number(
+    (
+      await db()
+        .selectFrom('pets')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 async function household() {
   const location = await createLocation(t);
@@ -90,10 +98,16 @@ test('size is optional: set on POST, changed and cleared on PATCH, answered by G
     body: { name: 'Tiny', breed: 'Chihuahua', species: 'dog', ownerId: parent.id, locationId: location.id, size: 'huge' },
   });
   a.is(bad.status, 400);
-  a.true(bad.body.errors.some((e: { field: string }) => e.field === 'size'), bad.text);
+  a.true(
+    bad.body.errors.some((e: { field: string }) => e.field === 'size'),
+    bad.text,
+  );
   const badPatch = await t.request('PATCH', `/v1/pets/${created.body.id}`, { token: staff.accessToken, body: { size: 'XL' } });
   a.is(badPatch.status, 400);
-  a.true(badPatch.body.errors.some((e: { field: string }) => e.field === 'size'), badPatch.text);
+  a.true(
+    badPatch.body.errors.some((e: { field: string }) => e.field === 'size'),
+    badPatch.text,
+  );
   a.is((await t.request('GET', `/v1/pets/${created.body.id}`, { token: reader.accessToken })).body.size, null);
 });
 
@@ -249,12 +263,18 @@ test.serial('POST /v1/pets: an owner or location that does not exist answers 400
   const noOwner = await t.request('POST', '/v1/pets', { token: admin, body: validBody('usr_nobody', location.id) });
   a.is(noOwner.status, 400);
   a.is(noOwner.body.code, 'resource_missing');
-  a.deepEqual(noOwner.body.errors.map((e: { field: string }) => e.field), ['ownerId']);
+  a.deepEqual(
+    noOwner.body.errors.map((e: { field: string }) => e.field),
+    ['ownerId'],
+  );
 
   const noLocation = await t.request('POST', '/v1/pets', { token: admin, body: validBody(parent.id, 'loc_nowhere') });
   a.is(noLocation.status, 400);
   a.is(noLocation.body.code, 'resource_missing');
-  a.deepEqual(noLocation.body.errors.map((e: { field: string }) => e.field), ['locationId']);
+  a.deepEqual(
+    noLocation.body.errors.map((e: { field: string }) => e.field),
+    ['locationId'],
+  );
   a.is(await countPets(), before);
 });
 
@@ -388,7 +408,10 @@ test('PATCH /v1/pets/:id: empty body, bad values and unknown pet', async (a) => 
 
   const future = await t.request('PATCH', `/v1/pets/${pet.id}`, { token: admin, body: { birthDate: '2999-12-31' } });
   a.is(future.status, 400);
-  a.deepEqual(future.body.errors.map((e: { field: string }) => e.field), ['birthDate']);
+  a.deepEqual(
+    future.body.errors.map((e: { field: string }) => e.field),
+    ['birthDate'],
+  );
 
   const missing = await t.request('PATCH', '/v1/pets/pet_nothere', { token: admin, body: { name: 'x' } });
   a.is(missing.status, 404);
@@ -401,7 +424,10 @@ test('PATCH /v1/pets/:id to an owner or location that does not exist: 400 resour
   const owner = await t.request('PATCH', `/v1/pets/${pet.id}`, { token: admin, body: { ownerId: 'usr_ghost', name: 'Renamed' } });
   a.is(owner.status, 400);
   a.is(owner.body.code, 'resource_missing');
-  a.deepEqual(owner.body.errors.map((e: { field: string }) => e.field), ['ownerId']);
+  a.deepEqual(
+    owner.body.errors.map((e: { field: string }) => e.field),
+    ['ownerId'],
+  );
   const loc = await t.request('PATCH', `/v1/pets/${pet.id}`, { token: admin, body: { locationId: 'loc_ghost' } });
   a.is(loc.status, 400);
   a.is(loc.body.code, 'resource_missing');
@@ -480,7 +506,10 @@ test('GET /v1/pets: bad paging and unknown query parameters answer 400', async (
   ]) {
     const res = await t.request('GET', `/v1/pets?${query}`, { token: admin });
     a.is(res.status, 400, query);
-    a.true((res.body.errors as { field: string }[]).some((e) => e.field === field), `${query}: ${res.text}`);
+    a.true(
+      (res.body.errors as { field: string }[]).some((e) => e.field === field),
+      `${query}: ${res.text}`,
+    );
   }
   const cursor = await t.request('GET', '/v1/pets?cursor=garbage', { token: admin });
   a.is(cursor.body.code, 'invalid_cursor');
@@ -501,7 +530,10 @@ test('Idempotency-Key on POST /v1/pets: a replay creates one pet and answers the
   a.deepEqual(second.body, first.body);
 
   const rows = await db().selectFrom('pets').select('id').where('location_id', '=', location.id).execute();
-  a.deepEqual(rows.map((r) => r.id), [first.body.id]);
+  a.deepEqual(
+    rows.map((r) => r.id),
+    [first.body.id],
+  );
   const events = await db().selectFrom('events').select('data').where('type', '=', 'pet.registered').execute();
   a.is(events.filter((e) => JSON.parse(e.data).petId === first.body.id).length, 1);
 });

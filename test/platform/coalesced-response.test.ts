@@ -69,7 +69,10 @@ test('answers made in one turn all arrive; finish and the end callback fire once
   });
   t.teardown(server.close);
   const answers = await Promise.all(Array.from({ length: 30 }, () => fetch(`http://127.0.0.1:${server.port}/`).then((res) => res.text())));
-  t.deepEqual(answers, Array.from({ length: 30 }, () => 'ok'));
+  t.deepEqual(
+    answers,
+    Array.from({ length: 30 }, () => 'ok'),
+  );
   await new Promise((resolve) => setImmediate(resolve));
   t.is(finished, 30);
   t.is(callbacks, 30);

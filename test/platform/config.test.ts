@@ -26,7 +26,9 @@ const refusal = (t: ExecutionContext, fn: () => unknown) => t.throws(fn, { insta
 /** The variables config/petcare.env.example sets (its uncommented lines), as compose reads docker/.env. */
 function exampleEnv(): Record<string, string> {
   const lines = readFileSync(path.join(root, 'config/petcare.env.example'), 'utf8').split('\n');
-  return Object.fromEntries(lines.filter((line) => /^[A-Z_]+=/.test(line)).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    lines.filter((line) => /^[A-Z_]+=/.test(line)).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
 }
 
 test("the example file's placeholder admin secret is refused in one sentence that does not repeat it", (t) => {
@@ -46,14 +48,20 @@ test('an admin secret needs 32 characters after its sk_live_/sk_test_ prefix, th
   t.is(adminSecretProblem('9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c'), null);
   t.is(adminSecretProblem('sk_prod_9f2c4e6a8b0d1f3e5a7'), 'has 27 characters; at least 32 are needed');
   // Both the live admin's and the sandbox admin's, from the environment or from a file.
-  t.regex(refusal(t, () => loadConfig({ PETCARE_ADMIN_CLIENT_SECRET: 'sk_live_testadminsecret' })), /^PETCARE_ADMIN_CLIENT_SECRET has 15 characters after its prefix; at least 32 are needed: /);
+  t.regex(
+    refusal(t, () => loadConfig({ PETCARE_ADMIN_CLIENT_SECRET: 'sk_live_testadminsecret' })),
+    /^PETCARE_ADMIN_CLIENT_SECRET has 15 characters after its prefix; at least 32 are needed: /,
+  );
   t.regex(
     refusal(t, () => loadConfig({ PETCARE_ADMIN_CLIENT_SECRET: random, PETCARE_SANDBOX_ADMIN_CLIENT_SECRET: 'sk_test_short' })),
     /^PETCARE_SANDBOX_ADMIN_CLIENT_SECRET has 5 characters after its prefix; at least 32 are needed: generate one, e\.g\. sk_test_/,
   );
   const file = path.join(scratch, 'short-secret');
   writeFileSync(file, 'sk_live_short\n');
-  t.regex(refusal(t, () => loadConfig({ PETCARE_ADMIN_CLIENT_SECRET_FILE: file })), /^PETCARE_ADMIN_CLIENT_SECRET \(from PETCARE_ADMIN_CLIENT_SECRET_FILE\) has 5 characters/);
+  t.regex(
+    refusal(t, () => loadConfig({ PETCARE_ADMIN_CLIENT_SECRET_FILE: file })),
+    /^PETCARE_ADMIN_CLIENT_SECRET \(from PETCARE_ADMIN_CLIENT_SECRET_FILE\) has 5 characters/,
+  );
 });
 
 test('placeholder text is refused however it is spelled, and however long the secret is', (t) => {
@@ -92,18 +100,26 @@ test('the sandbox-only appliance takes the public demo secret; its compose guard
 test('an empty secret file is refused, not taken as "unset" (which would generate an admin)', (t) => {
   const file = path.join(scratch, 'empty');
   writeFileSync(file, '\n');
-  t.is(refusal(t, () => loadConfig({ PETCARE_ADMIN_CLIENT_SECRET_FILE: file })), `PETCARE_ADMIN_CLIENT_SECRET_FILE: ${file} is empty`);
-  t.is(refusal(t, () => loadConfig({ PETCARE_SMTP_URL_FILE: scratch })), `PETCARE_SMTP_URL_FILE: cannot read ${scratch} (EISDIR): a folder, not a file`);
+  t.is(
+    refusal(t, () => loadConfig({ PETCARE_ADMIN_CLIENT_SECRET_FILE: file })),
+    `PETCARE_ADMIN_CLIENT_SECRET_FILE: ${file} is empty`,
+  );
+  t.is(
+    refusal(t, () => loadConfig({ PETCARE_SMTP_URL_FILE: scratch })),
+    `PETCARE_SMTP_URL_FILE: cannot read ${scratch} (EISDIR): a folder, not a file`,
+  );
 });
 
 /** The server as the image starts it (src/main.ts), optionally as another uid; resolves with its exit code and output. */
 function runServer(env: Record<string, string>, uid?: number): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve, reject) => {
-    const child = track(spawn(process.execPath, ['--import=tsx', path.join(root, 'src/main.ts')], {
-      cwd: root,
-      env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', PETCARE_DATA_DIR: path.join(scratch, `data-${Math.random()}`), ...env },
-      ...(uid === undefined ? {} : { uid, gid: uid }),
-    }));
+    const child = track(
+      spawn(process.execPath, ['--import=tsx', path.join(root, 'src/main.ts')], {
+        cwd: root,
+        env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', PETCARE_DATA_DIR: path.join(scratch, `data-${Math.random()}`), ...env },
+        ...(uid === undefined ? {} : { uid, gid: uid }),
+      }),
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -137,7 +153,10 @@ test("the server refuses the example's placeholder secret in one line, exit 78, 
   const dataDir = path.join(scratch, 'placeholder-data');
   const { code, stderr } = await runServer({ ...exampleEnv(), PETCARE_DATA_DIR: dataDir });
   t.is(code, 78, stderr);
-  t.regex(stderr, /^petcare: PETCARE_ADMIN_CLIENT_SECRET is a placeholder from an example, not a secret: generate one, e\.g\. sk_live_\$\(openssl rand -hex 32\)\n$/);
+  t.regex(
+    stderr,
+    /^petcare: PETCARE_ADMIN_CLIENT_SECRET is a placeholder from an example, not a secret: generate one, e\.g\. sk_live_\$\(openssl rand -hex 32\)\n$/,
+  );
   t.throws(() => readFileSync(path.join(dataDir, 'live.sqlite')), { code: 'ENOENT' });
 });
 

@@ -11,7 +11,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
 const version = (JSON.parse(read('package.json')) as { version: string }).version;
 /** Lines without their comments (compose and Dockerfile comments start a line or follow a space). */
-const code = (text: string) => text.split('\n').map((line) => line.replace(/(^|\s)#.*$/, '')).join('\n');
+const code = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.replace(/(^|\s)#.*$/, ''))
+    .join('\n');
 const interpolated = (text: string) => new Set([...code(text).matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!));
 
 test('the sandbox compose reads no variable of the live appliance: a docker/.env copied from the example changes nothing there', (t) => {
@@ -33,12 +37,19 @@ test('the sandbox compose reads no variable of the live appliance: a docker/.env
 
 test('images are tagged and labelled with the package version, never only :latest', (t) => {
   const compose = read('docker/compose.yml');
-  t.true(code(compose).includes(`image: petcare-platform:\${PETCARE_VERSION:-${version}}`), `compose.yml tags petcare-platform:\${PETCARE_VERSION:-${version}}`);
-  t.true(code(compose).includes(`PETCARE_VERSION: \${PETCARE_VERSION:-${version}}`), 'compose.yml passes the version to the build (label, and the check that it is the checkout)');
+  t.true(
+    code(compose).includes(`image: petcare-platform:\${PETCARE_VERSION:-${version}}`),
+    `compose.yml tags petcare-platform:\${PETCARE_VERSION:-${version}}`,
+  );
+  t.true(
+    code(compose).includes(`PETCARE_VERSION: \${PETCARE_VERSION:-${version}}`),
+    'compose.yml passes the version to the build (label, and the check that it is the checkout)',
+  );
   const sandbox = code(read('docker/compose.sandbox.yml'));
   t.true(sandbox.includes(`image: petcare-platform:${version}`));
   t.true(sandbox.includes(`PETCARE_VERSION: "${version}"`));
-  for (const file of ['docker/compose.yml', 'docker/compose.sandbox.yml', 'docker/compose.tls.yml']) t.false(/petcare-platform:latest/.test(code(read(file))), file);
+  for (const file of ['docker/compose.yml', 'docker/compose.sandbox.yml', 'docker/compose.tls.yml'])
+    t.false(/petcare-platform:latest/.test(code(read(file))), file);
   const dockerfile = code(read('docker/Dockerfile'));
   t.regex(dockerfile, /org\.opencontainers\.image\.version="\$\{PETCARE_VERSION\}"/);
   // A compose build with a rollback pin left in docker/.env must not relabel a newer checkout.
@@ -59,12 +70,18 @@ test("the build compiles native modules against the image's own Node headers, an
 });
 
 test('.dockerignore keeps secrets, certificates and .env files out of the build context', (t) => {
-  const patterns = code(read('.dockerignore')).split('\n').map((line) => line.trim()).filter(Boolean);
+  const patterns = code(read('.dockerignore'))
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   for (const pattern of ['docker/secrets', 'docker/certs/*', '**/.env', '**/*.pem', '**/*.key', '.git', 'data', 'node_modules']) {
     t.true(patterns.includes(pattern), pattern);
   }
   // Only the README comes back in from docker/certs/; nothing re-includes a secret.
-  t.deepEqual(patterns.filter((p) => p.startsWith('!')), ['!docker/certs/README.txt']);
+  t.deepEqual(
+    patterns.filter((p) => p.startsWith('!')),
+    ['!docker/certs/README.txt'],
+  );
 });
 
 test('Caddy waits for a healthy appliance; the TLS overlay and the certs README say how to get a certificate', (t) => {

@@ -85,8 +85,14 @@ process.exit(3);`;
     out = (err as { stdout: string; status: number }).stdout;
     t.is((err as { status: number }).status, 3);
   }
-  const logged = out.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { i: number; service: string });
+  const logged = out
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { i: number; service: string });
   t.is(logged.length, 1000);
-  t.deepEqual(logged.map((l) => l.i), Array.from({ length: 1000 }, (_, i) => i));
+  t.deepEqual(
+    logged.map((l) => l.i),
+    Array.from({ length: 1000 }, (_, i) => i),
+  );
   t.is(logged[0]!.service, 'petcare');
 });

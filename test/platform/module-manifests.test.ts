@@ -25,13 +25,22 @@ interface Schema {
 }
 
 function readSchema(sqlite: SQLite.Database): Schema {
-  const rows = sqlite.prepare("select name, sql from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\' and name not like 'kysely\\_%' escape '\\'").all() as Array<{ name: string; sql: string | null }>;
+  const rows = sqlite
+    .prepare("select name, sql from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\' and name not like 'kysely\\_%' escape '\\'")
+    .all() as Array<{ name: string; sql: string | null }>;
   const virtual = rows.filter((r) => /^create virtual table/i.test(r.sql ?? '')).map((r) => r.name);
-  const shadow = (name: string) => virtual.some((v) => name.startsWith(`${v}_`) && ['config', 'content', 'data', 'docsize', 'idx'].includes(name.slice(v.length + 1)));
+  const shadow = (name: string) =>
+    virtual.some((v) => name.startsWith(`${v}_`) && ['config', 'content', 'data', 'docsize', 'idx'].includes(name.slice(v.length + 1)));
   const tables = rows.map((r) => r.name).filter((name) => !shadow(name));
   const columns = (table: string) => (sqlite.prepare('select name from pragma_table_info(?)').all(table) as Array<{ name: string }>).map((c) => c.name);
   const foreignKeys = new Map(
-    tables.map((table) => [table, (sqlite.prepare('select "table" as parent, on_delete as onDelete from pragma_foreign_key_list(?)').all(table) as Array<{ parent: string; onDelete: string }>)]),
+    tables.map((table) => [
+      table,
+      sqlite.prepare('select "table" as parent, on_delete as onDelete from pragma_foreign_key_list(?)').all(table) as Array<{
+        parent: string;
+        onDelete: string;
+      }>,
+    ]),
   );
   return { tables, tenantTables: new Set(tables.filter((t) => columns(t).includes('tenant_id'))), foreignKeys };
 }
@@ -67,7 +76,8 @@ function resetProblems(modules: readonly ModuleManifest[], schema: Schema): stri
   const kept = new Set(modules.flatMap((m) => Object.keys(m.reset?.keeps ?? {})));
   const cascades = new Map(modules.flatMap((m) => Object.entries(m.reset?.cascades ?? {})));
   for (const [child, parent] of cascades) {
-    if (!schema.foreignKeys.get(child)?.some((fk) => fk.parent === parent && fk.onDelete === 'CASCADE')) problems.push(`${child} has no ON DELETE CASCADE to ${parent}`);
+    if (!schema.foreignKeys.get(child)?.some((fk) => fk.parent === parent && fk.onDelete === 'CASCADE'))
+      problems.push(`${child} has no ON DELETE CASCADE to ${parent}`);
     if (!order.includes(parent)) problems.push(`${child} cascades from ${parent}, which the reset does not erase`);
   }
   for (const [child, fks] of schema.foreignKeys) {
@@ -106,7 +116,10 @@ test('every table of a migrated data dir is owned by exactly one module, and eve
     schema.tables.filter((table) => owners.get(table)?.length !== 1).map((table) => `${table}: ${owners.get(table)?.join(', ') ?? 'no owner'}`),
     [],
   );
-  t.deepEqual([...owners.keys()].filter((table) => !schema.tables.includes(table)), []);
+  t.deepEqual(
+    [...owners.keys()].filter((table) => !schema.tables.includes(table)),
+    [],
+  );
   t.true(schema.tenantTables.size > 50, 'the schema was read');
 });
 
@@ -116,7 +129,7 @@ test('the sandbox reset erases every table with tenant_id, children before the t
 
 test('a module whose tables the reset forgets fails the check above', (t) => {
   const forgetful = app.modules.map((m) => (m.name === 'vaccinations' ? { ...m, reset: {} } : m));
-  t.deepEqual(resetProblems(forgetful, schema), ['vaccinations has tenant_id but no manifest\'s reset erases or keeps it']);
+  t.deepEqual(resetProblems(forgetful, schema), ["vaccinations has tenant_id but no manifest's reset erases or keeps it"]);
   // A table a new migration adds, claimed by nobody.
   t.deepEqual(resetProblems(app.modules, { ...schema, tenantTables: new Set([...schema.tenantTables, 'grooming_new_table']) }), [
     "grooming_new_table has tenant_id but no manifest's reset erases or keeps it",
@@ -129,5 +142,10 @@ test('a module whose tables the reset forgets fails the check above', (t) => {
 test('every OpenAPI tag a route uses has a description from a manifest, and every described tag is used', (t) => {
   const routeTags = new Set(app.routes.flatMap((r) => r.tags));
   t.deepEqual([...routeTags].filter((tag) => !(tag in app.tags)).sort(), []);
-  t.deepEqual(Object.keys(app.tags).filter((tag) => !routeTags.has(tag)).sort(), []);
+  t.deepEqual(
+    Object.keys(app.tags)
+      .filter((tag) => !routeTags.has(tag))
+      .sort(),
+    [],
+  );
 });

@@ -21,10 +21,12 @@ interface Started {
 }
 
 function startServer(dataDir: string, env: Record<string, string> = {}): Started {
-  const child = track(spawn(process.execPath, ['--import=tsx', path.join(root, 'src/main.ts')], {
-    cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', PETCARE_DATA_DIR: dataDir, PETCARE_LOG_LEVEL: 'info', ...env },
-  }));
+  const child = track(
+    spawn(process.execPath, ['--import=tsx', path.join(root, 'src/main.ts')], {
+      cwd: root,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', PETCARE_DATA_DIR: dataDir, PETCARE_LOG_LEVEL: 'info', ...env },
+    }),
+  );
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -60,7 +62,10 @@ test('files the appliance creates are its own (0600, folders 0700); it warns whe
   // A second server on the same data dir is refused; the first keeps its lock.
   const second = startServer(dataDir);
   t.is(await second.exited, 78);
-  t.regex(second.output().trim(), new RegExp(`^petcare: \\S+ is in use by an appliance process \\(pid ${server.child.pid} on host .+\\), which holds \\S+appliance\\.lock$`));
+  t.regex(
+    second.output().trim(),
+    new RegExp(`^petcare: \\S+ is in use by an appliance process \\(pid ${server.child.pid} on host .+\\), which holds \\S+appliance\\.lock$`),
+  );
 
   server.child.kill('SIGTERM');
   t.is(await server.exited, 0);

@@ -28,25 +28,30 @@ test('200 slow sockets: beyond the per-address cap they are closed at once, the 
   t.teardown(() => app.close());
   const server = createHttpServer(app.app.koa.callback(), limits);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   const port = (server.address() as AddressInfo).port;
   const token = await app.adminToken();
 
   // The slow ones come from 127.0.0.2 (loopback is a /8): the cap is per client address.
   let closed = 0;
   const sockets = await Promise.all(
-    Array.from({ length: 200 }, () =>
-      new Promise<net.Socket>((resolve) => {
-        const socket = net.connect({ host: '127.0.0.1', port, localAddress: '127.0.0.2' }, () => {
-          socket.write('GET /v1/pets HTTP/1.1\r\nHost: x\r\n');
-          resolve(socket);
-        });
-        socket.on('error', () => undefined);
-        socket.on('close', () => closed++);
-      }),
+    Array.from(
+      { length: 200 },
+      () =>
+        new Promise<net.Socket>((resolve) => {
+          const socket = net.connect({ host: '127.0.0.1', port, localAddress: '127.0.0.2' }, () => {
+            socket.write('GET /v1/pets HTTP/1.1\r\nHost: x\r\n');
+            resolve(socket);
+          });
+          socket.on('error', () => undefined);
+          socket.on('close', () => closed++);
+        }),
     ),
   );
   const trickle = setInterval(() => {

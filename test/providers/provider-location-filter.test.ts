@@ -11,7 +11,10 @@ test('a location-scoped client filtering by a location it cannot see learns noth
   const scoped = await t.client({ role: 'staff', scopes: ['bookings'], locationIds: [locA.id] });
 
   const own = await t.request('GET', `/v1/providers?locationId=${locA.id}`, { token: scoped.accessToken });
-  a.deepEqual(own.body.data.map((p: { id: string }) => p.id), [shared.id]);
+  a.deepEqual(
+    own.body.data.map((p: { id: string }) => p.id),
+    [shared.id],
+  );
   a.deepEqual(own.body.data[0].locationIds, [locA.id], 'B is hidden from its location list');
 
   const other = await t.request('GET', `/v1/providers?locationId=${locB.id}`, { token: scoped.accessToken });

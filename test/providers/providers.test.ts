@@ -76,7 +76,10 @@ test('validation: kinds, names, locations, services', async (a) => {
     const res = await t.request('POST', '/v1/providers', { token: admin, body: { name: 'V', kind: 'vet', locationIds: [locA.id], ...patch } });
     a.is(res.status, status, `${JSON.stringify(patch)}: ${res.text}`);
     a.is(res.body.code, code, JSON.stringify(patch));
-    a.true((res.body.errors as Array<{ field: string }>).some((e) => e.field === field), `${JSON.stringify(patch)} → ${JSON.stringify(res.body.errors)}`);
+    a.true(
+      (res.body.errors as Array<{ field: string }>).some((e) => e.field === field),
+      `${JSON.stringify(patch)} → ${JSON.stringify(res.body.errors)}`,
+    );
   }
 });
 
@@ -156,7 +159,10 @@ test('GET /v1/providers filters by locationId, kind, service and status, with cu
   a.is(page1.body.data.length, 2);
   a.true(page1.body.hasMore);
   const page2 = await t.request('GET', `/v1/providers?locationId=${loc.id}&limit=2&cursor=${page1.body.nextCursor}`, { token: reader.accessToken });
-  a.deepEqual(page2.body.data.map((p: { id: string }) => p.id), [vet.id]);
+  a.deepEqual(
+    page2.body.data.map((p: { id: string }) => p.id),
+    [vet.id],
+  );
   a.false(page2.body.hasMore);
   // Inactive providers leave the default list (the bookable ones) and stay reachable by status.
   await t.request('PATCH', `/v1/providers/${vet.id}`, { token: admin, body: { status: 'inactive' } });

@@ -29,7 +29,18 @@ async function insertProvider(): Promise<string> {
   const id = newId('prv');
   await db()
     .insertInto('providers')
-    .values({ id, tenant_id: t.tenantId, name: 'Dr. Rivera', kind: 'vet', status: 'active', services: '[]', rating: null, rating_count: 0, created_at: at, updated_at: at })
+    .values({
+      id,
+      tenant_id: t.tenantId,
+      name: 'Dr. Rivera',
+      kind: 'vet',
+      status: 'active',
+      services: '[]',
+      rating: null,
+      rating_count: 0,
+      created_at: at,
+      updated_at: at,
+    })
     .execute();
   return id;
 }

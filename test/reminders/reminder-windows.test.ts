@@ -40,7 +40,18 @@ test.serial('appointments: only those starting within the configured hours are r
   const providerId = newId('prv');
   await db
     .insertInto('providers')
-    .values({ id: providerId, tenant_id: t.tenantId, name: 'Dr. Lee', kind: 'vet', status: 'active', services: '[]', rating: null, rating_count: 0, created_at: at, updated_at: at })
+    .values({
+      id: providerId,
+      tenant_id: t.tenantId,
+      name: 'Dr. Lee',
+      kind: 'vet',
+      status: 'active',
+      services: '[]',
+      rating: null,
+      rating_count: 0,
+      created_at: at,
+      updated_at: at,
+    })
     .execute();
   const insert = async (startsAt: string) => {
     const id = newId('apt');
@@ -72,5 +83,8 @@ test.serial('appointments: only those starting within the configured hours are r
   const run = await runJob(t, 'appointment-reminders');
   a.like(run.result, { upcoming: 1, notified: 1 });
   const list = await t.request('GET', `/v1/notifications?kind=appointment_reminder`, { token: await freshAdminToken(t) });
-  a.deepEqual(list.body.data.map((n: { relatedId: string }) => n.relatedId), [inside]);
+  a.deepEqual(
+    list.body.data.map((n: { relatedId: string }) => n.relatedId),
+    [inside],
+  );
 });

@@ -32,7 +32,10 @@ test('queued reminders no longer wanted are cancelled at sending, the rest go ou
   const token = await freshAdminToken(first);
   const queued = (await first.request('GET', '/v1/notifications?kind=appointment_reminder', { token })).body.data as NotificationBody[];
   t.is(queued.length, 4);
-  t.true(queued.every((n) => n.status === 'queued'), 'waiting in the outbox');
+  t.true(
+    queued.every((n) => n.status === 'queued'),
+    'waiting in the outbox',
+  );
   const reminderOf = (appointmentId: string) => queued.find((n) => (n as unknown as { relatedId: string }).relatedId === appointmentId)!.id;
 
   t.is((await first.request('PATCH', `/v1/appointments/${cancelled}`, { token, body: { status: 'cancelled' } })).status, 200);

@@ -170,9 +170,18 @@ test.serial('POST /v1/sandbox/reset restores the demo data and removes sandbox-c
   a.like(bella.body, { name: 'Bella', breed: 'Labrador Retriever', locationId: 'loc_demo_downtown', vaccinationStatus: 'Due soon' });
   // The demo shows every vaccinationStatus, dated from the day of the reset.
   const statuses = Object.fromEntries(
-    (await t.request('GET', '/v1/pets?limit=100', { token: sandboxStaff.accessToken })).body.data.map((p: { id: string; vaccinationStatus: string }) => [p.id, p.vaccinationStatus]),
+    (await t.request('GET', '/v1/pets?limit=100', { token: sandboxStaff.accessToken })).body.data.map((p: { id: string; vaccinationStatus: string }) => [
+      p.id,
+      p.vaccinationStatus,
+    ]),
   );
-  a.deepEqual(statuses, { pet_demo_bella: 'Due soon', pet_demo_milo: 'Up to date', pet_demo_luna: 'Overdue', pet_demo_oscar: 'No records', pet_demo_daisy: 'Up to date' });
+  a.deepEqual(statuses, {
+    pet_demo_bella: 'Due soon',
+    pet_demo_milo: 'Up to date',
+    pet_demo_luna: 'Overdue',
+    pet_demo_oscar: 'No records',
+    pet_demo_daisy: 'Up to date',
+  });
   const luna = await t.request('GET', '/v1/pets/pet_demo_luna', { token: sandboxStaff.accessToken });
   a.is(luna.body.locationId, 'loc_demo_downtown');
   const pets = await t.request('GET', '/v1/pets?limit=100', { token: sandboxStaff.accessToken });
@@ -221,7 +230,10 @@ test.serial('a sandbox-only appliance serves the demo data and refuses live clie
     a.false(evaluation.stores.has('live'));
     const admin = await evaluation.adminToken('sandbox');
     a.is((await evaluation.request('GET', '/v1/pets/pet_demo_bella', { token: admin })).status, 200);
-    const live = await evaluation.request('POST', '/v1/clients', { token: admin, body: { name: 'live?', role: 'staff', scopes: ['pets'], environment: 'live' } });
+    const live = await evaluation.request('POST', '/v1/clients', {
+      token: admin,
+      body: { name: 'live?', role: 'staff', scopes: ['pets'], environment: 'live' },
+    });
     a.is(live.status, 403);
     a.is(live.body.code, 'environment_not_allowed');
     const liveToken = await evaluation.token('pk_live_testadmin', 'sk_live_testadminsecret');

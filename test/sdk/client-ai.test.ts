@@ -30,7 +30,11 @@ test('ai.services.create, ai.knowledge.upload of a PDF file and of JSON text, ai
   a.regex(service.id, /^ais_/);
   a.true(service.retrieval.lexical);
 
-  const pdf = await sdk.ai.knowledge.upload(service.id, { file: fixture('anaesthesia-protocol.pdf'), filename: 'anaesthesia-protocol.pdf', title: 'Anaesthesia protocol' });
+  const pdf = await sdk.ai.knowledge.upload(service.id, {
+    file: fixture('anaesthesia-protocol.pdf'),
+    filename: 'anaesthesia-protocol.pdf',
+    title: 'Anaesthesia protocol',
+  });
   a.regex(pdf.id, /^kdoc_/);
   const upload = rec.exchanges.find((e) => e.method === 'POST' && e.url.pathname.endsWith('/documents'))!;
   a.is(upload.body, undefined, 'a file goes as a FormData body (multipart), not JSON');
@@ -38,9 +42,15 @@ test('ai.services.create, ai.knowledge.upload of a PDF file and of JSON text, ai
   a.is(upload.status, 202);
   a.truthy(upload.headers.get('idempotency-key'), 'an upload is a write: it carries an Idempotency-Key');
 
-  const text = await sdk.ai.knowledge.upload(service.id, { title: 'Front desk note', text: 'Cats in for surgery must not be fed after midnight. Water stays available.' });
+  const text = await sdk.ai.knowledge.upload(service.id, {
+    title: 'Front desk note',
+    text: 'Cats in for surgery must not be fed after midnight. Water stays available.',
+  });
   a.regex(text.id, /^kdoc_/);
-  const again = await sdk.ai.knowledge.upload(service.id, { title: 'Front desk note', text: 'Cats in for surgery must not be fed after midnight. Water stays available.' });
+  const again = await sdk.ai.knowledge.upload(service.id, {
+    title: 'Front desk note',
+    text: 'Cats in for surgery must not be fed after midnight. Water stays available.',
+  });
   a.is(again.id, text.id, 'the same text is the same document (sha256)');
 
   const indexedPdf = await untilIndexed(sdk, service.id, pdf.id);
@@ -52,7 +62,10 @@ test('ai.services.create, ai.knowledge.upload of a PDF file and of JSON text, ai
   const answer = await sdk.ai.knowledge.query(service.id, { question: 'What does the anaesthesia protocol say about fasting for cats?' });
   a.false(answer.abstained);
   a.true(answer.citations.length > 0);
-  a.true(answer.citations.some((c) => c.documentId === pdf.id && typeof c.page === 'number'), 'the PDF is cited with its page');
+  a.true(
+    answer.citations.some((c) => c.documentId === pdf.id && typeof c.page === 'number'),
+    'the PDF is cited with its page',
+  );
 
   const unknown = await sdk.ai.knowledge.query(service.id, { question: 'What is the parking policy for delivery trucks on Sundays?' });
   a.true(unknown.abstained, 'what the documents do not cover is abstained');

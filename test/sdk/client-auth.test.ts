@@ -29,7 +29,10 @@ test.serial('fetches a token on the first call, reuses it, and refreshes it near
     await sdk.pets.list({ limit: 1 }).firstPage();
     a.deepEqual(grantsOf(rec.exchanges), ['client_credentials', 'refresh_token']);
     const calls = rec.exchanges.filter((e) => e.url.pathname === '/v1/pets');
-    a.deepEqual(calls.map((e) => e.status), [200, 200, 200]);
+    a.deepEqual(
+      calls.map((e) => e.status),
+      [200, 200, 200],
+    );
     a.not(calls[2]!.headers.get('authorization'), calls[0]!.headers.get('authorization'), 'the new token is used');
   } finally {
     t.clock.advance(-(ttlMs() - 30_000));

@@ -51,7 +51,10 @@ test('nested and other resources: a pet’s vaccinations, locations, pet parents
   const pet = await sdk.pets.create({ name: 'Vax', breed: 'Collie', species: 'dog', ownerId, locationId });
   const vaccination = await sdk.pets.vaccinations.create(pet.id, { vaccine: 'Rabies', administeredOn: '2026-01-10', dueOn: '2027-01-10' });
   a.is((await sdk.vaccinations.get(vaccination.id)).vaccine, 'Rabies');
-  a.deepEqual((await sdk.pets.vaccinations.list(pet.id).toArray()).map((v) => v.id), [vaccination.id]);
+  a.deepEqual(
+    (await sdk.pets.vaccinations.list(pet.id).toArray()).map((v) => v.id),
+    [vaccination.id],
+  );
   a.is((await sdk.locations.get(locationId)).id, locationId);
   a.is((await sdk.petParents.get(ownerId)).id, ownerId);
   const missing = await a.throwsAsync(sdk.invoices.finalize('inv_doesnotexist0000'), { instanceOf: PetCareError });
@@ -81,7 +84,11 @@ test('a write whose answer was lost is retried with the same Idempotency-Key: on
   a.is(posts[1]!.headers.get('idempotency-key'), key);
   a.is(posts[1]!.responseHeaders!.get('idempotent-replayed'), 'true');
   const pets = await sdk.pets.list({ ownerId }).toArray();
-  a.deepEqual(pets.map((p) => p.id), [pet.id], 'one pet');
+  a.deepEqual(
+    pets.map((p) => p.id),
+    [pet.id],
+    'one pet',
+  );
 
   // A GET carries no key; each new write gets its own; a caller's key is sent as given.
   await sdk.pets.get(pet.id);
@@ -107,7 +114,10 @@ test('a 400 from the server is a PetCareError with code and field errors, and is
   a.is(error?.status, 400);
   a.is(error?.code, 'validation_failed');
   a.truthy(error?.detail);
-  a.true(error!.errors.some((e) => e.field === 'species'), JSON.stringify(error?.errors));
+  a.true(
+    error!.errors.some((e) => e.field === 'species'),
+    JSON.stringify(error?.errors),
+  );
   a.regex(error?.requestId ?? '', /.+/);
   a.is(rec.exchanges.filter((e) => e.url.pathname === '/v1/pets').length, 1);
 });
@@ -121,12 +131,17 @@ test('appointments: the quick start books a free slot; PATCH answers per apiVers
   await sdk.appointments.schedules.put(provider.id, { locationId, weekly, timeOff: [] });
   const day = (offset: number) => new Date(t.clock.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
-  const { data: [slot] } = await sdk.appointments.availability({ locationId, type: 'vaccination', from: day(2), to: day(3) });
+  const {
+    data: [slot],
+  } = await sdk.appointments.availability({ locationId, type: 'vaccination', from: day(2), to: day(3) });
   a.truthy(slot);
   const appointment = await sdk.appointments.create({ petId: pet.id, providerId: slot!.providerId, type: 'vaccination', startsAt: slot!.startsAt });
   a.is(appointment.providerId, provider.id);
   a.is((await sdk.appointments.get(appointment.id)).id, appointment.id);
-  a.deepEqual((await sdk.appointments.list({ petId: pet.id }).toArray()).map((x) => x.id), [appointment.id]);
+  a.deepEqual(
+    (await sdk.appointments.list({ petId: pet.id }).toArray()).map((x) => x.id),
+    [appointment.id],
+  );
   const taken = await a.throwsAsync(sdk.appointments.create({ petId: pet.id, providerId: slot!.providerId, type: 'vaccination', startsAt: slot!.startsAt }), {
     instanceOf: PetCareError,
   });

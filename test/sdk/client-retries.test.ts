@@ -13,7 +13,9 @@ const sdk = (baseUrl: string, extra: Partial<ConstructorParameters<typeof PetCar
 const pet = { id: 'pet_1', name: 'Bella' };
 
 test('a 429 is retried after its Retry-After seconds, with the same Idempotency-Key', async (a) => {
-  const server = await startScriptedServer((n) => (n === 0 ? { status: 429, headers: { 'retry-after': '1' }, body: problem(429, 'rate_limited', 'Slow down') } : { status: 201, body: pet }));
+  const server = await startScriptedServer((n) =>
+    n === 0 ? { status: 429, headers: { 'retry-after': '1' }, body: problem(429, 'rate_limited', 'Slow down') } : { status: 201, body: pet },
+  );
   try {
     const created = await sdk(server.url).pets.create({ name: 'Bella', breed: 'Lab', species: 'dog', ownerId: 'usr_1', locationId: 'loc_1' });
     a.deepEqual(created as unknown, pet);

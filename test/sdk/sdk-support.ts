@@ -52,7 +52,9 @@ export interface ScriptedServer {
  * A tiny API stand-in on 127.0.0.1: /oauth/token always grants a token; every other request gets
  * `answer(n)` (n counts from 0), as status, headers and a JSON body.
  */
-export async function startScriptedServer(answer: (n: number) => { status: number; headers?: Record<string, string>; body?: unknown }): Promise<ScriptedServer> {
+export async function startScriptedServer(
+  answer: (n: number) => { status: number; headers?: Record<string, string>; body?: unknown },
+): Promise<ScriptedServer> {
   const calls: ScriptedServer['calls'] = [];
   const server = http.createServer((req, res) => {
     req.resume();

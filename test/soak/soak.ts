@@ -109,7 +109,10 @@ async function main(): Promise<void> {
   await t.close();
 
   const elapsed = (performance.now() - started) / 1000;
-  const statuses = [...tally.byStatus.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ');
+  const statuses = [...tally.byStatus.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([s, n]) => `${s}×${n}`)
+    .join(' ');
   const serverErrors = [...tally.byStatus.entries()].filter(([s]) => s >= 500).reduce((sum, [, n]) => sum + n, 0);
   console.log(`soak: ${tally.requests} requests in ${elapsed.toFixed(0)} s (${(tally.requests / elapsed).toFixed(0)}/s) on Node ${process.versions.node}`);
   console.log(`soak: statuses ${statuses}; rss ${Math.round(rssStart / 2 ** 20)} → ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB`);

@@ -114,7 +114,8 @@ test.serial('pets.vaccination_earliest_due, kept by triggers, equals the rule co
         select due_on, row_number() over (partition by vaccine_key order by administered_on desc, id desc) as rank from vaccinations where pet_id = ${petId}
       ) where rank = 1`.execute(db)
     ).rows[0]!.due;
-  const kept = async (petId: string) => (await db.selectFrom('pets').select('vaccination_earliest_due').where('id', '=', petId).executeTakeFirstOrThrow()).vaccination_earliest_due;
+  const kept = async (petId: string) =>
+    (await db.selectFrom('pets').select('vaccination_earliest_due').where('id', '=', petId).executeTakeFirstOrThrow()).vaccination_earliest_due;
   let seed = 7;
   const random = (n: number) => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -122,14 +123,38 @@ test.serial('pets.vaccination_earliest_due, kept by triggers, equals the rule co
   };
   const day = () => `2026-${String(1 + random(12)).padStart(2, '0')}-${String(1 + random(28)).padStart(2, '0')}`;
   for (let step = 0; step < 60; step++) {
-    const ids = (await db.selectFrom('vaccinations').select('id').where('pet_id', 'in', pets.map((p) => p.id)).execute()).map((r) => r.id);
+    const ids = (
+      await db
+        .selectFrom('vaccinations')
+        .select('id')
+        .where(
+          'pet_id',
+          'in',
+          pets.map((p) => p.id),
+        )
+        .execute()
+    ).map((r) => r.id);
     const op = ids.length === 0 ? 0 : random(4);
     const pet = pets[random(pets.length)]!;
     const vaccine = ['Rabies', 'DHPP', 'Lepto'][random(3)]!;
     if (op === 0) {
       await db
         .insertInto('vaccinations')
-        .values({ id: `vac_test_${step}`, tenant_id: tenantId, location_id: location.id, pet_id: pet.id, vaccine, vaccine_key: vaccine.toLowerCase(), administered_on: day(), due_on: day(), lot_number: null, provider_id: null, recorded_by_client_id: 'cli_test', recorded_by_role: 'admin', created_at: '2026-01-01T00:00:00.000Z' })
+        .values({
+          id: `vac_test_${step}`,
+          tenant_id: tenantId,
+          location_id: location.id,
+          pet_id: pet.id,
+          vaccine,
+          vaccine_key: vaccine.toLowerCase(),
+          administered_on: day(),
+          due_on: day(),
+          lot_number: null,
+          provider_id: null,
+          recorded_by_client_id: 'cli_test',
+          recorded_by_role: 'admin',
+          created_at: '2026-01-01T00:00:00.000Z',
+        })
         .execute();
     } else if (op === 1) {
       await db.updateTable('vaccinations').set({ due_on: day(), administered_on: day() }).where('id', '=', ids[random(ids.length)]!).execute();

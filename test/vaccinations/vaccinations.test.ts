@@ -101,19 +101,34 @@ test('the list pages newest first with a cursor and filters by vaccine, case-ins
     ids.push(res.body.id);
   }
   const first = await t.request('GET', `/v1/pets/${pet.id}/vaccinations?limit=2`, { token: reader.accessToken });
-  a.deepEqual(first.body.data.map((v: { id: string }) => v.id), [ids[4], ids[3]]);
+  a.deepEqual(
+    first.body.data.map((v: { id: string }) => v.id),
+    [ids[4], ids[3]],
+  );
   a.true(first.body.hasMore);
   const second = await t.request('GET', `/v1/pets/${pet.id}/vaccinations?limit=2&cursor=${first.body.nextCursor}`, { token: reader.accessToken });
-  a.deepEqual(second.body.data.map((v: { id: string }) => v.id), [ids[2], ids[1]]);
+  a.deepEqual(
+    second.body.data.map((v: { id: string }) => v.id),
+    [ids[2], ids[1]],
+  );
   const third = await t.request('GET', `/v1/pets/${pet.id}/vaccinations?limit=2&cursor=${second.body.nextCursor}`, { token: reader.accessToken });
-  a.deepEqual(third.body.data.map((v: { id: string }) => v.id), [ids[0]]);
+  a.deepEqual(
+    third.body.data.map((v: { id: string }) => v.id),
+    [ids[0]],
+  );
   a.false(third.body.hasMore);
   a.is(third.body.nextCursor, null);
 
   const rabies = await t.request('GET', `/v1/pets/${pet.id}/vaccinations?vaccine=rAbIeS`, { token: reader.accessToken });
-  a.deepEqual(rabies.body.data.map((v: { id: string }) => v.id), [ids[4], ids[2], ids[0]]);
+  a.deepEqual(
+    rabies.body.data.map((v: { id: string }) => v.id),
+    [ids[4], ids[2], ids[0]],
+  );
   // Names keep the letter case they were entered with.
-  a.deepEqual(rabies.body.data.map((v: { vaccine: string }) => v.vaccine), ['RABIES', 'rabies', 'Rabies']);
+  a.deepEqual(
+    rabies.body.data.map((v: { vaccine: string }) => v.vaccine),
+    ['RABIES', 'rabies', 'Rabies'],
+  );
   const none = await t.request('GET', `/v1/pets/${pet.id}/vaccinations?vaccine=Rab`, { token: reader.accessToken });
   a.deepEqual(none.body.data, []);
 });
@@ -162,7 +177,10 @@ test('dates must be calendar days, not in the future, and dueOn after administer
   const cases: Array<[Record<string, string>, Array<{ field: string; message: string }>]> = [
     [{ administeredOn: '2026-02-30' }, [{ field: 'administeredOn', message: "'2026-02-30' is not a calendar date" }]],
     [{ dueOn: '2027-13-01' }, [{ field: 'dueOn', message: "'2027-13-01' is not a calendar date" }]],
-    [{ administeredOn: '2026-06-20', dueOn: '2027-06-20' }, [{ field: 'administeredOn', message: "cannot be in the future (today is 2026-06-15 at the pet's location)" }]],
+    [
+      { administeredOn: '2026-06-20', dueOn: '2027-06-20' },
+      [{ field: 'administeredOn', message: "cannot be in the future (today is 2026-06-15 at the pet's location)" }],
+    ],
     [{ dueOn: '2026-06-01' }, [{ field: 'dueOn', message: 'must be after administeredOn' }]],
     [{ dueOn: '2026-05-01' }, [{ field: 'dueOn', message: 'must be after administeredOn' }]],
   ];

@@ -57,7 +57,10 @@ for (const mode of ['worker', 'inline'] as const) {
     try {
       const jobs = Array.from({ length: 40 }, () => job(r.url));
       const outcomes = await Promise.all(jobs.map((j) => send(thread, j)));
-      t.true(outcomes.every((o) => o.ok && o.status === 204), JSON.stringify(outcomes.find((o) => !o.ok)));
+      t.true(
+        outcomes.every((o) => o.ok && o.status === 204),
+        JSON.stringify(outcomes.find((o) => !o.ok)),
+      );
       t.is(r.bodies().length, 40);
       const byEvent = new Map(r.bodies().map((b) => [String(b.headers['x-service-event-id']), b]));
       for (const j of jobs) {

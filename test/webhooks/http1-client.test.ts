@@ -282,12 +282,20 @@ const badCases: BadCase[] = [
   { name: 'a negative Content-Length', response: 'HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n', message: /invalid Content-Length/ },
   { name: 'an empty Content-Length', response: 'HTTP/1.1 200 OK\r\nContent-Length: \r\n\r\n', message: /invalid Content-Length/ },
   { name: 'a Content-Length with a plus sign', response: 'HTTP/1.1 200 OK\r\nContent-Length: +5\r\n\r\nhello', message: /invalid Content-Length/ },
-  { name: 'two different Content-Lengths', response: 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!', message: /invalid Content-Length/ },
+  {
+    name: 'two different Content-Lengths',
+    response: 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!',
+    message: /invalid Content-Length/,
+  },
   { name: 'a non-hex chunk size', response: 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n', message: /invalid chunk size/ },
   { name: 'an empty chunk size', response: 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\r\nhello\r\n0\r\n\r\n', message: /invalid chunk size/ },
   { name: 'a 0x chunk size', response: 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0x5\r\nhello\r\n0\r\n\r\n', message: /invalid chunk size/ },
   { name: 'a negative chunk size', response: 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-5\r\nhello\r\n0\r\n\r\n', message: /invalid chunk size/ },
-  { name: 'a chunk longer than its size', response: 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello world\r\n0\r\n\r\n', message: /longer than its size/ },
+  {
+    name: 'a chunk longer than its size',
+    response: 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello world\r\n0\r\n\r\n',
+    message: /longer than its size/,
+  },
   {
     name: 'a head over 16 KiB',
     response: `HTTP/1.1 200 OK\r\nX-Long: ${longValue}\r\nContent-Length: 0\r\n\r\n`,
@@ -443,7 +451,9 @@ interface HttpServer extends Counted {
 }
 
 /** A node:http receiver; `answer` writes the response (default: 200 "ok"). */
-async function httpServer(answer: (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void = (_q, res) => res.end('ok')): Promise<HttpServer> {
+async function httpServer(
+  answer: (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void = (_q, res) => res.end('ok'),
+): Promise<HttpServer> {
   const requests: HttpServer['requests'] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -469,7 +479,12 @@ function sender(policy: OutboundPolicy = loopback(), maxSockets?: number): Webho
 const poolOf = (s: WebhookSender): Http1Pool => (s as unknown as { pool: Http1Pool }).pool;
 
 function post(s: WebhookSender, url: string, extra: { body?: string; headers?: string[]; timeoutMs?: number } = {}): Promise<SendOutcome> {
-  return s.send({ url, body: extra.body ?? '{"id":"evt_1"}', headers: extra.headers ?? ['Content-Type', 'application/json'], timeoutMs: extra.timeoutMs ?? 5000 });
+  return s.send({
+    url,
+    body: extra.body ?? '{"id":"evt_1"}',
+    headers: extra.headers ?? ['Content-Type', 'application/json'],
+    timeoutMs: extra.timeoutMs ?? 5000,
+  });
 }
 
 const answer = (socket: net.Socket, text: string | Buffer): void => void socket.write(typeof text === 'string' ? bytes(text) : text);
@@ -484,7 +499,10 @@ test('a 200 with a body: ok, status, excerpt and a latency', async (a) => {
     res.end('{"received":true,"note":"merci ✓"}');
   });
   const outcome = await post(sender(), server.url());
-  a.deepEqual({ ...outcome, latencyMs: 0 }, { ok: true, status: 200, latencyMs: 0, excerpt: '{"received":true,"note":"merci ✓"}', error: null, interrupted: false });
+  a.deepEqual(
+    { ...outcome, latencyMs: 0 },
+    { ok: true, status: 200, latencyMs: 0, excerpt: '{"received":true,"note":"merci ✓"}', error: null, interrupted: false },
+  );
   a.true(outcome.latencyMs > 0);
   a.is(server.requests.length, 1);
   a.is(server.requests[0]!.body, '{"id":"evt_1"}');
@@ -507,14 +525,17 @@ test('a 500 is not ok: error "HTTP 500", the body as excerpt', async (a) => {
     res.writeHead(500);
     res.end('database on fire');
   });
-  a.deepEqual({ ...(await post(sender(), server.url())), latencyMs: 0 }, {
-    ok: false,
-    status: 500,
-    latencyMs: 0,
-    excerpt: 'database on fire',
-    error: 'HTTP 500',
-    interrupted: false,
-  });
+  a.deepEqual(
+    { ...(await post(sender(), server.url())), latencyMs: 0 },
+    {
+      ok: false,
+      status: 500,
+      latencyMs: 0,
+      excerpt: 'database on fire',
+      error: 'HTTP 500',
+      interrupted: false,
+    },
+  );
 });
 
 test('a 302 is not followed: error names the Location', async (a) => {
@@ -535,7 +556,18 @@ test('a 302 is not followed: error names the Location', async (a) => {
 test('the exact bytes on the wire: a well-formed POST with Host, the headers in order and a UTF-8 Content-Length', async (a) => {
   const server = await rawServer((_r, socket) => answer(socket, 'HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n'));
   const body = '{"pet":"Müsli 🐶","note":"café — ünïcödé"}';
-  const headers = ['Content-Type', 'application/json', 'User-Agent', 'PetCare-Webhooks/1.0', 'webhook-id', 'evt_123', 'X-Spaced', 'a  b\tc', 'Webhook-Signature', 'v1,abc='];
+  const headers = [
+    'Content-Type',
+    'application/json',
+    'User-Agent',
+    'PetCare-Webhooks/1.0',
+    'webhook-id',
+    'evt_123',
+    'X-Spaced',
+    'a  b\tc',
+    'Webhook-Signature',
+    'v1,abc=',
+  ];
   const outcome = await post(sender(), `http://127.0.0.1:${server.port}/hooks/in?x=1&y=é`, { body, headers });
   a.true(outcome.ok, outcome.error ?? '');
   a.is(server.requests.length, 1);
@@ -566,7 +598,8 @@ test('sequential sends reuse one keep-alive connection', async (a) => {
 test('Connection: close (and an HTTP/1.0 answer) make the next send open a new connection', async (a) => {
   const server = await rawServer((_r, socket, srv) => {
     const n = srv.requests.length - 1;
-    if (n === 0) answer(socket, 'HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok'); // and the server does not close
+    if (n === 0)
+      answer(socket, 'HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok'); // and the server does not close
     else if (n === 2) answer(socket, 'HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok');
     else answer(socket, 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
   });
@@ -582,7 +615,10 @@ test('Connection: close (and an HTTP/1.0 answer) make the next send open a new c
 
 test('bytes after the end of a response: the connection is not reused', async (a) => {
   const server = await rawServer((_r, socket, srv) => {
-    answer(socket, srv.requests.length === 1 ? 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\n\r\n' : 'HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n');
+    answer(
+      socket,
+      srv.requests.length === 1 ? 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\n\r\n' : 'HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n',
+    );
   });
   const s = sender();
   a.like(await post(s, server.url()), { ok: true, excerpt: 'ok' });
@@ -727,7 +763,8 @@ test('an answer over 64 KiB: the outcome arrives with its status, the connection
   const big = 100 * 1024;
   const server = await rawServer((r, socket) => {
     const path = r.head.split(' ')[1];
-    if (path === '/exact') return answer(socket, Buffer.concat([bytes(`HTTP/1.1 200 OK\r\nContent-Length: ${maxResponseBytes}\r\n\r\n`), Buffer.alloc(maxResponseBytes, 'e')]));
+    if (path === '/exact')
+      return answer(socket, Buffer.concat([bytes(`HTTP/1.1 200 OK\r\nContent-Length: ${maxResponseBytes}\r\n\r\n`), Buffer.alloc(maxResponseBytes, 'e')]));
     if (path === '/chunked') {
       answer(socket, 'HTTP/1.1 503 Service Unavailable\r\nTransfer-Encoding: chunked\r\n\r\n');
       for (let i = 0; i < 20; i++) answer(socket, Buffer.concat([bytes('1000\r\n'), Buffer.alloc(0x1000, 'c'), bytes('\r\n')]));
@@ -884,7 +921,10 @@ test('an IPv6 literal URL: connected as it is, Host in brackets', async (a) => {
     const port = (server.address() as AddressInfo).port;
     const outcome = await post(sender(new OutboundPolicy(['::1'])), `http://[::1]:${port}/hooks`);
     a.like(outcome, { ok: true, status: 200, excerpt: `[::1]:${port}` });
-    a.like(await post(sender(new OutboundPolicy([])), `http://[::1]:${port}/hooks`), { ok: false, error: 'refused by the outbound policy: ::1 is a loopback address' });
+    a.like(await post(sender(new OutboundPolicy([])), `http://[::1]:${port}/hooks`), {
+      ok: false,
+      error: 'refused by the outbound policy: ::1 is a loopback address',
+    });
   } finally {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -1008,9 +1048,23 @@ const hasOpenssl = spawnSync('sh', ['-c', 'command -v openssl'], { encoding: 'ut
     const dir = await mkdtemp(path.join(tmpdir(), 'http1-client-'));
     try {
       await promisify(execFile)('openssl', [
-        'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-        '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'), '-days', '1',
-        '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
       ]);
       let handled = 0;
       const server = https.createServer({ key: await readFile(path.join(dir, 'key.pem')), cert: await readFile(path.join(dir, 'cert.pem')) }, (_q, res) => {

@@ -71,7 +71,13 @@ test('registration refuses the ranges the review found accepted (400, field url)
   const app = await startTestApp({ jobs: false });
   t.teardown(() => app.close());
   const token = await app.adminToken();
-  for (const url of ['http://[2002:7f00:1::]/', 'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/', 'http://198.18.0.1/', 'http://100.64.0.1/', 'http://192.0.0.1/']) {
+  for (const url of [
+    'http://[2002:7f00:1::]/',
+    'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/',
+    'http://198.18.0.1/',
+    'http://100.64.0.1/',
+    'http://192.0.0.1/',
+  ]) {
     const res = await app.request('POST', '/v1/webhook-endpoints', { token, body: { url, events: ['*'] } });
     t.is(res.status, 400, `${url}: ${res.text}`);
     t.is(res.body.errors?.[0]?.field, 'url', url);

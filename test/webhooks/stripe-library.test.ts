@@ -50,7 +50,13 @@ test.serial("during a secret rotation Stripe's library accepts either secret", a
   const { location, parent } = await createHousehold(t);
   await createPet(t, parent.id, location.id);
   const [signed] = (await r.waitFor(before + 2)).slice(before);
-  a.is(String(signed!.headers['x-service-signature']).split(',').filter((p) => p.startsWith('v1=')).length, 2, 'signed with both secrets');
+  a.is(
+    String(signed!.headers['x-service-signature'])
+      .split(',')
+      .filter((p) => p.startsWith('v1=')).length,
+    2,
+    'signed with both secrets',
+  );
   a.notThrows(() => stripe.webhooks.constructEvent(signed!.rawBody, String(signed!.headers['x-service-signature']), endpoint.secret));
   a.notThrows(() => stripe.webhooks.constructEvent(signed!.rawBody, String(signed!.headers['x-service-signature']), rotated.body.secret));
 });

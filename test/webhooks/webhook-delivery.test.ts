@@ -83,7 +83,19 @@ test.serial('a new event reaches a healthy endpoint, signed Stripe-style', async
   a.deepEqual(event.body, got!.body);
 
   const [attempt] = await waitForAttempts(t, endpoint.id, 2).then((all) => all.filter((x) => x.eventId === got!.body.id));
-  a.like(attempt, { eventId: got!.body.id, type: 'pet.registered', kind: 'event', attempt: 1, status: 'succeeded', deliveryStatus: 'succeeded', responseStatus: 200, responseBody: 'ok', error: null, nextRetryAt: null, url: r.url });
+  a.like(attempt, {
+    eventId: got!.body.id,
+    type: 'pet.registered',
+    kind: 'event',
+    attempt: 1,
+    status: 'succeeded',
+    deliveryStatus: 'succeeded',
+    responseStatus: 200,
+    responseBody: 'ok',
+    error: null,
+    nextRetryAt: null,
+    url: r.url,
+  });
   a.is(typeof attempt.latencyMs, 'number');
   await retire(endpoint.id);
 });
@@ -108,7 +120,13 @@ test.serial('a failed attempt is retried after the schedule delay: 500, then 200
   a.is(second!.headers['x-service-delivery-id'], r.received[0]!.headers['x-service-delivery-id']);
   a.true(verifyStripeStyle(String(second!.headers['x-service-signature']), second!.rawBody, endpoint.secret, nowSeconds(t)));
   const attempts = await waitForAttempts(t, endpoint.id, 2);
-  a.deepEqual(attempts.map((x) => [x.attempt, x.status, x.responseStatus]), [[1, 'failed', 500], [2, 'succeeded', 204]]);
+  a.deepEqual(
+    attempts.map((x) => [x.attempt, x.status, x.responseStatus]),
+    [
+      [1, 'failed', 500],
+      [2, 'succeeded', 204],
+    ],
+  );
   a.is(attempts[1].deliveryStatus, 'succeeded');
   await retire(endpoint.id);
 });
@@ -125,7 +143,14 @@ test.serial('after the schedule is exhausted the delivery is failed; a replay se
   t.clock.advance(1200);
   await r.waitFor(3);
   const attempts = await waitForAttempts(t, endpoint.id, 3);
-  a.deepEqual(attempts.map((x) => [x.attempt, x.status]), [[1, 'failed'], [2, 'failed'], [3, 'failed']]);
+  a.deepEqual(
+    attempts.map((x) => [x.attempt, x.status]),
+    [
+      [1, 'failed'],
+      [2, 'failed'],
+      [3, 'failed'],
+    ],
+  );
   a.truthy(attempts[0].nextRetryAt);
   a.truthy(attempts[1].nextRetryAt);
   a.is(attempts[2].nextRetryAt, null, 'the last attempt of the schedule has no successor');
@@ -192,7 +217,14 @@ test.serial('redirects are not followed; a large answer is read at most 64 KiB',
 
 const samples: Record<EventType, Record<string, unknown>> = {
   'pet.registered': { petId: 'pet_x', ownerId: 'usr_x', locationId: 'loc_x', name: 'Rex', species: 'dog' },
-  'appointment.created': { appointmentId: 'apt_x', petId: 'pet_x', providerId: 'prv_x', locationId: 'loc_x', type: 'vaccination', startsAt: '2026-12-01T10:00:00.000Z' },
+  'appointment.created': {
+    appointmentId: 'apt_x',
+    petId: 'pet_x',
+    providerId: 'prv_x',
+    locationId: 'loc_x',
+    type: 'vaccination',
+    startsAt: '2026-12-01T10:00:00.000Z',
+  },
   'appointment.completed': { appointmentId: 'apt_x', petId: 'pet_x', providerId: 'prv_x', locationId: 'loc_x', type: 'vaccination' },
   'pet.vaccination_due': { petId: 'pet_x', vaccine: 'Rabies', dueOn: '2026-12-20' },
   'boarding.checked_in': { bookingId: 'bkg_x', petId: 'pet_x' },
@@ -209,11 +241,60 @@ const samples: Record<EventType, Record<string, unknown>> = {
   'subscription.created': { subscriptionId: 'sub_x', parentId: 'usr_x', status: 'active', latestInvoiceId: null },
   'subscription.past_due': { subscriptionId: 'sub_x', parentId: 'usr_x', status: 'past_due', latestInvoiceId: 'inv_x' },
   'subscription.canceled': { subscriptionId: 'sub_x', parentId: 'usr_x', status: 'canceled', latestInvoiceId: 'inv_x' },
-  'boarding.dose_overdue': { carePlanId: 'cpl_x', bookingId: 'bkg_x', petId: 'pet_x', locationId: 'loc_x', medication: 'Apoquel', scheduledFor: '2026-12-01T08:00:00.000Z' },
-  'order.created': { orderId: 'ord_x', parentId: 'usr_x', petId: 'pet_x', locationId: 'loc_x', status: 'pending_payment', total: 2000, amountRefunded: 0, currency: 'USD', invoiceId: 'inv_x' },
-  'order.paid': { orderId: 'ord_x', parentId: 'usr_x', petId: 'pet_x', locationId: 'loc_x', status: 'paid', total: 2000, amountRefunded: 0, currency: 'USD', invoiceId: 'inv_x' },
-  'order.cancelled': { orderId: 'ord_x', parentId: 'usr_x', petId: 'pet_x', locationId: 'loc_x', status: 'cancelled', total: 2000, amountRefunded: 0, currency: 'USD', invoiceId: 'inv_x' },
-  'order.refunded': { orderId: 'ord_x', parentId: 'usr_x', petId: 'pet_x', locationId: 'loc_x', status: 'refunded', total: 2000, amountRefunded: 2000, currency: 'USD', invoiceId: 'inv_x', refundIds: ['ref_x'], amount: 2000 },
+  'boarding.dose_overdue': {
+    carePlanId: 'cpl_x',
+    bookingId: 'bkg_x',
+    petId: 'pet_x',
+    locationId: 'loc_x',
+    medication: 'Apoquel',
+    scheduledFor: '2026-12-01T08:00:00.000Z',
+  },
+  'order.created': {
+    orderId: 'ord_x',
+    parentId: 'usr_x',
+    petId: 'pet_x',
+    locationId: 'loc_x',
+    status: 'pending_payment',
+    total: 2000,
+    amountRefunded: 0,
+    currency: 'USD',
+    invoiceId: 'inv_x',
+  },
+  'order.paid': {
+    orderId: 'ord_x',
+    parentId: 'usr_x',
+    petId: 'pet_x',
+    locationId: 'loc_x',
+    status: 'paid',
+    total: 2000,
+    amountRefunded: 0,
+    currency: 'USD',
+    invoiceId: 'inv_x',
+  },
+  'order.cancelled': {
+    orderId: 'ord_x',
+    parentId: 'usr_x',
+    petId: 'pet_x',
+    locationId: 'loc_x',
+    status: 'cancelled',
+    total: 2000,
+    amountRefunded: 0,
+    currency: 'USD',
+    invoiceId: 'inv_x',
+  },
+  'order.refunded': {
+    orderId: 'ord_x',
+    parentId: 'usr_x',
+    petId: 'pet_x',
+    locationId: 'loc_x',
+    status: 'refunded',
+    total: 2000,
+    amountRefunded: 2000,
+    currency: 'USD',
+    invoiceId: 'inv_x',
+    refundIds: ['ref_x'],
+    amount: 2000,
+  },
   'marketplace.booking_completed': { bookingId: 'bkg_x', orderId: 'ord_x', providerId: 'prv_x', petId: 'pet_x', completedAt: '2026-12-01T08:00:00.000Z' },
   'ai.recall_sent': { campaignId: 'rcl_x', locationId: null, dueThrough: '2026-12-31', recipients: 3, sent: 2, skipped: 1 },
 };
@@ -246,7 +327,10 @@ test.serial('every catalogue type delivers; an alias subscription receives the a
   a.is(aliased.find((g) => g.body.type === 'payment.succeeded')!.headers['x-service-event-type'], 'payment.succeeded');
   const twice = await both.waitFor(canonicalEventTypes.length);
   a.deepEqual(twice.map((g) => g.body.type).sort(), [...canonicalEventTypes].sort(), 'once per event, under the canonical name');
-  a.deepEqual((await canonical.waitFor(1)).map((g) => g.body.type), ['payment.completed']);
+  a.deepEqual(
+    (await canonical.waitFor(1)).map((g) => g.body.type),
+    ['payment.completed'],
+  );
   await deliveryPass(t);
   const deliveries = await Promise.all(endpoints.slice(1).map(async (e) => (await deliveryCounts(t, e.id)).deliveries));
   a.deepEqual(deliveries, [2, canonicalEventTypes.length, 1], 'one delivery per event and endpoint');
@@ -326,7 +410,13 @@ test.serial('replay of a time range re-sends the endpoint’s events as new deli
   a.is(res.status, 202, res.text);
   a.like(res.body, { endpointId: endpoint.id, from, to, queued: 2, hasMore: false, nextFrom: null });
   const replayed = (await r.waitFor(5)).slice(3);
-  a.deepEqual(replayed.map((g) => g.body.id).sort(), originals.slice(0, 2).map((g) => g.body.id).sort());
+  a.deepEqual(
+    replayed.map((g) => g.body.id).sort(),
+    originals
+      .slice(0, 2)
+      .map((g) => g.body.id)
+      .sort(),
+  );
   a.true(replayed.every((g) => g.headers['x-service-delivery-kind'] === 'replay'));
   a.true(replayed.every((g) => verifyStripeStyle(String(g.headers['x-service-signature']), g.rawBody, endpoint.secret, nowSeconds(t))));
   await deliveryPass(t);
@@ -356,7 +446,10 @@ test.serial('replay of one event goes to every enabled endpoint subscribed to it
   a.is(res.status, 202, res.text);
   a.deepEqual(
     res.body.queued.map((q: { endpointId: string; type: string }) => [q.endpointId, q.type]).sort(),
-    [[e1.id, 'vaccination.due'], [e2.id, 'pet.vaccination_due']].sort(),
+    [
+      [e1.id, 'vaccination.due'],
+      [e2.id, 'pet.vaccination_due'],
+    ].sort(),
   );
   const again = await t.request('POST', `/v1/events/${event.id}/replay`, { token: await admin(), body: {}, idempotencyKey: `replay-${event.id}` });
   a.is(again.headers.get('idempotent-replayed'), 'true');
@@ -410,7 +503,10 @@ test.serial('deliveries of a deleted endpoint stop: a pending retry is cancelled
   a.is((await deliveryCounts(t, endpoint.id)).attempts, 1);
   a.is(r.received.length, 1);
   const deliveries = await liveDb().selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpoint.id).execute();
-  a.deepEqual(deliveries.map((d) => [d.status, d.last_error]), [['cancelled', 'endpoint deleted']]);
+  a.deepEqual(
+    deliveries.map((d) => [d.status, d.last_error]),
+    [['cancelled', 'endpoint deleted']],
+  );
 });
 
 test.serial('a range replay queues at most 1000 events per call and says where to continue', async (a) => {
@@ -432,7 +528,10 @@ test.serial('a range replay queues at most 1000 events per call and says where t
   const rest = await t.request('POST', `/v1/webhook-endpoints/${endpoint.id}/replay`, { token: await admin(), body: { from: first.body.nextFrom, to } });
   a.like(rest.body, { queued: 1, hasMore: false, nextFrom: null, firstEventId: ids[1000], lastEventId: ids[1000] });
   const all = await r.waitFor(2002, 20_000);
-  const replayed = all.slice(1001).map((g) => g.body.id).sort();
+  const replayed = all
+    .slice(1001)
+    .map((g) => g.body.id)
+    .sort();
   a.deepEqual(replayed, [...ids].sort(), 'each event replayed exactly once');
   await retire(endpoint.id);
 });

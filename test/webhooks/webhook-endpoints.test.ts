@@ -44,7 +44,10 @@ test('validation: url, events, unknown and server-owned fields', async (a) => {
     const res = await t.request('POST', '/v1/webhook-endpoints', { token: admin, body });
     a.is(res.status, 400, `${JSON.stringify(body)} → ${res.text}`);
     a.is(res.body.code, 'validation_failed');
-    a.true(res.body.errors.some((e: { field: string }) => e.field === field), `${field} in ${res.text}`);
+    a.true(
+      res.body.errors.some((e: { field: string }) => e.field === field),
+      `${field} in ${res.text}`,
+    );
   };
   await bad({ url: hook, events: [] }, 'events');
   await bad({ url: hook, events: ['pet.exploded'] }, 'events[0]');
@@ -126,7 +129,13 @@ test('idempotent replay of POST /v1/webhook-endpoints answers the same endpoint 
   a.false(replay.text.includes(first.body.secret));
   const stored = await t.stores.get('live').db.selectFrom('idempotency_keys').selectAll().where('key', '=', 'whe-create-1').executeTakeFirstOrThrow();
   a.false(stored.response_body.includes(first.body.secret));
-  const count = await t.stores.get('live').db.selectFrom('webhook_endpoints').select('id').where('url', '=', hook).where('events', '=', '["pet.registered"]').execute();
+  const count = await t.stores
+    .get('live')
+    .db.selectFrom('webhook_endpoints')
+    .select('id')
+    .where('url', '=', hook)
+    .where('events', '=', '["pet.registered"]')
+    .execute();
   a.is(count.length, 1);
   const other = await t.request('POST', '/v1/webhook-endpoints', { token: admin, body: { ...body, events: ['*'] }, idempotencyKey: 'whe-create-1' });
   a.is(other.status, 422);

@@ -26,8 +26,10 @@ async function seqOf(t: TestApp, eventId: string): Promise<number> {
   return (await liveDb(t).selectFrom('events').select('seq').where('id', '=', eventId).executeTakeFirstOrThrow()).seq;
 }
 
-const deliveryRows = (t: TestApp, endpointId: string) => liveDb(t).selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).orderBy('id').execute();
-const attemptRows = (t: TestApp, endpointId: string) => liveDb(t).selectFrom('webhook_attempts').selectAll().where('endpoint_id', '=', endpointId).orderBy('id').execute();
+const deliveryRows = (t: TestApp, endpointId: string) =>
+  liveDb(t).selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).orderBy('id').execute();
+const attemptRows = (t: TestApp, endpointId: string) =>
+  liveDb(t).selectFrom('webhook_attempts').selectAll().where('endpoint_id', '=', endpointId).orderBy('id').execute();
 
 const header = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join(',') : (value ?? ''));
 
@@ -73,7 +75,17 @@ test.serial('a first attempt that fails writes the delivery row with its attempt
 
   const deliveries = await deliveryRows(t, endpoint.id);
   a.is(deliveries.length, 1);
-  a.like(deliveries[0], { id: deliveryId, event_id: got!.body.id, kind: 'event', status: 'pending', attempts: 1, failures: 1, attempt_id: failed.id, claimed_by: null, finished_at: null });
+  a.like(deliveries[0], {
+    id: deliveryId,
+    event_id: got!.body.id,
+    kind: 'event',
+    status: 'pending',
+    attempts: 1,
+    failures: 1,
+    attempt_id: failed.id,
+    claimed_by: null,
+    finished_at: null,
+  });
   a.is(deliveries[0]!.next_attempt_at, failed.nextRetryAt);
   const attempts = await attemptRows(t, endpoint.id);
   a.is(attempts.length, 1);
@@ -90,14 +102,20 @@ test.serial('a first attempt that fails writes the delivery row with its attempt
   a.is(header(retry!.headers['x-service-delivery-id']), deliveryId, 'the same delivery');
   a.is(retry!.body.id, got!.body.id);
 
-  const listed = await eventually(async () => {
-    const all = await attemptsOf(t, endpoint.id);
-    return all.length === 2 && all[1].status === 'succeeded' ? all : undefined;
-  }, { what: 'attempt 2 recorded' });
-  a.deepEqual(listed.map((x) => [x.attempt, x.status, x.deliveryId, x.deliveryStatus]), [
-    [1, 'failed', deliveryId, 'succeeded'],
-    [2, 'succeeded', deliveryId, 'succeeded'],
-  ]);
+  const listed = await eventually(
+    async () => {
+      const all = await attemptsOf(t, endpoint.id);
+      return all.length === 2 && all[1].status === 'succeeded' ? all : undefined;
+    },
+    { what: 'attempt 2 recorded' },
+  );
+  a.deepEqual(
+    listed.map((x) => [x.attempt, x.status, x.deliveryId, x.deliveryStatus]),
+    [
+      [1, 'failed', deliveryId, 'succeeded'],
+      [2, 'succeeded', deliveryId, 'succeeded'],
+    ],
+  );
   const after = await deliveryRows(t, endpoint.id);
   a.is(after.length, 1);
   a.like(after[0], { id: deliveryId, status: 'succeeded', attempts: 2, failures: 1, next_attempt_at: null, claimed_by: null });
@@ -106,69 +124,85 @@ test.serial('a first attempt that fails writes the delivery row with its attempt
   await stop(t);
 });
 
-test.serial('a first attempt in flight is listed from memory, has no row, holds recorded_seq below its event; a clean stop records it interrupted', async (a) => {
-  const r = await receiver((n) => (n === 0 ? 'hang' : { status: 200, body: 'ok' }));
-  const t = await start();
-  const endpoint = await createEndpoint(t, { url: r.url, events: ['pet.registered'] });
-  await createHousehold(t);
-  const [got] = await r.waitFor(1);
-  const deliveryId = header(got!.headers['x-service-delivery-id']);
-  const eventId = got!.body.id;
-  // A pass while it hangs: recorded_seq is set again with the attempt still in memory.
-  await deliveryPass(t);
+test.serial(
+  'a first attempt in flight is listed from memory, has no row, holds recorded_seq below its event; a clean stop records it interrupted',
+  async (a) => {
+    const r = await receiver((n) => (n === 0 ? 'hang' : { status: 200, body: 'ok' }));
+    const t = await start();
+    const endpoint = await createEndpoint(t, { url: r.url, events: ['pet.registered'] });
+    await createHousehold(t);
+    const [got] = await r.waitFor(1);
+    const deliveryId = header(got!.headers['x-service-delivery-id']);
+    const eventId = got!.body.id;
+    // A pass while it hangs: recorded_seq is set again with the attempt still in memory.
+    await deliveryPass(t);
 
-  const listed = await attemptsOf(t, endpoint.id);
-  a.is(listed.length, 1);
-  a.like(listed[0], { deliveryId, eventId, attempt: 1, status: 'in_flight', deliveryStatus: 'sending', finishedAt: null, url: r.url });
-  a.deepEqual(t.app.webhooks.firstAttemptsInFlight('live', endpoint.id).map((x) => x.id), [listed[0].id], 'from the dispatcher\'s memory');
-  a.is((await deliveryRows(t, endpoint.id)).length, 0, 'no delivery row while in flight');
-  a.is((await attemptRows(t, endpoint.id)).length, 0, 'no attempt row while in flight');
+    const listed = await attemptsOf(t, endpoint.id);
+    a.is(listed.length, 1);
+    a.like(listed[0], { deliveryId, eventId, attempt: 1, status: 'in_flight', deliveryStatus: 'sending', finishedAt: null, url: r.url });
+    a.deepEqual(
+      t.app.webhooks.firstAttemptsInFlight('live', endpoint.id).map((x) => x.id),
+      [listed[0].id],
+      "from the dispatcher's memory",
+    );
+    a.is((await deliveryRows(t, endpoint.id)).length, 0, 'no delivery row while in flight');
+    a.is((await attemptRows(t, endpoint.id)).length, 0, 'no attempt row while in flight');
 
-  const seq = await seqOf(t, eventId);
-  const inFlightCursors = await cursors(t);
-  a.true(inFlightCursors.recorded_seq < seq, `recorded_seq ${inFlightCursors.recorded_seq} < ${seq}`);
-  a.true(inFlightCursors.last_seq >= seq, `last_seq ${inFlightCursors.last_seq} >= ${seq}`);
+    const seq = await seqOf(t, eventId);
+    const inFlightCursors = await cursors(t);
+    a.true(inFlightCursors.recorded_seq < seq, `recorded_seq ${inFlightCursors.recorded_seq} < ${seq}`);
+    a.true(inFlightCursors.last_seq >= seq, `last_seq ${inFlightCursors.last_seq} >= ${seq}`);
 
-  const ids = (rows: any[]) => rows.map((x) => x.id);
-  a.deepEqual(ids(await attemptsOf(t, endpoint.id, '&status=in_flight')), [listed[0].id]);
-  a.deepEqual(ids(await attemptsOf(t, endpoint.id, `&eventId=${eventId}`)), [listed[0].id]);
-  a.deepEqual(ids(await attemptsOf(t, endpoint.id, `&deliveryId=${deliveryId}`)), [listed[0].id]);
-  a.deepEqual(ids(await attemptsOf(t, endpoint.id, '&status=succeeded')), []);
-  // Another event or delivery id finds nothing: the filters apply to the attempts in memory too.
-  a.deepEqual(ids(await attemptsOf(t, endpoint.id, `&eventId=${newId('evt')}`)), []);
-  a.deepEqual(ids(await attemptsOf(t, endpoint.id, `&deliveryId=${newId('whd')}`)), []);
+    const ids = (rows: any[]) => rows.map((x) => x.id);
+    a.deepEqual(ids(await attemptsOf(t, endpoint.id, '&status=in_flight')), [listed[0].id]);
+    a.deepEqual(ids(await attemptsOf(t, endpoint.id, `&eventId=${eventId}`)), [listed[0].id]);
+    a.deepEqual(ids(await attemptsOf(t, endpoint.id, `&deliveryId=${deliveryId}`)), [listed[0].id]);
+    a.deepEqual(ids(await attemptsOf(t, endpoint.id, '&status=succeeded')), []);
+    // Another event or delivery id finds nothing: the filters apply to the attempts in memory too.
+    a.deepEqual(ids(await attemptsOf(t, endpoint.id, `&eventId=${newId('evt')}`)), []);
+    a.deepEqual(ids(await attemptsOf(t, endpoint.id, `&deliveryId=${newId('whd')}`)), []);
 
-  // A clean stop cuts the request and records the attempt: interrupted, and the delivery's row pending.
-  const at = t.clock.now();
-  await stop(t);
-  const reader = await start({ dataDir: t.dataDir, clock: new TestClock(at), jobs: false });
-  const attempts = await attemptRows(reader, endpoint.id);
-  a.is(attempts.length, 1);
-  a.like(attempts[0], { id: listed[0].id, delivery_id: deliveryId, event_id: eventId, attempt: 1, status: 'interrupted' });
-  a.regex(attempts[0]!.error ?? '', /interrupted/);
-  const deliveries = await deliveryRows(reader, endpoint.id);
-  a.is(deliveries.length, 1);
-  a.like(deliveries[0], { id: deliveryId, event_id: eventId, status: 'pending', attempts: 1, failures: 0, claimed_by: null });
-  a.truthy(deliveries[0]!.next_attempt_at);
-  const stopped = await cursors(reader);
-  a.is(stopped.recorded_seq, stopped.last_seq, 'recorded: the next start does not fan the event out again');
-  await stop(reader);
+    // A clean stop cuts the request and records the attempt: interrupted, and the delivery's row pending.
+    const at = t.clock.now();
+    await stop(t);
+    const reader = await start({ dataDir: t.dataDir, clock: new TestClock(at), jobs: false });
+    const attempts = await attemptRows(reader, endpoint.id);
+    a.is(attempts.length, 1);
+    a.like(attempts[0], { id: listed[0].id, delivery_id: deliveryId, event_id: eventId, attempt: 1, status: 'interrupted' });
+    a.regex(attempts[0]!.error ?? '', /interrupted/);
+    const deliveries = await deliveryRows(reader, endpoint.id);
+    a.is(deliveries.length, 1);
+    a.like(deliveries[0], { id: deliveryId, event_id: eventId, status: 'pending', attempts: 1, failures: 0, claimed_by: null });
+    a.truthy(deliveries[0]!.next_attempt_at);
+    const stopped = await cursors(reader);
+    a.is(stopped.recorded_seq, stopped.last_seq, 'recorded: the next start does not fan the event out again');
+    await stop(reader);
 
-  // The next start sends attempt 2 of that delivery, and nothing else.
-  const next = await start({ dataDir: t.dataDir, clock: new TestClock(at) });
-  const [, second] = await r.waitFor(2);
-  a.is(header(second!.headers['x-service-delivery-attempt']), '2');
-  a.is(header(second!.headers['x-service-delivery-id']), deliveryId);
-  const final = await eventually(async () => {
-    const all = await attemptsOf(next, endpoint.id);
-    return all.length === 2 && all[1].status === 'succeeded' ? all : undefined;
-  }, { what: 'attempt 2 recorded' });
-  a.deepEqual(final.map((x) => [x.attempt, x.status, x.deliveryId]), [[1, 'interrupted', deliveryId], [2, 'succeeded', deliveryId]]);
-  await deliveryPass(next);
-  a.is(r.received.length, 2);
-  a.deepEqual(await deliveryCounts(next, endpoint.id), { deliveries: 1, attempts: 2 });
-  await stop(next);
-});
+    // The next start sends attempt 2 of that delivery, and nothing else.
+    const next = await start({ dataDir: t.dataDir, clock: new TestClock(at) });
+    const [, second] = await r.waitFor(2);
+    a.is(header(second!.headers['x-service-delivery-attempt']), '2');
+    a.is(header(second!.headers['x-service-delivery-id']), deliveryId);
+    const final = await eventually(
+      async () => {
+        const all = await attemptsOf(next, endpoint.id);
+        return all.length === 2 && all[1].status === 'succeeded' ? all : undefined;
+      },
+      { what: 'attempt 2 recorded' },
+    );
+    a.deepEqual(
+      final.map((x) => [x.attempt, x.status, x.deliveryId]),
+      [
+        [1, 'interrupted', deliveryId],
+        [2, 'succeeded', deliveryId],
+      ],
+    );
+    await deliveryPass(next);
+    a.is(r.received.length, 2);
+    a.deepEqual(await deliveryCounts(next, endpoint.id), { deliveries: 1, attempts: 2 });
+    await stop(next);
+  },
+);
 
 test.serial('the first pass after a killed process fans out again only the events whose delivery left nothing on disk', async (a) => {
   const rA = await receiver();
@@ -205,11 +239,14 @@ test.serial('the first pass after a killed process fans out again only the event
   const seqC = await seqOf(editor, evC!.id);
   a.is((await deliveryRows(editor, endpoint.id)).length, 0, 'three first attempts that succeeded: attempt rows only');
   const attemptsBefore = await attemptRows(editor, endpoint.id);
-  a.deepEqual(attemptsBefore.map((x) => [x.event_id, x.delivery_id, x.status]), [
-    [evA!.id, evA!.delivery, 'succeeded'],
-    [evB!.id, evB!.delivery, 'succeeded'],
-    [evC!.id, evC!.delivery, 'succeeded'],
-  ]);
+  a.deepEqual(
+    attemptsBefore.map((x) => [x.event_id, x.delivery_id, x.status]),
+    [
+      [evA!.id, evA!.delivery, 'succeeded'],
+      [evB!.id, evB!.delivery, 'succeeded'],
+      [evC!.id, evC!.delivery, 'succeeded'],
+    ],
+  );
   await db.deleteFrom('webhook_attempts').where('endpoint_id', '=', endpoint.id).where('event_id', '=', evA!.id).execute();
   const attemptB = attemptsBefore[1]!;
   await db
@@ -240,11 +277,22 @@ test.serial('the first pass after a killed process fans out again only the event
     await db.deleteFrom('webhook_attempts').where('endpoint_id', '=', other).execute();
     await db.deleteFrom('webhook_deliveries').where('endpoint_id', '=', other).execute();
   }
-  const newest = Number((await db.selectFrom('events').select((eb) => eb.fn.max('seq').as('m')).executeTakeFirstOrThrow()).m);
+  const newest = Number(
+    (
+      await db
+        .selectFrom('events')
+        .select((eb) => eb.fn.max('seq').as('m'))
+        .executeTakeFirstOrThrow()
+    ).m,
+  );
   await db.updateTable('webhook_endpoints').set({ since_seq: newest }).where('id', '=', later.id).execute();
   const killed = await cursors(editor);
   a.true(killed.last_seq >= seqC, 'the three events were fanned out');
-  await db.updateTable('webhook_fanout').set({ recorded_seq: seqA - 1 }).where('id', '=', 1).execute();
+  await db
+    .updateTable('webhook_fanout')
+    .set({ recorded_seq: seqA - 1 })
+    .where('id', '=', 1)
+    .execute();
   a.deepEqual(await deliveryCounts(editor, endpoint.id), { deliveries: 2, attempts: 1 });
   const disabledRow = await db.selectFrom('webhook_endpoints').select(['enabled', 'deleted_at']).where('id', '=', disabled.id).executeTakeFirstOrThrow();
   a.deepEqual(disabledRow, { enabled: 0, deleted_at: null });
@@ -357,7 +405,10 @@ test.serial('pruning deletes attempt-only rows older than the cutoff, keeps newe
   const left = (await attemptRows(t, endpoint.id)).map((x) => x.id);
   a.deepEqual(left, [pendingAttempt, newAttempt].sort());
   a.false(left.includes(oldAttempt));
-  a.deepEqual((await deliveryRows(t, endpoint.id)).map((d) => [d.id, d.status]), [[pendingDelivery, 'pending']]);
+  a.deepEqual(
+    (await deliveryRows(t, endpoint.id)).map((d) => [d.id, d.status]),
+    [[pendingDelivery, 'pending']],
+  );
   await stop(t);
 });
 
@@ -410,7 +461,10 @@ test.serial('a start whose re-fan range holds 150,000 events goes through it in 
 
   const next = await start({ dataDir: first.dataDir, clock: new TestClock(now) });
   await deliveryPass(next);
-  const cursors = next.stores.get('live').sqlite.prepare('SELECT last_seq, recorded_seq FROM webhook_fanout').get() as { last_seq: number; recorded_seq: number };
+  const cursors = next.stores.get('live').sqlite.prepare('SELECT last_seq, recorded_seq FROM webhook_fanout').get() as {
+    last_seq: number;
+    recorded_seq: number;
+  };
   a.is(cursors.recorded_seq, cursors.last_seq);
   a.deepEqual(await deliveryCounts(next, endpoint.id), { deliveries: 0, attempts: 0 });
   // Delivery goes on: a new event reaches the receiver.

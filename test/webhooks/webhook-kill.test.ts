@@ -44,22 +44,24 @@ function exited(child: ChildProcess): Promise<void> {
 /** The server as `npm run dev` runs it (src/main.ts under tsx), in a process of its own, ready once /healthz answers. */
 async function startServer(dataDir: string): Promise<Server> {
   const port = await freePort();
-  const child = track(spawn(process.execPath, ['--import=tsx', path.join(root, 'src/main.ts')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PETCARE_DATA_DIR: dataDir,
-      PETCARE_LOG_LEVEL: 'silent',
-      PETCARE_ADMIN_CLIENT_ID: admin.clientId,
-      PETCARE_ADMIN_CLIENT_SECRET: admin.clientSecret,
-      PETCARE_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-      PETCARE_JOB_POLL_MS: '50',
-      PETCARE_WEBHOOK_RETRY_SCHEDULE: '1,1',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  }));
+  const child = track(
+    spawn(process.execPath, ['--import=tsx', path.join(root, 'src/main.ts')], {
+      cwd: root,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PETCARE_DATA_DIR: dataDir,
+        PETCARE_LOG_LEVEL: 'silent',
+        PETCARE_ADMIN_CLIENT_ID: admin.clientId,
+        PETCARE_ADMIN_CLIENT_SECRET: admin.clientSecret,
+        PETCARE_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+        PETCARE_JOB_POLL_MS: '50',
+        PETCARE_WEBHOOK_RETRY_SCHEDULE: '1,1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   children.push(child);
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -93,7 +95,11 @@ async function call(server: Server, method: string, pathname: string, status: nu
 }
 
 async function adminToken(server: Server): Promise<string> {
-  const body = await call(server, 'POST', '/oauth/token', 200, { grant_type: 'client_credentials', client_id: admin.clientId, client_secret: admin.clientSecret });
+  const body = await call(server, 'POST', '/oauth/token', 200, {
+    grant_type: 'client_credentials',
+    client_id: admin.clientId,
+    client_secret: admin.clientSecret,
+  });
   return String(body.access_token);
 }
 
@@ -124,7 +130,10 @@ test.serial('a server killed (SIGKILL) while first attempts hang: the next start
   // 2. Five pet.registered events: attempt 1 of each reaches the receiver and hangs there.
   for (let i = 1; i <= 5; i++) await createPet(first, `Pet ${i}`);
   const firstAttempts = await receiver.waitFor(5, 10_000);
-  t.deepEqual(firstAttempts.map((r) => header(r.headers['x-service-delivery-attempt'])), ['1', '1', '1', '1', '1']);
+  t.deepEqual(
+    firstAttempts.map((r) => header(r.headers['x-service-delivery-attempt'])),
+    ['1', '1', '1', '1', '1'],
+  );
   const before = new Set(firstAttempts.map((r) => r.body.id));
   t.is(before.size, 5, 'five distinct events');
   /** event id → delivery id, as attempt 1 named it. */

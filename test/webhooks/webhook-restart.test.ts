@@ -2,7 +2,16 @@ import test, { type ExecutionContext } from 'ava';
 import { createHousehold } from '../helpers/factories.js';
 import { TestClock } from '../helpers/test-app.js';
 import { eventually } from '../helpers/eventually.js';
-import { attemptsOf, createEndpoint, deliveryCounts, deliveryPass, restartConfig, restartHarness, verifyStripeStyle, waitForAttempts } from './webhook-support.js';
+import {
+  attemptsOf,
+  createEndpoint,
+  deliveryCounts,
+  deliveryPass,
+  restartConfig,
+  restartHarness,
+  verifyStripeStyle,
+  waitForAttempts,
+} from './webhook-support.js';
 
 /** Delivery state lives in SQLite: a restart continues a retry sequence and closes attempts cut mid-flight. */
 const config = restartConfig;
@@ -26,10 +35,18 @@ test.serial('a restart in the middle of a retry sequence: the next attempt is se
   second.clock.advance(1200);
   await r.waitFor(2);
   const attempts = await waitForAttempts(second, endpoint.id, 2);
-  a.deepEqual(attempts.map((x) => [x.attempt, x.status]), [[1, 'failed'], [2, 'succeeded']]);
+  a.deepEqual(
+    attempts.map((x) => [x.attempt, x.status]),
+    [
+      [1, 'failed'],
+      [2, 'succeeded'],
+    ],
+  );
   a.is(r.received[1]!.headers['x-service-delivery-attempt'], '2');
   a.is(r.received[1]!.body.id, r.received[0]!.body.id);
-  a.true(verifyStripeStyle(String(r.received[1]!.headers['x-service-signature']), r.received[1]!.rawBody, endpoint.secret, Math.floor(second.clock.now() / 1000)));
+  a.true(
+    verifyStripeStyle(String(r.received[1]!.headers['x-service-signature']), r.received[1]!.rawBody, endpoint.secret, Math.floor(second.clock.now() / 1000)),
+  );
   await stop(second);
 });
 
@@ -45,9 +62,19 @@ test.serial('an attempt in flight when the service stops is recorded as interrup
   const second = await start({ config, dataDir: first.dataDir, clock: new TestClock(at) });
   await r.waitFor(2);
   const attempts = await waitForAttempts(second, endpoint.id, 2);
-  a.deepEqual(attempts.map((x) => [x.attempt, x.status]), [[1, 'interrupted'], [2, 'succeeded']]);
+  a.deepEqual(
+    attempts.map((x) => [x.attempt, x.status]),
+    [
+      [1, 'interrupted'],
+      [2, 'succeeded'],
+    ],
+  );
   a.regex(attempts[0].error, /interrupted/);
-  a.deepEqual(r.received.map((x) => x.headers['x-service-delivery-attempt']), ['1', '2'], 'each attempt number is sent once');
+  a.deepEqual(
+    r.received.map((x) => x.headers['x-service-delivery-attempt']),
+    ['1', '2'],
+    'each attempt number is sent once',
+  );
   await deliveryPass(second);
   a.is((await deliveryCounts(second, endpoint.id)).attempts, 2, 'no third attempt');
   a.is(r.received.length, 2);
@@ -122,18 +149,30 @@ async function killedDuringAttempt(a: ExecutionContext, legacy: boolean): Promis
   const at = first.clock.now();
   // Listed while in flight, from the delivery (new) or its row (legacy), under the id it keeps.
   const inFlight = await attemptsOf(first, endpoint.id);
-  a.deepEqual(inFlight.map((x) => [x.id, x.attempt, x.status, x.deliveryStatus, x.startedAt]), [[attemptId, 1, 'in_flight', 'sending', now]]);
+  a.deepEqual(
+    inFlight.map((x) => [x.id, x.attempt, x.status, x.deliveryStatus, x.startedAt]),
+    [[attemptId, 1, 'in_flight', 'sending', now]],
+  );
   await stop(first);
 
   const second = await start({ config, dataDir: first.dataDir, clock: new TestClock(at) });
   const [got] = await r.waitFor(1);
   a.is(got!.headers['x-service-delivery-attempt'], '2');
   a.is(got!.headers['x-service-delivery-id'], 'whd_01killedprocess0000000000');
-  const attempts = await eventually(async () => {
-    const all = await attemptsOf(second, endpoint.id);
-    return all.length === 2 && all[1].status === 'succeeded' ? all : undefined;
-  }, { what: 'attempt 2' });
-  a.deepEqual(attempts.map((x) => [x.attempt, x.status]), [[1, 'interrupted'], [2, 'succeeded']]);
+  const attempts = await eventually(
+    async () => {
+      const all = await attemptsOf(second, endpoint.id);
+      return all.length === 2 && all[1].status === 'succeeded' ? all : undefined;
+    },
+    { what: 'attempt 2' },
+  );
+  a.deepEqual(
+    attempts.map((x) => [x.attempt, x.status]),
+    [
+      [1, 'interrupted'],
+      [2, 'succeeded'],
+    ],
+  );
   a.is(attempts[0].id, attemptId);
   a.is(attempts[0].startedAt, now);
   a.is(attempts[0].url, r.url);

@@ -148,7 +148,15 @@ export async function deliveryPass(t: TestApp, env: Environment = 'live'): Promi
 export async function deliveryCounts(t: TestApp, endpointId: string, env: Environment = 'live'): Promise<{ deliveries: number; attempts: number }> {
   const db = t.stores.get(env).db;
   const count = async (table: 'webhook_deliveries' | 'webhook_attempts') =>
-    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('endpoint_id', '=', endpointId).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('endpoint_id', '=', endpointId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   // An attempt's row is written when it ends; one in flight is its `sending` delivery's attempt_id.
   const inFlight = await db
     .selectFrom('webhook_deliveries')

@@ -45,7 +45,10 @@ test('a URL longer than 2048 characters once normalised is 400 on url, and nothi
   const res = await t.request('POST', '/v1/webhook-endpoints', { token: admin, body: { url: `http://127.0.0.1:9/${'<'.repeat(1000)}`, events: ['*'] } });
   a.is(res.status, 400, res.text);
   a.is(res.body.code, 'validation_failed');
-  a.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['url']);
+  a.deepEqual(
+    res.body.errors.map((e: { field: string }) => e.field),
+    ['url'],
+  );
   const rows = await t.stores.get('live').db.selectFrom('webhook_endpoints').select('url').execute();
   a.false(rows.some((r) => r.url.length > 2048 || r.url.includes('<<')));
 });

@@ -33,7 +33,17 @@ export const aiModule: ModuleManifest<{ config: Config; clock: Clock; stores: St
     'AI agents':
       "The care coordinator (a pet's care summary and rule-based next actions, computed from the database) and vaccination recall campaigns (rcl_ ids) sent through the notifications outbox.",
   },
-  tables: ['ai_services', 'ai_documents', 'ai_chunks', 'ai_chunks_fts', 'ai_chunk_vectors', 'ai_answers', 'ai_index_version', 'ai_recall_campaigns', 'ai_recall_recipients'],
+  tables: [
+    'ai_services',
+    'ai_documents',
+    'ai_chunks',
+    'ai_chunks_fts',
+    'ai_chunk_vectors',
+    'ai_answers',
+    'ai_index_version',
+    'ai_recall_campaigns',
+    'ai_recall_recipients',
+  ],
   reset: {
     // The reminder ledger and notifications a campaign wrote go with the notifications module's rows.
     erase: {

@@ -165,7 +165,8 @@ const placeholders = (n: number): string => Array.from({ length: n }, () => '?')
  * from the moment its deletion commits, its chunks reach no answer, citation or prompt (the
  * ai-indexing job then drops them: retirePetDocuments).
  */
-const sourceStillThere = "(d.source != 'pet_document' or exists (select 1 from documents pd where pd.id = d.source_document_id and pd.tenant_id = d.tenant_id))";
+const sourceStillThere =
+  "(d.source != 'pet_document' or exists (select 1 from documents pd where pd.id = d.source_document_id and pd.tenant_id = d.tenant_id))";
 
 /** Knowledge documents (not yet failed) whose pet document was deleted, up to 500. */
 export async function deletedPetDocuments(db: Executor): Promise<string[]> {

@@ -225,7 +225,7 @@ export function aiRouteList(deps: AiRouteDeps): AnyRoute[] {
       operationId: 'queryKnowledge',
       summary: 'Ask a knowledge service a question',
       description:
-        'Needs `ai` or `ai.read` (a read: answers 200). Retrieval is FTS5 bm25 over the service\'s indexed chunks; with an embedding model ' +
+        "Needs `ai` or `ai.read` (a read: answers 200). Retrieval is FTS5 bm25 over the service's indexed chunks; with an embedding model " +
         'configured and pinned, also sqlite-vec cosine distance, fused by reciprocal rank 1/(60+rank) (`retrieval: hybrid`). The answer quotes the ' +
         'best supporting sentences with citations `[n]` (document, chunk, page, snippet, score), or is phrased by the configured chat model from ' +
         'the retrieved passages only, citing them; a model that is down, slow or cites nothing gives the extractive answer with `fallback` set, never ' +
@@ -255,7 +255,7 @@ export function aiRouteList(deps: AiRouteDeps): AnyRoute[] {
         'Needs `ai` or `ai.read` (answers 200). `scope` is a location id (one the caller may see, else 404) or `tenant` (every location the caller ' +
         'may see). Searches every knowledge service visible to the caller that is tenant-wide or bound to a location of the scope, as the service ' +
         'query does, and answers a count question ("how many dogs are boarded at Downtown tonight?") with `liveCounts` computed in SQL at that ' +
-        'moment — pets_total, appointments_today, boarded_tonight (each location\'s own time zone; species and location names in the question ' +
+        "moment — pets_total, appointments_today, boarded_tonight (each location's own time zone; species and location names in the question " +
         'narrow it) — or a §14 analytics metric through the analytics module (revenue, no-show rate, occupancy…; window from the question, default this month; ' +
         'a money metric once per currency of the locations covered, never a 400 for want of one; only with `analytics.read`, else the answer says so and gives no figure) — chosen by a deterministic intent matcher; a model may phrase ' +
         'the rest, never the number. A service whose pinned embedding model or dimension the model server no longer matches is searched lexically, ' +

@@ -81,7 +81,12 @@ export const KnowledgeDocumentSchema = Type.Object(
 export const TextUploadSchema = Type.Object(
   {
     title: NonBlankText(300),
-    text: Type.String({ minLength: 1, maxLength: knowledgeTextMaxLength, pattern: '\\S', description: 'The document text; a form feed (\\f) starts a new page.' }),
+    text: Type.String({
+      minLength: 1,
+      maxLength: knowledgeTextMaxLength,
+      pattern: '\\S',
+      description: 'The document text; a form feed (\\f) starts a new page.',
+    }),
     contentType: Type.Optional(Type.Union([Type.Literal('text/plain'), Type.Literal('text/markdown')])),
   },
   { additionalProperties: false },
@@ -117,7 +122,12 @@ export const KnowledgeQuerySchema = Type.Object(
 export const AgentQuerySchema = Type.Object(
   {
     question: questionField,
-    scope: Type.String({ minLength: 1, maxLength: 100, pattern: '^(tenant|loc_[a-z0-9_]{1,80})$', description: 'A location id, or `tenant`: every location the caller may see.' }),
+    scope: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      pattern: '^(tenant|loc_[a-z0-9_]{1,80})$',
+      description: 'A location id, or `tenant`: every location the caller may see.',
+    }),
   },
   { additionalProperties: false },
 );

@@ -64,7 +64,11 @@ export async function retrieve(
 ): Promise<Retrieved> {
   const ids = services.map((s) => s.id);
   const lexical = await lexicalCandidates(db, ids, words);
-  const lexicalOnly = (fallback: string | null): Retrieved => ({ passages: lexical.slice(0, topK).map((hit) => ({ hit, score: round(-hit.score) })), retrieval: 'lexical', fallback });
+  const lexicalOnly = (fallback: string | null): Retrieved => ({
+    passages: lexical.slice(0, topK).map((hit) => ({ hit, score: round(-hit.score) })),
+    retrieval: 'lexical',
+    fallback,
+  });
   const vectorServices = services.filter((s) => vectorState(s, llm).vector);
   if (vectorServices.length === 0 || llm.embeddingModel === null) return lexicalOnly(null);
   let nearest: ChunkHit[];
@@ -87,7 +91,13 @@ export async function retrieve(
     }
     const pinned = vectorServices.filter((s) => !mismatched.includes(s));
     if (pinned.length === 0) return lexicalOnly(mismatch);
-    nearest = await vectorSearch(db, pinned.map((s) => s.id), blob, llm.embeddingModel, candidates);
+    nearest = await vectorSearch(
+      db,
+      pinned.map((s) => s.id),
+      blob,
+      llm.embeddingModel,
+      candidates,
+    );
   } catch (err) {
     if (!(err instanceof LlmUnavailable)) throw err;
     return lexicalOnly(`embeddings unavailable (${err.reason}); lexical retrieval only`);
@@ -167,9 +177,9 @@ export const supportOf = (words: string[], passages: readonly Passage[]): number
  */
 function extractive(words: string[], passages: readonly Passage[]): { answer: string; citations: Citation[] } {
   const stems = [...new Set(words.map(stem))];
-  const candidates = passages.slice(0, supportDepth).flatMap((p, rank) =>
-    sentencesOf(p.hit.text).map((sentence) => ({ p, rank, sentence, stems: new Set(wordsOf(sentence).map(stem)) })),
-  );
+  const candidates = passages
+    .slice(0, supportDepth)
+    .flatMap((p, rank) => sentencesOf(p.hit.text).map((sentence) => ({ p, rank, sentence, stems: new Set(wordsOf(sentence).map(stem)) })));
   const weight = new Map(stems.map((s) => [s, Math.log(1 + (candidates.length + 1) / (1 + candidates.filter((c) => c.stems.has(s)).length))]));
   const total = stems.reduce((sum, s) => sum + (weight.get(s) ?? 0), 0) || 1;
   const picked = candidates

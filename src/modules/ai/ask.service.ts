@@ -7,7 +7,16 @@ import type { LiveCount } from './ai.schema.js';
 import type { AiAnswersTable } from './ai.table.js';
 import { answerRow, assertEmbeddingsMatch, compose, questionWords, retrieve, type Composed } from './answers.service.js';
 import { getService } from './knowledge.service.js';
-import { analyticsSentence, computeAnalyticsCounts, computeCount, countSentence, matchAnalyticsIntent, matchCountIntent, scopeLocations, type CountIntent } from './live-counts.js';
+import {
+  analyticsSentence,
+  computeAnalyticsCounts,
+  computeCount,
+  countSentence,
+  matchAnalyticsIntent,
+  matchCountIntent,
+  scopeLocations,
+  type CountIntent,
+} from './live-counts.js';
 import type { LlmClient } from './llm-client.js';
 
 export interface AskDeps {
@@ -16,7 +25,8 @@ export interface AskDeps {
   writes: WriteBatches;
 }
 
-const union = (a: readonly string[] | null, b: readonly string[] | null): string[] | null => (a === null && b === null ? null : [...new Set([...(a ?? []), ...(b ?? [])])]);
+const union = (a: readonly string[] | null, b: readonly string[] | null): string[] | null =>
+  a === null && b === null ? null : [...new Set([...(a ?? []), ...(b ?? [])])];
 
 /** POST /v1/ai/services/:id/query: retrieval within one service, the answer stored. */
 export async function askService(
@@ -93,9 +103,7 @@ export async function askAgent(
     liveCounts.push(...counts);
     const documents = await compose(deps.llm, input.question, words, retrieved.passages);
     const sentence = analytics ? analyticsSentence(counts, analytics) : countSentence(counts[0] as LiveCount, intent as CountIntent);
-    composed = documents.abstained
-      ? { ...documents, answer: sentence, abstained: false }
-      : { ...documents, answer: `${sentence} ${documents.answer}` };
+    composed = documents.abstained ? { ...documents, answer: sentence, abstained: false } : { ...documents, answer: `${sentence} ${documents.answer}` };
   } else {
     composed = await compose(deps.llm, input.question, words, retrieved.passages);
   }

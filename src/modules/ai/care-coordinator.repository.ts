@@ -74,12 +74,7 @@ export async function recentDoses(db: Executor, carePlanId: string) {
 
 /** Open invoices of a parent at the caller's locations, oldest first. */
 export async function openInvoicesOfParent(db: Executor, actor: AccessFilter, parentId: string) {
-  let query = db
-    .selectFrom('invoices')
-    .selectAll()
-    .where('tenant_id', '=', actor.tenantId)
-    .where('parent_id', '=', parentId)
-    .where('status', '=', 'open');
+  let query = db.selectFrom('invoices').selectAll().where('tenant_id', '=', actor.tenantId).where('parent_id', '=', parentId).where('status', '=', 'open');
   if (actor.locationIds !== null) query = query.where('location_id', 'in', inList(actor.locationIds));
   return query.orderBy('id').limit(sectionLimit).execute();
 }

@@ -138,12 +138,16 @@ export const CareSummarySchema = Type.Object(
     asOf: Instant('The business-clock instant the summary was computed at.'),
     today: DateOnly('The UTC date of asOf: the day due dates are compared with'),
     vaccinations: Type.Array(VaccineDueSchema, { description: 'The latest dose per vaccine, earliest due first.' }),
-    appointments: Type.Array(AppointmentSummarySchema, { description: `Upcoming or in-progress appointments (confirmed, checked_in, in_progress, not ended), soonest first, at most ${sectionLimit}.` }),
+    appointments: Type.Array(AppointmentSummarySchema, {
+      description: `Upcoming or in-progress appointments (confirmed, checked_in, in_progress, not ended), soonest first, at most ${sectionLimit}.`,
+    }),
     bookings: Type.Array(BookingSummarySchema, {
       description: `Upcoming or current bookings of every kind (boarding, grooming, marketplace) not ended and not in a final state, soonest first, at most ${sectionLimit}.`,
     }),
     activeStay: Nullable(ActiveStaySchema),
-    openInvoices: Type.Array(OpenInvoiceSchema, { description: `Open invoices of the pet's parent with an amount due, oldest first, at most ${sectionLimit}.` }),
+    openInvoices: Type.Array(OpenInvoiceSchema, {
+      description: `Open invoices of the pet's parent with an amount due, oldest first, at most ${sectionLimit}.`,
+    }),
     actions: Type.Array(CareActionSchema, { description: 'What to do next, by rule, earliest due first.' }),
   },
   { additionalProperties: false },

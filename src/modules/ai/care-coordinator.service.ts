@@ -8,14 +8,7 @@ import { findLocation } from '../locations/index.js';
 import { amountDueOf } from '../payments/index.js';
 import { dueSoonDays, findPet, latestDosesOfPet, statusFrom, type LatestDose } from '../pets/index.js';
 import { vaccineKey } from '../vaccinations/index.js';
-import {
-  carePlansOfStay,
-  openInvoicesOfParent,
-  recentDoses,
-  upcomingAppointments,
-  upcomingBookings,
-  type BookingFact,
-} from './care-coordinator.repository.js';
+import { carePlansOfStay, openInvoicesOfParent, recentDoses, upcomingAppointments, upcomingBookings, type BookingFact } from './care-coordinator.repository.js';
 import { presentCareSummary } from './care-coordinator.presenter.js';
 import { actionKinds, sectionLimit, type CareAction, type CareSummary } from './care-coordinator.schema.js';
 
@@ -71,7 +64,13 @@ function vaccinationActions(pet: PetsTable, doses: readonly LatestDose[], today:
   return actions;
 }
 
-async function boardingVaccineActions(db: Executor, actor: AccessFilter, pet: PetsTable, bookings: readonly BookingFact[], doses: readonly LatestDose[]): Promise<CareAction[]> {
+async function boardingVaccineActions(
+  db: Executor,
+  actor: AccessFilter,
+  pet: PetsTable,
+  bookings: readonly BookingFact[],
+  doses: readonly LatestDose[],
+): Promise<CareAction[]> {
   const actions: CareAction[] = [];
   const doseByKey = new Map(doses.map((d) => [d.vaccine_key, d]));
   for (const stay of bookings) {
@@ -101,13 +100,7 @@ async function boardingVaccineActions(db: Executor, actor: AccessFilter, pet: Pe
  * see it: every section is filtered by the caller's tenant and locations (a booking or invoice at
  * another location is left out), and a pet the caller cannot see is 404.
  */
-export async function careSummary(
-  db: Executor,
-  actor: AccessFilter,
-  petId: string,
-  businessNow: number,
-  doseOverdueMinutes: number,
-): Promise<CareSummary> {
+export async function careSummary(db: Executor, actor: AccessFilter, petId: string, businessNow: number, doseOverdueMinutes: number): Promise<CareSummary> {
   const pet = foundOr404(await findPet(db, actor, petId), 'pet', petId);
   const today = utcDate(businessNow);
   const nowIso = isoAt(businessNow);
@@ -125,7 +118,11 @@ export async function careSummary(
     for (const plan of await carePlansOfStay(db, actor, inHouse.id)) {
       const missed = await missedDoses(db, { ...plan, checked_in_at: inHouse.checked_in_at }, businessNow - doseOverdueMinutes * 60_000);
       // A long stay with nothing logged could miss hundreds: the latest few are listed, the action counts them all.
-      carePlans.push({ carePlan: presentCarePlan(plan), recentDoses: (await recentDoses(db, plan.id)).map(presentDose), missedDoses: missed.slice(-sectionLimit) });
+      carePlans.push({
+        carePlan: presentCarePlan(plan),
+        recentDoses: (await recentDoses(db, plan.id)).map(presentDose),
+        missedDoses: missed.slice(-sectionLimit),
+      });
       const byMedication = new Map<string, string[]>();
       for (const dose of missed) byMedication.set(dose.medication, [...(byMedication.get(dose.medication) ?? []), dose.scheduledFor]);
       for (const [medication, times] of byMedication) {
@@ -137,7 +134,14 @@ export async function careSummary(
         });
       }
     }
-    activeStay = { bookingId: inHouse.id, locationId: inHouse.location_id, checkInOn: inHouse.check_in_on, checkOutOn: inHouse.check_out_on, roomId: inHouse.room_id, carePlans };
+    activeStay = {
+      bookingId: inHouse.id,
+      locationId: inHouse.location_id,
+      checkInOn: inHouse.check_in_on,
+      checkOutOn: inHouse.check_out_on,
+      roomId: inHouse.room_id,
+      carePlans,
+    };
   }
 
   for (const invoice of invoices) {
@@ -153,5 +157,3 @@ export async function careSummary(
 
   return presentCareSummary({ pet, businessNow, today, doses, appointments, bookings, activeStay, invoices, actions: actions.sort(byDue) });
 }
-
-

@@ -5,7 +5,18 @@ import { newId } from '../../db/ids.js';
 import type { EnvironmentStore } from '../../db/stores.js';
 import type { JobDefinition, JobResult } from '../../jobs/job-definition.js';
 import { extractPdfText, type PdfTextLimits } from '../documents/index.js';
-import { deleteDocumentChunks, insertChunks, deletedPetDocuments, mergeSearchIndex, nextPendingDocument, retirePetDocuments, searchIndexVersion, updateKnowledgeDocument, updateService, type NewChunk } from './ai.repository.js';
+import {
+  deleteDocumentChunks,
+  insertChunks,
+  deletedPetDocuments,
+  mergeSearchIndex,
+  nextPendingDocument,
+  retirePetDocuments,
+  searchIndexVersion,
+  updateKnowledgeDocument,
+  updateService,
+  type NewChunk,
+} from './ai.repository.js';
 import type { AiDocumentsTable, AiServicesTable } from './ai.table.js';
 import { chunkPages, textPages } from './knowledge-text.js';
 import type { KnowledgeFiles } from './knowledge.service.js';
@@ -44,7 +55,8 @@ async function extractPages(doc: AiDocumentsTable, env: Environment, files: Know
   try {
     return textPages(await fs.readFile(file, 'utf8'));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new IndexingFailure(doc.source === 'pet_document' ? 'the pet document was deleted' : 'the stored file is missing');
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new IndexingFailure(doc.source === 'pet_document' ? 'the pet document was deleted' : 'the stored file is missing');
     throw err;
   }
 }
@@ -61,7 +73,12 @@ const toBlob = (vector: Float32Array): Buffer => Buffer.from(vector.buffer, vect
  * Indexes one document: extracts its pages, chunks them, embeds the chunks when the service has
  * an embedding model pinned, and writes them in batches (progress in `chunks` / `chunks_total`).
  */
-async function indexDocument(store: EnvironmentStore, doc: AiDocumentsTable, deps: IndexingDeps, now: () => number): Promise<{ chunks: number; vectors: boolean }> {
+async function indexDocument(
+  store: EnvironmentStore,
+  doc: AiDocumentsTable,
+  deps: IndexingDeps,
+  now: () => number,
+): Promise<{ chunks: number; vectors: boolean }> {
   const at = () => new Date(now()).toISOString();
   await store.writes.run((trx) => updateKnowledgeDocument(trx, doc.id, { status: 'extracting', chunks: 0, error: null, updated_at: at() }));
   const pages = await extractPages(doc, store.env, deps.files);
@@ -71,7 +88,9 @@ async function indexDocument(store: EnvironmentStore, doc: AiDocumentsTable, dep
   let model = service.embedding_model;
   let note: string | null = null;
   if (model !== null && deps.llm.embeddingModel !== model) {
-    throw new IndexingFailure(`embedding_mismatch: the service is pinned to ${model}, the appliance is configured with ${deps.llm.embeddingModel ?? 'none'}; re-index the service`);
+    throw new IndexingFailure(
+      `embedding_mismatch: the service is pinned to ${model}, the appliance is configured with ${deps.llm.embeddingModel ?? 'none'}; re-index the service`,
+    );
   }
   await store.writes.run(async (trx) => {
     await deleteDocumentChunks(trx, doc.id);
@@ -96,9 +115,12 @@ async function indexDocument(store: EnvironmentStore, doc: AiDocumentsTable, dep
       }
       const first = vectors.find((v) => v !== null);
       if (first && dimension !== null && first.length !== dimension) {
-        throw new IndexingFailure(`embedding_mismatch: the service is pinned to dimension ${dimension}, ${service.embedding_model} now answers ${first.length}; re-index the service`);
+        throw new IndexingFailure(
+          `embedding_mismatch: the service is pinned to dimension ${dimension}, ${service.embedding_model} now answers ${first.length}; re-index the service`,
+        );
       }
-      if (first && vectors.some((v) => v !== null && v.length !== first.length)) throw new IndexingFailure('the embedding model answered vectors of different lengths');
+      if (first && vectors.some((v) => v !== null && v.length !== first.length))
+        throw new IndexingFailure('the embedding model answered vectors of different lengths');
       if (first && dimension === null) dimension = first.length;
     }
     const rows: NewChunk[] = batch.map((c, i) => {

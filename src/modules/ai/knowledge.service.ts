@@ -41,7 +41,8 @@ export interface KnowledgeFiles {
 export function vectorState(service: Pick<AiServicesTable, 'embedding_model'>, llm: LlmClient): VectorState {
   const extension = vectorExtensionStatus();
   if (!extension.loaded) return { vector: false, reason: extension.reason };
-  if (!service.embedding_model) return { vector: false, reason: 'no embedding model pinned (PETCARE_EMBEDDINGS_MODEL was unset when it was created); re-index to add one' };
+  if (!service.embedding_model)
+    return { vector: false, reason: 'no embedding model pinned (PETCARE_EMBEDDINGS_MODEL was unset when it was created); re-index to add one' };
   if (llm.embeddingModel === null) return { vector: false, reason: 'no embedding model configured now (PETCARE_EMBEDDINGS_MODEL); lexical only' };
   if (llm.embeddingModel !== service.embedding_model) {
     return { vector: false, reason: `embedding_mismatch: pinned ${service.embedding_model}, configured ${llm.embeddingModel}; re-index the service` };
@@ -83,7 +84,13 @@ export async function getService(db: Executor, actor: Actor, id: string): Promis
 
 export async function listVisibleServices(db: Executor, actor: Actor, page: PageRequest): Promise<{ rows: AiServicesTable[]; counts: Map<string, number> }> {
   const rows = await listServices(db, actor, page);
-  return { rows, counts: await documentCounts(db, rows.map((r) => r.id)) };
+  return {
+    rows,
+    counts: await documentCounts(
+      db,
+      rows.map((r) => r.id),
+    ),
+  };
 }
 
 export async function serviceDocumentCount(db: Executor, serviceId: string): Promise<number> {
@@ -94,7 +101,13 @@ export async function serviceDocumentCount(db: Executor, serviceId: string): Pro
  * Pins the configured embedding model (or none) anew and queues every document for indexing
  * again: the way out of `embedding_mismatch`. The vectors of the old model go at once.
  */
-export async function reindexService(db: Executor, actor: Actor, id: string, llm: LlmClient, now: number): Promise<{ service: AiServicesTable; queued: number }> {
+export async function reindexService(
+  db: Executor,
+  actor: Actor,
+  id: string,
+  llm: LlmClient,
+  now: number,
+): Promise<{ service: AiServicesTable; queued: number }> {
   const service = await getService(db, actor, id);
   const at = new Date(now).toISOString();
   await deleteServiceVectors(db, service.id);
@@ -181,7 +194,11 @@ export async function stageKnowledgeUpload(files: KnowledgeFiles, input: StageIn
     const filename = sanitizeFilename(file.filename);
     const ext = filename ? extensionOf(filename) : '';
     const contentType =
-      file.sniffed === 'application/pdf' ? 'application/pdf' : file.declaredType.includes('markdown') || ext === 'md' || ext === 'markdown' ? 'text/markdown' : 'text/plain';
+      file.sniffed === 'application/pdf'
+        ? 'application/pdf'
+        : file.declaredType.includes('markdown') || ext === 'md' || ext === 'markdown'
+          ? 'text/markdown'
+          : 'text/plain';
     const storageKey = `${id}.${contentType === 'application/pdf' ? 'pdf' : contentType === 'text/markdown' ? 'md' : 'txt'}`;
     const finalPath = files.knowledge.pathOf(env, storageKey);
     const value: StagedKnowledge = {
@@ -266,7 +283,10 @@ export async function createKnowledgeDocument(
     const serviceLocations = service.location_ids === null ? null : (JSON.parse(service.location_ids) as string[]);
     // A pet document belongs to its pet's location: it may only join a service bound to that location.
     if (serviceLocations === null || !serviceLocations.includes(pet.location_id)) {
-      throw new AppError('document_outside_service', "The pet's location is not one of the service's locations, so its staff could read a record they may not see.");
+      throw new AppError(
+        'document_outside_service',
+        "The pet's location is not one of the service's locations, so its staff could read a record they may not see.",
+      );
     }
     if (!knowledgeTypes.has(doc.content_type)) {
       throw new AppError('unsupported_media_type', `The pet document is ${doc.content_type}; a knowledge document is a PDF, text or Markdown file.`);

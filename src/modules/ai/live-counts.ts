@@ -25,11 +25,26 @@ export interface CountIntent {
 }
 
 const speciesWords: Record<string, string> = {
-  dog: 'dog', dogs: 'dog', puppy: 'dog', puppies: 'dog',
-  cat: 'cat', cats: 'cat', kitten: 'cat', kittens: 'cat',
-  rabbit: 'rabbit', rabbits: 'rabbit', bird: 'bird', birds: 'bird',
-  ferret: 'ferret', ferrets: 'ferret', horse: 'horse', horses: 'horse',
-  hamster: 'hamster', hamsters: 'hamster', reptile: 'reptile', reptiles: 'reptile',
+  dog: 'dog',
+  dogs: 'dog',
+  puppy: 'dog',
+  puppies: 'dog',
+  cat: 'cat',
+  cats: 'cat',
+  kitten: 'cat',
+  kittens: 'cat',
+  rabbit: 'rabbit',
+  rabbits: 'rabbit',
+  bird: 'bird',
+  birds: 'bird',
+  ferret: 'ferret',
+  ferrets: 'ferret',
+  horse: 'horse',
+  horses: 'horse',
+  hamster: 'hamster',
+  hamsters: 'hamster',
+  reptile: 'reptile',
+  reptiles: 'reptile',
 };
 
 const countAsk = /\b(how many|number of|count of|total (?:number of )?|how much)\b/i;
@@ -44,7 +59,8 @@ export function matchCountIntent(question: string, scope: readonly ScopeLocation
   const words = wordsOf(question);
   const has = (...options: string[]) => options.some((o) => words.includes(o));
   let metric: LiveMetric | null = null;
-  if (has('boarded', 'boarding', 'staying', 'lodging', 'kennelled', 'overnight') || (has('tonight') && !has('appointment', 'appointments'))) metric = 'boarded_tonight';
+  if (has('boarded', 'boarding', 'staying', 'lodging', 'kennelled', 'overnight') || (has('tonight') && !has('appointment', 'appointments')))
+    metric = 'boarded_tonight';
   else if (has('appointment', 'appointments', 'visits', 'consultations', 'bookings') && has('today')) metric = 'appointments_today';
   else if (has('pets', 'pet', 'patients', 'animals', 'registered') || words.some((w) => w in speciesWords)) metric = 'pets_total';
   if (!metric) return null;
@@ -82,7 +98,11 @@ export async function computeCount(db: Executor, actor: AccessFilter, intent: Co
       unit: 'count',
       asOf,
       locationIds,
-      basis: { date: 'pets registered at asOf (point in time)', formula: `count of pets whose current location is in locationIds${speciesNote}`, ...(intent.species ? { species: intent.species } : {}) },
+      basis: {
+        date: 'pets registered at asOf (point in time)',
+        formula: `count of pets whose current location is in locationIds${speciesNote}`,
+        ...(intent.species ? { species: intent.species } : {}),
+      },
     };
   }
   if (intent.metric === 'appointments_today') {
@@ -167,14 +187,24 @@ const analyticsIntents: ReadonlyArray<{ metric: MetricName; when: (words: string
   { metric: 'no_show_rate', when: (_w, text) => /\bno[- ]?shows?\b/.test(text) },
   { metric: 'vaccination_compliance_rate', when: (w) => w.includes('compliance') || w.includes('compliant') },
   { metric: 'boarding_occupancy_rate', when: (w) => w.includes('occupancy') },
-  { metric: 'invoices_open', when: (w) => (w.includes('invoices') || w.includes('invoice')) && (w.includes('open') || w.includes('unpaid') || w.includes('outstanding')) },
+  {
+    metric: 'invoices_open',
+    when: (w) => (w.includes('invoices') || w.includes('invoice')) && (w.includes('open') || w.includes('unpaid') || w.includes('outstanding')),
+  },
   { metric: 'revenue_net', when: (w) => w.includes('revenue') || w.includes('takings') || w.includes('income') },
   { metric: 'marketplace_gmv', when: (w, text) => w.includes('gmv') || /marketplace (sales|volume)/.test(text) },
   { metric: 'commission_earned', when: (w) => w.includes('commission') || w.includes('commissions') },
-  { metric: 'grooming_completed', when: (w) => (w.includes('grooms') || w.includes('grooming') || w.includes('groomings')) && (w.includes('completed') || w.includes('done') || w.includes('finished')) },
+  {
+    metric: 'grooming_completed',
+    when: (w) =>
+      (w.includes('grooms') || w.includes('grooming') || w.includes('groomings')) && (w.includes('completed') || w.includes('done') || w.includes('finished')),
+  },
   { metric: 'new_pets', when: (_w, text) => /\bnew (pets|patients|registrations)\b/.test(text) },
   { metric: 'active_pets', when: (_w, text) => /\bactive (pets|patients)\b/.test(text) },
-  { metric: 'appointments_by_status', when: (w) => (w.includes('appointments') || w.includes('appointment')) && (w.includes('status') || w.includes('statuses')) },
+  {
+    metric: 'appointments_by_status',
+    when: (w) => (w.includes('appointments') || w.includes('appointment')) && (w.includes('status') || w.includes('statuses')),
+  },
 ];
 
 export interface AnalyticsIntent {

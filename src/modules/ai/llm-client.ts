@@ -84,7 +84,9 @@ export class LlmClient {
     if (res.status >= 300 && res.status < 400) {
       await res.body?.cancel().catch(() => undefined);
       const location = res.headers.get('location');
-      throw new LlmUnavailable(`the model server answered a redirect (HTTP ${res.status}${location ? ` to ${location.slice(0, 200)}` : ''}), which is not followed`);
+      throw new LlmUnavailable(
+        `the model server answered a redirect (HTTP ${res.status}${location ? ` to ${location.slice(0, 200)}` : ''}), which is not followed`,
+      );
     }
     if (!res.ok) {
       await res.body?.cancel().catch(() => undefined);

@@ -11,7 +11,10 @@ const insertBatch = 500;
 export async function insertCampaign(db: Executor, campaign: AiRecallCampaignsTable, recipients: readonly AiRecallRecipientsTable[]): Promise<void> {
   await db.insertInto('ai_recall_campaigns').values(campaign).execute();
   for (let i = 0; i < recipients.length; i += insertBatch) {
-    await db.insertInto('ai_recall_recipients').values(recipients.slice(i, i + insertBatch)).execute();
+    await db
+      .insertInto('ai_recall_recipients')
+      .values(recipients.slice(i, i + insertBatch))
+      .execute();
   }
 }
 
@@ -26,9 +29,7 @@ function visible(db: Executor, actor: AccessFilter) {
     const mine = inList(actor.locationIds);
     query = query
       .where('scope_location_ids', 'is not', null)
-      .where(
-        sql<boolean>`not exists (select 1 from json_each(ai_recall_campaigns.scope_location_ids) where json_each.value not in (${sql.join(mine)}))`,
-      );
+      .where(sql<boolean>`not exists (select 1 from json_each(ai_recall_campaigns.scope_location_ids) where json_each.value not in (${sql.join(mine)}))`);
   }
   return query;
 }

@@ -4,7 +4,16 @@ import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { businessNow } from '../business-clock/index.js';
 import { presentRecallSummary } from './recall.presenter.js';
 import { listCampaigns } from './recall.repository.js';
-import { CreateRecallSchema, ListRecallsQuery, maxDueWithinDays, maxRecallRecipients, maxRecallVaccines, RecallCampaignSchema, RecallParams, RecallSummarySchema } from './recall.schema.js';
+import {
+  CreateRecallSchema,
+  ListRecallsQuery,
+  maxDueWithinDays,
+  maxRecallRecipients,
+  maxRecallVaccines,
+  RecallCampaignSchema,
+  RecallParams,
+  RecallSummarySchema,
+} from './recall.schema.js';
 import { getRecall, runRecall } from './recall.service.js';
 
 const tags = ['AI agents'];

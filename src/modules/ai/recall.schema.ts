@@ -41,7 +41,8 @@ export const CreateRecallSchema = Type.Object(
     dryRun: Type.Optional(
       Type.Boolean({
         default: false,
-        description: 'Store the campaign as what would happen to each recipient (would_send or skipped), sending nothing and recording no reminder (201, dryRun true, an id like any campaign).',
+        description:
+          'Store the campaign as what would happen to each recipient (would_send or skipped), sending nothing and recording no reminder (201, dryRun true, an id like any campaign).',
       }),
     ),
   },

@@ -35,7 +35,8 @@ const skipReasonOf: Record<Exclude<ReminderOutcome, 'notified'>, RecallSkipReaso
  * `now` is the service clock's instant the records carry.
  */
 export async function runRecall(db: Executor, actor: Actor, input: CreateRecallInput, businessNow: number, now: number): Promise<RecallCampaign> {
-  const locationIds = input.locationId === undefined ? actor.locationIds : [foundOr404(await findLocation(db, actor, input.locationId), 'location', input.locationId).id];
+  const locationIds =
+    input.locationId === undefined ? actor.locationIds : [foundOr404(await findLocation(db, actor, input.locationId), 'location', input.locationId).id];
   const names = input.vaccines?.map((v) => v.trim());
   const keys = names === undefined ? null : [...new Set(names.map(vaccineKey))];
   const today = utcDate(businessNow);
@@ -50,7 +51,11 @@ export async function runRecall(db: Executor, actor: Actor, input: CreateRecallI
       { extensions: { selected: doses.length, max: maxRecallRecipients } },
     );
   }
-  const homes = await petHomes(db, actor.tenantId, doses.map((d) => d.pet_id));
+  const homes = await petHomes(
+    db,
+    actor.tenantId,
+    doses.map((d) => d.pet_id),
+  );
   const campaignId = newId('rcl');
   const recipients: AiRecallRecipientsTable[] = [];
   for (const dose of doses) {

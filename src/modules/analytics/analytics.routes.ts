@@ -9,7 +9,7 @@ const tags = ['Analytics'];
 
 const access =
   'Needs `analytics.read` (admins; doctors read). A location-scoped client counts only its own locations; a locationId outside them → 404. ' +
-  "from and to are local dates, both inclusive, each location counted in its own time zone; to before from, or a range over 2 years → 400. ";
+  'from and to are local dates, both inclusive, each location counted in its own time zone; to before from, or a range over 2 years → 400. ';
 
 export function analyticsRoutes(deps: { clock: Clock }): AnyRoute[] {
   return [
@@ -37,7 +37,7 @@ export function analyticsRoutes(deps: { clock: Clock }): AnyRoute[] {
       summary: 'One metric as a series of buckets',
       description:
         access +
-        'interval day (default), week (ISO weeks, Monday first) or month, in each location\'s calendar; every bucket of the range is present, an empty one as 0; the first and last ' +
+        "interval day (default), week (ISO weeks, Monday first) or month, in each location's calendar; every bucket of the range is present, an empty one as 0; the first and last " +
         'buckets are clipped to the range. A state metric (invoices_open, active_pets, vaccination_compliance_rate) is read at the end of each bucket. An unknown metric name or ' +
         'interval → 400. `Accept: text/csv` or `?format=csv` answers text/csv with the columns bucket,value. A money metric over locations with several currencies needs ' +
         '`currency` (400 otherwise). Emits nothing.',
@@ -51,7 +51,10 @@ export function analyticsRoutes(deps: { clock: Clock }): AnyRoute[] {
         const series = await metricSeries(db, actor, params.name, query, query.interval ?? 'day', deps.clock.now());
         const csv = query.format === 'csv' || ctx.accepts('application/json', 'text/csv') === 'text/csv';
         if (!csv) return { body: series };
-        return { body: seriesCsv(series), headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `inline; filename="${params.name}.csv"` } };
+        return {
+          body: seriesCsv(series),
+          headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `inline; filename="${params.name}.csv"` },
+        };
       },
     }),
     defineRoute({

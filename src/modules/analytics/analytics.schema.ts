@@ -25,23 +25,29 @@ export const intervals = ['day', 'week', 'month'] as const;
 export type Interval = (typeof intervals)[number];
 
 const LocalDate = (description: string) =>
-  Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10, description: `${description} (YYYY-MM-DD, the location's own calendar).`, examples: ['2026-11-01'] });
+  Type.String({
+    pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+    maxLength: 10,
+    description: `${description} (YYYY-MM-DD, the location's own calendar).`,
+    examples: ['2026-11-01'],
+  });
 
 const windowFields = {
   from: LocalDate('First day counted, inclusive'),
   to: LocalDate('Last day counted, inclusive; at most 2 years after from'),
   locationId: Type.Optional(
-    Type.String({ maxLength: 100, description: 'One location (loc_…); default: every location the caller may see. A location outside the caller\'s → 404.' }),
+    Type.String({ maxLength: 100, description: "One location (loc_…); default: every location the caller may see. A location outside the caller's → 404." }),
   ),
   currency: Type.Optional(
-    Type.String({ pattern: '^[A-Z]{3}$', maxLength: 3, description: 'Money metrics: the currency to count (ISO 4217). Needed only when the locations covered use several.' }),
+    Type.String({
+      pattern: '^[A-Z]{3}$',
+      maxLength: 3,
+      description: 'Money metrics: the currency to count (ISO 4217). Needed only when the locations covered use several.',
+    }),
   ),
 };
 
-export const SummaryQuery = Type.Object(
-  { from: windowFields.from, to: windowFields.to, locationId: windowFields.locationId },
-  { additionalProperties: false },
-);
+export const SummaryQuery = Type.Object({ from: windowFields.from, to: windowFields.to, locationId: windowFields.locationId }, { additionalProperties: false });
 
 export const MetricParams = Type.Object({
   name: Type.Union(
@@ -53,7 +59,12 @@ export const MetricParams = Type.Object({
 export const SeriesQuery = Type.Object(
   {
     ...windowFields,
-    interval: Type.Optional(Type.Union(intervals.map((i) => Type.Literal(i)), { description: 'Bucket size: day (default), week (ISO, Monday first) or month; in each location\'s calendar.' })),
+    interval: Type.Optional(
+      Type.Union(
+        intervals.map((i) => Type.Literal(i)),
+        { description: "Bucket size: day (default), week (ISO, Monday first) or month; in each location's calendar." },
+      ),
+    ),
     format: Type.Optional(Type.Literal('csv', { description: 'csv: the series as text/csv (columns bucket,value), as `Accept: text/csv` does.' })),
   },
   { additionalProperties: false },
@@ -83,7 +94,7 @@ const metricFields = {
   ),
   from: Type.String({ format: 'date' }),
   to: Type.String({ format: 'date' }),
-  locationIds: Type.Array(Type.String(), { description: 'The locations counted (the caller\'s, or the one asked for).' }),
+  locationIds: Type.Array(Type.String(), { description: "The locations counted (the caller's, or the one asked for)." }),
   asOf: Type.String({ format: 'date-time', description: 'When the value was computed: records written later are not in it.' }),
   basis: Basis,
 };
@@ -97,7 +108,7 @@ export const SummarySchema = Type.Object(
 
 const SeriesPoint = Type.Object(
   {
-    bucket: Type.String({ format: 'date', description: 'The bucket\'s first day (a Monday for week, the 1st for month).' }),
+    bucket: Type.String({ format: 'date', description: "The bucket's first day (a Monday for week, the 1st for month)." }),
     from: Type.String({ format: 'date', description: 'First day of the bucket inside the asked range.' }),
     to: Type.String({ format: 'date', description: 'Last day of the bucket inside the asked range.' }),
     value: Type.Number(),
@@ -130,13 +141,13 @@ export const MetricRecordSchema = Type.Object(
   {
     sourceType: Type.String({ description: 'payment, refund, invoice, appointment, booking, boarding_room, pet, order_line or commission_line.' }),
     sourceId: Type.String(),
-    occurredAt: Type.String({ format: 'date-time', description: 'The instant that dates it (see the metric\'s basis).' }),
+    occurredAt: Type.String({ format: 'date-time', description: "The instant that dates it (see the metric's basis)." }),
     locationId: Type.String(),
     amount: Type.Optional(Type.Integer({ description: 'Money metrics: signed minor units (refunds negative); they sum to the value.' })),
     currency: Type.Optional(Type.String()),
-    status: Type.Optional(Type.String({ description: 'The row\'s status where the metric reads it.' })),
+    status: Type.Optional(Type.String({ description: "The row's status where the metric reads it." })),
     counted: Type.Union([Type.Literal('numerator'), Type.Literal('denominator'), Type.Literal('both')], {
-      description: 'Where the row counts: a count\'s or a sum\'s rows are numerator; a ratio\'s rows are in the denominator, and both when also in the numerator.',
+      description: "Where the row counts: a count's or a sum's rows are numerator; a ratio's rows are in the denominator, and both when also in the numerator.",
     }),
   },
   { additionalProperties: false },

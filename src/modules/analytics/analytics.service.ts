@@ -155,7 +155,14 @@ function noShowsOf(byStatus: Evaluated): Evaluated {
 }
 
 /** A metric per bucket (day, week or month in each location's calendar): every bucket present, an empty one 0. */
-export async function metricSeries(db: Executor, access: AccessFilter, name: MetricName, window: MetricWindow, interval: Interval, now: number): Promise<Series> {
+export async function metricSeries(
+  db: Executor,
+  access: AccessFilter,
+  name: MetricName,
+  window: MetricWindow,
+  interval: Interval,
+  now: number,
+): Promise<Series> {
   const evaluated = await evaluate(db, access, name, await frameOf(db, access, window, interval));
   const unit = metricDefinitions[name].unit;
   const currency = unit === 'minor' ? singleCurrency(evaluated, window.currency) : undefined;

@@ -19,7 +19,7 @@ export const metricDefinitions: Record<MetricName, MetricDefinition> = {
     date: `payment and refund createdAt ${localDay}`,
     formula:
       'sum of payments (every method, tax included) − sum of refunds created in the window, in one currency; equals the negated sum of the receivable:* lines ' +
-      'of those payments\' and refunds\' journal entries (GET /v1/ledger/entries, sourceType payment and refund)',
+      "of those payments' and refunds' journal entries (GET /v1/ledger/entries, sourceType payment and refund)",
   },
   invoices_open: {
     unit: 'count',
@@ -31,7 +31,8 @@ export const metricDefinitions: Record<MetricName, MetricDefinition> = {
     unit: 'count',
     atEnd: false,
     date: `appointment startsAt ${localDay}`,
-    formula: 'count of appointments starting in the window; breakdown: the count of each current status (confirmed, checked_in, in_progress, completed, cancelled, no_show)',
+    formula:
+      'count of appointments starting in the window; breakdown: the count of each current status (confirmed, checked_in, in_progress, completed, cancelled, no_show)',
   },
   no_show_rate: {
     unit: 'ratio',
@@ -77,12 +78,14 @@ export const metricDefinitions: Record<MetricName, MetricDefinition> = {
     unit: 'minor',
     atEnd: false,
     date: `marketplace order paidAt ${localDay}, at the order's location`,
-    formula: 'sum of the amounts (tax excluded) of the lines of marketplace orders paid in the window, whatever happened to them later (gross: refunds are not deducted)',
+    formula:
+      'sum of the amounts (tax excluded) of the lines of marketplace orders paid in the window, whatever happened to them later (gross: refunds are not deducted)',
   },
   commission_earned: {
     unit: 'minor',
     atEnd: false,
     date: `commission line createdAt ${localDay}, at its order's location`,
-    formula: 'sum of the commission of commission lines created in the window: accruals of paid lines, minus the negative lines refunds post (accrued and settled alike)',
+    formula:
+      'sum of the commission of commission lines created in the window: accruals of paid lines, minus the negative lines refunds post (accrued and settled alike)',
   },
 };

@@ -79,7 +79,8 @@ const startOfDay = (date: string, timezone: string): string => new Date(DateTime
 export function windowRows(locations: readonly ScopeLocation[], buckets: readonly Bucket[]): WindowRow[] {
   const rows: WindowRow[] = [];
   for (const location of locations) {
-    for (const b of buckets) rows.push([location.id, b.bucket, startOfDay(b.from, location.timezone), startOfDay(addDays(b.to, 1), location.timezone), b.from, b.to]);
+    for (const b of buckets)
+      rows.push([location.id, b.bucket, startOfDay(b.from, location.timezone), startOfDay(addDays(b.to, 1), location.timezone), b.from, b.to]);
   }
   return rows;
 }

@@ -15,7 +15,6 @@ export const defaultAppointmentTypes = [
   { code: 'grooming', name: 'Grooming', duration_minutes: 60, buffer_before_minutes: 0, buffer_after_minutes: 15 },
 ] as const;
 
-
 /** Inserts the default types a tenant lacks; existing rows (possibly edited) are left alone. */
 export async function seedDefaultAppointmentTypes(db: Executor, tenantId: string, now: number): Promise<void> {
   const at = new Date(now).toISOString();

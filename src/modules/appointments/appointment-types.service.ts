@@ -40,7 +40,13 @@ export async function createAppointmentType(db: Executor, actor: Actor, input: C
 }
 
 /** Changes apply to new bookings; booked appointments keep the times and buffers they were booked with. */
-export async function patchAppointmentType(db: Executor, actor: Actor, code: string, input: UpdateAppointmentTypeInput, now: number): Promise<AppointmentTypesTable> {
+export async function patchAppointmentType(
+  db: Executor,
+  actor: Actor,
+  code: string,
+  input: UpdateAppointmentTypeInput,
+  now: number,
+): Promise<AppointmentTypesTable> {
   checkTenantWide(actor);
   const existing = foundOr404(await findAppointmentType(db, actor.tenantId, code.toLowerCase()), 'appointment type', code);
   const patch: Partial<AppointmentTypesTable> = { updated_at: new Date(now).toISOString() };

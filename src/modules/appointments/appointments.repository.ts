@@ -73,6 +73,11 @@ export async function findCalendarEntry(db: Executor, id: string) {
 /** Seals the calendar tokens an older release stored in clear; returns how many. */
 export async function sealClearCalendarTokens(db: Executor, box: Pick<SecretBox, 'seal'>): Promise<number> {
   const rows = await db.selectFrom('appointments').select(['id', 'calendar_token']).where('calendar_token', 'not like', 'sealed:%').execute();
-  for (const row of rows) await db.updateTable('appointments').set({ calendar_token: box.seal(row.calendar_token) }).where('id', '=', row.id).execute();
+  for (const row of rows)
+    await db
+      .updateTable('appointments')
+      .set({ calendar_token: box.seal(row.calendar_token) })
+      .where('id', '=', row.id)
+      .execute();
   return rows.length;
 }

@@ -124,7 +124,10 @@ export function appointmentRoutes(deps: AppointmentDeps): AnyRoute[] {
         'credential (its prefix ct_live_/ct_test_ names the environment), so treat the link as a secret. A wrong or missing token answers 404.',
       tags,
       params: AppointmentParams,
-      query: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200, description: 'The secret from calendarUrl.' })) }, { additionalProperties: false }),
+      query: Type.Object(
+        { token: Type.Optional(Type.String({ maxLength: 200, description: 'The secret from calendarUrl.' })) },
+        { additionalProperties: false },
+      ),
       response: { status: 200, description: 'The calendar', schema: Type.String(), contentType: 'text/calendar; charset=utf-8' },
       errors: ['not_found'],
       handler: async ({ params, query }) => ({

@@ -26,7 +26,10 @@ const Notes = Type.String({ maxLength: 2000, description: 'Free text.' });
 export const AppointmentSchema = Type.Object(
   {
     id: Type.String({ description: 'Appointment id (apt_…).' }),
-    status: Type.Union(appointmentStatuses.map((s) => Type.Literal(s)), { description: 'Lower-case state; a new appointment is confirmed.' }),
+    status: Type.Union(
+      appointmentStatuses.map((s) => Type.Literal(s)),
+      { description: 'Lower-case state; a new appointment is confirmed.' },
+    ),
     petId: Type.String(),
     providerId: Type.String(),
     provider: Type.Object({ id: Type.String(), name: Type.String() }, { additionalProperties: false }),
@@ -87,7 +90,10 @@ export const AvailabilityQuery = Type.Object(
       Type.String({ maxLength: 40, description: "A date YYYY-MM-DD (start of that day in the location's zone) or a date-time with offset. Default: now." }),
     ),
     to: Type.Optional(
-      Type.String({ maxLength: 40, description: 'A date YYYY-MM-DD (that day included) or a date-time with offset. Default: from + 7 days; at most 31 days after from.' }),
+      Type.String({
+        maxLength: 40,
+        description: 'A date YYYY-MM-DD (that day included) or a date-time with offset. Default: from + 7 days; at most 31 days after from.',
+      }),
     ),
     providerId: Type.Optional(Type.String({ maxLength: 100 })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, default: 1000, description: 'Most slots to return (1–5000, default 1000).' })),

@@ -25,12 +25,7 @@ import {
   type ScheduleRecord,
 } from '../scheduling/index.js';
 import { bookableType } from './appointment-types.service.js';
-import {
-  findAppointment,
-  insertAppointment,
-  updateAppointment,
-  type AppointmentRecord,
-} from './appointments.repository.js';
+import { findAppointment, insertAppointment, updateAppointment, type AppointmentRecord } from './appointments.repository.js';
 import { appointmentStatuses, type AppointmentStatus, type CreateAppointmentInput, type UpdateAppointmentInput } from './appointments.schema.js';
 import type { AppointmentsTable } from './appointments.table.js';
 
@@ -104,14 +99,19 @@ async function checkSlot(db: Executor, actor: Actor, booking: Booking, exceptId?
     }
   }
   const busy = (await busyIntervals(db, [provider.id], booking.blockedFrom, booking.blockedUntil, exceptId)).get(provider.id) ?? [];
-  if (busy.length > 0) throw slotUnavailable(`${provider.name} already has an appointment at ${toIso(start)}–${toIso(end)} (buffers included); see GET /v1/appointments/availability.`);
+  if (busy.length > 0)
+    throw slotUnavailable(
+      `${provider.name} already has an appointment at ${toIso(start)}–${toIso(end)} (buffers included); see GET /v1/appointments/availability.`,
+    );
 }
 
 function checkStart(start: number, now: number, settings: Settings, field = 'startsAt'): void {
   if (start < now) throw validationFailed([{ field, message: 'is in the past' }]);
   if (start > now + maxLeadDays * dayMs) throw validationFailed([{ field, message: `is more than ${maxLeadDays} days ahead` }]);
   if (start < now + settings.bookingMinNoticeMinutes * minuteMs) {
-    throw slotUnavailable(`Appointments need at least ${settings.bookingMinNoticeMinutes} minutes' notice; the first bookable start is ${toIso(now + settings.bookingMinNoticeMinutes * minuteMs)}.`);
+    throw slotUnavailable(
+      `Appointments need at least ${settings.bookingMinNoticeMinutes} minutes' notice; the first bookable start is ${toIso(now + settings.bookingMinNoticeMinutes * minuteMs)}.`,
+    );
   }
 }
 
@@ -124,13 +124,22 @@ async function defaultLocation(db: Executor, actor: Actor, provider: ProviderRec
   }
   if (!provider.locationIds.includes(petLocationId)) {
     throw validationFailed([
-      { field: 'locationId', message: `provider ${provider.id} has no working hours at that time and does not work at the pet's location; name the locationId` },
+      {
+        field: 'locationId',
+        message: `provider ${provider.id} has no working hours at that time and does not work at the pet's location; name the locationId`,
+      },
     ]);
   }
   return petLocationId;
 }
 
-export async function createAppointment(db: Executor, actor: Actor, input: CreateAppointmentInput, now: number, settings: Settings): Promise<AppointmentRecord> {
+export async function createAppointment(
+  db: Executor,
+  actor: Actor,
+  input: CreateAppointmentInput,
+  now: number,
+  settings: Settings,
+): Promise<AppointmentRecord> {
   const type = await bookableType(db, actor.tenantId, input.type);
   const start = parseInstant(input.startsAt);
   if (start === null) throw validationFailed([{ field: 'startsAt', message: 'is not a date-time' }]);
@@ -203,7 +212,14 @@ export async function getAppointment(db: Executor, actor: Actor, id: string): Pr
  * reassignment runs every booking rule again against the other appointments; the visit keeps the
  * duration and buffers it was booked with. Completing records the pet's lastVisit.
  */
-export async function patchAppointment(db: Executor, actor: Actor, id: string, input: UpdateAppointmentInput, now: number, settings: Settings): Promise<AppointmentRecord> {
+export async function patchAppointment(
+  db: Executor,
+  actor: Actor,
+  id: string,
+  input: UpdateAppointmentInput,
+  now: number,
+  settings: Settings,
+): Promise<AppointmentRecord> {
   const existing = await getAppointment(db, actor, id);
   const moving = input.startsAt !== undefined || input.providerId !== undefined;
   if (input.status !== undefined && moving) {

@@ -4,7 +4,19 @@ import { missingReference } from '../../http/errors.js';
 import { findLocation } from '../locations/index.js';
 import { findPet } from '../pets/index.js';
 import { findProvider, providersFor, type ProviderRecord } from '../providers/index.js';
-import { appointmentsVersion, bookableSchedulesAt, minuteMs, readWindow, schedulesAt, searchSlots, toIso, zoneClock, type BookableSchedule, type Interval, type Window } from '../scheduling/index.js';
+import {
+  appointmentsVersion,
+  bookableSchedulesAt,
+  minuteMs,
+  readWindow,
+  schedulesAt,
+  searchSlots,
+  toIso,
+  zoneClock,
+  type BookableSchedule,
+  type Interval,
+  type Window,
+} from '../scheduling/index.js';
 import { bookableType } from './appointment-types.service.js';
 import { VersionedCache } from '../../db/versioned-cache.js';
 import { reusableJson } from '../../http/reusable-json.js';
@@ -29,8 +41,26 @@ export interface AvailabilityResult {
  */
 const answers = new VersionedCache<AvailabilityResult>(64);
 
-function answerKey(tenantId: string, location: Pick<LocationsTable, 'id' | 'timezone'>, type: AppointmentTypesTable, window: Window, limit: number, schedules: readonly BookableSchedule[]): string {
-  const parts = [tenantId, location.id, location.timezone, type.code, type.duration_minutes, type.buffer_before_minutes, type.buffer_after_minutes, window.from, window.to, limit];
+function answerKey(
+  tenantId: string,
+  location: Pick<LocationsTable, 'id' | 'timezone'>,
+  type: AppointmentTypesTable,
+  window: Window,
+  limit: number,
+  schedules: readonly BookableSchedule[],
+): string {
+  const parts = [
+    tenantId,
+    location.id,
+    location.timezone,
+    type.code,
+    type.duration_minutes,
+    type.buffer_before_minutes,
+    type.buffer_after_minutes,
+    window.from,
+    window.to,
+    limit,
+  ];
   for (const s of schedules) parts.push(s.provider_id, s.weekly, s.time_off, s.services);
   return JSON.stringify(parts);
 }
@@ -96,7 +126,12 @@ export async function matchProviders(db: Executor, actor: Actor, input: MatchPro
   const clock = zoneClock(location.timezone);
   const window = readWindow(clock, input, now, 14);
   const providers = await providersFor(db, actor, { locationId: location.id, service: type.code, status: 'active' });
-  const schedules = await schedulesAt(db, actor, location.id, providers.map((p) => p.id));
+  const schedules = await schedulesAt(
+    db,
+    actor,
+    location.id,
+    providers.map((p) => p.id),
+  );
   const slots = await searchSlots(db, { location, type, schedules, window, earliest: now + noticeMinutes * minuteMs, limitEach: 1 });
 
   const matches: ProviderMatch[] = providers.map((provider) => ({ provider, slot: slots.get(provider.id)?.[0] ?? null, reasons: [] }));
@@ -108,7 +143,14 @@ export async function matchProviders(db: Executor, actor: Actor, input: MatchPro
       (a.provider.id < b.provider.id ? -1 : 1),
   );
   const local = (ms: number) => {
-    const text = new Date(ms).toLocaleString('en-GB', { timeZone: location.timezone, weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+    const text = new Date(ms).toLocaleString('en-GB', {
+      timeZone: location.timezone,
+      weekday: 'short',
+      day: 'numeric',
+      month: 'short',
+      hour: '2-digit',
+      minute: '2-digit',
+    });
     return `${text} ${location.timezone}`;
   };
   const withSlots = matches.filter((m) => m.slot !== null).length;
@@ -120,13 +162,19 @@ export async function matchProviders(db: Executor, actor: Actor, input: MatchPro
     if (slot) {
       match.reasons.push(`next free ${type.code} slot ${toIso(slot.from)} (${local(slot.from)})`);
       const previous = matches[index - 1];
-      if (index === 0) match.reasons.push(withSlots > 1 ? `soonest available of ${withSlots} providers with free slots` : 'the only provider with a free slot in the window');
-      else if (previous?.slot && previous.slot.from === slot.from) match.reasons.push(`free as soon as ${previous.provider.name}; ordered by rating, then name`);
+      if (index === 0)
+        match.reasons.push(withSlots > 1 ? `soonest available of ${withSlots} providers with free slots` : 'the only provider with a free slot in the window');
+      else if (previous?.slot && previous.slot.from === slot.from)
+        match.reasons.push(`free as soon as ${previous.provider.name}; ordered by rating, then name`);
       else match.reasons.push(`free later than the ${index} provider${index === 1 ? '' : 's'} above`);
     } else {
       match.reasons.push(`no free slot between ${toIso(window.from)} and ${toIso(window.to)}`);
     }
-    match.reasons.push(provider.rating === null ? 'not rated yet' : `rated ${provider.rating.toFixed(1)} from ${provider.rating_count} review${provider.rating_count === 1 ? '' : 's'}`);
+    match.reasons.push(
+      provider.rating === null
+        ? 'not rated yet'
+        : `rated ${provider.rating.toFixed(1)} from ${provider.rating_count} review${provider.rating_count === 1 ? '' : 's'}`,
+    );
   });
   return { matches, petId: pet.id, type: type.code, locationId: location.id, window };
 }

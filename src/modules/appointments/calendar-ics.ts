@@ -19,10 +19,18 @@ export interface CalendarEvent {
 }
 
 /** 20261201T143000Z */
-export const icsTime = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+export const icsTime = (ms: number): string =>
+  new Date(ms)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
 
 export const escapeText = (value: string): string =>
-  value.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\r\n|\r|\n/g, '\\n');
+  value
+    .replace(/\\/g, '\\\\')
+    .replace(/;/g, '\\;')
+    .replace(/,/g, '\\,')
+    .replace(/\r\n|\r|\n/g, '\\n');
 
 /** Splits a content line into ≤ 75-octet pieces; continuation lines start with one space (which counts). */
 export function foldLine(line: string): string {

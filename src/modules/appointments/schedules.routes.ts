@@ -34,7 +34,7 @@ export function scheduleRoutes(deps: { clock: Clock }): AnyRoute[] {
       description:
         "Replaces the provider's weekly working windows and time off at `locationId`, read in that location's time zone (so 09:00 stays 09:00 " +
         'across daylight-saving changes). Windows on one weekday may touch but not overlap; start < end (24:00 may end a window). Time off `from`/`to` ' +
-        "take a date (a whole local day; `to` includes its day), a local date-time, or a date-time with offset; they are answered in UTC. A provider " +
+        'take a date (a whole local day; `to` includes its day), a local date-time, or a date-time with offset; they are answered in UTC. A provider ' +
         'with a schedule at a location can only be booked inside its windows there; one without a schedule there can be booked at any time. ' +
         'The provider must work at the location.',
       tags,

@@ -4,7 +4,16 @@ import type { Actor } from '../../http/actor.js';
 import { type FieldError, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
 import { findLocation } from '../locations/index.js';
 import { findProvider } from '../providers/index.js';
-import { parseClock, toIso, upsertSchedule, zoneClock, type ScheduleRecord, type StoredTimeOff, type StoredWindow, type ZoneClock } from '../scheduling/index.js';
+import {
+  parseClock,
+  toIso,
+  upsertSchedule,
+  zoneClock,
+  type ScheduleRecord,
+  type StoredTimeOff,
+  type StoredWindow,
+  type ZoneClock,
+} from '../scheduling/index.js';
 import type { PutScheduleInput } from './schedules.schema.js';
 
 function checkWeekly(weekly: PutScheduleInput['weekly']): StoredWindow[] {
@@ -20,14 +29,15 @@ function checkWeekly(weekly: PutScheduleInput['weekly']): StoredWindow[] {
       const prev = sorted[i - 1]!;
       const cur = sorted[i]!;
       if (prev.weekday === cur.weekday && cur.start < prev.end) {
-        errors.push({ field: `weekly[${Math.max(prev.index, cur.index)}]`, message: `overlaps weekly[${Math.min(prev.index, cur.index)}] on weekday ${cur.weekday}` });
+        errors.push({
+          field: `weekly[${Math.max(prev.index, cur.index)}]`,
+          message: `overlaps weekly[${Math.min(prev.index, cur.index)}] on weekday ${cur.weekday}`,
+        });
       }
     }
   }
   if (errors.length > 0) throw validationFailed(errors);
-  return parsed
-    .sort((a, b) => a.weekday - b.weekday || a.start - b.start)
-    .map((w) => ({ weekday: w.weekday, start: w.raw.start, end: w.raw.end }));
+  return parsed.sort((a, b) => a.weekday - b.weekday || a.start - b.start).map((w) => ({ weekday: w.weekday, start: w.raw.start, end: w.raw.end }));
 }
 
 function checkTimeOff(timeOff: NonNullable<PutScheduleInput['timeOff']>, clock: ZoneClock): StoredTimeOff[] {
@@ -52,7 +62,9 @@ export async function putSchedule(db: Executor, actor: Actor, providerId: string
   const location = await findLocation(db, actor, input.locationId);
   if (!location) throw missingReference('locationId', 'location', input.locationId);
   if (!provider.locationIds.includes(location.id)) {
-    throw validationFailed([{ field: 'locationId', message: `provider ${provider.id} does not work at ${location.id}; add the location to the provider first` }]);
+    throw validationFailed([
+      { field: 'locationId', message: `provider ${provider.id} does not work at ${location.id}; add the location to the provider first` },
+    ]);
   }
   const weekly = checkWeekly(input.weekly);
   const timeOff = checkTimeOff(input.timeOff ?? [], zoneClock(location.timezone));

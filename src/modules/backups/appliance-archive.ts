@@ -136,7 +136,8 @@ export async function createArchive(options: CreateArchiveOptions): Promise<Crea
   }
   const folder = path.dirname(file);
   if (!existsSync(dataDir)) throw new ArchiveError(`${dataDir} does not exist (PETCARE_DATA_DIR)`);
-  if (existsSync(path.join(dataDir, '.restore-in-progress'))) throw new ArchiveError(`a restore is replacing the contents of ${dataDir}; back up after it has finished`);
+  if (existsSync(path.join(dataDir, '.restore-in-progress')))
+    throw new ArchiveError(`a restore is replacing the contents of ${dataDir}; back up after it has finished`);
 
   const realData = await fs.realpath(dataDir);
   const outside = insideDataDir(realData, await realFolder(folder)) === null;
@@ -154,7 +155,9 @@ export async function createArchive(options: CreateArchiveOptions): Promise<Crea
   const partial = `${file}.partial`;
   let completed = false;
   try {
-    const keptOut = [insideDataDir(realData, await realFolder(options.backupDir)), insideDataDir(realData, await realFolder(folder))].filter((p): p is string => p !== null);
+    const keptOut = [insideDataDir(realData, await realFolder(options.backupDir)), insideDataDir(realData, await realFolder(folder))].filter(
+      (p): p is string => p !== null,
+    );
     const listed = await archivableFiles(dataDir, keptOut);
     // Databases first, each in one read transaction; then the other files as they are now.
     const sources = new Map<string, string>();
@@ -219,7 +222,12 @@ export async function createArchive(options: CreateArchiveOptions): Promise<Crea
       yield { path: manifestName, size: text.length, body: [text] };
     };
     const encrypt = key ? (source: AsyncIterable<Buffer>) => encryptFrames(source, key) : (source: AsyncIterable<Buffer>) => source;
-    await pipeline(Readable.from(tarBlocks(entries(), new Date(now)), { objectMode: false }), createGzip(), encrypt, createWriteStream(partial, { flags: 'wx', mode: 0o600, flush: true }));
+    await pipeline(
+      Readable.from(tarBlocks(entries(), new Date(now)), { objectMode: false }),
+      createGzip(),
+      encrypt,
+      createWriteStream(partial, { flags: 'wx', mode: 0o600, flush: true }),
+    );
     await fs.chmod(partial, 0o600);
     // Renamed when complete: an archive cut short (disk full) never passes for one.
     await fs.rename(partial, file);
@@ -266,7 +274,8 @@ export interface ReadArchive {
 }
 
 /** zlib's complaints about a damaged or cut gzip stream. */
-const isZlibError = (err: unknown): boolean => typeof (err as { code?: unknown }).code === 'string' && /^Z_|^ERR_(ZLIB|BUFFER)/.test((err as { code: string }).code);
+const isZlibError = (err: unknown): boolean =>
+  typeof (err as { code?: unknown }).code === 'string' && /^Z_|^ERR_(ZLIB|BUFFER)/.test((err as { code: string }).code);
 
 /**
  * Reads an archive from end to end, streaming: decrypts (checking every frame), inflates, and
@@ -359,7 +368,11 @@ function checkedManifest(text: Buffer | undefined, found: ReadonlyMap<string, Ma
   } catch {
     throw new ArchiveError('the archive has no readable manifest.json');
   }
-  if ((manifest.format !== 'petcare-backup/1' && manifest.format !== 'petcare-backup/2') || !Array.isArray(manifest.files) || !Array.isArray(manifest.environments)) {
+  if (
+    (manifest.format !== 'petcare-backup/1' && manifest.format !== 'petcare-backup/2') ||
+    !Array.isArray(manifest.files) ||
+    !Array.isArray(manifest.environments)
+  ) {
     throw new ArchiveError('the manifest is not a petcare-backup manifest');
   }
   if (!manifest.environments.every((env) => environments.includes(env))) throw new ArchiveError('the manifest names an unknown environment');
@@ -369,7 +382,8 @@ function checkedManifest(text: Buffer | undefined, found: ReadonlyMap<string, Ma
     if (!isRestorablePath(expected.path)) throw new ArchiveError(`the manifest names an unexpected path: ${expected.path}`);
     const actual = found.get(expected.path);
     if (!actual) throw new ArchiveError(`${expected.path} is listed in the manifest but missing`);
-    if (actual.sha256 !== expected.sha256 || actual.size !== expected.size) throw new ArchiveError(`${expected.path} does not match its sha256 in the manifest`);
+    if (actual.sha256 !== expected.sha256 || actual.size !== expected.size)
+      throw new ArchiveError(`${expected.path} does not match its sha256 in the manifest`);
   }
   if (!manifest.environments.some((env) => listed.has(`${env}.sqlite`))) throw new ArchiveError('the archive holds no database');
   const sidecar = sidecarIn(listed);

@@ -73,7 +73,8 @@ export async function readTar(reader: ByteReader, onFile: (entry: TarEntry, body
       await skip(reader, size + padding(size));
       continue;
     }
-    if (header.type !== 'File' && header.type !== 'OldFile') throw new ArchiveError(`the archive holds an entry a backup never writes: ${path} (${header.type})`);
+    if (header.type !== 'File' && header.type !== 'OldFile')
+      throw new ArchiveError(`the archive holds an entry a backup never writes: ${path} (${header.type})`);
     let left = size;
     const body = async function* (): AsyncGenerator<Buffer> {
       while (left > 0) {

@@ -110,7 +110,10 @@ export async function finishInterruptedRestore(dataDir: string): Promise<string 
   try {
     journal = JSON.parse(await fs.readFile(path.join(dataDir, journalName), 'utf8')) as SwapJournal;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new ArchiveError(`${path.join(dataDir, journalName)} is unreadable (${(err as Error).message}); a restore stopped while swapping the data dir: restore the archive again`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new ArchiveError(
+        `${path.join(dataDir, journalName)} is unreadable (${(err as Error).message}); a restore stopped while swapping the data dir: restore the archive again`,
+      );
   }
   if (journal) await swapContents(dataDir, journal);
   if (existsSync(dataDir)) {
@@ -118,7 +121,9 @@ export async function finishInterruptedRestore(dataDir: string): Promise<string 
       if (name.startsWith(restoreStagingPrefix)) await fs.rm(path.join(dataDir, name), { recursive: true, force: true });
     }
   }
-  return journal ? `finished the restore of ${journal.archive} (started ${journal.startedAt}) that had stopped while swapping the contents of ${dataDir}` : null;
+  return journal
+    ? `finished the restore of ${journal.archive} (started ${journal.startedAt}) that had stopped while swapping the contents of ${dataDir}`
+    : null;
 }
 
 /** Refuses before the swap what would stop it halfway: an entry on another filesystem (a mount inside the data dir), a folder that cannot be moved. */
@@ -127,7 +132,10 @@ async function checkMovable(dataDir: string, staging: string, names: readonly st
   for (const name of names) {
     const entry = path.join(dataDir, name);
     const stat = await fs.lstat(entry);
-    if (stat.dev !== device) throw new ArchiveError(`${entry} is on another filesystem than the data dir (a mount inside it); a restore moves entries by rename: unmount it or move it out of the data dir`);
+    if (stat.dev !== device)
+      throw new ArchiveError(
+        `${entry} is on another filesystem than the data dir (a mount inside it); a restore moves entries by rename: unmount it or move it out of the data dir`,
+      );
     if (stat.isDirectory()) {
       await fs.access(entry, constants.W_OK).catch(() => {
         throw new ArchiveError(`${entry} cannot be moved by this user (uid ${process.getuid?.() ?? '?'}): make it writable, or remove it`);
@@ -149,7 +157,8 @@ export async function restoreArchive(options: RestoreOptions): Promise<Manifest>
   try {
     lock = lockDataDir(dataDir, 'restore');
   } catch (err) {
-    if (err instanceof DataDirBusyError) throw new ArchiveError(`${err.message}; stop every appliance using this data dir (each container on the volume) before restoring`);
+    if (err instanceof DataDirBusyError)
+      throw new ArchiveError(`${err.message}; stop every appliance using this data dir (each container on the volume) before restoring`);
     throw err;
   }
   try {

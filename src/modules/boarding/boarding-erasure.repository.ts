@@ -1,7 +1,15 @@
 import type { Executor } from '../../db/database.js';
 
 /** Children first: every foreign key points at a table later in this list. */
-export const boardingTables = ['boarding_dose_alerts', 'boarding_doses', 'boarding_care_plans', 'boarding_night_totals', 'boarding_nights', 'boarding_stays', 'boarding_rooms'] as const;
+export const boardingTables = [
+  'boarding_dose_alerts',
+  'boarding_doses',
+  'boarding_care_plans',
+  'boarding_night_totals',
+  'boarding_nights',
+  'boarding_stays',
+  'boarding_rooms',
+] as const;
 
 /**
  * Erases every boarding row of a tenant (sandbox reset only). The dose log is append-only: the

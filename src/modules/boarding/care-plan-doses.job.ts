@@ -101,7 +101,14 @@ export function carePlanDosesJob(): JobDefinition {
             await emit(
               trx,
               'boarding.dose_overdue',
-              { carePlanId: plan.id, bookingId: plan.booking_id, petId: plan.pet_id, locationId: plan.location_id, medication: dose.medication, scheduledFor: dose.scheduledFor },
+              {
+                carePlanId: plan.id,
+                bookingId: plan.booking_id,
+                petId: plan.pet_id,
+                locationId: plan.location_id,
+                medication: dose.medication,
+                scheduledFor: dose.scheduledFor,
+              },
               plan.tenant_id,
               now,
             );

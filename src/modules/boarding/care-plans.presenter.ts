@@ -2,7 +2,8 @@ import type { Static } from '@sinclair/typebox';
 import type { BoardingCarePlansTable, BoardingDosesTable } from './boarding.table.js';
 import type { CarePlan, CarePlanSchema, DoseSchema } from './care-plans.schema.js';
 
-export const medicationsOf = (row: Pick<BoardingCarePlansTable, 'medications'>): CarePlan['medications'] => JSON.parse(row.medications) as CarePlan['medications'];
+export const medicationsOf = (row: Pick<BoardingCarePlansTable, 'medications'>): CarePlan['medications'] =>
+  JSON.parse(row.medications) as CarePlan['medications'];
 
 export const presentCarePlan = (row: BoardingCarePlansTable): Static<typeof CarePlanSchema> => ({
   id: row.id,

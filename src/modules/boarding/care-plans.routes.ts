@@ -4,7 +4,16 @@ import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { businessNow } from '../business-clock/index.js';
 import { presentCarePlan, presentDose } from './care-plans.presenter.js';
 import { listCarePlans, listDoses } from './care-plans.repository.js';
-import { CarePlanParams, CarePlanSchema, CreateCarePlanSchema, CreateDoseSchema, DoseSchema, ListCarePlansQuery, ListDosesQuery, UpdateCarePlanSchema } from './care-plans.schema.js';
+import {
+  CarePlanParams,
+  CarePlanSchema,
+  CreateCarePlanSchema,
+  CreateDoseSchema,
+  DoseSchema,
+  ListCarePlansQuery,
+  ListDosesQuery,
+  UpdateCarePlanSchema,
+} from './care-plans.schema.js';
 import { createCarePlan, getCarePlan, logDose, patchCarePlan } from './care-plans.service.js';
 
 const tags = ['Boarding'];
@@ -65,14 +74,19 @@ export function carePlanRoutes(deps: { clock: Clock }): AnyRoute[] {
       path: '/v1/boarding/care-plans/:id',
       operationId: 'updateBoardingCarePlan',
       summary: 'Change a care plan',
-      description: access + times + 'feeding and medications are replaced whole when given; doses already logged stay. Only while the stay is reserved or checked in (else 409 `invalid_state_transition`).',
+      description:
+        access +
+        times +
+        'feeding and medications are replaced whole when given; doses already logged stay. Only while the stay is reserved or checked in (else 409 `invalid_state_transition`).',
       tags,
       access: { scope: 'bookings' },
       params: CarePlanParams,
       body: UpdateCarePlanSchema,
       response: { status: 200, description: 'The updated care plan', schema: CarePlanSchema },
       errors: ['not_found', 'invalid_state_transition'],
-      handler: async ({ db, actor, params, body }) => ({ body: presentCarePlan(await patchCarePlan(db, actor, params.id, body, await businessNow(db, actor.env, deps.clock))) }),
+      handler: async ({ db, actor, params, body }) => ({
+        body: presentCarePlan(await patchCarePlan(db, actor, params.id, body, await businessNow(db, actor.env, deps.clock))),
+      }),
     }),
     defineRoute({
       method: 'post',
@@ -93,7 +107,9 @@ export function carePlanRoutes(deps: { clock: Clock }): AnyRoute[] {
       body: CreateDoseSchema,
       response: { status: 201, description: 'The dose log entry', schema: DoseSchema },
       errors: ['not_found', 'resource_missing', 'invalid_state_transition', 'dose_not_scheduled', 'dose_already_logged'],
-      handler: async ({ db, actor, params, body }) => ({ body: presentDose(await logDose(db, actor, params.id, body, await businessNow(db, actor.env, deps.clock))) }),
+      handler: async ({ db, actor, params, body }) => ({
+        body: presentDose(await logDose(db, actor, params.id, body, await businessNow(db, actor.env, deps.clock))),
+      }),
     }),
     defineRoute({
       method: 'get',

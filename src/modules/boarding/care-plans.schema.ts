@@ -18,7 +18,11 @@ const MedicationInput = Type.Object(
     withFood: Type.Optional(Type.Boolean()),
     notes: Type.Optional(Nullable(NonBlankText(1000))),
     administrationAmount: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'Charged per dose given (integer minor units, default 0): billed at check-out as a care item.' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: 100_000_000,
+        description: 'Charged per dose given (integer minor units, default 0): billed at check-out as a care item.',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -33,7 +37,9 @@ export const CarePlanSchema = Type.Object(
     bookingId: Type.String(),
     petId: Type.String(),
     locationId: Type.String(),
-    feeding: Type.Array(Type.Object({ time: Type.String(), food: Type.String(), portion: Type.String(), notes: Nullable(Type.String()) }, { additionalProperties: false })),
+    feeding: Type.Array(
+      Type.Object({ time: Type.String(), food: Type.String(), portion: Type.String(), notes: Nullable(Type.String()) }, { additionalProperties: false }),
+    ),
     medications: Type.Array(
       Type.Object(
         {
@@ -99,7 +105,8 @@ export const CreateDoseSchema = Type.Object(
     medication: NonBlankText(200),
     scheduledFor: Type.String({
       format: 'date-time',
-      description: 'The dose’s scheduled instant: one of the medication’s times on a local date of the stay at the location, ISO 8601 with Z or an offset (else 422 dose_not_scheduled).',
+      description:
+        'The dose’s scheduled instant: one of the medication’s times on a local date of the stay at the location, ISO 8601 with Z or an offset (else 422 dose_not_scheduled).',
     }),
     outcome: Type.Union(doseOutcomes.map((o) => Type.Literal(o))),
     givenBy: NonBlankText(200),

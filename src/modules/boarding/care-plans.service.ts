@@ -6,7 +6,16 @@ import { type AccessFilter, type Actor, wholeTenant } from '../../http/actor.js'
 import { AppError, foundOr404, missingReference, validationFailed, type FieldError } from '../../http/errors.js';
 import type { BoardingCarePlansTable, BoardingDosesTable } from './boarding.table.js';
 import { medicationsOf } from './care-plans.presenter.js';
-import { carePlansOfBooking, findCarePlan, findDose, givenDoseCounts, insertCarePlan, insertDose, latestDoseEntry, updateCarePlan } from './care-plans.repository.js';
+import {
+  carePlansOfBooking,
+  findCarePlan,
+  findDose,
+  givenDoseCounts,
+  insertCarePlan,
+  insertDose,
+  latestDoseEntry,
+  updateCarePlan,
+} from './care-plans.repository.js';
 import type { CarePlan, CreateCarePlanInput, CreateDoseInput, UpdateCarePlanInput } from './care-plans.schema.js';
 import { findLocation } from '../locations/index.js';
 import { isScheduledDose, medicationKey } from './dose-schedule.js';
@@ -110,9 +119,16 @@ export async function logDose(db: Executor, actor: Actor, carePlanId: string, in
     const corrected = await findDose(db, plan.id, supersedes);
     if (!corrected) throw missingReference('supersedes', 'dose log entry of this care plan', supersedes);
     if (corrected.medication_key !== key || corrected.scheduled_for !== scheduledFor) {
-      throw validationFailed([{ field: 'supersedes', message: `corrects the ${corrected.medication} dose of ${corrected.scheduled_for}: a correction names the same medication and scheduledFor` }]);
+      throw validationFailed([
+        {
+          field: 'supersedes',
+          message: `corrects the ${corrected.medication} dose of ${corrected.scheduled_for}: a correction names the same medication and scheduledFor`,
+        },
+      ]);
     }
-  } else if (!isScheduledDose(medication, location.timezone, { checkInOn: stay.check_in_on, checkOutOn: stay.check_out_on }, localDate(now, location.timezone), at)) {
+  } else if (
+    !isScheduledDose(medication, location.timezone, { checkInOn: stay.check_in_on, checkOutOn: stay.check_out_on }, localDate(now, location.timezone), at)
+  ) {
     throw new AppError(
       'dose_not_scheduled',
       `${medication.name} is scheduled at ${medication.times.join(', ')} (local time at the location, ${location.timezone}) on the days of the stay from ${stay.check_in_on} to ${stay.check_out_on}; ${input.scheduledFor} is not one of those doses.`,
@@ -158,7 +174,10 @@ export async function logDose(db: Executor, actor: Actor, carePlanId: string, in
  * The care items check-out bills (our rule): each medication with an administrationAmount, once
  * per dose whose latest entry says given, on a line whose sourceId is the booking.
  */
-export async function careItemLines(db: Executor, bookingId: string): Promise<Array<{ description: string; quantity: number; unitAmount: number; sourceId: string }>> {
+export async function careItemLines(
+  db: Executor,
+  bookingId: string,
+): Promise<Array<{ description: string; quantity: number; unitAmount: number; sourceId: string }>> {
   const counts = await givenDoseCounts(db, bookingId);
   if (counts.length === 0) return [];
   const lines: Array<{ description: string; quantity: number; unitAmount: number; sourceId: string }> = [];
@@ -166,7 +185,12 @@ export async function careItemLines(db: Executor, bookingId: string): Promise<Ar
     for (const m of medicationsOf(plan)) {
       const given = Number(counts.find((c) => c.care_plan_id === plan.id && c.medication_key === medicationKey(m.name))?.given ?? 0);
       if (given > 0 && m.administrationAmount > 0) {
-        lines.push({ description: `Medication: ${m.name} ${m.dose} (${given} dose${given === 1 ? '' : 's'} given)`, quantity: given, unitAmount: m.administrationAmount, sourceId: bookingId });
+        lines.push({
+          description: `Medication: ${m.name} ${m.dose} (${given} dose${given === 1 ? '' : 's'} given)`,
+          quantity: given,
+          unitAmount: m.administrationAmount,
+          sourceId: bookingId,
+        });
       }
     }
   }

@@ -16,7 +16,12 @@ export const medicationKey = (name: string): string => name.trim().toLowerCase()
 export const doseInstant = (date: string, time: string, zone: string): number => DateTime.fromISO(`${date}T${time}`, { zone }).toMillis();
 
 /** The doses due in [from, to]: each medication time on each local date, as UTC instants. */
-export function scheduledDoses(medications: readonly Pick<Medication, 'name' | 'times'>[], zone: string, from: number, to: number): Array<{ medication: string; scheduledFor: string }> {
+export function scheduledDoses(
+  medications: readonly Pick<Medication, 'name' | 'times'>[],
+  zone: string,
+  from: number,
+  to: number,
+): Array<{ medication: string; scheduledFor: string }> {
   const out: Array<{ medication: string; scheduledFor: string }> = [];
   const last = localDate(to, zone);
   let date = localDate(Math.max(from, to - maxLookbackDays * dayMs), zone);

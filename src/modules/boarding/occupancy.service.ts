@@ -8,7 +8,6 @@ import { daysBetween } from './stay-dates.js';
 import { occupancyFacts, occupancyKey } from './stays.repository.js';
 import type { Occupancy } from './stays.schema.js';
 
-
 /**
  * Answers by database (environment), tenant, location and window, with the change counter they were
  * computed under: rooms and night totals change only through writes, whose triggers move the
@@ -83,7 +82,14 @@ async function computeOccupancy(db: Executor, actor: AccessFilter, query: { loca
       nightIn += c;
       byRoomType[i] = { roomType: roomTypes[i]!, capacity: caps[i]!, reserved: r, checkedIn: c, available: caps[i]! - r - c };
     }
-    nights[n] = { date: dates[n]!, capacity: totalCapacity, reserved: nightReserved, checkedIn: nightIn, available: totalCapacity - nightReserved - nightIn, byRoomType };
+    nights[n] = {
+      date: dates[n]!,
+      capacity: totalCapacity,
+      reserved: nightReserved,
+      checkedIn: nightIn,
+      available: totalCapacity - nightReserved - nightIn,
+      byRoomType,
+    };
   }
   return { locationId: query.locationId, from: query.from, to: query.to, nights };
 }

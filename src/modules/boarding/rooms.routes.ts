@@ -72,7 +72,9 @@ export function roomRoutes(deps: { clock: Clock }): AnyRoute[] {
       body: UpdateRoomSchema,
       response: { status: 200, description: 'The updated room', schema: RoomSchema },
       errors: ['not_found'],
-      handler: async ({ db, actor, params, body }) => ({ body: presentRoom(await patchRoom(db, actor, params.id, body, await businessNow(db, actor.env, deps.clock))) }),
+      handler: async ({ db, actor, params, body }) => ({
+        body: presentRoom(await patchRoom(db, actor, params.id, body, await businessNow(db, actor.env, deps.clock))),
+      }),
     }),
   ];
 }

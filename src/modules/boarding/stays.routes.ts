@@ -5,7 +5,17 @@ import { businessNow } from '../business-clock/index.js';
 import { occupancy } from './occupancy.service.js';
 import { presentStay } from './stays.presenter.js';
 import { listStays } from './stays.repository.js';
-import { CancelStaySchema, CheckInSchema, CheckOutSchema, CreateStaySchema, ListStaysQuery, OccupancyQuery, OccupancySchema, StayParams, StaySchema } from './stays.schema.js';
+import {
+  CancelStaySchema,
+  CheckInSchema,
+  CheckOutSchema,
+  CreateStaySchema,
+  ListStaysQuery,
+  OccupancyQuery,
+  OccupancySchema,
+  StayParams,
+  StaySchema,
+} from './stays.schema.js';
 import { checkIn, checkOut, createStay, endReservation, getStay } from './stays.service.js';
 
 const tags = ['Boarding'];
@@ -89,7 +99,9 @@ export function stayRoutes(deps: { clock: Clock }): AnyRoute[] {
       operationId: 'markBoardingNoShow',
       summary: 'Mark a reserved stay as a no-show',
       description:
-        access + states + 'From the check-in day on (before it: 409 `conflict`; cancel instead). Frees its nights. Emits `booking.cancelled` with status no_show.',
+        access +
+        states +
+        'From the check-in day on (before it: 409 `conflict`; cancel instead). Frees its nights. Emits `booking.cancelled` with status no_show.',
       tags,
       access: { scope: 'bookings' },
       params: StayParams,
@@ -118,7 +130,16 @@ export function stayRoutes(deps: { clock: Clock }): AnyRoute[] {
       access: { scope: 'bookings' },
       body: CheckInSchema,
       response: { status: 200, description: 'The stay, checked_in', schema: StaySchema },
-      errors: ['not_found', 'resource_missing', 'invalid_state_transition', 'conflict', 'no_vacancy', 'room_unavailable', 'vaccinations_required', 'forbidden_role'],
+      errors: [
+        'not_found',
+        'resource_missing',
+        'invalid_state_transition',
+        'conflict',
+        'no_vacancy',
+        'room_unavailable',
+        'vaccinations_required',
+        'forbidden_role',
+      ],
       handler: async ({ db, actor, body }) => {
         const stay = await checkIn(db, actor, body, await businessNow(db, actor.env, deps.clock));
         return { body: presentStay(stay), resourceId: stay.id };

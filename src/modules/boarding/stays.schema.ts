@@ -22,7 +22,9 @@ export const StaySchema = Type.Object(
     checkInOn: Type.String({ format: 'date', description: 'The first night.' }),
     checkOutOn: Type.String({ format: 'date', description: 'The day the pet leaves (its night is not included).' }),
     nights: Type.Integer({ description: 'Nights booked: checkInOn inclusive, checkOutOn exclusive.' }),
-    amount: Type.Integer({ description: 'As booked: nights × the lowest nightlyRate of the room type’s active rooms (integer minor units, before tax). The bill is the invoice.' }),
+    amount: Type.Integer({
+      description: 'As booked: nights × the lowest nightlyRate of the room type’s active rooms (integer minor units, before tax). The bill is the invoice.',
+    }),
     currency: Type.String(),
     invoiceId: Nullable(Type.String({ description: 'The finalized invoice of the stay, once checked out.' })),
     notes: Nullable(Type.String()),
@@ -57,14 +59,14 @@ export const CreateStaySchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const CancelStaySchema = Type.Object(
-  { reason: Type.Optional(Nullable(NonBlankText(500))) },
-  { additionalProperties: false },
-);
+export const CancelStaySchema = Type.Object({ reason: Type.Optional(Nullable(NonBlankText(500))) }, { additionalProperties: false });
 
 const VaccinationOverride = Type.Object(
   { reason: NonBlankText(500) },
-  { additionalProperties: false, description: 'Check in without the required vaccinations: role doctor or admin only (else 403); recorded on the stay and audited.' },
+  {
+    additionalProperties: false,
+    description: 'Check in without the required vaccinations: role doctor or admin only (else 403); recorded on the stay and audited.',
+  },
 );
 
 /** One object for both forms, so a missing or stray field is named in the 400 (a union would only say "no form matched"). */
@@ -81,7 +83,8 @@ export const CheckInSchema = Type.Object(
   },
   {
     additionalProperties: false,
-    description: 'Either {bookingId, roomId?, vaccinationOverride?} for a booked stay, or a walk-in {petId, locationId, roomType, checkOutOn, roomId?, notes?, vaccinationOverride?} that books from today and checks in at once.',
+    description:
+      'Either {bookingId, roomId?, vaccinationOverride?} for a booked stay, or a walk-in {petId, locationId, roomType, checkOutOn, roomId?, notes?, vaccinationOverride?} that books from today and checks in at once.',
   },
 );
 

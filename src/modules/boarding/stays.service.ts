@@ -4,7 +4,15 @@ import type { Executor, LocationsTable, PetsTable } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import { type AccessFilter, type Actor, wholeTenant } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, validationFailed, type FieldError } from '../../http/errors.js';
-import { assertTransition, emitBookingCancelled, emitBookingCreated, insertBooking, updateBooking, type BookingsTable, type StateMachine } from '../bookings/index.js';
+import {
+  assertTransition,
+  emitBookingCancelled,
+  emitBookingCreated,
+  insertBooking,
+  updateBooking,
+  type BookingsTable,
+  type StateMachine,
+} from '../bookings/index.js';
 import { emit } from '../events/index.js';
 import { findLocation, requiredVaccinesOf } from '../locations/index.js';
 import { createInvoice } from '../payments/index.js';
@@ -147,13 +155,24 @@ export async function createStay(db: Executor, actor: Actor, input: CreateStayIn
 }
 
 /** reserved → cancelled | no_show: the nights are freed and booking.cancelled is emitted (its status says which). */
-export async function endReservation(db: Executor, actor: Actor, id: string, to: 'cancelled' | 'no_show', reason: string | null, now: number): Promise<StayRecord> {
+export async function endReservation(
+  db: Executor,
+  actor: Actor,
+  id: string,
+  to: 'cancelled' | 'no_show',
+  reason: string | null,
+  now: number,
+): Promise<StayRecord> {
   const stay = await getStay(db, actor, id);
   assertTransition(stayMachine, what, id, stay.status as StayStatus, to, to === 'no_show' ? 'be marked no_show' : 'be cancelled');
   if (to === 'no_show') {
     const location = await requireLocation(db, wholeTenant(actor), stay.location_id);
     const today = localDate(now, location.timezone);
-    if (today < stay.check_in_on) throw new AppError('conflict', `Booking ${id} starts on ${stay.check_in_on}; it can be marked no_show from that day on (today is ${today}). Cancel it instead.`);
+    if (today < stay.check_in_on)
+      throw new AppError(
+        'conflict',
+        `Booking ${id} starts on ${stay.check_in_on}; it can be marked no_show from that day on (today is ${today}). Cancel it instead.`,
+      );
   }
   const at = isoAt(now);
   await updateBooking(db, actor.tenantId, id, { status: to }, at);
@@ -208,12 +227,19 @@ export async function checkIn(db: Executor, actor: Actor, input: CheckInInput, n
     if (missing.length > 0) throw validationFailed(missing.map((field) => ({ field, message: 'is required for a walk-in (or give bookingId)' })));
     const location = await requireLocation(db, actor, input.locationId!);
     const today = localDate(now, location.timezone);
-    stay = await book(db, actor, { petId: input.petId!, locationId: location.id, roomType: input.roomType!, checkInOn: today, checkOutOn: input.checkOutOn!, notes: input.notes }, now, null);
+    stay = await book(
+      db,
+      actor,
+      { petId: input.petId!, locationId: location.id, roomType: input.roomType!, checkInOn: today, checkOutOn: input.checkOutOn!, notes: input.notes },
+      now,
+      null,
+    );
   }
   assertTransition(stayMachine, what, stay.id, stay.status as StayStatus, 'checked_in', 'be checked in');
   const location = await requireLocation(db, wholeTenant(actor), stay.location_id);
   const today = localDate(now, location.timezone);
-  if (today < stay.check_in_on) throw new AppError('conflict', `Booking ${stay.id} starts on ${stay.check_in_on}; check-in opens that day (today is ${today} at the location).`);
+  if (today < stay.check_in_on)
+    throw new AppError('conflict', `Booking ${stay.id} starts on ${stay.check_in_on}; check-in opens that day (today is ${today} at the location).`);
   if (today >= stay.check_out_on) throw new AppError('conflict', `Booking ${stay.id} ended on ${stay.check_out_on}; mark it no_show and book again.`);
 
   const pet = foundOr404(await findPet(db, wholeTenant(actor), stay.pet_id), 'pet', stay.pet_id);
@@ -237,7 +263,11 @@ export async function checkIn(db: Executor, actor: Actor, input: CheckInInput, n
         break;
       }
     }
-    if (!room) throw new AppError('room_unavailable', `No active '${stay.room_type}' room has a free place for a ${stay.species} on every night from ${stay.check_in_on} to ${stay.check_out_on}.`);
+    if (!room)
+      throw new AppError(
+        'room_unavailable',
+        `No active '${stay.room_type}' room has a free place for a ${stay.species} on every night from ${stay.check_in_on} to ${stay.check_out_on}.`,
+      );
   }
 
   const at = isoAt(now);
@@ -252,7 +282,13 @@ export async function checkIn(db: Executor, actor: Actor, input: CheckInInput, n
   await updateBooking(db, actor.tenantId, stay.id, { status: 'checked_in' }, at);
   await updateStay(db, stay.id, patch);
   await adjustNights(db, stay, stay.check_in_on, stay.check_out_on, { reserved: -1, checkedIn: 1 });
-  await emit(db, 'boarding.checked_in', { bookingId: stay.id, petId: stay.pet_id, roomId: room.id, locationId: stay.location_id, checkedInAt: at }, actor.tenantId, now);
+  await emit(
+    db,
+    'boarding.checked_in',
+    { bookingId: stay.id, petId: stay.pet_id, roomId: room.id, locationId: stay.location_id, checkedInAt: at },
+    actor.tenantId,
+    now,
+  );
   return { ...stay, ...patch, status: 'checked_in', updated_at: at };
 }
 
@@ -282,7 +318,12 @@ export async function checkOut(db: Executor, actor: Actor, bookingId: string, no
       petId: pet && pet.owner_id === stay.parent_id ? pet.id : null,
       currency: room.currency,
       lines: [
-        { description: `Boarding: ${nights} night${nights === 1 ? '' : 's'} in ${room.name} (${room.room_type})`, quantity: nights, unitAmount: room.nightly_rate, sourceId: stay.id },
+        {
+          description: `Boarding: ${nights} night${nights === 1 ? '' : 's'} in ${room.name} (${room.room_type})`,
+          quantity: nights,
+          unitAmount: room.nightly_rate,
+          sourceId: stay.id,
+        },
         ...(await careItemLines(db, stay.id)),
       ],
       finalize: true,
@@ -300,7 +341,17 @@ export async function checkOut(db: Executor, actor: Actor, bookingId: string, no
   await emit(
     db,
     'boarding.checked_out',
-    { bookingId: stay.id, petId: stay.pet_id, roomId: room.id, locationId: stay.location_id, checkedOutAt: at, invoiceId: invoice.id, nights, amount: invoice.total, currency: invoice.currency },
+    {
+      bookingId: stay.id,
+      petId: stay.pet_id,
+      roomId: room.id,
+      locationId: stay.location_id,
+      checkedOutAt: at,
+      invoiceId: invoice.id,
+      nights,
+      amount: invoice.total,
+      currency: invoice.currency,
+    },
     actor.tenantId,
     now,
   );

@@ -22,7 +22,12 @@ export async function updateBooking(
   patch: Partial<Pick<BookingsTable, 'status' | 'starts_at' | 'ends_at' | 'amount' | 'provider_id' | 'invoice_id' | 'location_id'>>,
   now: string,
 ): Promise<void> {
-  await db.updateTable('bookings').set({ ...patch, updated_at: now }).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+  await db
+    .updateTable('bookings')
+    .set({ ...patch, updated_at: now })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Every booking of a tenant goes (sandbox reset only). Kinds' own tables must be emptied first. */

@@ -3,9 +3,7 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 const params = { N: 16384, r: 8, p: 1, keylen: 32 };
 
 function scryptAsync(secret: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(secret, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+  return new Promise((resolve, reject) => scrypt(secret, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))));
 }
 
 /** A slow, salted hash (scrypt) so a stolen database does not yield client secrets. */

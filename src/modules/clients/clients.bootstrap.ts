@@ -19,7 +19,11 @@ async function ensureTenant(stores: Stores, name: string, now: number): Promise<
   tenantId ??= newId('ten');
   for (const store of stores.all()) {
     const row = await store.db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
-    if (!row) await store.db.insertInto('tenants').values({ id: tenantId, name, created_at: new Date(now).toISOString() }).execute();
+    if (!row)
+      await store.db
+        .insertInto('tenants')
+        .values({ id: tenantId, name, created_at: new Date(now).toISOString() })
+        .execute();
   }
   return tenantId;
 }
@@ -118,10 +122,7 @@ export async function bootstrapTenantAndAdmin(
     if ((await countEnabledAdmins(store.db, tenantId)) > 0) continue;
     const { clientId, secret } = newCredentials(store.env);
     await upsertAdmin(store, tenantId, clientId, secret, now, logger);
-    print(
-      `\n  ${store.env} admin client created (shown once; store it safely):\n` +
-        `    client_id:     ${clientId}\n    client_secret: ${secret}\n`,
-    );
+    print(`\n  ${store.env} admin client created (shown once; store it safely):\n` + `    client_id:     ${clientId}\n    client_secret: ${secret}\n`);
   }
   return tenantId;
 }

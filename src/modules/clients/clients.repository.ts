@@ -48,7 +48,9 @@ export function toApiClient(row: ApiClientsTable): ApiClient {
   };
 }
 
-export type ApiClientPatch = Partial<Pick<ApiClient, 'name' | 'role' | 'scopes' | 'locationIds' | 'ipAllowlist' | 'rateLimitPerMinute' | 'disabled' | 'apiVersion' | 'secretHash'>>;
+export type ApiClientPatch = Partial<
+  Pick<ApiClient, 'name' | 'role' | 'scopes' | 'locationIds' | 'ipAllowlist' | 'rateLimitPerMinute' | 'disabled' | 'apiVersion' | 'secretHash'>
+>;
 
 function toRowPatch(patch: ApiClientPatch, updatedAt: string): Partial<ApiClientsTable> {
   const row: Partial<ApiClientsTable> = { updated_at: updatedAt };
@@ -133,7 +135,11 @@ export async function listClients(
     query = query
       .where('location_ids', 'is not', null)
       .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom(sql<{ value: string }>`json_each(api_clients.location_ids)`.as('l')).select('l.value').where('l.value', 'not in', inList(locationIds)))),
+        not(
+          exists(
+            selectFrom(sql<{ value: string }>`json_each(api_clients.location_ids)`.as('l')).select('l.value').where('l.value', 'not in', inList(locationIds)),
+          ),
+        ),
       );
   }
   if (filters.role !== undefined) query = query.where('role', '=', filters.role);

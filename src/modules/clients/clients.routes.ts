@@ -66,7 +66,8 @@ export function clientRoutes(deps: ClientsDeps & { clock: Clock; directory: Clie
       path: '/v1/clients/:id',
       operationId: 'updateClient',
       summary: 'Update or disable an API client',
-      description: 'Changes take effect on the next request, including for tokens already issued. `{"disabled": true}` stops every token of the client at once.',
+      description:
+        'Changes take effect on the next request, including for tokens already issued. `{"disabled": true}` stops every token of the client at once.',
       tags,
       access: { scope: 'admin', roles: admin },
       params: ClientParams,
@@ -84,7 +85,8 @@ export function clientRoutes(deps: ClientsDeps & { clock: Clock; directory: Clie
       path: '/v1/clients/:id/rotate-secret',
       operationId: 'rotateClientSecret',
       summary: 'Rotate the client secret',
-      description: 'The old secret and every token issued under it stop working at once: refresh tokens are revoked and access tokens issued before the rotation are refused (exact to the token, not to the second); a token issued after it works.',
+      description:
+        'The old secret and every token issued under it stop working at once: refresh tokens are revoked and access tokens issued before the rotation are refused (exact to the token, not to the second); a token issued after it works.',
       tags,
       access: { scope: 'admin', roles: admin },
       params: ClientParams,

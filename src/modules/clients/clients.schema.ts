@@ -4,9 +4,17 @@ import { pageQueryFields } from '../../http/paging.js';
 import { allScopes, roles } from '../../http/scopes.js';
 import { LocationId } from '../locations/index.js';
 
-const Role = Type.Union(roles.map((r) => Type.Literal(r)), { description: 'admin, doctor or staff; caps the scopes the client may hold.' });
+const Role = Type.Union(
+  roles.map((r) => Type.Literal(r)),
+  { description: 'admin, doctor or staff; caps the scopes the client may hold.' },
+);
 const ScopeName = Type.Union(allScopes.map((s) => Type.Literal(s)));
-const Scopes = Type.Array(ScopeName, { minItems: 1, maxItems: allScopes.length, uniqueItems: true, description: 'The client ceiling: tokens get at most these.' });
+const Scopes = Type.Array(ScopeName, {
+  minItems: 1,
+  maxItems: allScopes.length,
+  uniqueItems: true,
+  description: 'The client ceiling: tokens get at most these.',
+});
 const LocationIds = Type.Union([Type.Array(LocationId, { minItems: 1, maxItems: 100, uniqueItems: true }), Type.Null()], {
   description: 'Locations the client may see; null or absent = the whole tenant.',
 });
@@ -17,9 +25,12 @@ const RateLimit = Type.Union([Type.Integer({ minimum: 1, maximum: 100_000_000 })
   description: 'Requests per rolling minute; null = the appliance default (600).',
 });
 const Environment = Type.Union([Type.Literal('live'), Type.Literal('sandbox')]);
-const ApiVersionField = Type.Union(apiVersions.map((v) => Type.Literal(v)), {
-  description: `Pinned Petcare-Version: the dated API version answered when a request sends no Petcare-Version header. Default on create: the current one (${currentApiVersion}).`,
-});
+const ApiVersionField = Type.Union(
+  apiVersions.map((v) => Type.Literal(v)),
+  {
+    description: `Pinned Petcare-Version: the dated API version answered when a request sends no Petcare-Version header. Default on create: the current one (${currentApiVersion}).`,
+  },
+);
 
 export const ClientSchema = Type.Object(
   {

@@ -118,7 +118,9 @@ export async function createClient(
 export async function getClient(db: Executor, actor: Actor, id: string): Promise<ApiClient> {
   const client = await findClientById(db, actor.tenantId, id);
   // A location-scoped admin sees only clients confined to its own locations.
-  const visible = client && (actor.locationIds === null || (client.locationIds ?? []).length > 0 && (client.locationIds ?? []).every((l) => actor.locationIds?.includes(l)));
+  const visible =
+    client &&
+    (actor.locationIds === null || ((client.locationIds ?? []).length > 0 && (client.locationIds ?? []).every((l) => actor.locationIds?.includes(l))));
   if (!client || !visible) throw notFound('client', id);
   return client;
 }

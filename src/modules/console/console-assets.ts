@@ -11,9 +11,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
  * built in memory by esbuild on the first request, so a dev server always shows the current source.
  */
 export const consoleSource = (): { kind: 'source'; root: string } | { kind: 'dist'; dir: string } =>
-  import.meta.url.endsWith('.ts')
-    ? { kind: 'source', root: path.resolve(here, '../../..') }
-    : { kind: 'dist', dir: path.resolve(here, '../../../console') };
+  import.meta.url.endsWith('.ts') ? { kind: 'source', root: path.resolve(here, '../../..') } : { kind: 'dist', dir: path.resolve(here, '../../../console') };
 
 /** Reads a console written by scripts/build-console.ts; undefined when none was built. */
 export async function readBuiltConsole(dir: string): Promise<ConsoleBundle | undefined> {

@@ -64,8 +64,7 @@ export function downloadName(filename: string | null, fallbackStem: string, type
 }
 
 // RFC 8187 attr-char is narrower than what encodeURIComponent leaves alone.
-const encodeRfc8187 = (value: string): string =>
-  encodeURIComponent(value).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const encodeRfc8187 = (value: string): string => encodeURIComponent(value).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /**
  * `attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded>` (RFC 6266 §4.3):

@@ -136,7 +136,9 @@ export function receiveUpload(req: IncomingMessage, options: ReceiveOptions): Pr
   } catch {
     // No Content-Type or no boundary: there is no form to read a file from.
     return Promise.reject(
-      req.headers['content-type'] ? malformed('is not a valid multipart/form-data body (boundary missing)') : validationFailed([{ field: 'file', message: 'is required' }]),
+      req.headers['content-type']
+        ? malformed('is not a valid multipart/form-data body (boundary missing)')
+        : validationFailed([{ field: 'file', message: 'is required' }]),
     );
   }
 
@@ -201,15 +203,12 @@ export function receiveUpload(req: IncomingMessage, options: ReceiveOptions): Pr
     parser.on('partsLimit', () => fail(malformed('has too many parts')));
     parser.on('error', (err: Error) => fail(malformed(`is not a valid multipart/form-data body (${err.message})`)));
     parser.on('close', () => {
-      void writing.then(
-        () => {
-          if (settled) return;
-          if (!file) return fail(validationFailed([{ field: options.fileField, message: 'is required' }]));
-          settled = true;
-          resolve({ fields, file });
-        },
-        fail,
-      );
+      void writing.then(() => {
+        if (settled) return;
+        if (!file) return fail(validationFailed([{ field: options.fileField, message: 'is required' }]));
+        settled = true;
+        resolve({ fields, file });
+      }, fail);
     });
     // A client that goes away mid-upload: stop and clean up (nobody will read the answer).
     const interrupted = () => fail(malformed('was interrupted before the end of the upload'));

@@ -42,7 +42,13 @@ export async function findDocument(db: Executor, actor: AccessFilter, id: string
 }
 
 /** Documents of a pet the caller has already been shown to see, newest first. */
-export async function listPetDocuments(db: Executor, tenantId: string, petId: string, page: PageRequest, filters: ListDocumentsFilters): Promise<DocumentRow[]> {
+export async function listPetDocuments(
+  db: Executor,
+  tenantId: string,
+  petId: string,
+  page: PageRequest,
+  filters: ListDocumentsFilters,
+): Promise<DocumentRow[]> {
   let query = db.selectFrom('documents').select(columns).where('tenant_id', '=', tenantId).where('pet_id', '=', petId);
   if (filters.kind !== undefined) query = query.where('kind', '=', filters.kind);
   return pageQuery(query, page).execute();

@@ -102,7 +102,7 @@ export function documentRoutes(deps: { config: Config; clock: Clock }): AnyRoute
       description:
         'Streams the stored bytes, byte-identical to the upload, with Content-Type set to the sniffed type (application/pdf, image/png, image/jpeg, ' +
         'image/webp, text/plain or text/markdown; charset=utf-8), Content-Length, `ETag: "<sha256>"` (If-None-Match answers 304), ' +
-        "`Content-Disposition: attachment` with the sanitized file name (RFC 6266, ASCII `filename` and UTF-8 `filename*`; its extension always " +
+        '`Content-Disposition: attachment` with the sanitized file name (RFC 6266, ASCII `filename` and UTF-8 `filename*`; its extension always ' +
         'matches the content), `X-Content-Type-Options: nosniff` and a sandboxing Content-Security-Policy, so a browser never runs an uploaded file. ' +
         'Resumable: `Accept-Ranges: bytes`; one `Range: bytes=a-b` (or `a-`, or `-n`) answers 206 with `Content-Range`, a range starting past the end ' +
         'answers 416 with `Content-Range: bytes */<size>`; `If-Range` with a stale ETag, several ranges or another unit answer the whole file (200).',

@@ -25,8 +25,7 @@ export const UploadFormSchema = Type.Object(
   {
     file: Type.String({
       format: 'binary',
-      description:
-        'The document: PDF, PNG, JPEG, WebP or UTF-8 text/Markdown, decided from its bytes. Up to PETCARE_DOCUMENT_MAX_BYTES (25 MB by default).',
+      description: 'The document: PDF, PNG, JPEG, WebP or UTF-8 text/Markdown, decided from its bytes. Up to PETCARE_DOCUMENT_MAX_BYTES (25 MB by default).',
     }),
     ...UploadFieldsSchema.properties,
   },
@@ -44,10 +43,14 @@ export const DocumentSchema = Type.Object(
       { description: 'Decided from the content (magic bytes / UTF-8 check), never from what the client declared.' },
     ),
     declaredContentType: Type.Union([Type.String(), Type.Null()], { description: 'The Content-Type the client sent with the file part, as sent.' }),
-    contentTypeMismatch: Type.Boolean({ description: 'True when declaredContentType names another type than the content has (e.g. a PNG sent as application/pdf).' }),
+    contentTypeMismatch: Type.Boolean({
+      description: 'True when declaredContentType names another type than the content has (e.g. a PNG sent as application/pdf).',
+    }),
     sizeBytes: Type.Integer({ minimum: 1 }),
     sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the content, hex; also the download ETag.' }),
-    filename: Type.Union([Type.String({ maxLength: 200 }), Type.Null()], { description: "The client's file name, sanitized (metadata only; the file is stored under the document id)." }),
+    filename: Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
+      description: "The client's file name, sanitized (metadata only; the file is stored under the document id).",
+    }),
     textStatus: Type.Union(
       textStatuses.map((s) => Type.Literal(s)),
       {
@@ -76,10 +79,7 @@ export const ListDocumentsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const DeletedDocumentSchema = Type.Object(
-  { id: Type.String(), deleted: Type.Literal(true) },
-  { additionalProperties: false },
-);
+export const DeletedDocumentSchema = Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, { additionalProperties: false });
 
 /** The download: the stored bytes under their sniffed Content-Type. */
 export const DocumentContentSchema = Type.Any({

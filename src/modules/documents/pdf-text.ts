@@ -16,8 +16,7 @@ export interface PdfTextLimits {
 
 export type PdfTextResult =
   /** `pages`: the text of each page read, in order (empty for a page without a text layer), for page-aware indexing. */
-  | { ok: true; text: string; pageCount: number; truncated: boolean; pages: string[] }
-  | { ok: false; reason: string };
+  { ok: true; text: string; pageCount: number; truncated: boolean; pages: string[] } | { ok: false; reason: string };
 
 const require = createRequire(import.meta.url);
 const pdfjsRoot = path.dirname(require.resolve('pdfjs-dist/package.json'));

@@ -7,10 +7,7 @@ import { AppError } from '../../http/errors.js';
  * because not every event names a location). Jobs are tenant-wide too (a reminder run mails
  * every location's parents; a backup copies all of them).
  */
-export function requireTenantWide(
-  actor: Actor,
-  what = 'Events and webhook endpoints span every location of the tenant',
-): void {
+export function requireTenantWide(actor: Actor, what = 'Events and webhook endpoints span every location of the tenant'): void {
   if (actor.locationIds !== null) {
     throw new AppError('tenant_wide_only', `${what}; use a client that is not confined to locations.`);
   }

@@ -17,13 +17,15 @@ export async function listEvents(db: Executor, tenantId: string, page: PageReque
 }
 
 /** Events created in [from, to), oldest first, at most `limit` (replay of a time range). */
-export async function eventsBetween(db: Executor, tenantId: string, from: string, to: string, types: readonly string[] | null, limit: number): Promise<EventRow[]> {
-  let query = db
-    .selectFrom('events')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('created_at', '>=', from)
-    .where('created_at', '<', to);
+export async function eventsBetween(
+  db: Executor,
+  tenantId: string,
+  from: string,
+  to: string,
+  types: readonly string[] | null,
+  limit: number,
+): Promise<EventRow[]> {
+  let query = db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where('created_at', '>=', from).where('created_at', '<', to);
   if (types !== null) query = query.where('type', 'in', types.length ? [...types] : ['']);
   return query.orderBy('created_at').orderBy('id').limit(limit).execute();
 }

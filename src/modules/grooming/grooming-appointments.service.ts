@@ -4,7 +4,15 @@ import { newId } from '../../db/ids.js';
 import { type Actor, type AccessFilter, wholeTenant } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
 import { dayMs, minuteMs, parseInstant, toIso } from '../scheduling/index.js';
-import { assertTransition, emitBookingCancelled, emitBookingCreated, insertBooking, updateBooking, type BookingsTable, type StateMachine } from '../bookings/index.js';
+import {
+  assertTransition,
+  emitBookingCancelled,
+  emitBookingCreated,
+  insertBooking,
+  updateBooking,
+  type BookingsTable,
+  type StateMachine,
+} from '../bookings/index.js';
 import { findLocation } from '../locations/index.js';
 import { createInvoice } from '../payments/index.js';
 import { findPet, type PetSize } from '../pets/index.js';
@@ -48,14 +56,18 @@ export async function getGroomingAppointment(db: Executor, actor: AccessFilter, 
 /** A package bookable at a location: active, and of that location or group-wide. */
 export function checkPackageAt(pkg: GroomingPackagesTable, locationId: string, field = 'packageId'): void {
   if (pkg.active !== 1) throw validationFailed([{ field, message: `package ${pkg.id} is inactive` }]);
-  if (pkg.location_id !== null && pkg.location_id !== locationId) throw validationFailed([{ field, message: `package ${pkg.id} is offered at ${pkg.location_id} only` }]);
+  if (pkg.location_id !== null && pkg.location_id !== locationId)
+    throw validationFailed([{ field, message: `package ${pkg.id} is offered at ${pkg.location_id} only` }]);
 }
 
 function checkStart(start: number, now: number, settings: GroomingSettings): void {
   if (start < now) throw validationFailed([{ field: 'startsAt', message: 'is in the past' }]);
   if (start > now + maxLeadDays * dayMs) throw validationFailed([{ field: 'startsAt', message: `is more than ${maxLeadDays} days ahead` }]);
   if (start < now + settings.bookingMinNoticeMinutes * minuteMs) {
-    throw new AppError('slot_unavailable', `Grooms need at least ${settings.bookingMinNoticeMinutes} minutes' notice; the first bookable start is ${toIso(now + settings.bookingMinNoticeMinutes * minuteMs)}.`);
+    throw new AppError(
+      'slot_unavailable',
+      `Grooms need at least ${settings.bookingMinNoticeMinutes} minutes' notice; the first bookable start is ${toIso(now + settings.bookingMinNoticeMinutes * minuteMs)}.`,
+    );
   }
 }
 
@@ -64,7 +76,13 @@ function checkStart(start: number, now: number, settings: GroomingSettings): voi
  * insert see one calendar, so two parallel bookings of one stylist and slot cannot both win.
  * Emits booking.created (service grooming).
  */
-export async function createGroomingAppointment(db: Executor, actor: Actor, input: CreateGroomingAppointmentInput, now: number, settings: GroomingSettings): Promise<GroomingRecord> {
+export async function createGroomingAppointment(
+  db: Executor,
+  actor: Actor,
+  input: CreateGroomingAppointmentInput,
+  now: number,
+  settings: GroomingSettings,
+): Promise<GroomingRecord> {
   const start = parseInstant(input.startsAt);
   if (start === null) throw validationFailed([{ field: 'startsAt', message: 'is not a date-time with Z or an offset' }]);
   const pet = await findPet(db, actor, input.petId);
@@ -74,13 +92,15 @@ export async function createGroomingAppointment(db: Executor, actor: Actor, inpu
   const pkg = await findPackageOr400(db, actor, input.packageId);
   checkPackageAt(pkg, location.id);
   const size = (input.size ?? pet.size ?? null) as PetSize | null;
-  if (size === null) throw validationFailed([{ field: 'size', message: `pet ${pet.id} has no size recorded; send size (small, medium, large, xlarge) or set the pet's size` }]);
+  if (size === null)
+    throw validationFailed([{ field: 'size', message: `pet ${pet.id} has no size recorded; send size (small, medium, large, xlarge) or set the pet's size` }]);
   const payWith: PayWith = input.payWith ?? 'invoice';
   if (input.membershipId !== undefined) {
     if (payWith !== 'membership') throw validationFailed([{ field: 'membershipId', message: 'only with payWith membership' }]);
     const membership = await membershipById(db, actor.tenantId, input.membershipId);
     if (!membership || membership.parent_id !== pet.owner_id) throw missingReference('membershipId', 'membership of the pet’s parent', input.membershipId);
-    if (membership.package_id !== pkg.id) throw validationFailed([{ field: 'membershipId', message: `membership ${membership.id} is for package ${membership.package_id}` }]);
+    if (membership.package_id !== pkg.id)
+      throw validationFailed([{ field: 'membershipId', message: `membership ${membership.id} is for package ${membership.package_id}` }]);
   }
   checkStart(start, now, settings);
   const duration = packageDuration(pkg, size);
@@ -96,7 +116,11 @@ export async function createGroomingAppointment(db: Executor, actor: Actor, inpu
     stylistId = stylist.id;
   } else {
     const picked = await pickStylist(db, actor, pet.id, slot);
-    if (!picked) throw new AppError('no_stylist_available', `No stylist at ${location.name} offering package ${pkg.id} is free at ${toIso(slot.start)}–${toIso(slot.end)}; see GET /v1/grooming/availability.`);
+    if (!picked)
+      throw new AppError(
+        'no_stylist_available',
+        `No stylist at ${location.name} offering package ${pkg.id} is free at ${toIso(slot.start)}–${toIso(slot.end)}; see GET /v1/grooming/availability.`,
+      );
     stylistId = picked.id;
   }
 
@@ -147,15 +171,25 @@ async function findPackageOr400(db: Executor, actor: AccessFilter, id: string): 
  * only from the groom's start on (a groom is done once it has happened: completing one days ahead
  * billed a service not given). Marketplace bookings differ on purpose (§12: the provider's word).
  */
-export async function moveGroomingAppointment(db: Executor, actor: Actor, id: string, input: UpdateGroomingAppointmentInput, now: number): Promise<GroomingRecord> {
+export async function moveGroomingAppointment(
+  db: Executor,
+  actor: Actor,
+  id: string,
+  input: UpdateGroomingAppointmentInput,
+  now: number,
+): Promise<GroomingRecord> {
   const existing = await getGroomingAppointment(db, actor, id);
   const current = existing.status as GroomingStatus;
   assertTransition(groomingMachine, 'Grooming appointment', id, current, input.status);
   const at = toIso(now);
   if (input.status === 'completed' && now < Date.parse(existing.starts_at)) {
-    throw new AppError('invalid_state_transition', `Grooming appointment ${id} starts at ${existing.starts_at}: it can be completed from then on (now ${at}); it stays ${current}.`, {
-      extensions: { currentStatus: current, startsAt: existing.starts_at },
-    });
+    throw new AppError(
+      'invalid_state_transition',
+      `Grooming appointment ${id} starts at ${existing.starts_at}: it can be completed from then on (now ${at}); it stays ${current}.`,
+      {
+        extensions: { currentStatus: current, startsAt: existing.starts_at },
+      },
+    );
   }
   const updated: GroomingRecord = { ...existing, status: input.status, updated_at: at };
   if (input.status === 'completed') {
@@ -203,24 +237,40 @@ async function bill(db: Executor, actor: Actor, booking: GroomingRecord, now: nu
       : await spendableMemberships(db, actor.tenantId, booking.parent_id, booking.package_id, booking.pet_id);
     const membership = candidates.find((m) => m !== null && Number(m.credits_remaining) > 0);
     if (!membership) {
-      throw new AppError('no_membership_credit', `Parent ${booking.parent_id} has no active membership of package ${booking.package_id} with a credit left${booking.membership_id ? ` (membership ${booking.membership_id})` : ''}; the groom stays ${booking.status}.`);
+      throw new AppError(
+        'no_membership_credit',
+        `Parent ${booking.parent_id} has no active membership of package ${booking.package_id} with a credit left${booking.membership_id ? ` (membership ${booking.membership_id})` : ''}; the groom stays ${booking.status}.`,
+      );
     }
     await insertCreditUse(db, { booking_id: booking.id, tenant_id: actor.tenantId, membership_id: membership.id, package_credit_id: null, created_at: at });
     return { invoiceId: null, membershipId: membership.id };
   }
   const [bundle] = await spendableBundles(db, actor.tenantId, booking.parent_id, booking.package_id, at);
-  if (!bundle) throw new AppError('no_package_credit', `Parent ${booking.parent_id} has no unexpired prepaid credit of package ${booking.package_id}; the groom stays ${booking.status}.`);
+  if (!bundle)
+    throw new AppError(
+      'no_package_credit',
+      `Parent ${booking.parent_id} has no unexpired prepaid credit of package ${booking.package_id}; the groom stays ${booking.status}.`,
+    );
   await insertCreditUse(db, { booking_id: booking.id, tenant_id: actor.tenantId, membership_id: null, package_credit_id: bundle.id, created_at: at });
   return { invoiceId: null, membershipId: null };
 }
 
 /** POST /v1/grooming/stylists/assign: a named stylist is checked (409 stylist_unavailable), else the rule picks one (409 no_stylist_available). */
-export async function assignStylist(db: Executor, actor: Actor, input: { bookingId: string; stylistId?: string | undefined }, now: number): Promise<GroomingRecord> {
+export async function assignStylist(
+  db: Executor,
+  actor: Actor,
+  input: { bookingId: string; stylistId?: string | undefined },
+  now: number,
+): Promise<GroomingRecord> {
   const booking = await getGroomingAppointment(db, actor, input.bookingId);
   if (booking.status !== 'confirmed' && booking.status !== 'checked_in') {
-    throw new AppError('invalid_state_transition', `Grooming appointment ${booking.id} is ${booking.status}: only a confirmed or checked-in groom takes another stylist.`, {
-      extensions: { currentStatus: booking.status },
-    });
+    throw new AppError(
+      'invalid_state_transition',
+      `Grooming appointment ${booking.id} is ${booking.status}: only a confirmed or checked-in groom takes another stylist.`,
+      {
+        extensions: { currentStatus: booking.status },
+      },
+    );
   }
   const location = await findLocation(db, actor, booking.location_id);
   if (!location) throw missingReference('bookingId', 'booking', booking.id);
@@ -235,7 +285,11 @@ export async function assignStylist(db: Executor, actor: Actor, input: { booking
     stylistId = stylist.id;
   } else {
     const picked = await pickStylist(db, actor, booking.pet_id, slot);
-    if (!picked) throw new AppError('no_stylist_available', `No stylist at ${location.name} offering package ${pkg.id} is free at ${booking.starts_at}–${booking.ends_at}.`);
+    if (!picked)
+      throw new AppError(
+        'no_stylist_available',
+        `No stylist at ${location.name} offering package ${pkg.id} is free at ${booking.starts_at}–${booking.ends_at}.`,
+      );
     stylistId = picked.id;
   }
   if (stylistId === booking.provider_id) return booking;

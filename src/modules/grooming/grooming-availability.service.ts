@@ -2,7 +2,20 @@ import type { Static } from '@sinclair/typebox';
 import type { Executor } from '../../db/database.js';
 import type { Actor } from '../../http/actor.js';
 import { foundOr404, missingReference } from '../../http/errors.js';
-import { dayMs, minuteMs, mergeIntervals, readWindow, schedulesAt, searchSlots, timeOffIntervals, toIso, weeklyOf, workingIntervals, zoneClock, type Interval } from '../scheduling/index.js';
+import {
+  dayMs,
+  minuteMs,
+  mergeIntervals,
+  readWindow,
+  schedulesAt,
+  searchSlots,
+  timeOffIntervals,
+  toIso,
+  weeklyOf,
+  workingIntervals,
+  zoneClock,
+  type Interval,
+} from '../scheduling/index.js';
 import { findLocation } from '../locations/index.js';
 import { providersFor } from '../providers/index.js';
 import type { GroomingAvailabilityInput, GroomingAvailabilitySchema, availabilityReasons } from './grooming.schema.js';
@@ -30,7 +43,13 @@ function worksIn(working: readonly Interval[], timeOff: readonly Interval[], fro
  * the location who offer the package), through appointments' slot engine and the one busy time
  * (appointments and grooms alike), and per local day the count and, for an empty day, why.
  */
-export async function groomingAvailability(db: Executor, actor: Actor, input: GroomingAvailabilityInput, now: number, settings: GroomingSettings): Promise<Static<typeof GroomingAvailabilitySchema>> {
+export async function groomingAvailability(
+  db: Executor,
+  actor: Actor,
+  input: GroomingAvailabilityInput,
+  now: number,
+  settings: GroomingSettings,
+): Promise<Static<typeof GroomingAvailabilitySchema>> {
   const location = foundOr404(await findLocation(db, actor, input.locationId), 'location', input.locationId);
   const pkg = await findPackage(db, actor, input.packageId);
   if (!pkg) throw missingReference('packageId', 'package', input.packageId);
@@ -39,7 +58,12 @@ export async function groomingAvailability(db: Executor, actor: Actor, input: Gr
   const window = readWindow(clock, input, now, 7);
   const duration = packageDuration(pkg, input.size);
   const stylists = (await providersFor(db, actor, { locationId: location.id, kind: 'groomer', status: 'active' })).filter((p) => offersPackage(p, pkg));
-  const schedules = await schedulesAt(db, actor, location.id, stylists.map((s) => s.id));
+  const schedules = await schedulesAt(
+    db,
+    actor,
+    location.id,
+    stylists.map((s) => s.id),
+  );
   const earliest = now + settings.bookingMinNoticeMinutes * minuteMs;
   const latest = now + maxLeadDays * dayMs;
   const slots = await searchSlots(db, {
@@ -65,9 +89,20 @@ export async function groomingAvailability(db: Executor, actor: Actor, input: Gr
     if (count === 0) {
       const dayStart = Math.max(clock.toUtc(date, 0), window.from);
       const dayEnd = Math.min(clock.toUtc(date, 1440), window.to);
-      const working = schedules.filter((s) => worksIn(workingIntervals(weeklyOf(s), clock, dayStart, dayEnd), timeOffIntervals(s, dayStart, dayEnd), dayStart, dayEnd));
+      const working = schedules.filter((s) =>
+        worksIn(workingIntervals(weeklyOf(s), clock, dayStart, dayEnd), timeOffIntervals(s, dayStart, dayEnd), dayStart, dayEnd),
+      );
       const bookable = Math.max(dayStart, earliest) < Math.min(dayEnd, latest);
-      const workingInWindow = bookable && working.some((s) => worksIn(workingIntervals(weeklyOf(s), clock, dayStart, dayEnd), timeOffIntervals(s, dayStart, dayEnd), Math.max(dayStart, earliest), Math.min(dayEnd, latest)));
+      const workingInWindow =
+        bookable &&
+        working.some((s) =>
+          worksIn(
+            workingIntervals(weeklyOf(s), clock, dayStart, dayEnd),
+            timeOffIntervals(s, dayStart, dayEnd),
+            Math.max(dayStart, earliest),
+            Math.min(dayEnd, latest),
+          ),
+        );
       if (!bookable) reasons.push('outside_booking_window');
       else if (working.length === 0) reasons.push('no_stylist_working');
       else if (!workingInWindow) reasons.push('outside_booking_window');

@@ -9,7 +9,15 @@ import { cancelSubscription, createInvoice, createSubscription } from '../paymen
 import { findPetParent } from '../pet-parents/index.js';
 import { findPet } from '../pets/index.js';
 import { membershipStatus } from './grooming.presenter.js';
-import { findMembership, findPackageCredit, insertMembership, insertPackageCredit, updateMembership, type MembershipRecord, type PackageCreditRecord } from './grooming.repository.js';
+import {
+  findMembership,
+  findPackageCredit,
+  insertMembership,
+  insertPackageCredit,
+  updateMembership,
+  type MembershipRecord,
+  type PackageCreditRecord,
+} from './grooming.repository.js';
 import type { CreateMembershipInput, CreatePackageCreditInput } from './grooming.schema.js';
 import { checkPackageAt } from './grooming-appointments.service.js';
 import { getPackage, packagePrice } from './packages.service.js';
@@ -115,7 +123,14 @@ export async function buyPackageCredits(db: Executor, actor: AccessFilter, input
       parentId: parent.id,
       locationId: location.id,
       currency: pkg.currency,
-      lines: [{ description: `Grooming bundle: ${pkg.name} (${input.size}), ${pkg.sessions} sessions`, quantity: pkg.sessions, unitAmount: packagePrice(pkg, input.size), sourceId: id }],
+      lines: [
+        {
+          description: `Grooming bundle: ${pkg.name} (${input.size}), ${pkg.sessions} sessions`,
+          quantity: pkg.sessions,
+          unitAmount: packagePrice(pkg, input.size),
+          sourceId: id,
+        },
+      ],
       finalize: true,
     },
     now,

@@ -50,7 +50,8 @@ export const presentGroomingAppointment = (row: GroomingRecord): Static<typeof G
 });
 
 /** A membership whose subscription was canceled (here or through /v1/subscriptions) is cancelled. */
-export const membershipStatus = (row: MembershipRecord): 'active' | 'cancelled' => (row.status === 'cancelled' || row.subscription_status === 'canceled' ? 'cancelled' : 'active');
+export const membershipStatus = (row: MembershipRecord): 'active' | 'cancelled' =>
+  row.status === 'cancelled' || row.subscription_status === 'canceled' ? 'cancelled' : 'active';
 
 export const presentMembership = (row: MembershipRecord): Static<typeof MembershipSchema> => ({
   id: row.id,

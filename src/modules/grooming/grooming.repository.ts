@@ -28,7 +28,12 @@ export async function findPackage(db: Executor, actor: AccessFilter, id: string)
   return (await visiblePackages(db, actor).where('id', '=', id).executeTakeFirst()) ?? null;
 }
 
-export async function listPackages(db: Executor, actor: AccessFilter, page: PageRequest, filters: { locationId?: string | undefined; active?: boolean | undefined }) {
+export async function listPackages(
+  db: Executor,
+  actor: AccessFilter,
+  page: PageRequest,
+  filters: { locationId?: string | undefined; active?: boolean | undefined },
+) {
   let query = visiblePackages(db, actor);
   if (filters.locationId !== undefined) {
     const locationId = filters.locationId;
@@ -167,7 +172,12 @@ export async function findMembership(db: Executor, actor: AccessFilter, id: stri
   return (await visibleMemberships(db, actor).where('m.id', '=', id).executeTakeFirst()) ?? null;
 }
 
-export async function listMemberships(db: Executor, actor: AccessFilter, page: PageRequest, filters: { parentId?: string | undefined; packageId?: string | undefined; status?: string | undefined }) {
+export async function listMemberships(
+  db: Executor,
+  actor: AccessFilter,
+  page: PageRequest,
+  filters: { parentId?: string | undefined; packageId?: string | undefined; status?: string | undefined },
+) {
   let query = visibleMemberships(db, actor);
   if (filters.parentId !== undefined) query = query.where('m.parent_id', '=', filters.parentId);
   if (filters.packageId !== undefined) query = query.where('m.package_id', '=', filters.packageId);
@@ -220,7 +230,12 @@ export async function findPackageCredit(db: Executor, actor: AccessFilter, id: s
   return (await query.executeTakeFirst()) ?? null;
 }
 
-export async function listPackageCredits(db: Executor, actor: AccessFilter, page: PageRequest, filters: { parentId?: string | undefined; packageId?: string | undefined }) {
+export async function listPackageCredits(
+  db: Executor,
+  actor: AccessFilter,
+  page: PageRequest,
+  filters: { parentId?: string | undefined; packageId?: string | undefined },
+) {
   let query = bundlesWithCredits(db, actor.tenantId);
   if (actor.locationIds !== null) query = query.where('c.location_id', 'in', inList(actor.locationIds));
   if (filters.parentId !== undefined) query = query.where('c.parent_id', '=', filters.parentId);

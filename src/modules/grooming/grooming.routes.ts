@@ -36,10 +36,12 @@ import { createPackage, getPackage, patchPackage } from './packages.service.js';
 
 const tags = ['Grooming'];
 const access = 'Scope `bookings` to write, `bookings.read` to read; a location-scoped client sees its locations only (others answer 404). ';
-const states = 'States: confirmed → checked_in → in_progress → completed; confirmed → cancelled | no_show; any other move is 409 `invalid_state_transition` with `currentStatus`. ';
+const states =
+  'States: confirmed → checked_in → in_progress → completed; confirmed → cancelled | no_show; any other move is 409 `invalid_state_transition` with `currentStatus`. ';
 const busy =
   'Stylists are providers of kind `groomer` with schedules (PUT /v1/appointments/schedules/{providerId}); grooms and vet appointments share one busy time per provider, so neither can take time the other holds. ';
-const assignRule = 'Without a stylist the module picks the pet’s last stylist when free, else the free stylist with the fewest grooms that local day (then by id). ';
+const assignRule =
+  'Without a stylist the module picks the pet’s last stylist when free, else the free stylist with the fewest grooms that local day (then by id). ';
 
 /** An ISO instant of a list filter, or 400 on the field. */
 function instant(value: string | undefined, field: string): string | undefined {
@@ -83,7 +85,10 @@ export function groomingRouteList(deps: { config: Config; clock: Clock }): AnyRo
       errors: ['invalid_cursor'],
       handler: async ({ db, actor, query }) => {
         const page = pageRequest(query);
-        const rows = await listPackages(db, actor, page, { locationId: query.locationId, active: query.active === undefined ? undefined : query.active === 'true' });
+        const rows = await listPackages(db, actor, page, {
+          locationId: query.locationId,
+          active: query.active === undefined ? undefined : query.active === 'true',
+        });
         return { body: toPage(rows, page, presentPackage) };
       },
     }),
@@ -105,7 +110,9 @@ export function groomingRouteList(deps: { config: Config; clock: Clock }): AnyRo
       path: '/v1/grooming/packages/:id',
       operationId: 'updateGroomingPackage',
       summary: 'Change a grooming package',
-      description: access + 'Rename, re-time, re-price, change sessions or validDays, or (de)activate (inactive packages take no new grooms). Booked grooms keep the duration and price they were booked with.',
+      description:
+        access +
+        'Rename, re-time, re-price, change sessions or validDays, or (de)activate (inactive packages take no new grooms). Booked grooms keep the duration and price they were booked with.',
       tags,
       access: { scope: 'bookings' },
       params: IdParams,
@@ -284,7 +291,9 @@ export function groomingRouteList(deps: { config: Config; clock: Clock }): AnyRo
       path: '/v1/grooming/memberships/:id/cancel',
       operationId: 'cancelGroomingMembership',
       summary: 'Cancel a grooming membership',
-      description: access + 'Cancels its subscription now (emits `subscription.canceled`); its credits can no longer be spent. A cancelled membership answers 409 invalid_state_transition.',
+      description:
+        access +
+        'Cancels its subscription now (emits `subscription.canceled`); its credits can no longer be spent. A cancelled membership answers 409 invalid_state_transition.',
       tags,
       access: { scope: 'bookings' },
       params: IdParams,
@@ -323,7 +332,9 @@ export function groomingRouteList(deps: { config: Config; clock: Clock }): AnyRo
       errors: ['invalid_cursor'],
       handler: async ({ db, actor, query }) => {
         const page = pageRequest(query);
-        return { body: toPage(await listPackageCredits(db, actor, page, { parentId: query.parentId, packageId: query.packageId }), page, presentPackageCredit) };
+        return {
+          body: toPage(await listPackageCredits(db, actor, page, { parentId: query.parentId, packageId: query.packageId }), page, presentPackageCredit),
+        };
       },
     }),
     defineRoute({

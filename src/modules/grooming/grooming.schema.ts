@@ -22,9 +22,17 @@ const PackageId = Id('pkg', 'Package');
 const BookingId = Id('bkg', 'Booking');
 const MembershipId = Id('mbr', 'Membership');
 const Amount = Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'Integer minor units.' });
-const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code; defaults to the location’s (or the tenant default for a group-wide package).' });
+const Currency = Type.String({
+  pattern: '^[A-Z]{3}$',
+  description: 'ISO 4217 code; defaults to the location’s (or the tenant default for a group-wide package).',
+});
 const Minutes = Type.Integer({ minimum: 5, maximum: maxPackageMinutes, description: 'Minutes.' });
-const Service = Type.String({ minLength: 2, maxLength: 50, pattern: '^[a-z][a-z0-9_]{1,49}$', description: 'A service code (lower-case), e.g. bath, haircut, nail_trim.' });
+const Service = Type.String({
+  minLength: 2,
+  maxLength: 50,
+  pattern: '^[a-z][a-z0-9_]{1,49}$',
+  description: 'A service code (lower-case), e.g. bath, haircut, nail_trim.',
+});
 const DateTime = Type.String({ minLength: 10, maxLength: 40, description: 'ISO 8601 date-time with Z or an offset.' });
 const Boundary = Type.String({ minLength: 10, maxLength: 40, description: 'A date YYYY-MM-DD (the location’s day) or a date-time.' });
 
@@ -110,7 +118,9 @@ export const GroomingAppointmentSchema = Type.Object(
     amount: Type.Integer({ description: 'The package price for the size, integer minor units (before tax).' }),
     currency: Type.String(),
     payWith: Type.Union(payMethods.map((p) => Type.Literal(p))),
-    membershipId: Nullable(Type.String({ description: 'The membership named on create (payWith membership); once completed, the membership whose credit paid it; else null.' })),
+    membershipId: Nullable(
+      Type.String({ description: 'The membership named on create (payWith membership); once completed, the membership whose credit paid it; else null.' }),
+    ),
     invoiceId: Nullable(Type.String({ description: 'The finalized invoice of a completed groom paid by invoice.' })),
     notes: Nullable(Type.String()),
     createdAt: Type.String({ format: 'date-time' }),
@@ -128,7 +138,12 @@ export const CreateGroomingAppointmentSchema = Type.Object(
     size: Type.Optional(PetSizeSchema),
     stylistId: Type.Optional(ProviderId),
     notes: Type.Optional(Type.String({ maxLength: 2000 })),
-    payWith: Type.Optional(Type.Union(payMethods.map((p) => Type.Literal(p)), { description: 'Default invoice.' })),
+    payWith: Type.Optional(
+      Type.Union(
+        payMethods.map((p) => Type.Literal(p)),
+        { description: 'Default invoice.' },
+      ),
+    ),
     membershipId: Type.Optional(MembershipId),
   },
   { additionalProperties: false },
@@ -174,7 +189,12 @@ export const availabilityReasons = ['no_stylist_working', 'fully_booked', 'outsi
 
 export const GroomingAvailabilitySchema = Type.Object(
   {
-    data: Type.Array(Type.Object({ stylistId: Type.String(), startsAt: Type.String({ format: 'date-time' }), endsAt: Type.String({ format: 'date-time' }) }, { additionalProperties: false })),
+    data: Type.Array(
+      Type.Object(
+        { stylistId: Type.String(), startsAt: Type.String({ format: 'date-time' }), endsAt: Type.String({ format: 'date-time' }) },
+        { additionalProperties: false },
+      ),
+    ),
     days: Type.Array(
       Type.Object(
         {
@@ -252,7 +272,10 @@ export const CreatePackageCreditSchema = Type.Object(
     parentId: ParentId,
     packageId: PackageId,
     locationId: LocationId,
-    size: Type.Union(petSizes.map((v) => Type.Literal(v)), { description: 'Prices the bundle: sessions × the package price for this size.' }),
+    size: Type.Union(
+      petSizes.map((v) => Type.Literal(v)),
+      { description: 'Prices the bundle: sessions × the package price for this size.' },
+    ),
   },
   { additionalProperties: false },
 );

@@ -28,7 +28,9 @@ export async function createPackage(db: Executor, actor: AccessFilter, input: Cr
     if (!location) throw missingReference('locationId', 'location', input.locationId);
     currency ??= location.currency;
   } else if (actor.locationIds !== null) {
-    throw validationFailed([{ field: 'locationId', message: 'a location-scoped client names one of its locations; group-wide packages need a tenant-wide client' }]);
+    throw validationFailed([
+      { field: 'locationId', message: 'a location-scoped client names one of its locations; group-wide packages need a tenant-wide client' },
+    ]);
   }
   currency ??= groupCurrency;
   if (!isCurrency(currency)) throw validationFailed([{ field: 'currency', message: `'${currency}' is not an ISO 4217 currency code` }]);

@@ -7,6 +7,7 @@ import { healthRoutes } from './health.routes.js';
 
 export const healthModule: ModuleManifest<{ config: Config; stores: Stores; metrics: Metrics; audit: AuditLog }> = {
   name: 'health',
-  routes: (deps) => healthRoutes({ stores: deps.stores, metrics: deps.metrics, platformVersion: deps.config.platformVersion, auditBacklog: () => deps.audit.backlog() }),
+  routes: (deps) =>
+    healthRoutes({ stores: deps.stores, metrics: deps.metrics, platformVersion: deps.config.platformVersion, auditBacklog: () => deps.audit.backlog() }),
   tags: { Operations: 'Health, readiness, metrics and version; no token needed.' },
 };

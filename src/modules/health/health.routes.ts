@@ -28,10 +28,7 @@ export function healthRoutes(deps: { stores: Stores; metrics: Metrics; platformV
       response: {
         status: 200,
         description: 'Ready',
-        schema: Type.Object(
-          { status: Type.Literal('ready'), environments: Type.Array(Type.String()) },
-          { additionalProperties: false },
-        ),
+        schema: Type.Object({ status: Type.Literal('ready'), environments: Type.Array(Type.String()) }, { additionalProperties: false }),
       },
       errors: ['service_unavailable'],
       handler: async () => {
@@ -68,12 +65,11 @@ export function healthRoutes(deps: { stores: Stores; metrics: Metrics; platformV
       response: {
         status: 200,
         description: 'Versions',
-        schema: Type.Object(
-          { platformVersion: Type.String(), apiVersions: Type.Array(Type.String()), node: Type.String() },
-          { additionalProperties: false },
-        ),
+        schema: Type.Object({ platformVersion: Type.String(), apiVersions: Type.Array(Type.String()), node: Type.String() }, { additionalProperties: false }),
       },
-      handler: async () => ({ body: { platformVersion: deps.platformVersion, apiVersions: ['v1', 'v0 (deprecated, sunset 2026-12-01)'], node: process.version } }),
+      handler: async () => ({
+        body: { platformVersion: deps.platformVersion, apiVersions: ['v1', 'v0 (deprecated, sunset 2026-12-01)'], node: process.version },
+      }),
     }),
   ];
 }

@@ -51,7 +51,10 @@ export function jobRoutes(deps: { runner: JobRunner }): AnyRoute[] {
         const definition = definitionOf(params.name);
         const [states, open, runs] = await Promise.all([findSchedules(db), countOpenRuns(db), listJobRuns(db, definition.name, 20)]);
         return {
-          body: { ...presentJob(definition, states.get(definition.name), runner.nextRunAt(definition.name), open.get(definition.name) ?? 0), recentRuns: runs.map(presentJobRun) },
+          body: {
+            ...presentJob(definition, states.get(definition.name), runner.nextRunAt(definition.name), open.get(definition.name) ?? 0),
+            recentRuns: runs.map(presentJobRun),
+          },
           resourceId: definition.name,
         };
       },

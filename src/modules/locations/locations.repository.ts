@@ -24,7 +24,10 @@ export async function listLocations(db: Executor, actor: AccessFilter, page: Pag
 /** Of `ids`, those that do not exist in the actor's view. */
 export async function missingLocations(db: Executor, actor: AccessFilter, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const found = await visible(db, actor).where('id', 'in', [...ids]).select('id').execute();
+  const found = await visible(db, actor)
+    .where('id', 'in', [...ids])
+    .select('id')
+    .execute();
   const known = new Set(found.map((r) => r.id));
   return ids.filter((id) => !known.has(id));
 }

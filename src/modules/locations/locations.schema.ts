@@ -7,11 +7,18 @@ const Timezone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA t
 const Name = NonBlankText(200);
 // Money settings of the location (payments module); defined here so locations import nothing from payments.
 const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code its invoices default to, e.g. USD (default USD).', examples: ['USD'] });
-const TaxRateBps = Type.Integer({ minimum: 0, maximum: 10_000, description: 'Tax rate in basis points for invoice lines that set none: 825 = 8.25 % (default 0).' });
+const TaxRateBps = Type.Integer({
+  minimum: 0,
+  maximum: 10_000,
+  description: 'Tax rate in basis points for invoice lines that set none: 825 = 8.25 % (default 0).',
+});
 
 /** Species a boarding requirement may name: the pets module's species. */
 export const boardingSpecies = ['dog', 'cat', 'rabbit', 'bird', 'reptile', 'ferret', 'guinea_pig', 'hamster', 'horse', 'other'] as const;
-const VaccineNames = Type.Array(NonBlankText(200), { maxItems: 20, description: 'Vaccine names, matched case-insensitively to the pet’s vaccination records.' });
+const VaccineNames = Type.Array(NonBlankText(200), {
+  maxItems: 20,
+  description: 'Vaccine names, matched case-insensitively to the pet’s vaccination records.',
+});
 /** The boarding module reads it at check-in (DESIGN §10); kept here because it is a setting of the location. */
 export const BoardingRequiredVaccines = Type.Object(Object.fromEntries(boardingSpecies.map((s) => [s, Type.Optional(VaccineNames)])), {
   additionalProperties: false,

@@ -1,6 +1,13 @@
 import type { Static } from '@sinclair/typebox';
 import type { BookingsTable } from '../bookings/index.js';
-import type { CommissionSchema, MarketplaceBookingSchema, OrderSchema, OrdersPage, OrdersPage20250601Schema, PayoutStatementSchema } from './marketplace.schema.js';
+import type {
+  CommissionSchema,
+  MarketplaceBookingSchema,
+  OrderSchema,
+  OrdersPage,
+  OrdersPage20250601Schema,
+  PayoutStatementSchema,
+} from './marketplace.schema.js';
 import type { MarketplaceBookingStatus } from './marketplace.schema.js';
 import type { MarketplaceCommissionLinesTable, MarketplaceOrderLinesTable } from './marketplace.table.js';
 import type { OrderRecord } from './marketplace.repository.js';

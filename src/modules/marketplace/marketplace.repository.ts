@@ -28,7 +28,11 @@ async function withLines(db: Executor, orders: MarketplaceOrdersTable[]): Promis
   const lines = await db
     .selectFrom('marketplace_order_lines')
     .selectAll()
-    .where('order_id', 'in', orders.map((o) => o.id))
+    .where(
+      'order_id',
+      'in',
+      orders.map((o) => o.id),
+    )
     .orderBy('order_id')
     .orderBy('position')
     .execute();
@@ -70,7 +74,11 @@ export async function listOrders(db: Executor, actor: AccessFilter, page: PageRe
 
 /** Newest first by page number (1-based), one extra row to tell whether more follow. */
 export async function listOrdersAt(db: Executor, actor: AccessFilter, pageNumber: number, perPage: number, filters: OrderFilters): Promise<OrderRecord[]> {
-  const rows = await filteredOrders(db, actor, filters).orderBy('id', 'desc').limit(perPage + 1).offset((pageNumber - 1) * perPage).execute();
+  const rows = await filteredOrders(db, actor, filters)
+    .orderBy('id', 'desc')
+    .limit(perPage + 1)
+    .offset((pageNumber - 1) * perPage)
+    .execute();
   return withLines(db, rows);
 }
 
@@ -83,7 +91,12 @@ export async function updateOrder(db: Executor, tenantId: string, id: string, pa
   await db.updateTable('marketplace_orders').set(patch).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
 }
 
-export async function updateOrderLine(db: Executor, tenantId: string, id: string, patch: Partial<Pick<MarketplaceOrderLinesTable, 'amount_refunded' | 'tax_refunded' | 'completed_at'>>): Promise<void> {
+export async function updateOrderLine(
+  db: Executor,
+  tenantId: string,
+  id: string,
+  patch: Partial<Pick<MarketplaceOrderLinesTable, 'amount_refunded' | 'tax_refunded' | 'completed_at'>>,
+): Promise<void> {
   await db.updateTable('marketplace_order_lines').set(patch).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
 }
 
@@ -127,7 +140,12 @@ export interface CommissionFilters {
 }
 
 /** Commission lines the caller sees: through their order's location when location-scoped. */
-export async function listCommissionLines(db: Executor, actor: AccessFilter, page: PageRequest, filters: CommissionFilters): Promise<MarketplaceCommissionLinesTable[]> {
+export async function listCommissionLines(
+  db: Executor,
+  actor: AccessFilter,
+  page: PageRequest,
+  filters: CommissionFilters,
+): Promise<MarketplaceCommissionLinesTable[]> {
   let query = db.selectFrom('marketplace_commission_lines as c').selectAll('c').where('c.tenant_id', '=', actor.tenantId);
   if (actor.locationIds !== null) {
     const locations = inList(actor.locationIds);
@@ -160,7 +178,12 @@ export async function payableLines(db: Executor, tenantId: string, completedBefo
 
 export async function claimLines(db: Executor, settlementId: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  await db.updateTable('marketplace_commission_lines').set({ settlement_id: settlementId, status: 'settled' }).where('id', 'in', ids).where('settlement_id', 'is', null).execute();
+  await db
+    .updateTable('marketplace_commission_lines')
+    .set({ settlement_id: settlementId, status: 'settled' })
+    .where('id', 'in', ids)
+    .where('settlement_id', 'is', null)
+    .execute();
 }
 
 export async function linesOfStatements(db: Executor, settlementIds: string[]): Promise<MarketplaceCommissionLinesTable[]> {
@@ -174,7 +197,13 @@ export async function insertStatement(db: Executor, row: SettlementsTable): Prom
   await db.insertInto('settlements').values(row).execute();
 }
 
-export async function statementsOfPeriod(db: Executor, tenantId: string, periodStart: string, periodEnd: string, providerId?: string): Promise<SettlementsTable[]> {
+export async function statementsOfPeriod(
+  db: Executor,
+  tenantId: string,
+  periodStart: string,
+  periodEnd: string,
+  providerId?: string,
+): Promise<SettlementsTable[]> {
   let query = db
     .selectFrom('settlements')
     .selectAll()
@@ -187,7 +216,15 @@ export async function statementsOfPeriod(db: Executor, tenantId: string, periodS
 }
 
 export async function findStatement(db: Executor, tenantId: string, id: string): Promise<SettlementsTable | null> {
-  return (await db.selectFrom('settlements').selectAll().where('tenant_id', '=', tenantId).where('kind', '=', 'provider_payout').where('id', '=', id).executeTakeFirst()) ?? null;
+  return (
+    (await db
+      .selectFrom('settlements')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('kind', '=', 'provider_payout')
+      .where('id', '=', id)
+      .executeTakeFirst()) ?? null
+  );
 }
 
 export async function markStatementPaid(db: Executor, tenantId: string, id: string, paidAt: string): Promise<void> {

@@ -30,7 +30,8 @@ import { cancelOrder, completeBooking, createOrder, getMarketplaceBooking, getOr
 import { createPayouts, getStatement, markPayoutPaid } from './payouts.service.js';
 
 const tags = ['Marketplace'];
-const orderAccess = 'Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). ';
+const orderAccess =
+  'Scope `marketplace` to write, `marketplace.read` to read; a location-scoped client sees orders of its locations only (others answer 404). ';
 const orderStates =
   'States: pending_payment → paid (its invoice paid through POST /v1/payments) → fulfilled (every line completed); pending_payment → cancelled; paid | fulfilled → partially_refunded → refunded (POST /v1/orders/{id}/refund, or POST /v1/refunds of the order’s payment). A forbidden move is 409 `invalid_state_transition` with `currentStatus`. ';
 const payoutAbout =
@@ -88,19 +89,26 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
         // answer {orders, page, totalPages} cannot say where a cursor page is); 2026-11-01 pages by cursor only.
         if (apiVersionOf(ctx as AppContext) !== '2025-06-01') {
           for (const field of ['page', 'perPage'] as const) {
-            if (query[field] !== undefined) throw validationFailed([{ field, message: 'is the Petcare-Version 2025-06-01 form; this version pages by cursor (limit, cursor)' }]);
+            if (query[field] !== undefined)
+              throw validationFailed([{ field, message: 'is the Petcare-Version 2025-06-01 form; this version pages by cursor (limit, cursor)' }]);
           }
           const page = pageRequest({ limit: query.limit, cursor: query.cursor });
           return { body: toPage(await listOrders(db, actor, page, filters), page, presentOrder) };
         }
         if (query.cursor !== undefined) {
-          throw validationFailed([{ field: 'cursor', message: 'is not part of Petcare-Version 2025-06-01, which pages by number (page, perPage); cursors need 2026-11-01' }]);
+          throw validationFailed([
+            { field: 'cursor', message: 'is not part of Petcare-Version 2025-06-01, which pages by number (page, perPage); cursors need 2026-11-01' },
+          ]);
         }
         const perPage = query.perPage ?? query.limit ?? defaultPageSize;
         const number = query.page ?? 1;
         const rows = await listOrdersAt(db, actor, number, perPage, filters);
         const total = await countOrders(db, actor, filters);
-        const body: OrdersPage = { ...toPage(rows, { limit: perPage, afterId: undefined }, presentOrder), page: number, totalPages: Math.max(1, Math.ceil(total / perPage)) };
+        const body: OrdersPage = {
+          ...toPage(rows, { limit: perPage, afterId: undefined }, presentOrder),
+          page: number,
+          totalPages: Math.max(1, Math.ceil(total / perPage)),
+        };
         return { body };
       },
     }),
@@ -179,7 +187,9 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
       path: '/v1/marketplace/bookings/:id',
       operationId: 'getMarketplaceBooking',
       summary: 'Get a marketplace booking',
-      description: orderAccess + 'A booking of kind marketplace with its order and line: reserved (order unpaid) → confirmed (paid) → completed; reserved | confirmed → cancelled.',
+      description:
+        orderAccess +
+        'A booking of kind marketplace with its order and line: reserved (order unpaid) → confirmed (paid) → completed; reserved | confirmed → cancelled.',
       tags,
       access: { scope: ['marketplace.read', 'bookings.read'] },
       params: IdParams,
@@ -242,7 +252,9 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
       path: '/v1/marketplace/settlements/:id',
       operationId: 'getProviderPayout',
       summary: 'Get a provider payout statement with its lines',
-      description: payoutAbout + 'Scope `marketplace.read`. The statement with every commission line it settled, so anyone can recompute it. Daily closes are not provider payouts: 404.',
+      description:
+        payoutAbout +
+        'Scope `marketplace.read`. The statement with every commission line it settled, so anyone can recompute it. Daily closes are not provider payouts: 404.',
       tags,
       access: { scope: 'marketplace.read' },
       params: IdParams,

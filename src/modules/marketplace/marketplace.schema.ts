@@ -73,8 +73,16 @@ export type OrderOut = Static<typeof OrderSchema>;
 export const ListOrdersQuery = Type.Object(
   {
     ...pageQueryFields,
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'Page number: Petcare-Version 2025-06-01 only (400 in later versions, which page by cursor).' })),
-    perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Page size of the page-number form (default 25): Petcare-Version 2025-06-01 only.' })),
+    page: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100_000,
+        description: 'Page number: Petcare-Version 2025-06-01 only (400 in later versions, which page by cursor).',
+      }),
+    ),
+    perPage: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 100, description: 'Page size of the page-number form (default 25): Petcare-Version 2025-06-01 only.' }),
+    ),
     status: Type.Optional(Literals(orderStatuses)),
     parentId: Type.Optional(Type.String({ maxLength: 100 })),
     petId: Type.Optional(Type.String({ maxLength: 100 })),
@@ -103,8 +111,14 @@ export const CancelOrderSchema = Type.Object({ reason: Type.Optional(NonBlankTex
 
 export const RefundOrderSchema = Type.Object(
   {
-    lineIds: Type.Optional(Type.Array(Id('oln', 'Order line'), { minItems: 1, maxItems: maxOrderLines, uniqueItems: true, description: 'Lines to refund; default every line.' })),
-    amount: Type.Optional(PositiveAmount('Gross (pre-tax) amount to refund of the one line named in lineIds; default what is left of each line. Its tax share is refunded with it.')),
+    lineIds: Type.Optional(
+      Type.Array(Id('oln', 'Order line'), { minItems: 1, maxItems: maxOrderLines, uniqueItems: true, description: 'Lines to refund; default every line.' }),
+    ),
+    amount: Type.Optional(
+      PositiveAmount(
+        'Gross (pre-tax) amount to refund of the one line named in lineIds; default what is left of each line. Its tax share is refunded with it.',
+      ),
+    ),
     reason: Type.Optional(NonBlankText(500)),
   },
   { additionalProperties: false },
@@ -146,7 +160,9 @@ export const CommissionSchema = Type.Object(
     orderId: Type.String(),
     orderLineId: Type.String(),
     providerId: Type.String(),
-    kind: Type.Union([Type.Literal('sale'), Type.Literal('refund')], { description: 'sale: accrued when the line was paid; refund: the negative line of a refund.' }),
+    kind: Type.Union([Type.Literal('sale'), Type.Literal('refund')], {
+      description: 'sale: accrued when the line was paid; refund: the negative line of a refund.',
+    }),
     refundId: Nullable(Type.String({ description: 'The §9 refund (ref_…) of a refund line.' })),
     gross: Money('Signed: the line’s price (sale) or minus the gross refunded (refund).'),
     rateBps: Type.Integer({ description: 'The rate snapshotted on the order line.' }),

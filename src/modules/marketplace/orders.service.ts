@@ -3,11 +3,44 @@ import type { Executor, LocationsTable } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import { type Actor, type AccessFilter, wholeTenant } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
-import { busyIntervals, covers, dayMs, findSchedule, minuteMs, overlapsAny, parseInstant, timeOffIntervals, toIso, weeklyOf, workingIntervals, zoneClock } from '../scheduling/index.js';
-import { assertTransition, emitBookingCancelled, emitBookingCreated, findBooking, insertBooking, updateBooking, type BookingsTable, type StateMachine } from '../bookings/index.js';
+import {
+  busyIntervals,
+  covers,
+  dayMs,
+  findSchedule,
+  minuteMs,
+  overlapsAny,
+  parseInstant,
+  timeOffIntervals,
+  toIso,
+  weeklyOf,
+  workingIntervals,
+  zoneClock,
+} from '../scheduling/index.js';
+import {
+  assertTransition,
+  emitBookingCancelled,
+  emitBookingCreated,
+  findBooking,
+  insertBooking,
+  updateBooking,
+  type BookingsTable,
+  type StateMachine,
+} from '../bookings/index.js';
 import { emit } from '../events/index.js';
 import { findLocation } from '../locations/index.js';
-import { accounts, createInvoice, createRefund, creditedSoFar, getInvoice, postJournal, refundablePaymentsOf, taxOf, voidInvoice, type JournalLine } from '../payments/index.js';
+import {
+  accounts,
+  createInvoice,
+  createRefund,
+  creditedSoFar,
+  getInvoice,
+  postJournal,
+  refundablePaymentsOf,
+  taxOf,
+  voidInvoice,
+  type JournalLine,
+} from '../payments/index.js';
 import type { InvoicesTable, RefundsTable } from '../payments/index.js';
 import type { RefundRequest } from '../payments/index.js';
 import { findPet } from '../pets/index.js';
@@ -76,16 +109,32 @@ interface Claim {
  * working hours of its schedule there (§5), time off, and every busy time it has (appointments,
  * grooms, marketplace bookings), plus the claims earlier lines of this order made. 409 otherwise.
  */
-async function claimSlot(db: Executor, actor: AccessFilter, found: BookableListing, location: Pick<LocationsTable, 'id' | 'name' | 'timezone'>, slot: Claim, earlier: Claim[]): Promise<void> {
+async function claimSlot(
+  db: Executor,
+  actor: AccessFilter,
+  found: BookableListing,
+  location: Pick<LocationsTable, 'id' | 'name' | 'timezone'>,
+  slot: Claim,
+  earlier: Claim[],
+): Promise<void> {
   const { provider } = found;
   const when = `${toIso(slot.start)}–${toIso(slot.end)}`;
   const schedule = await findSchedule(db, wholeTenant(actor), provider.id, location.id);
   if (!schedule || !covers(workingIntervals(weeklyOf(schedule), zoneClock(location.timezone), slot.start - dayMs, slot.end + dayMs), slot.start, slot.end)) {
     throw new AppError('slot_unavailable', `${when} is outside ${provider.name}'s working hours at ${location.name} (${location.timezone}).`);
   }
-  if (overlapsAny(timeOffIntervals(schedule, slot.start, slot.end), slot.start, slot.end)) throw new AppError('slot_unavailable', `${provider.name} is off at ${when}.`);
+  if (overlapsAny(timeOffIntervals(schedule, slot.start, slot.end), slot.start, slot.end))
+    throw new AppError('slot_unavailable', `${provider.name} is off at ${when}.`);
   const busy = (await busyIntervals(db, [provider.id], slot.start, slot.end)).get(provider.id) ?? [];
-  if (busy.length > 0 || overlapsAny(earlier.map((c) => ({ from: c.start, to: c.end })), slot.start, slot.end)) throw new AppError('slot_unavailable', `${provider.name} is already booked at ${when}.`);
+  if (
+    busy.length > 0 ||
+    overlapsAny(
+      earlier.map((c) => ({ from: c.start, to: c.end })),
+      slot.start,
+      slot.end,
+    )
+  )
+    throw new AppError('slot_unavailable', `${provider.name} is already booked at ${when}.`);
 }
 
 const orderEventData = (order: MarketplaceOrdersTable) => ({
@@ -126,7 +175,10 @@ export async function createOrder(db: Executor, actor: Actor, input: CreateOrder
   for (const [at, line] of input.lines.entries()) found.push(await bookableLine(db, actor, line, at));
   const currency = found[0]!.listing.currency;
   found.forEach((f, at) => {
-    if (f.listing.currency !== currency) throw validationFailed([{ field: `lines[${at}].listingId`, message: `listing ${f.listing.id} is priced in ${f.listing.currency}; one order bills one currency (${currency})` }]);
+    if (f.listing.currency !== currency)
+      throw validationFailed([
+        { field: `lines[${at}].listingId`, message: `listing ${f.listing.id} is priced in ${f.listing.currency}; one order bills one currency (${currency})` },
+      ]);
   });
 
   const earliest = now + settings.bookingMinNoticeMinutes * minuteMs;
@@ -134,7 +186,11 @@ export async function createOrder(db: Executor, actor: Actor, input: CreateOrder
   const slots: Claim[] = [];
   for (const [at, f] of found.entries()) {
     const start = starts[at]!;
-    if (start < earliest) throw new AppError('slot_unavailable', `Bookings need at least ${settings.bookingMinNoticeMinutes} minutes' notice; the first bookable start is ${toIso(earliest)}.`);
+    if (start < earliest)
+      throw new AppError(
+        'slot_unavailable',
+        `Bookings need at least ${settings.bookingMinNoticeMinutes} minutes' notice; the first bookable start is ${toIso(earliest)}.`,
+      );
     const slot = { start, end: start + f.listing.durationMinutes * minuteMs };
     const earlier = claims.get(f.provider.id) ?? [];
     await claimSlot(db, actor, f, location, slot, earlier);
@@ -230,7 +286,17 @@ export async function createOrder(db: Executor, actor: Actor, input: CreateOrder
     await emit(
       db,
       'marketplace.booking_created',
-      { bookingId: booking.id, providerId: line.provider_id, petId: booking.pet_id, service: line.category, amount: booking.amount, currency, startsAt: booking.starts_at, orderId, listingId: line.listing_id },
+      {
+        bookingId: booking.id,
+        providerId: line.provider_id,
+        petId: booking.pet_id,
+        service: line.category,
+        amount: booking.amount,
+        currency,
+        startsAt: booking.starts_at,
+        orderId,
+        listingId: line.listing_id,
+      },
       actor.tenantId,
       now,
     );
@@ -252,8 +318,17 @@ export async function markOrderPaid(db: Executor, order: OrderRecord, now: numbe
   const at = toIso(now);
   await updateOrder(db, order.tenant_id, order.id, { status: 'paid', paid_at: at, updated_at: at });
   for (const line of order.lines) await updateBooking(db, order.tenant_id, line.booking_id, { status: 'confirmed' }, at);
-  await insertCommissionLines(db, order.lines.map((line) => commissionLine(line, 'sale', line.amount, line.commission_amount, null, now)));
-  await postPayables(db, order, `marketplace order ${order.id} paid: owed to providers and commission`, order.lines.map((l) => ({ providerId: l.provider_id, gross: l.amount, commission: l.commission_amount })), now);
+  await insertCommissionLines(
+    db,
+    order.lines.map((line) => commissionLine(line, 'sale', line.amount, line.commission_amount, null, now)),
+  );
+  await postPayables(
+    db,
+    order,
+    `marketplace order ${order.id} paid: owed to providers and commission`,
+    order.lines.map((l) => ({ providerId: l.provider_id, gross: l.amount, commission: l.commission_amount })),
+    now,
+  );
   const paid: OrderRecord = { ...order, status: 'paid', paid_at: at, updated_at: at };
   await emit(db, 'order.paid', orderEventData(paid), order.tenant_id, now);
   return paid;
@@ -274,16 +349,37 @@ function payableLines(locationId: string, parts: Array<{ providerId: string; gro
 }
 
 /** Posts the move of `parts` between revenue, the providers' payables and commission (one balanced entry for the order). */
-async function postPayables(db: Executor, order: MarketplaceOrdersTable, memo: string, parts: Array<{ providerId: string; gross: number; commission: number }>, now: number): Promise<void> {
+async function postPayables(
+  db: Executor,
+  order: MarketplaceOrdersTable,
+  memo: string,
+  parts: Array<{ providerId: string; gross: number; commission: number }>,
+  now: number,
+): Promise<void> {
   await postJournal(
     db,
-    { tenantId: order.tenant_id, locationId: order.location_id, sourceType: 'order', sourceId: order.id, currency: order.currency, memo, lines: payableLines(order.location_id, parts) },
+    {
+      tenantId: order.tenant_id,
+      locationId: order.location_id,
+      sourceType: 'order',
+      sourceId: order.id,
+      currency: order.currency,
+      memo,
+      lines: payableLines(order.location_id, parts),
+    },
     now,
   );
 }
 
 /** A commission line of an order line: its accrual (sale) or the negative line of a refund. */
-function commissionLine(line: MarketplaceOrderLinesTable, kind: 'sale' | 'refund', gross: number, commission: number, refundId: string | null, now: number): MarketplaceCommissionLinesTable {
+function commissionLine(
+  line: MarketplaceOrderLinesTable,
+  kind: 'sale' | 'refund',
+  gross: number,
+  commission: number,
+  refundId: string | null,
+  now: number,
+): MarketplaceCommissionLinesTable {
   return {
     id: newId('cml'),
     tenant_id: line.tenant_id,
@@ -351,12 +447,19 @@ const allDone = (lines: readonly MarketplaceOrderLinesTable[]): boolean => lines
  * paid; allowed before startsAt). The order becomes fulfilled when every line is done. Emits
  * marketplace.booking_completed.
  */
-export async function completeBooking(db: Executor, actor: Actor, bookingId: string, now: number): Promise<{ booking: BookingsTable; line: MarketplaceOrderLinesTable; order: OrderRecord }> {
+export async function completeBooking(
+  db: Executor,
+  actor: Actor,
+  bookingId: string,
+  now: number,
+): Promise<{ booking: BookingsTable; line: MarketplaceOrderLinesTable; order: OrderRecord }> {
   const line = foundOr404(await findLineOfBooking(db, actor, bookingId), 'marketplace booking', bookingId);
   const booking = foundOr404(await findBooking(db, actor, 'marketplace', bookingId), 'marketplace booking', bookingId);
   const current = booking.status as MarketplaceBookingStatus;
   if (current === 'reserved') {
-    throw new AppError('invalid_state_transition', `Marketplace booking ${bookingId} is reserved: its order ${line.order_id} is not paid yet.`, { extensions: { currentStatus: current } });
+    throw new AppError('invalid_state_transition', `Marketplace booking ${bookingId} is reserved: its order ${line.order_id} is not paid yet.`, {
+      extensions: { currentStatus: current },
+    });
   }
   assertTransition(marketplaceBookingMachine, 'Marketplace booking', bookingId, current, 'completed', 'be completed');
   const at = toIso(now);
@@ -389,16 +492,22 @@ function refundRequest(order: OrderRecord, input: RefundOrderInput): { lines: Ma
     });
   }
   if (input.amount !== undefined) {
-    if (input.lineIds === undefined || targets.length !== 1) throw validationFailed([{ field: 'amount', message: 'a partial amount needs exactly one line in lineIds' }]);
+    if (input.lineIds === undefined || targets.length !== 1)
+      throw validationFailed([{ field: 'amount', message: 'a partial amount needs exactly one line in lineIds' }]);
     const line = targets[0]!;
     const left = line.amount - line.amount_refunded;
     if (input.amount > left) {
-      throw new AppError('refund_exceeds_payment', `Order line ${line.id} has ${left} ${line.currency} left to refund; ${input.amount} is more.`, { extensions: { amountRefundable: left } });
+      throw new AppError('refund_exceeds_payment', `Order line ${line.id} has ${left} ${line.currency} left to refund; ${input.amount} is more.`, {
+        extensions: { amountRefundable: left },
+      });
     }
     return { lines: targets, money: moneyForGross(line, input.amount) };
   }
   const money = targets.reduce((sum, line) => sum + moneyLeft(line), 0);
-  if (money === 0) throw new AppError('refund_exceeds_payment', `Order ${order.id} has nothing left to refund on ${input.lineIds ? 'those lines' : 'any line'}.`, { extensions: { amountRefundable: 0 } });
+  if (money === 0)
+    throw new AppError('refund_exceeds_payment', `Order ${order.id} has nothing left to refund on ${input.lineIds ? 'those lines' : 'any line'}.`, {
+      extensions: { amountRefundable: 0 },
+    });
   return { lines: targets, money };
 }
 
@@ -419,11 +528,16 @@ export async function refundOrder(db: Executor, actor: Actor, id: string, input:
   for (const payment of await refundablePaymentsOf(db, actor.tenantId, order.invoice_id)) {
     if (left === 0) break;
     const part = Math.min(left, payment.amount - payment.amount_refunded);
-    const refund = await createRefund(db, access, { paymentId: payment.id, amount: part, ...(input.reason ? { reason: input.reason } : {}) }, now, { initiator: 'marketplace' });
+    const refund = await createRefund(db, access, { paymentId: payment.id, amount: part, ...(input.reason ? { reason: input.reason } : {}) }, now, {
+      initiator: 'marketplace',
+    });
     refundIds.push(refund.id);
     left -= part;
   }
-  if (left > 0) throw new AppError('refund_exceeds_payment', `Order ${id}'s payments have ${money - left} ${order.currency} left to refund; ${money} is asked.`, { extensions: { amountRefundable: money - left } });
+  if (left > 0)
+    throw new AppError('refund_exceeds_payment', `Order ${id}'s payments have ${money - left} ${order.currency} left to refund; ${money} is asked.`, {
+      extensions: { amountRefundable: money - left },
+    });
   return recordOrderRefund(db, order, lines, money, refundIds, input.reason?.trim() ?? null, now);
 }
 
@@ -435,10 +549,22 @@ export async function refundOrder(db: Executor, actor: Actor, id: string, input:
  * refunded in full before completion has its booking cancelled (its slot is released). The order
  * becomes partially_refunded, or refunded once all of it is paid back; emits order.refunded.
  */
-async function recordOrderRefund(db: Executor, order: OrderRecord, from: readonly MarketplaceOrderLinesTable[], money: number, refundIds: string[], reason: string | null, now: number): Promise<OrderRecord> {
+async function recordOrderRefund(
+  db: Executor,
+  order: OrderRecord,
+  from: readonly MarketplaceOrderLinesTable[],
+  money: number,
+  refundIds: string[],
+  reason: string | null,
+  now: number,
+): Promise<OrderRecord> {
   const { shares, unallocated } = allocateRefund(from, money);
   if (unallocated > 0) {
-    throw new AppError('refund_exceeds_payment', `Order ${order.id} has ${money - unallocated} ${order.currency} left to refund on its lines; ${money} is more.`, { extensions: { amountRefundable: money - unallocated } });
+    throw new AppError(
+      'refund_exceeds_payment',
+      `Order ${order.id} has ${money - unallocated} ${order.currency} left to refund on its lines; ${money} is more.`,
+      { extensions: { amountRefundable: money - unallocated } },
+    );
   }
   const amountRefunded = order.amount_refunded + money;
   const status: OrderStatus = amountRefunded === order.total ? 'refunded' : 'partially_refunded';
@@ -483,7 +609,14 @@ async function recordOrderRefund(db: Executor, order: OrderRecord, from: readonl
  * so tax_payable keeps exactly the tax the lines still carry (none when they agree; a full refund
  * always does).
  */
-async function postRefundTaxByLine(db: Executor, order: OrderRecord, shares: readonly LineRefund[], money: number, refundIds: readonly string[], now: number): Promise<void> {
+async function postRefundTaxByLine(
+  db: Executor,
+  order: OrderRecord,
+  shares: readonly LineRefund[],
+  money: number,
+  refundIds: readonly string[],
+  now: number,
+): Promise<void> {
   const invoice = await getInvoice(db, { tenantId: order.tenant_id, locationIds: null }, order.invoice_id);
   const credited = creditedSoFar(invoice, invoice.amount_refunded).tax - creditedSoFar(invoice, invoice.amount_refunded - money).tax;
   const fix = shares.reduce((sum, share) => sum + share.tax, 0) - credited;

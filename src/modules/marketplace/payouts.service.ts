@@ -10,7 +10,15 @@ import type { SettlementsTable } from '../payments/index.js';
 import { findProvider } from '../providers/index.js';
 import type { CreatePayoutsInput } from './marketplace.schema.js';
 import type { MarketplaceCommissionLinesTable } from './marketplace.table.js';
-import { claimLines, findStatement, insertStatement, linesOfStatements, markStatementPaid, payableLines, statementsOfPeriod } from './marketplace.repository.js';
+import {
+  claimLines,
+  findStatement,
+  insertStatement,
+  linesOfStatements,
+  markStatementPaid,
+  payableLines,
+  statementsOfPeriod,
+} from './marketplace.repository.js';
 
 export interface Statement {
   row: SettlementsTable;
@@ -28,7 +36,10 @@ export function totalsOf(lines: readonly Pick<MarketplaceCommissionLinesTable, '
 }
 
 async function withLines(db: Executor, rows: SettlementsTable[]): Promise<Statement[]> {
-  const lines = await linesOfStatements(db, rows.map((r) => r.id));
+  const lines = await linesOfStatements(
+    db,
+    rows.map((r) => r.id),
+  );
   return rows.map((row) => ({ row, lines: lines.filter((l) => l.settlement_id === row.id) }));
 }
 
@@ -40,10 +51,16 @@ async function withLines(db: Executor, rows: SettlementsTable[]): Promise<Statem
  * that already has a statement for exactly this period gets no second one: asking again answers
  * the same list (`created: false`).
  */
-export async function createPayouts(db: Executor, actor: Actor, input: CreatePayoutsInput, now: number): Promise<{ created: boolean; statements: Statement[] }> {
+export async function createPayouts(
+  db: Executor,
+  actor: Actor,
+  input: CreatePayoutsInput,
+  now: number,
+): Promise<{ created: boolean; statements: Statement[] }> {
   requireTenantWide(actor, payoutsSpanTenant);
   if (input.periodEnd < input.periodStart) throw validationFailed([{ field: 'periodEnd', message: 'is before periodStart' }]);
-  if (input.periodEnd > utcDate(now)) throw validationFailed([{ field: 'periodEnd', message: `is after today (${utcDate(now)} UTC): a period is settled once it has begun to end` }]);
+  if (input.periodEnd > utcDate(now))
+    throw validationFailed([{ field: 'periodEnd', message: `is after today (${utcDate(now)} UTC): a period is settled once it has begun to end` }]);
   if (input.providerId !== undefined && !(await findProvider(db, actor, input.providerId))) throw missingReference('providerId', 'provider', input.providerId);
 
   const existing = await statementsOfPeriod(db, actor.tenantId, input.periodStart, input.periodEnd, input.providerId);
@@ -80,7 +97,11 @@ export async function createPayouts(db: Executor, actor: Actor, input: CreatePay
       paid_at: null,
     };
     await insertStatement(db, row);
-    await claimLines(db, row.id, lines.map((l) => l.id));
+    await claimLines(
+      db,
+      row.id,
+      lines.map((l) => l.id),
+    );
   }
   const all = groups.size === 0 ? existing : await statementsOfPeriod(db, actor.tenantId, input.periodStart, input.periodEnd, input.providerId);
   return { created: groups.size > 0, statements: await withLines(db, all) };

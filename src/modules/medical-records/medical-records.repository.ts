@@ -35,7 +35,11 @@ export async function listMedicalRecords(
 /** For each of `ids` that has been amended, the id of the amendment. */
 export async function amendmentsOf(db: Executor, ids: readonly string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('medical_records').select(['id', 'amends']).where('amends', 'in', [...ids]).execute();
+  const rows = await db
+    .selectFrom('medical_records')
+    .select(['id', 'amends'])
+    .where('amends', 'in', [...ids])
+    .execute();
   return new Map(rows.flatMap((r) => (r.amends ? [[r.amends, r.id] as const] : [])));
 }
 

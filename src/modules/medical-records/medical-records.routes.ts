@@ -51,7 +51,10 @@ export function medicalRecordRoutes(deps: { clock: Clock }): AnyRoute[] {
         const page = pageRequest(query);
         const pet = await requireVisiblePet(db, actor, params.id);
         const rows = await listMedicalRecords(db, actor.tenantId, pet.id, page, query);
-        const successors = await amendmentsOf(db, rows.map((r) => r.id));
+        const successors = await amendmentsOf(
+          db,
+          rows.map((r) => r.id),
+        );
         return { body: toPage(rows, page, (row) => presentMedicalRecord(row, successors.get(row.id) ?? null)) };
       },
     }),

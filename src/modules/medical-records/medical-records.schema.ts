@@ -6,8 +6,14 @@ export const medicalRecordKinds = ['note', 'diagnosis', 'prescription', 'weight'
 export const allergySeverities = ['mild', 'moderate', 'severe'] as const;
 export type MedicalRecordKind = (typeof medicalRecordKinds)[number];
 
-const Kind = Type.Union(medicalRecordKinds.map((k) => Type.Literal(k)), { description: 'What the record is; decides which other fields apply.' });
-const Severity = Type.Union(allergySeverities.map((s) => Type.Literal(s)), { description: 'allergy: mild, moderate or severe.' });
+const Kind = Type.Union(
+  medicalRecordKinds.map((k) => Type.Literal(k)),
+  { description: 'What the record is; decides which other fields apply.' },
+);
+const Severity = Type.Union(
+  allergySeverities.map((s) => Type.Literal(s)),
+  { description: 'allergy: mild, moderate or severe.' },
+);
 
 /** Field schemas shared by the create body, the amendment body and the per-kind checks. */
 const fields = {
@@ -113,7 +119,12 @@ export const MedicalRecordParams = Type.Object({ id: Type.String({ maxLength: 10
 export const ListMedicalRecordsQuery = Type.Object(
   {
     ...pageQueryFields,
-    kind: Type.Optional(Type.Union(medicalRecordKinds.map((k) => Type.Literal(k)), { description: 'Only records of this kind.' })),
+    kind: Type.Optional(
+      Type.Union(
+        medicalRecordKinds.map((k) => Type.Literal(k)),
+        { description: 'Only records of this kind.' },
+      ),
+    ),
     current: Type.Optional(Type.Boolean({ description: 'true: leave out records an amendment supersedes (only current versions).' })),
   },
   { additionalProperties: false },

@@ -47,7 +47,13 @@ function newRecord(actor: Actor, pet: PetsTable, kind: MedicalRecordKind, conten
   };
 }
 
-export async function createMedicalRecord(db: Executor, actor: Actor, petId: string, input: CreateMedicalRecordInput, now: number): Promise<MedicalRecordsTable> {
+export async function createMedicalRecord(
+  db: Executor,
+  actor: Actor,
+  petId: string,
+  input: CreateMedicalRecordInput,
+  now: number,
+): Promise<MedicalRecordsTable> {
   const pet = await requireVisiblePet(db, actor, petId);
   const { kind, ...content } = input;
   checkContent(kind, content);

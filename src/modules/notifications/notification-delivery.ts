@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { JobDefinition, JobResult } from '../../jobs/job-definition.js';
 import { classifySendError, smtpSender, type MailSender } from './mail-sender.js';
-import { claimNotification, hasQueued, findDueNotifications, markCancelled, markFailed, markRetry, markSent, staleReminderReason } from './notifications.repository.js';
+import {
+  claimNotification,
+  hasQueued,
+  findDueNotifications,
+  markCancelled,
+  markFailed,
+  markRetry,
+  markSent,
+  staleReminderReason,
+} from './notifications.repository.js';
 
 /** Attempts per message before it is `failed` (a 5xx rejection fails it at once). */
 export const notificationMaxAttempts = 5;
@@ -74,7 +83,10 @@ export function notificationDeliveryJob(deps: DeliveryDeps): JobDefinition {
               const delay = notificationRetryDelays[Math.min(row.attempts, notificationRetryDelays.length) - 1] ?? 60;
               if (await markRetry(db, row.id, token, failure.message, now + delay * 1000, now)) retrying++;
             }
-            ctx.logger.warn({ notificationId: row.id, attempt: row.attempts, permanent: failure.permanent, error: failure.message }, 'notification delivery failed');
+            ctx.logger.warn(
+              { notificationId: row.id, attempt: row.attempts, permanent: failure.permanent, error: failure.message },
+              'notification delivery failed',
+            );
           }
         }
         if (due.length < batchSize) break;

@@ -17,7 +17,12 @@ export async function findNotification(db: Executor, actor: AccessFilter, id: st
   return (await visible(db, actor).where('id', '=', id).executeTakeFirst()) ?? null;
 }
 
-export async function listNotifications(db: Executor, actor: AccessFilter, page: PageRequest, filters: ListNotificationsFilters): Promise<NotificationsTable[]> {
+export async function listNotifications(
+  db: Executor,
+  actor: AccessFilter,
+  page: PageRequest,
+  filters: ListNotificationsFilters,
+): Promise<NotificationsTable[]> {
   let query = visible(db, actor);
   if (filters.parentId !== undefined) query = query.where('parent_id', '=', filters.parentId);
   if (filters.petId !== undefined) query = query.where('pet_id', '=', filters.petId);
@@ -102,7 +107,8 @@ export async function staleReminderReason(db: Executor, row: NotificationsTable,
     if (appointment.starts_at <= iso(now)) return 'cancelled: the appointment has already started';
     // The ledger keys an appointment reminder on id|starts_at: another time means the visit moved.
     const ledger = await db.selectFrom('reminder_ledger').select('reminder_key').where('notification_id', '=', row.id).executeTakeFirst();
-    if (ledger && !ledger.reminder_key.endsWith(`|${appointment.starts_at}`)) return 'cancelled: the appointment was moved (a reminder for the new time follows)';
+    if (ledger && !ledger.reminder_key.endsWith(`|${appointment.starts_at}`))
+      return 'cancelled: the appointment was moved (a reminder for the new time follows)';
   }
   return null;
 }

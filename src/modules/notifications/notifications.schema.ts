@@ -10,11 +10,17 @@ export type NotificationKind = (typeof notificationKinds)[number];
 export type NotificationStatus = (typeof notificationStatuses)[number];
 
 const literals = <T extends string>(values: readonly T[], description: string) =>
-  Type.Union(values.map((v) => Type.Literal(v)), { description });
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    { description },
+  );
 
 const ChannelField = literals(channels, 'Delivery channel. Only `email` today; the enum will grow (sms) without a new version.');
 const KindField = literals(notificationKinds, '`manual` (POST /v1/notifications) or a reminder queued by a job.');
-const StatusField = literals(notificationStatuses, '`queued` (in the outbox, or between retries) → `sent` | `failed`; a reminder no longer wanted when its turn comes (consent withdrawn, visit cancelled, moved or past) → `cancelled`.');
+const StatusField = literals(
+  notificationStatuses,
+  '`queued` (in the outbox, or between retries) → `sent` | `failed`; a reminder no longer wanted when its turn comes (consent withdrawn, visit cancelled, moved or past) → `cancelled`.',
+);
 
 export const NotificationSchema = Type.Object(
   {

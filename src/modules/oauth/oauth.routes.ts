@@ -3,14 +3,7 @@ import type { Config } from '../../config.js';
 import { enforceRateLimit, type SlidingWindowLimiter } from '../../http/rate-limit.js';
 import { definePublicRoute, type AnyRoute } from '../../http/route.js';
 import { allScopes } from '../../http/scopes.js';
-import {
-  AuthorizationServerMetadataSchema,
-  EmptySchema,
-  JwksSchema,
-  RevokeRequestSchema,
-  TokenRequestSchema,
-  TokenResponseSchema,
-} from './oauth.schema.js';
+import { AuthorizationServerMetadataSchema, EmptySchema, JwksSchema, RevokeRequestSchema, TokenRequestSchema, TokenResponseSchema } from './oauth.schema.js';
 import { exchangeToken, revokeToken, type OAuthDeps } from './oauth.service.js';
 import type { SigningKeys } from './signing-keys.js';
 

@@ -9,13 +9,7 @@ import { compileAllowlist, normalizeIp } from '../../http/ip-allowlist.js';
 import { expandScopes, grantScopes, heldScopes, isScope, parseScopeString, type Scope } from '../../http/scopes.js';
 import { findClientByPublicId, hashSecret, verifySecret, type ApiClient, type ClientDirectory } from '../clients/index.js';
 import { TokenError, type AccessTokens } from './access-tokens.js';
-import {
-  findRefreshTokenByHash,
-  insertRefreshToken,
-  revokeAccessToken,
-  revokeFamily,
-  spendRefreshToken,
-} from './refresh-tokens.repository.js';
+import { findRefreshTokenByHash, insertRefreshToken, revokeAccessToken, revokeFamily, spendRefreshToken } from './refresh-tokens.repository.js';
 
 export interface OAuthDeps {
   config: Pick<Config, 'refreshTokenTtlSeconds' | 'accessTokenTtlSeconds'>;
@@ -124,7 +118,15 @@ function requestedScopes(scope: string | undefined, fallback: readonly Scope[]):
 async function issue(deps: OAuthDeps, db: Executor, env: Environment, client: ApiClient, scopes: Scope[], familyId: string): Promise<TokenResponse> {
   const now = deps.clock.now();
   const { token } = deps.tokens.issue(
-    { id: client.id, clientId: client.clientId, tenantId: client.tenantId, environment: env, role: client.role, locationIds: client.locationIds, tokenGeneration: client.tokenGeneration },
+    {
+      id: client.id,
+      clientId: client.clientId,
+      tenantId: client.tenantId,
+      environment: env,
+      role: client.role,
+      locationIds: client.locationIds,
+      tokenGeneration: client.tokenGeneration,
+    },
     scopes,
     familyId,
   );
@@ -183,28 +185,31 @@ export async function exchangeToken(deps: OAuthDeps, authorization: string, ip: 
 
   if (!body.refresh_token) throw new AppError('invalid_request', 'refresh_token is required for this grant.');
   const nowIso = new Date(deps.clock.now()).toISOString();
-  return store.db.transaction().execute(async (trx) => {
-    const row = await findRefreshTokenByHash(trx, hashToken(body.refresh_token as string));
-    if (!row || row.client_id !== client.id) throw new AppError('invalid_grant', 'The refresh token is not valid for this client.');
-    if (row.revoked_at !== null) throw new AppError('invalid_grant', 'The refresh token has been revoked.');
-    if (row.expires_at <= nowIso) throw new AppError('invalid_grant', 'The refresh token has expired.');
-    if (row.used_at !== null || !(await spendRefreshToken(trx, row.id, nowIso))) {
-      // RFC 9700 §4.14.2: a spent token presented again means it leaked; the whole family dies.
-      await revokeFamily(trx, row.family_id, nowIso, accessTokensExpireBy(deps));
-      return null;
-    }
-    const original = row.scope.split(' ').filter(isScope);
-    const requested = requestedScopes(body.scope, original);
-    // Narrowing is allowed (`pets` ⇒ `pets.read`); anything not originally granted is not (RFC 6749 §6).
-    const originalRights = expandScopes(original);
-    const beyond = requested.filter((s) => !originalRights.has(s));
-    if (beyond.length > 0) throw new AppError('invalid_scope', `A refresh cannot add scopes: ${beyond.join(', ')}.`);
-    return issue(deps, trx, store.env, client, grantOrRefuse(requested, client), row.family_id);
-  }).then((response) => {
-    deps.directory.invalidate(store.env);
-    if (!response) throw new AppError('invalid_grant', 'The refresh token was already used; every token of its family is now revoked.');
-    return response;
-  });
+  return store.db
+    .transaction()
+    .execute(async (trx) => {
+      const row = await findRefreshTokenByHash(trx, hashToken(body.refresh_token as string));
+      if (!row || row.client_id !== client.id) throw new AppError('invalid_grant', 'The refresh token is not valid for this client.');
+      if (row.revoked_at !== null) throw new AppError('invalid_grant', 'The refresh token has been revoked.');
+      if (row.expires_at <= nowIso) throw new AppError('invalid_grant', 'The refresh token has expired.');
+      if (row.used_at !== null || !(await spendRefreshToken(trx, row.id, nowIso))) {
+        // RFC 9700 §4.14.2: a spent token presented again means it leaked; the whole family dies.
+        await revokeFamily(trx, row.family_id, nowIso, accessTokensExpireBy(deps));
+        return null;
+      }
+      const original = row.scope.split(' ').filter(isScope);
+      const requested = requestedScopes(body.scope, original);
+      // Narrowing is allowed (`pets` ⇒ `pets.read`); anything not originally granted is not (RFC 6749 §6).
+      const originalRights = expandScopes(original);
+      const beyond = requested.filter((s) => !originalRights.has(s));
+      if (beyond.length > 0) throw new AppError('invalid_scope', `A refresh cannot add scopes: ${beyond.join(', ')}.`);
+      return issue(deps, trx, store.env, client, grantOrRefuse(requested, client), row.family_id);
+    })
+    .then((response) => {
+      deps.directory.invalidate(store.env);
+      if (!response) throw new AppError('invalid_grant', 'The refresh token was already used; every token of its family is now revoked.');
+      return response;
+    });
 }
 
 /** POST /oauth/revoke (RFC 7009): refresh tokens take their family with them; access tokens stop at once. */

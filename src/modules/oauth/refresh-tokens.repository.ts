@@ -31,7 +31,11 @@ export async function revokeFamily(db: Executor, familyId: string, now: string, 
 
 /** Adds a token id (jti) or a family id (sid) to the revocation list. */
 export async function revokeAccessToken(db: Executor, jti: string, expiresAt: string): Promise<void> {
-  await db.insertInto('revoked_access_tokens').values({ jti, expires_at: expiresAt }).onConflict((oc) => oc.column('jti').doNothing()).execute();
+  await db
+    .insertInto('revoked_access_tokens')
+    .values({ jti, expires_at: expiresAt })
+    .onConflict((oc) => oc.column('jti').doNothing())
+    .execute();
 }
 
 /** Drops refresh tokens and revocations nobody can present any more; returns how many rows went. */

@@ -54,7 +54,11 @@ async function attachInvoiceLines(db: Executor, invoices: InvoicesTable[]): Prom
   const lines = await db
     .selectFrom('invoice_lines')
     .selectAll()
-    .where('invoice_id', 'in', invoices.map((i) => i.id))
+    .where(
+      'invoice_id',
+      'in',
+      invoices.map((i) => i.id),
+    )
     .orderBy('invoice_id')
     .orderBy('position')
     .execute();

@@ -16,7 +16,8 @@ const lifecycle =
   'States: draft → open (finalize: the number is taken then, gapless per location, e.g. DC-000042) → paid (amountDue reaches 0) | void (open with nothing left paid) | uncollectible (written off; final). ' +
   'A total of 0 finalizes straight to paid. A forbidden move is 409 `invalid_state_transition` with `currentStatus`: finalizing a non-draft, voiding or writing off a non-open invoice, voiding one with payments not refunded, ' +
   'paying (POST /v1/payments) a draft, void, paid or uncollectible one. ';
-const rounding = 'Line tax = round-half-up(quantity × unitAmount × taxRateBps / 10000) per line, taxRateBps defaulting to the location’s; tax = the sum of line taxes. ';
+const rounding =
+  'Line tax = round-half-up(quantity × unitAmount × taxRateBps / 10000) per line, taxRateBps defaulting to the location’s; tax = the sum of line taxes. ';
 
 export function invoiceRoutes(deps: { clock: Clock }): AnyRoute[] {
   return [
@@ -54,7 +55,12 @@ export function invoiceRoutes(deps: { clock: Clock }): AnyRoute[] {
       errors: ['invalid_cursor'],
       handler: async ({ db, actor, query }) => {
         const page = pageRequest(query);
-        const rows = await listInvoices(db, actor, page, { status: query.status, parentId: query.parentId, locationId: query.locationId, range: timeRange(query) });
+        const rows = await listInvoices(db, actor, page, {
+          status: query.status,
+          parentId: query.parentId,
+          locationId: query.locationId,
+          range: timeRange(query),
+        });
         return { body: toPage(rows, page, presentInvoice) };
       },
     }),
@@ -75,7 +81,8 @@ export function invoiceRoutes(deps: { clock: Clock }): AnyRoute[] {
       path: '/v1/invoices/:id',
       operationId: 'updateInvoice',
       summary: 'Edit a draft invoice',
-      description: access + rounding + 'Only a draft can be edited (lines, when given, replace every line); any other status is 409 `invalid_state_transition`.',
+      description:
+        access + rounding + 'Only a draft can be edited (lines, when given, replace every line); any other status is 409 `invalid_state_transition`.',
       tags,
       access: { scope: 'payments' },
       params: InvoiceParams,

@@ -56,8 +56,15 @@ export const amountDueOf = (invoice: Pick<InvoicesTable, 'status' | 'total' | 'a
  * "Downtown Clinic" → DC. Fixed at its first invoice, so a rename keeps one series.
  */
 export function invoicePrefix(name: string): string {
-  const words = name.toUpperCase().replace(/[^A-Z0-9 ]+/g, ' ').split(/\s+/).filter(Boolean);
-  const initials = words.map((w) => w[0]).join('').slice(0, 3);
+  const words = name
+    .toUpperCase()
+    .replace(/[^A-Z0-9 ]+/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
+  const initials = words
+    .map((w) => w[0])
+    .join('')
+    .slice(0, 3);
   if (initials.length >= 2) return initials;
   const letters = words.join('').slice(0, 2);
   return letters.length === 2 ? letters : 'IN';
@@ -257,7 +264,10 @@ export async function voidInvoice(trx: Executor, access: AccessFilter, id: strin
   assertInvoiceTransition(invoice, 'void', 'be voided');
   const kept = invoice.amount_paid - invoice.amount_refunded;
   if (kept !== 0) {
-    throw invoiceStateConflict(invoice, `it has ${kept} ${invoice.currency} paid and not refunded, so it cannot be voided; refund its payments first (POST /v1/refunds).`);
+    throw invoiceStateConflict(
+      invoice,
+      `it has ${kept} ${invoice.currency} paid and not refunded, so it cannot be voided; refund its payments first (POST /v1/refunds).`,
+    );
   }
   const at = isoAt(now);
   const patch: Partial<InvoicesTable> = { status: 'void', voided_at: at, updated_at: at };
@@ -348,7 +358,14 @@ export async function applyPaymentToInvoice(trx: Executor, invoice: InvoicesTabl
  * a CHECK) and returns the credit that reverses that share of revenue and tax, so the parent's
  * receivable keeps showing exactly what is still due (the caller posts it with the refund's entry).
  */
-export async function applyRefundToInvoice(trx: Executor, tenantId: string, invoiceId: string, amount: number, refundId: string, now: number): Promise<JournalPosting> {
+export async function applyRefundToInvoice(
+  trx: Executor,
+  tenantId: string,
+  invoiceId: string,
+  amount: number,
+  refundId: string,
+  now: number,
+): Promise<JournalPosting> {
   // The refund's payment was found through the caller's filter; its invoice follows it.
   const row = foundOr404(await findInvoice(trx, { tenantId, locationIds: null }, invoiceId), 'invoice', invoiceId);
   const before = creditedSoFar(row, row.amount_refunded);

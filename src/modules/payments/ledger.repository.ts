@@ -43,7 +43,11 @@ export async function attachLines(db: Executor, entries: LedgerEntriesTable[]): 
   const lines = await db
     .selectFrom('ledger_lines')
     .selectAll()
-    .where('entry_id', 'in', entries.map((e) => e.id))
+    .where(
+      'entry_id',
+      'in',
+      entries.map((e) => e.id),
+    )
     .orderBy('entry_id')
     .orderBy('position')
     .execute();

@@ -62,8 +62,16 @@ export async function postJournalEntries(trx: Executor, postings: readonly Journ
   const posted = postings.map((p) => prepare(p, now)).filter((p): p is PostedEntry => p !== null);
   if (posted.length === 0) return [];
   // Lines first, then the entries: inserting an entry checks its lines and seals it.
-  await insertRows(trx, 'ledger_lines', posted.flatMap((p) => p.lines));
-  await insertRows(trx, 'ledger_entries', posted.map((p) => p.entry));
+  await insertRows(
+    trx,
+    'ledger_lines',
+    posted.flatMap((p) => p.lines),
+  );
+  await insertRows(
+    trx,
+    'ledger_entries',
+    posted.map((p) => p.entry),
+  );
   return posted;
 }
 

@@ -4,8 +4,7 @@ import { Type } from '@sinclair/typebox';
 export const maxAmount = 1_000_000_000_000;
 
 /** A money amount in integer minor units: positive, whole, at most 10^12. */
-export const PositiveAmount = (description = 'Integer minor units (cents), 1 to 10^12.') =>
-  Type.Integer({ minimum: 1, maximum: maxAmount, description });
+export const PositiveAmount = (description = 'Integer minor units (cents), 1 to 10^12.') => Type.Integer({ minimum: 1, maximum: maxAmount, description });
 
 export const TaxRateBps = Type.Integer({ minimum: 0, maximum: 10_000, description: 'Tax rate in basis points: 825 = 8.25 %.' });
 

@@ -19,7 +19,14 @@ declare module '../../db/database.js' {
 /** The money ledger (DESIGN §9): invoices, payments, refunds, wallets, subscriptions and settlements over one journal. */
 export const paymentsModule: ModuleManifest<{ clock: Clock }> = {
   name: 'payments',
-  routes: (deps) => [...ledgerRoutes(), ...invoiceRoutes(deps), ...paymentAndRefundRoutes(deps), ...walletRoutes(deps), ...subscriptionRoutes(deps), ...settlementRoutes()],
+  routes: (deps) => [
+    ...ledgerRoutes(),
+    ...invoiceRoutes(deps),
+    ...paymentAndRefundRoutes(deps),
+    ...walletRoutes(deps),
+    ...subscriptionRoutes(deps),
+    ...settlementRoutes(),
+  ],
   // `subscription-billing` (hourly) and `settlement` (daily closes).
   jobs: () => [subscriptionBillingJob(), settlementJob()],
   tags: {

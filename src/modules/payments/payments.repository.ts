@@ -44,7 +44,8 @@ export async function listPayments(db: Executor, access: AccessFilter, page: Pag
   if (filters.invoiceId !== undefined) {
     const invoiceId = filters.invoiceId;
     // An invoice's payments are its parent's: naming the parent lets the (parent_id, invoice_id) index serve.
-    if (filters.parentId === undefined) query = query.where('parent_id', '=', (eb) => eb.selectFrom('invoices').select('parent_id').where('id', '=', invoiceId));
+    if (filters.parentId === undefined)
+      query = query.where('parent_id', '=', (eb) => eb.selectFrom('invoices').select('parent_id').where('id', '=', invoiceId));
     query = query.where('invoice_id', '=', invoiceId);
   }
   if (filters.method !== undefined) query = query.where('method', '=', filters.method);

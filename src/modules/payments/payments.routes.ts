@@ -9,7 +9,8 @@ import { CreatePaymentSchema, CreateRefundSchema, ListPaymentsQuery, ListRefunds
 import { createRefund, getPayment, getRefund, recordPayment } from './payments.service.js';
 import { timeRange } from './time-range.js';
 
-const access = 'Scope `payments` to write, `payments.read` to read; a location-scoped client sees the payments and refunds of its locations only (others answer 404). ';
+const access =
+  'Scope `payments` to write, `payments.read` to read; a location-scoped client sees the payments and refunds of its locations only (others answer 404). ';
 
 export function paymentAndRefundRoutes(deps: { clock: Clock }): AnyRoute[] {
   const tags = ['Payments'];
@@ -40,7 +41,8 @@ export function paymentAndRefundRoutes(deps: { clock: Clock }): AnyRoute[] {
       path: '/v1/payments',
       operationId: 'listPayments',
       summary: 'List payments',
-      description: access + 'Newest first; filters parentId, invoiceId, method, from and to (createdAt). Also served, deprecated, as GET /v0/payments until its sunset.',
+      description:
+        access + 'Newest first; filters parentId, invoiceId, method, from and to (createdAt). Also served, deprecated, as GET /v0/payments until its sunset.',
       tags,
       access: { scope: 'payments.read' },
       query: ListPaymentsQuery,
@@ -48,7 +50,12 @@ export function paymentAndRefundRoutes(deps: { clock: Clock }): AnyRoute[] {
       errors: ['invalid_cursor'],
       handler: async ({ db, actor, query }) => {
         const page = pageRequest(query);
-        const rows = await listPayments(db, actor, page, { parentId: query.parentId, invoiceId: query.invoiceId, method: query.method, range: timeRange(query) });
+        const rows = await listPayments(db, actor, page, {
+          parentId: query.parentId,
+          invoiceId: query.invoiceId,
+          method: query.method,
+          range: timeRange(query),
+        });
         return { body: toPage(rows, page, presentPayment) };
       },
     }),

@@ -7,7 +7,10 @@ import { InvoiceId, Nullable, ParentId, PaymentId, Reference } from './payment-f
 import { timeRangeFields } from './time-range.js';
 
 export const paymentMethods = ['cash', 'card_terminal', 'bank_transfer', 'check', 'wallet'] as const;
-const Method = Type.Union(paymentMethods.map((m) => Type.Literal(m)), { description: 'How the clinic received it; wallet debits the parent’s wallet in the currency.' });
+const Method = Type.Union(
+  paymentMethods.map((m) => Type.Literal(m)),
+  { description: 'How the clinic received it; wallet debits the parent’s wallet in the currency.' },
+);
 
 export const PaymentSchema = Type.Object(
   {

@@ -34,7 +34,8 @@ const fundsAccount = (method: PaymentMethod, walletId: string | null): string =>
 /** The invoice a payment settles: visible (else 404), the parent's, in the currency, open (else 409) and not overpaid (422). */
 async function payableInvoice(trx: Executor, access: AccessFilter, input: CreatePaymentInput, invoiceId: string): Promise<InvoicesTable> {
   const invoice = foundOr404(await findInvoice(trx, access, invoiceId), 'invoice', invoiceId);
-  if (invoice.parent_id !== input.parentId) throw validationFailed([{ field: 'parentId', message: `invoice ${invoice.id} bills another pet parent (${invoice.parent_id})` }]);
+  if (invoice.parent_id !== input.parentId)
+    throw validationFailed([{ field: 'parentId', message: `invoice ${invoice.id} bills another pet parent (${invoice.parent_id})` }]);
   if (invoice.currency !== input.currency) throw validationFailed([{ field: 'currency', message: `invoice ${invoice.id} is in ${invoice.currency}` }]);
   if (input.locationId != null && input.locationId !== invoice.location_id) {
     throw validationFailed([{ field: 'locationId', message: `a payment of invoice ${invoice.id} belongs to its location ${invoice.location_id}` }]);
@@ -42,7 +43,9 @@ async function payableInvoice(trx: Executor, access: AccessFilter, input: Create
   assertInvoiceTransition(invoice, 'paid', 'take a payment');
   const due = amountDueOf(invoice);
   if (input.amount > due) {
-    throw new AppError('amount_exceeds_due', `Invoice ${invoice.id} has ${due} ${invoice.currency} due; a payment of ${input.amount} would overpay it.`, { extensions: { amountDue: due } });
+    throw new AppError('amount_exceeds_due', `Invoice ${invoice.id} has ${due} ${invoice.currency} due; a payment of ${input.amount} would overpay it.`, {
+      extensions: { amountDue: due },
+    });
   }
   return invoice;
 }
@@ -78,7 +81,8 @@ export async function recordPayment(trx: Executor, access: AccessFilter, input: 
     if (!wallet) {
       // A wallet in another currency is a mismatch in the request; no wallet at all is an empty one.
       const others = await listParentWalletCurrencies(trx, access.tenantId, parentId);
-      if (others.length > 0) throw validationFailed([{ field: 'currency', message: `pet parent ${parentId} has wallets in ${others.join(', ')}, not ${input.currency}` }]);
+      if (others.length > 0)
+        throw validationFailed([{ field: 'currency', message: `pet parent ${parentId} has wallets in ${others.join(', ')}, not ${input.currency}` }]);
       throw new AppError('insufficient_funds', `Pet parent ${parentId} has no ${input.currency} wallet to pay from.`, { extensions: { balance: 0 } });
     }
     walletId = wallet.id;
@@ -100,7 +104,13 @@ export async function recordPayment(trx: Executor, access: AccessFilter, input: 
     created_at: isoAt(now),
   };
   // The wallet first: a short balance refuses the payment before anything is written.
-  if (walletId !== null) await moveWallet(trx, { id: walletId, tenant_id: access.tenantId, currency: input.currency }, { type: 'payment', amount: -input.amount, sourceId: id }, now);
+  if (walletId !== null)
+    await moveWallet(
+      trx,
+      { id: walletId, tenant_id: access.tenantId, currency: input.currency },
+      { type: 'payment', amount: -input.amount, sourceId: id },
+      now,
+    );
   await insertPayment(trx, row);
   await postJournal(
     trx,
@@ -139,7 +149,13 @@ export async function recordPayment(trx: Executor, access: AccessFilter, input: 
  * the refund hooks map it to other modules' records (a marketplace order's lines), in the same
  * transaction.
  */
-export async function createRefund(trx: Executor, access: AccessFilter, input: CreateRefundInput, now: number, request: RefundRequest = {}): Promise<RefundsTable> {
+export async function createRefund(
+  trx: Executor,
+  access: AccessFilter,
+  input: CreateRefundInput,
+  now: number,
+  request: RefundRequest = {},
+): Promise<RefundsTable> {
   const payment = await getPayment(trx, access, input.paymentId);
   const left = payment.amount - payment.amount_refunded;
   const amount = input.amount ?? left;
@@ -184,7 +200,13 @@ export async function createRefund(trx: Executor, access: AccessFilter, input: C
   // The money back, and (for an invoice's payment) the credit of that share of revenue and tax: two entries, one write.
   const credit = payment.invoice_id === null ? null : await applyRefundToInvoice(trx, payment.tenant_id, payment.invoice_id, amount, id, now);
   await postJournalEntries(trx, credit ? [refundEntry, credit] : [refundEntry], now);
-  await emit(trx, 'refund.created', { refundId: id, paymentId: payment.id, invoiceId: payment.invoice_id, amount, currency: payment.currency }, payment.tenant_id, now);
+  await emit(
+    trx,
+    'refund.created',
+    { refundId: id, paymentId: payment.id, invoiceId: payment.invoice_id, amount, currency: payment.currency },
+    payment.tenant_id,
+    now,
+  );
   await runRefundHooks(trx, row, request, now);
   return row;
 }

@@ -71,12 +71,19 @@ export async function insertSettlement(db: Executor, row: SettlementsTable): Pro
 }
 
 export async function claimForSettlement(db: Executor, settlementId: string, paymentIds: string[], refundIds: string[]): Promise<void> {
-  if (paymentIds.length > 0) await db.updateTable('payments').set({ settlement_id: settlementId }).where('id', 'in', paymentIds).where('settlement_id', 'is', null).execute();
-  if (refundIds.length > 0) await db.updateTable('refunds').set({ settlement_id: settlementId }).where('id', 'in', refundIds).where('settlement_id', 'is', null).execute();
+  if (paymentIds.length > 0)
+    await db.updateTable('payments').set({ settlement_id: settlementId }).where('id', 'in', paymentIds).where('settlement_id', 'is', null).execute();
+  if (refundIds.length > 0)
+    await db.updateTable('refunds').set({ settlement_id: settlementId }).where('id', 'in', refundIds).where('settlement_id', 'is', null).execute();
 }
 
 export async function closedThrough(db: Executor, tenantId: string, locationId: string): Promise<string | null> {
-  const row = await db.selectFrom('daily_close_marks').select('closed_through').where('tenant_id', '=', tenantId).where('location_id', '=', locationId).executeTakeFirst();
+  const row = await db
+    .selectFrom('daily_close_marks')
+    .select('closed_through')
+    .where('tenant_id', '=', tenantId)
+    .where('location_id', '=', locationId)
+    .executeTakeFirst();
   return row?.closed_through ?? null;
 }
 

@@ -27,7 +27,13 @@ export function settlementRoutes(): AnyRoute[] {
       errors: ['invalid_cursor'],
       handler: async ({ db, actor, query }) => {
         const page = pageRequest(query);
-        const rows = await listSettlements(db, actor, page, { kind: query.kind, locationId: query.locationId, providerId: query.providerId, from: query.from, to: query.to });
+        const rows = await listSettlements(db, actor, page, {
+          kind: query.kind,
+          locationId: query.locationId,
+          providerId: query.providerId,
+          from: query.from,
+          to: query.to,
+        });
         return { body: toPage(rows, page, presentSettlement) };
       },
     }),

@@ -14,7 +14,9 @@ export const SettlementSchema = Type.Object(
     gross: Type.Integer({ description: 'Payments counted, integer minor units.' }),
     refunds: Type.Integer({ description: 'Refunds counted.' }),
     net: Type.Integer({ description: 'gross − refunds.' }),
-    byMethod: Type.Record(Type.String(), Type.Integer(), { description: 'Net amount per payment method (refunds count against the method of the payment they pay back).' }),
+    byMethod: Type.Record(Type.String(), Type.Integer(), {
+      description: 'Net amount per payment method (refunds count against the method of the payment they pay back).',
+    }),
     paymentCount: Type.Integer(),
     refundCount: Type.Integer(),
     status: Type.String({ description: 'closed (daily_close); pending | paid (provider_payout).' }),

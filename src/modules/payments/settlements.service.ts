@@ -6,7 +6,16 @@ import { addDays, localDate } from '../../calendar-dates.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { foundOr404 } from '../../http/errors.js';
 import type { SettlementsTable } from './payments.table.js';
-import { claimForSettlement, closedThrough, findSettlement, insertSettlement, markClosed, unsettledPayments, unsettledRefunds, type UnsettledItem } from './settlements.repository.js';
+import {
+  claimForSettlement,
+  closedThrough,
+  findSettlement,
+  insertSettlement,
+  markClosed,
+  unsettledPayments,
+  unsettledRefunds,
+  type UnsettledItem,
+} from './settlements.repository.js';
 
 export async function getSettlement(db: Executor, access: AccessFilter, id: string): Promise<SettlementsTable> {
   return foundOr404(await findSettlement(db, access, id), 'settlement', id);
@@ -67,7 +76,12 @@ export async function closeDay(trx: Executor, location: LocationsTable, day: str
       paid_at: null,
     };
     await insertSettlement(trx, row);
-    await claimForSettlement(trx, row.id, totals.payments.map((p) => p.id), totals.refundItems.map((r) => r.id));
+    await claimForSettlement(
+      trx,
+      row.id,
+      totals.payments.map((p) => p.id),
+      totals.refundItems.map((r) => r.id),
+    );
     created.push(row);
   }
   await markClosed(trx, location.tenant_id, location.id, day, isoAt(now));

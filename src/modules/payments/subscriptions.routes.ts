@@ -5,7 +5,13 @@ import { businessNow } from '../business-clock/index.js';
 import { IdParams } from './payment-fields.js';
 import { presentSubscription } from './subscriptions.presenter.js';
 import { listSubscriptions } from './subscriptions.repository.js';
-import { CancelSubscriptionSchema, CreateSubscriptionSchema, ListSubscriptionsQuery, SubscriptionSchema, UpdateSubscriptionSchema } from './subscriptions.schema.js';
+import {
+  CancelSubscriptionSchema,
+  CreateSubscriptionSchema,
+  ListSubscriptionsQuery,
+  SubscriptionSchema,
+  UpdateSubscriptionSchema,
+} from './subscriptions.schema.js';
 import { cancelSubscription, createSubscription, getSubscription, patchSubscription, sendInvoiceDueDays } from './subscriptions.service.js';
 
 const tags = ['Subscriptions'];

@@ -10,9 +10,13 @@ export const subscriptionIntervals = ['week', 'month', 'year'] as const;
 export const subscriptionCollections = ['wallet', 'send_invoice'] as const;
 
 const Interval = Type.Union(subscriptionIntervals.map((i) => Type.Literal(i)));
-const Collection = Type.Union(subscriptionCollections.map((c) => Type.Literal(c)), {
-  description: 'wallet: each invoice is paid from the parent’s wallet in the currency (the whole amount or nothing); send_invoice: it stays open for the parent to pay.',
-});
+const Collection = Type.Union(
+  subscriptionCollections.map((c) => Type.Literal(c)),
+  {
+    description:
+      'wallet: each invoice is paid from the parent’s wallet in the currency (the whole amount or nothing); send_invoice: it stays open for the parent to pay.',
+  },
+);
 
 export const SubscriptionSchema = Type.Object(
   {
@@ -48,7 +52,9 @@ export const CreateSubscriptionSchema = Type.Object(
     currency: Type.Optional(CurrencyCode),
     interval: Interval,
     intervalCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 52, description: 'Intervals per period (default 1).' })),
-    startDate: Type.Optional(DateOnly('First day, a local date at the location; default today there. At most a year back (missed periods are billed at once) or five years ahead')),
+    startDate: Type.Optional(
+      DateOnly('First day, a local date at the location; default today there. At most a year back (missed periods are billed at once) or five years ahead'),
+    ),
     trialDays: Type.Optional(Type.Integer({ minimum: 0, maximum: 730, description: 'Free days before the first period (default 0).' })),
     collection: Collection,
     petId: Type.Optional(Nullable(PetId)),

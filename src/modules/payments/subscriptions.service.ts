@@ -41,12 +41,17 @@ function assertTransition(sub: Pick<SubscriptionsTable, 'id' | 'status'>, to: Su
 export function periodStart(sub: Pick<SubscriptionsTable, 'anchor_date' | 'interval' | 'interval_count'>, n: number): string {
   const anchor = DateTime.fromISO(sub.anchor_date, { zone: 'utc' });
   const steps = n * sub.interval_count;
-  const date = sub.interval === 'week' ? anchor.plus({ weeks: steps }) : sub.interval === 'month' ? anchor.plus({ months: steps }) : anchor.plus({ years: steps });
+  const date =
+    sub.interval === 'week' ? anchor.plus({ weeks: steps }) : sub.interval === 'month' ? anchor.plus({ months: steps }) : anchor.plus({ years: steps });
   return date.toISODate() ?? sub.anchor_date;
 }
 
-
-const eventData = (sub: SubscriptionsTable) => ({ subscriptionId: sub.id, parentId: sub.parent_id, status: sub.status, latestInvoiceId: sub.latest_invoice_id });
+const eventData = (sub: SubscriptionsTable) => ({
+  subscriptionId: sub.id,
+  parentId: sub.parent_id,
+  status: sub.status,
+  latestInvoiceId: sub.latest_invoice_id,
+});
 
 export async function getSubscription(db: Executor, access: AccessFilter, id: string): Promise<SubscriptionsTable> {
   return foundOr404(await findSubscription(db, access, id), 'subscription', id);
@@ -112,14 +117,22 @@ export async function createSubscription(trx: Executor, access: AccessFilter, in
 }
 
 /** PATCH: pause or resume (active ⇄ paused only), cancelAtPeriodEnd, description and amount of later periods. */
-export async function patchSubscription(trx: Executor, access: AccessFilter, id: string, input: UpdateSubscriptionInput, now: number): Promise<SubscriptionsTable> {
+export async function patchSubscription(
+  trx: Executor,
+  access: AccessFilter,
+  id: string,
+  input: UpdateSubscriptionInput,
+  now: number,
+): Promise<SubscriptionsTable> {
   const sub = await getSubscription(trx, access, id);
   if (sub.status === 'canceled') assertTransition(sub, 'active', 'be changed');
   const patch: Partial<SubscriptionsTable> = { updated_at: isoAt(now) };
   if (input.status !== undefined && input.status !== sub.status) {
     const allowed = (sub.status === 'active' && input.status === 'paused') || (sub.status === 'paused' && input.status === 'active');
     if (!allowed) {
-      throw new AppError('invalid_state_transition', `Subscription ${id} is ${sub.status}: status moves only between active and paused.`, { extensions: { currentStatus: sub.status } });
+      throw new AppError('invalid_state_transition', `Subscription ${id} is ${sub.status}: status moves only between active and paused.`, {
+        extensions: { currentStatus: sub.status },
+      });
     }
     patch.status = input.status;
     if (input.status === 'active') {
@@ -165,7 +178,12 @@ async function markPastDue(trx: Executor, sub: SubscriptionsTable, now: number):
 }
 
 /** Pays an invoice from the parent's wallet when it holds the whole amount; false (nothing taken) otherwise. */
-async function collectFromWallet(trx: Executor, sub: SubscriptionsTable, invoice: Pick<InvoicesTable, 'id' | 'total' | 'amount_paid'>, now: number): Promise<boolean> {
+async function collectFromWallet(
+  trx: Executor,
+  sub: SubscriptionsTable,
+  invoice: Pick<InvoicesTable, 'id' | 'total' | 'amount_paid'>,
+  now: number,
+): Promise<boolean> {
   const due = invoice.total - invoice.amount_paid;
   if (due <= 0) return true;
   const wallet = await findParentWallet(trx, sub.tenant_id, sub.parent_id, sub.currency);

@@ -21,7 +21,8 @@ function bound(field: 'from' | 'to', value: string): string {
   const isDate = value.length === 10;
   if (isDate && !isCalendarDate(value)) throw validationFailed([{ field, message: `'${value}' is not a calendar date` }]);
   const ms = Date.parse(isDate ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(ms) || (!isDate && !isCalendarDate(value.slice(0, 10)))) throw validationFailed([{ field, message: `'${value}' is not an ISO 8601 instant` }]);
+  if (Number.isNaN(ms) || (!isDate && !isCalendarDate(value.slice(0, 10))))
+    throw validationFailed([{ field, message: `'${value}' is not an ISO 8601 instant` }]);
   return new Date(isDate && field === 'to' ? ms + 86_400_000 : ms).toISOString();
 }
 

@@ -12,7 +12,9 @@ function visible(db: Executor, access: AccessFilter) {
   let query = db.selectFrom('wallets').selectAll().where('tenant_id', '=', access.tenantId);
   if (access.locationIds !== null) {
     const locations = inList(access.locationIds);
-    query = query.where('parent_id', 'in', (eb) => eb.selectFrom('pet_parents').select('id').where('tenant_id', '=', access.tenantId).where('location_id', 'in', locations));
+    query = query.where('parent_id', 'in', (eb) =>
+      eb.selectFrom('pet_parents').select('id').where('tenant_id', '=', access.tenantId).where('location_id', 'in', locations),
+    );
   }
   return query;
 }
@@ -22,12 +24,24 @@ export async function findWallet(db: Executor, access: AccessFilter, id: string)
 }
 
 export async function findParentWallet(db: Executor, tenantId: string, parentId: string, currency: string): Promise<WalletsTable | null> {
-  const row = await db.selectFrom('wallets').selectAll().where('tenant_id', '=', tenantId).where('parent_id', '=', parentId).where('currency', '=', currency).executeTakeFirst();
+  const row = await db
+    .selectFrom('wallets')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('parent_id', '=', parentId)
+    .where('currency', '=', currency)
+    .executeTakeFirst();
   return row ?? null;
 }
 
 export async function listParentWalletCurrencies(db: Executor, tenantId: string, parentId: string): Promise<string[]> {
-  const rows = await db.selectFrom('wallets').select('currency').where('tenant_id', '=', tenantId).where('parent_id', '=', parentId).orderBy('currency').execute();
+  const rows = await db
+    .selectFrom('wallets')
+    .select('currency')
+    .where('tenant_id', '=', tenantId)
+    .where('parent_id', '=', parentId)
+    .orderBy('currency')
+    .execute();
   return rows.map((r) => r.currency);
 }
 

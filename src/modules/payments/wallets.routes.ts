@@ -5,7 +5,15 @@ import { businessNow } from '../business-clock/index.js';
 import { IdParams } from './payment-fields.js';
 import { presentWallet, presentWalletTransaction } from './wallets.presenter.js';
 import { listWallets, listWalletTransactions } from './wallets.repository.js';
-import { AdjustWalletSchema, CreateWalletSchema, ListWalletsQuery, ListWalletTransactionsQuery, TopUpWalletSchema, WalletSchema, WalletTransactionSchema } from './wallets.schema.js';
+import {
+  AdjustWalletSchema,
+  CreateWalletSchema,
+  ListWalletsQuery,
+  ListWalletTransactionsQuery,
+  TopUpWalletSchema,
+  WalletSchema,
+  WalletTransactionSchema,
+} from './wallets.schema.js';
 import { adjustWallet, createWallet, getWallet, topUpWallet } from './wallets.service.js';
 
 const tags = ['Wallets'];
@@ -19,7 +27,9 @@ export function walletRoutes(deps: { clock: Clock }): AnyRoute[] {
       path: '/v1/wallets',
       operationId: 'createWallet',
       summary: 'Open a wallet',
-      description: access + 'One per pet parent and currency: a second is 409 `wallet_exists` with the existing `walletId`. The balance starts at 0 and never goes below (a database CHECK).',
+      description:
+        access +
+        'One per pet parent and currency: a second is 409 `wallet_exists` with the existing `walletId`. The balance starts at 0 and never goes below (a database CHECK).',
       tags,
       access: { scope: 'payments' },
       body: CreateWalletSchema,
@@ -63,7 +73,8 @@ export function walletRoutes(deps: { clock: Clock }): AnyRoute[] {
       path: '/v1/wallets/:id/top-ups',
       operationId: 'topUpWallet',
       summary: 'Top a wallet up',
-      description: access + 'Money paid in at the desk (cash, card_terminal, bank_transfer, check) adds to the balance; posts the cash account against the wallet.',
+      description:
+        access + 'Money paid in at the desk (cash, card_terminal, bank_transfer, check) adds to the balance; posts the cash account against the wallet.',
       tags,
       access: { scope: 'payments' },
       params: WalletParams,

@@ -38,7 +38,10 @@ export const TopUpWalletSchema = Type.Object(
   {
     amount: PositiveAmount(),
     currency: Type.Optional(CurrencyCode),
-    method: Type.Union(deskMethods.map((m) => Type.Literal(m)), { description: 'How the money came in.' }),
+    method: Type.Union(
+      deskMethods.map((m) => Type.Literal(m)),
+      { description: 'How the money came in.' },
+    ),
     reference: Type.Optional(Nullable(Reference)),
   },
   { additionalProperties: false },

@@ -22,10 +22,20 @@ export async function createWallet(trx: Executor, access: AccessFilter, input: C
   if (!parent) throw missingReference('parentId', 'pet parent', input.parentId);
   const existing = await findParentWallet(trx, access.tenantId, parent.id, input.currency);
   if (existing) {
-    throw new AppError('wallet_exists', `Pet parent ${parent.id} already has the ${input.currency} wallet ${existing.id}.`, { extensions: { walletId: existing.id } });
+    throw new AppError('wallet_exists', `Pet parent ${parent.id} already has the ${input.currency} wallet ${existing.id}.`, {
+      extensions: { walletId: existing.id },
+    });
   }
   const at = isoAt(now);
-  const row: WalletsTable = { id: newId('wal'), tenant_id: access.tenantId, parent_id: parent.id, currency: input.currency, balance: 0, created_at: at, updated_at: at };
+  const row: WalletsTable = {
+    id: newId('wal'),
+    tenant_id: access.tenantId,
+    parent_id: parent.id,
+    currency: input.currency,
+    balance: 0,
+    created_at: at,
+    updated_at: at,
+  };
   await insertWallet(trx, row);
   return row;
 }
@@ -50,7 +60,12 @@ const insufficient = (wallet: Pick<WalletsTable, 'id' | 'currency'>, balance: nu
  * transaction (so parallel debits cannot both pass the check). The database refuses a negative
  * balance too (CHECK); that refusal is reported as the same 422.
  */
-export async function moveWallet(trx: Executor, wallet: Pick<WalletsTable, 'id' | 'tenant_id' | 'currency'>, move: WalletMove, now: number): Promise<WalletTransactionsTable> {
+export async function moveWallet(
+  trx: Executor,
+  wallet: Pick<WalletsTable, 'id' | 'tenant_id' | 'currency'>,
+  move: WalletMove,
+  now: number,
+): Promise<WalletTransactionsTable> {
   const balance = await walletBalance(trx, wallet.id);
   if (balance + move.amount < 0) throw insufficient(wallet, balance, move.amount);
   const row: WalletTransactionsTable = {
@@ -82,13 +97,25 @@ async function parentLocation(trx: Executor, tenantId: string, parentId: string)
 
 /** Money paid in at the desk: cash (or card, transfer, check) in, the wallet owes that much more. */
 function checkWalletCurrency(wallet: Pick<WalletsTable, 'id' | 'currency'>, currency: string | undefined): void {
-  if (currency !== undefined && currency !== wallet.currency) throw validationFailed([{ field: 'currency', message: `wallet ${wallet.id} is in ${wallet.currency}` }]);
+  if (currency !== undefined && currency !== wallet.currency)
+    throw validationFailed([{ field: 'currency', message: `wallet ${wallet.id} is in ${wallet.currency}` }]);
 }
 
-export async function topUpWallet(trx: Executor, access: AccessFilter, walletId: string, input: TopUpWalletInput, now: number): Promise<WalletTransactionsTable> {
+export async function topUpWallet(
+  trx: Executor,
+  access: AccessFilter,
+  walletId: string,
+  input: TopUpWalletInput,
+  now: number,
+): Promise<WalletTransactionsTable> {
   const wallet = await getWallet(trx, access, walletId);
   checkWalletCurrency(wallet, input.currency);
-  const move = await moveWallet(trx, wallet, { type: 'top_up', amount: input.amount, sourceId: null, method: input.method, reference: input.reference ?? null }, now);
+  const move = await moveWallet(
+    trx,
+    wallet,
+    { type: 'top_up', amount: input.amount, sourceId: null, method: input.method, reference: input.reference ?? null },
+    now,
+  );
   await postJournal(
     trx,
     {
@@ -109,7 +136,13 @@ export async function topUpWallet(trx: Executor, access: AccessFilter, walletId:
 }
 
 /** An admin's signed correction (goodwill credit, fix); taking the balance below 0 is 422 insufficient_funds. */
-export async function adjustWallet(trx: Executor, access: AccessFilter, walletId: string, input: AdjustWalletInput, now: number): Promise<WalletTransactionsTable> {
+export async function adjustWallet(
+  trx: Executor,
+  access: AccessFilter,
+  walletId: string,
+  input: AdjustWalletInput,
+  now: number,
+): Promise<WalletTransactionsTable> {
   if (input.amount === 0) throw validationFailed([{ field: 'amount', message: 'must not be 0' }]);
   const wallet = await getWallet(trx, access, walletId);
   checkWalletCurrency(wallet, input.currency);

@@ -59,7 +59,8 @@ export function petRoutes(deps: { clock: Clock }): AnyRoute[] {
       path: '/v1/pets/:id',
       operationId: 'getPet',
       summary: 'Get a pet',
-      description: "The seed's pet object (id, name, breed, ownerId, vaccinationStatus, lastVisit) plus species, birthDate, locationId, createdAt, updatedAt and size (small | medium | large | xlarge or null; grooming reads it).",
+      description:
+        "The seed's pet object (id, name, breed, ownerId, vaccinationStatus, lastVisit) plus species, birthDate, locationId, createdAt, updatedAt and size (small | medium | large | xlarge or null; grooming reads it).",
       tags,
       access: { scope: 'pets.read' },
       params: PetParams,

@@ -12,7 +12,10 @@ const DateOnly = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: '
 const Name = NonBlankText(100);
 const Breed = NonBlankText(100);
 /** DESIGN §5: optional; grooming times and prices its packages by it. */
-export const PetSizeSchema = Type.Union(petSizes.map((s) => Type.Literal(s)), { description: 'small | medium | large | xlarge (grooming prices and times by it).' });
+export const PetSizeSchema = Type.Union(
+  petSizes.map((s) => Type.Literal(s)),
+  { description: 'small | medium | large | xlarge (grooming prices and times by it).' },
+);
 const OwnerId = Type.String({ pattern: '^usr_[a-z0-9_]{1,60}$', description: 'Pet parent id (usr_…).' });
 
 export const PetSchema = Type.Object(
@@ -21,9 +24,12 @@ export const PetSchema = Type.Object(
     name: Type.String(),
     breed: Type.String(),
     ownerId: Type.String({ description: 'Pet parent id (usr_…).' }),
-    vaccinationStatus: Type.Union(vaccinationStatuses.map((s) => Type.Literal(s)), {
-      description: 'Derived from vaccination records: Up to date, Due soon (within 30 days), Overdue or No records.',
-    }),
+    vaccinationStatus: Type.Union(
+      vaccinationStatuses.map((s) => Type.Literal(s)),
+      {
+        description: 'Derived from vaccination records: Up to date, Due soon (within 30 days), Overdue or No records.',
+      },
+    ),
     lastVisit: Type.Union([Type.String({ description: 'YYYY-MM-DD of the last completed visit.' }), Type.Null()]),
     species: Species,
     birthDate: Type.Union([Type.String(), Type.Null()]),

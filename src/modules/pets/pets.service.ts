@@ -45,7 +45,13 @@ export async function createPet(db: Executor, actor: Actor, input: CreatePetInpu
     updated_at: at,
   };
   await insertPet(db, row);
-  await emit(db, 'pet.registered', { petId: row.id, ownerId: row.owner_id, locationId: row.location_id, name: row.name, species: row.species }, actor.tenantId, now);
+  await emit(
+    db,
+    'pet.registered',
+    { petId: row.id, ownerId: row.owner_id, locationId: row.location_id, name: row.name, species: row.species },
+    actor.tenantId,
+    now,
+  );
   return row;
 }
 

@@ -34,7 +34,8 @@ export async function directoryPage(db: Executor, actor: Actor, query: ListProvi
     throw new AppError('insufficient_scope', `Listing ${query.status} providers needs the marketplace scope.`);
   }
   const page = pageRequest(query);
-  if (query.availableOn !== undefined) return toPage(await withMarketplace(db, actor, await openRows(db, actor, query, page, query.availableOn, earliest)), page, presentProvider);
+  if (query.availableOn !== undefined)
+    return toPage(await withMarketplace(db, actor, await openRows(db, actor, query, page, query.availableOn, earliest)), page, presentProvider);
   const key = `${actor.tenantId}|${actor.locationIds?.join(',') ?? '*'}|${JSON.stringify(query)}`;
   const version = await directoryVersion(db);
   const cached = pages.get(db, key, version);
@@ -59,13 +60,28 @@ function filtersOf(query: ListProvidersFilters): ProviderFilters {
 }
 
 /** Rows (one more than the page when there are more) with an open slot on `date`, read in batches. */
-async function openRows(db: Executor, actor: Actor, query: ListProvidersFilters, page: ReturnType<typeof pageRequest>, date: string, earliest: number): Promise<ProviderRecord[]> {
+async function openRows(
+  db: Executor,
+  actor: Actor,
+  query: ListProvidersFilters,
+  page: ReturnType<typeof pageRequest>,
+  date: string,
+  earliest: number,
+): Promise<ProviderRecord[]> {
   const filters = filtersOf(query);
   const rows: ProviderRecord[] = [];
   let afterId = page.afterId;
   for (;;) {
     const batch = await listProviders(db, actor, { limit: availabilityBatch - 1, afterId }, filters);
-    const open = await openOn(db, actor, batch.map((r) => r.id), date, earliest, filters.category, query.locationId);
+    const open = await openOn(
+      db,
+      actor,
+      batch.map((r) => r.id),
+      date,
+      earliest,
+      filters.category,
+      query.locationId,
+    );
     rows.push(...batch.filter((r) => open.has(r.id)));
     const last = batch[batch.length - 1];
     if (rows.length > page.limit || batch.length < availabilityBatch || !last) break;

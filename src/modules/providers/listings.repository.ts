@@ -40,7 +40,10 @@ export async function profilesOf(db: Executor, tenantId: string, providerIds: re
 
 export async function insertListings(db: Executor, rows: readonly MarketplaceListingsTable[]): Promise<void> {
   if (rows.length === 0) return;
-  await db.insertInto('marketplace_listings').values([...rows]).execute();
+  await db
+    .insertInto('marketplace_listings')
+    .values([...rows])
+    .execute();
 }
 
 export async function findListing(db: Executor, tenantId: string, providerId: string, listingId: string): Promise<MarketplaceListingsTable | null> {
@@ -60,10 +63,19 @@ export async function updateListing(db: Executor, tenantId: string, id: string, 
 }
 
 /** Listings of the given providers, oldest first (what a directory entry shows); `activeOnly` drops deactivated ones. */
-export async function listingsOf(db: Executor, tenantId: string, providerIds: readonly string[], activeOnly: boolean): Promise<Map<string, MarketplaceListingsTable[]>> {
+export async function listingsOf(
+  db: Executor,
+  tenantId: string,
+  providerIds: readonly string[],
+  activeOnly: boolean,
+): Promise<Map<string, MarketplaceListingsTable[]>> {
   const out = new Map<string, MarketplaceListingsTable[]>(providerIds.map((id) => [id, []]));
   if (providerIds.length === 0) return out;
-  let query = db.selectFrom('marketplace_listings').selectAll().where('tenant_id', '=', tenantId).where('provider_id', 'in', [...providerIds]);
+  let query = db
+    .selectFrom('marketplace_listings')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('provider_id', 'in', [...providerIds]);
   if (activeOnly) query = query.where('status', '=', 'active');
   for (const row of await query.orderBy('id').execute()) out.get(row.provider_id)?.push(row);
   return out;

@@ -47,7 +47,11 @@ export function requireMarketplaceScope(actor: Actor, what: string): void {
 
 /** Attaches profile and listings to the marketplace providers among `rows` (two queries for a whole page). */
 export async function withMarketplace(db: Executor, actor: AccessFilter, rows: ProviderRecord[], activeListingsOnly = false): Promise<ProviderRecord[]> {
-  const profiles = await profilesOf(db, actor.tenantId, rows.filter((r) => isMarketplaceStatus(r.status)).map((r) => r.id));
+  const profiles = await profilesOf(
+    db,
+    actor.tenantId,
+    rows.filter((r) => isMarketplaceStatus(r.status)).map((r) => r.id),
+  );
   if (profiles.size === 0) return rows;
   const listings = await listingsOf(db, actor.tenantId, [...profiles.keys()], activeListingsOnly);
   return rows.map((row) => {
@@ -66,7 +70,8 @@ async function defaultCurrency(db: Executor, actor: AccessFilter, providerId: st
 /** A new listing row; `field` is where the listing sits in the request body ('' for the whole body), for the currency error. */
 function listingRow(actor: AccessFilter, providerId: string, input: ListingInput, currency: string, now: number, field: string): MarketplaceListingsTable {
   const chosen = input.currency ?? currency;
-  if (!isCurrency(chosen)) throw validationFailed([{ field: field ? `${field}.currency` : 'currency', message: `'${chosen}' is not an ISO 4217 currency code` }]);
+  if (!isCurrency(chosen))
+    throw validationFailed([{ field: field ? `${field}.currency` : 'currency', message: `'${chosen}' is not an ISO 4217 currency code` }]);
   const at = isoAt(now);
   return {
     id: newId('lst'),
@@ -178,7 +183,14 @@ export async function addListing(db: Executor, actor: Actor, providerId: string,
   return row;
 }
 
-export async function changeListing(db: Executor, actor: Actor, providerId: string, listingId: string, input: UpdateListingInput, now: number): Promise<MarketplaceListingsTable> {
+export async function changeListing(
+  db: Executor,
+  actor: Actor,
+  providerId: string,
+  listingId: string,
+  input: UpdateListingInput,
+  now: number,
+): Promise<MarketplaceListingsTable> {
   foundOr404(await findProvider(db, actor, providerId), 'provider', providerId);
   const listing = foundOr404(await findListing(db, actor.tenantId, providerId, listingId), 'listing', listingId);
   const patch: Partial<MarketplaceListingsTable> = { updated_at: isoAt(now) };

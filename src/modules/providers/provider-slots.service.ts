@@ -5,7 +5,18 @@ import { missingReference, validationFailed } from '../../http/errors.js';
 import { providersFor, schedulesOfProviders, shortestListings, type ProviderFilters, type ProviderScheduleFacts } from './providers.repository.js';
 import type { ProviderAvailabilityInput } from './providers.schema.js';
 import type { ListingCategory } from './providers.table.js';
-import { cachedBusyIntervals, freeSlots, maxProviderBookingMinutes, minuteMs, readWindow, timeOffIntervals, toIso, weeklyOf, workingIntervals, zoneClock } from '../scheduling/index.js';
+import {
+  cachedBusyIntervals,
+  freeSlots,
+  maxProviderBookingMinutes,
+  minuteMs,
+  readWindow,
+  timeOffIntervals,
+  toIso,
+  weeklyOf,
+  workingIntervals,
+  zoneClock,
+} from '../scheduling/index.js';
 
 /**
  * Open slots of many providers across their locations, through the scheduling kernel's slot
@@ -34,7 +45,14 @@ export interface ProviderSlot {
 type WindowOf = (timezone: string) => { from: number; to: number };
 
 /** `earliest`: the first bookable start (now plus the booking notice, as orders require it). */
-async function searchProviders(db: Executor, actor: AccessFilter, candidates: readonly Candidate[], windowOf: WindowOf, earliest: number, locationId?: string): Promise<ProviderSlot[]> {
+async function searchProviders(
+  db: Executor,
+  actor: AccessFilter,
+  candidates: readonly Candidate[],
+  windowOf: WindowOf,
+  earliest: number,
+  locationId?: string,
+): Promise<ProviderSlot[]> {
   if (candidates.length === 0) return [];
   const minutes = new Map(candidates.map((c) => [c.id, c.minutes]));
   const schedules = await schedulesOfProviders(db, actor, [...minutes.keys()], locationId);
@@ -69,14 +87,28 @@ async function searchProviders(db: Executor, actor: AccessFilter, candidates: re
 }
 
 /** Slot lengths: the requested duration, else each provider's shortest active listing (of the category), else the staff grid. */
-async function candidatesOf(db: Executor, actor: AccessFilter, ids: readonly string[], durationMinutes: number | undefined, category: ListingCategory | undefined): Promise<Candidate[]> {
+async function candidatesOf(
+  db: Executor,
+  actor: AccessFilter,
+  ids: readonly string[],
+  durationMinutes: number | undefined,
+  category: ListingCategory | undefined,
+): Promise<Candidate[]> {
   if (durationMinutes !== undefined) return ids.map((id) => ({ id, minutes: durationMinutes }));
   const shortest = await shortestListings(db, actor.tenantId, ids, category);
   return ids.map((id) => ({ id, minutes: shortest.get(id) ?? staffSlotMinutes }));
 }
 
 /** The providers among `ids` with at least one open slot on a local date (the directory's `availableOn`). */
-export async function openOn(db: Executor, actor: AccessFilter, ids: readonly string[], date: string, earliest: number, category?: ListingCategory, locationId?: string): Promise<Set<string>> {
+export async function openOn(
+  db: Executor,
+  actor: AccessFilter,
+  ids: readonly string[],
+  date: string,
+  earliest: number,
+  category?: ListingCategory,
+  locationId?: string,
+): Promise<Set<string>> {
   if (!isCalendarDate(date)) throw validationFailed([{ field: 'availableOn', message: 'must be a real date YYYY-MM-DD' }]);
   const windowOf: WindowOf = (timezone) => {
     const clock = zoneClock(timezone);
@@ -97,7 +129,13 @@ export interface ProviderAvailability {
  * (an active listing of it) or `providerIds`, earliest first. Suspended, pending and inactive
  * providers have no open slots; their existing bookings are untouched.
  */
-export async function providerAvailability(db: Executor, actor: Actor, input: ProviderAvailabilityInput, now: number, noticeMinutes: number): Promise<ProviderAvailability> {
+export async function providerAvailability(
+  db: Executor,
+  actor: Actor,
+  input: ProviderAvailabilityInput,
+  now: number,
+  noticeMinutes: number,
+): Promise<ProviderAvailability> {
   if (input.category === undefined && input.providerIds === undefined) {
     throw validationFailed([{ field: 'category', message: 'give category or providerIds' }]);
   }
@@ -116,7 +154,13 @@ export async function providerAvailability(db: Executor, actor: Actor, input: Pr
     if (unknown !== undefined) throw missingReference('providerIds', 'provider', unknown);
   }
   const windowOf: WindowOf = (timezone) => readWindow(zoneClock(timezone), input, now, 7);
-  const candidates = await candidatesOf(db, actor, providers.map((p) => p.id), input.durationMinutes, input.category);
+  const candidates = await candidatesOf(
+    db,
+    actor,
+    providers.map((p) => p.id),
+    input.durationMinutes,
+    input.category,
+  );
   const all = await searchProviders(db, actor, candidates, windowOf, now + noticeMinutes * minuteMs, input.locationId);
   all.sort((a, b) => a.from - b.from || (a.providerId < b.providerId ? -1 : a.providerId > b.providerId ? 1 : 0));
   const limit = input.limit ?? 500;

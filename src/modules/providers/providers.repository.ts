@@ -37,14 +37,21 @@ function visible(db: Executor, actor: AccessFilter) {
 async function locationsOf(db: Executor, actor: AccessFilter, providerIds: readonly string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>(providerIds.map((id) => [id, []]));
   if (providerIds.length === 0) return out;
-  let query = db.selectFrom('provider_locations').select(['provider_id', 'location_id']).where('provider_id', 'in', [...providerIds]);
+  let query = db
+    .selectFrom('provider_locations')
+    .select(['provider_id', 'location_id'])
+    .where('provider_id', 'in', [...providerIds]);
   if (actor.locationIds !== null) query = query.where('location_id', 'in', inList(actor.locationIds));
   for (const row of await query.orderBy('location_id').execute()) out.get(row.provider_id)?.push(row.location_id);
   return out;
 }
 
 async function withLocations(db: Executor, actor: AccessFilter, rows: ProvidersTable[]): Promise<ProviderRecord[]> {
-  const byProvider = await locationsOf(db, actor, rows.map((r) => r.id));
+  const byProvider = await locationsOf(
+    db,
+    actor,
+    rows.map((r) => r.id),
+  );
   return rows.map((row) => ({ ...row, locationIds: byProvider.get(row.id) ?? [] }));
 }
 
@@ -183,7 +190,12 @@ export interface ProviderScheduleFacts {
  * Schedules (kept by the appointments module) of the given providers at locations they still work
  * at and the caller can see, optionally at one location: one query for a whole directory page.
  */
-export async function schedulesOfProviders(db: Executor, actor: AccessFilter, providerIds: readonly string[], locationId?: string): Promise<ProviderScheduleFacts[]> {
+export async function schedulesOfProviders(
+  db: Executor,
+  actor: AccessFilter,
+  providerIds: readonly string[],
+  locationId?: string,
+): Promise<ProviderScheduleFacts[]> {
   if (providerIds.length === 0) return [];
   let query = db
     .selectFrom('provider_schedules as s')
@@ -198,7 +210,12 @@ export async function schedulesOfProviders(db: Executor, actor: AccessFilter, pr
 }
 
 /** The shortest active listing per provider (of one category when given): the slot length a search uses. */
-export async function shortestListings(db: Executor, tenantId: string, providerIds: readonly string[], category?: ListingCategory): Promise<Map<string, number>> {
+export async function shortestListings(
+  db: Executor,
+  tenantId: string,
+  providerIds: readonly string[],
+  category?: ListingCategory,
+): Promise<Map<string, number>> {
   if (providerIds.length === 0) return new Map();
   let query = db
     .selectFrom('marketplace_listings')

@@ -57,17 +57,19 @@ function marketplaceReadRoutes(deps: RouteDeps): AnyRoute[] {
         'Slots `{providerId, startsAt, endsAt}` earliest first, across the bookable providers (approved marketplace providers, active staff) ' +
         'chosen by `category` (those with an active listing of it) or `providerIds` (comma-separated, up to 50; an id the caller cannot see ' +
         'is 400 `resource_missing`), optionally at one `locationId`. A slot is working hours (schedules, per location and time zone) minus ' +
-        'time off minus busy time (appointments and bookings holding the provider). Slot length: `durationMinutes`, else each provider\'s ' +
+        "time off minus busy time (appointments and bookings holding the provider). Slot length: `durationMinutes`, else each provider's " +
         'shortest active listing (of the category), else 30 minutes. Pending, suspended and inactive providers have no open slots; their ' +
         'existing bookings stay. Window: `from` (default now) to `to` (default 7 days later, at most 31); no slot starts sooner than PETCARE_BOOKING_MIN_NOTICE_MINUTES ' +
-        'from now, as orders refuse those (now is the sandbox test clock\'s in the sandbox). A location-scoped client sees its ' +
-        'locations\' slots.',
+        "from now, as orders refuse those (now is the sandbox test clock's in the sandbox). A location-scoped client sees its " +
+        "locations' slots.",
       tags,
       access: { scope: 'bookings.read' },
       query: ProviderAvailabilityQuery,
       response: { status: 200, description: 'Open slots', schema: ProviderSlotsSchema },
       errors: ['resource_missing'],
-      handler: async ({ db, actor, query }) => ({ body: await providerAvailability(db, actor, query, await now(db, actor.env), deps.config.bookingMinNoticeMinutes) }),
+      handler: async ({ db, actor, query }) => ({
+        body: await providerAvailability(db, actor, query, await now(db, actor.env), deps.config.bookingMinNoticeMinutes),
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -93,10 +95,10 @@ function marketplaceReadRoutes(deps: RouteDeps): AnyRoute[] {
       operationId: 'rateProvider',
       summary: 'Rate a completed marketplace booking',
       description:
-        'The booking\'s pet parent rates it: `bookingId` must be a marketplace booking at a location the caller sees, else 404. `parentId` is optional; ' +
-        'when sent, it must be a parent the caller sees (else 400 `resource_missing`) and the booking must be theirs, else 404 (another parent\'s booking looks unknown). One rating per booking: ' +
+        "The booking's pet parent rates it: `bookingId` must be a marketplace booking at a location the caller sees, else 404. `parentId` is optional; " +
+        "when sent, it must be a parent the caller sees (else 400 `resource_missing`) and the booking must be theirs, else 404 (another parent's booking looks unknown). One rating per booking: " +
         'a second one, even sent in parallel, is 409 `already_rated`; a booking not `completed` is 422 `booking_not_completed`. Stars 1–5, ' +
-        'comment up to 5,000 characters. The provider\'s `rating` (average, 1 decimal) and `ratingCount` move in the same transaction.',
+        "comment up to 5,000 characters. The provider's `rating` (average, 1 decimal) and `ratingCount` move in the same transaction.",
       tags: reviewTags,
       access: { scope: ['marketplace', 'bookings'] },
       body: CreateRatingSchema,
@@ -116,7 +118,9 @@ function marketplaceReadRoutes(deps: RouteDeps): AnyRoute[] {
       body: ReplySchema,
       response: { status: 200, description: 'The review with its reply', schema: ReviewSchema },
       errors: ['not_found', 'already_replied'],
-      handler: async ({ db, actor, params, body }) => ({ body: presentReview(await replyToReview(db, actor, params.id, body.reply, await now(db, actor.env))) }),
+      handler: async ({ db, actor, params, body }) => ({
+        body: presentReview(await replyToReview(db, actor, params.id, body.reply, await now(db, actor.env))),
+      }),
     }),
   ];
 }
@@ -133,7 +137,7 @@ function providerCoreRoutes(deps: RouteDeps): AnyRoute[] {
         'A vet, groomer, sitter, walker or trainer working at one or more locations (each visible to the caller). `services` lists the ' +
         'appointment type codes the provider offers (case-insensitive; an empty or absent list means every type). Clinic staff providers ' +
         'start `active`. With `marketplace` (needs the marketplace scope, else 403) the provider is a marketplace provider: it starts ' +
-        '`pending` with its listings (lst_ ids; currency defaults to its first location\'s), bio, service area and commission override, ' +
+        "`pending` with its listings (lst_ ids; currency defaults to its first location's), bio, service area and commission override, " +
         'and takes bookings once approved (`POST /v1/providers/{id}/approve`). Emits `provider.onboarded`.',
       tags,
       access: { scope: 'bookings', roles: managers },
@@ -161,7 +165,9 @@ function providerCoreRoutes(deps: RouteDeps): AnyRoute[] {
       response: { status: 200, description: 'A page of providers', schema: pageSchema(ProviderSchema) },
       errors: ['invalid_cursor'],
       // availableOn counts slots an order could still take: from now plus the booking notice.
-      handler: async ({ db, actor, query }) => ({ body: await directoryPage(db, actor, query, (await now(db, actor.env)) + deps.config.bookingMinNoticeMinutes * 60_000) }),
+      handler: async ({ db, actor, query }) => ({
+        body: await directoryPage(db, actor, query, (await now(db, actor.env)) + deps.config.bookingMinNoticeMinutes * 60_000),
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -235,7 +241,7 @@ function lifecycleRoutes(deps: { clock: Clock }): AnyRoute[] {
       method: 'post',
       path: '/v1/providers/:id/listings',
       operationId: 'createProviderListing',
-      summary: "Add a listing to a marketplace provider",
+      summary: 'Add a listing to a marketplace provider',
       description:
         'Admin with the marketplace scope. A service the provider sells (lst_ id): name, category, amount (minor units), currency ' +
         "(default: its first location's), durationMinutes. 409 `conflict` for a clinic staff provider.",

@@ -16,24 +16,37 @@ export type ProviderStatus = (typeof providerStatuses)[number];
 export type MarketplaceStatus = (typeof marketplaceStatuses)[number];
 
 const Kind = Type.Union(providerKinds.map((k) => Type.Literal(k)));
-const StaffStatus = Type.Union(staffStatuses.map((s) => Type.Literal(s)), {
-  description: 'Clinic staff providers: active providers can be booked; inactive ones keep their appointments but take no new ones.',
-});
-const Status = Type.Union(providerStatuses.map((s) => Type.Literal(s)), {
-  description:
-    'Staff providers: active | inactive. Marketplace providers: pending (onboarded, not yet approved) → approved (listed and bookable) ⇄ suspended ' +
-    '(hidden, open slots gone, existing bookings stay). Only active and approved providers take new bookings.',
-});
+const StaffStatus = Type.Union(
+  staffStatuses.map((s) => Type.Literal(s)),
+  {
+    description: 'Clinic staff providers: active providers can be booked; inactive ones keep their appointments but take no new ones.',
+  },
+);
+const Status = Type.Union(
+  providerStatuses.map((s) => Type.Literal(s)),
+  {
+    description:
+      'Staff providers: active | inactive. Marketplace providers: pending (onboarded, not yet approved) → approved (listed and bookable) ⇄ suspended ' +
+      '(hidden, open slots gone, existing bookings stay). Only active and approved providers take new bookings.',
+  },
+);
 const Name = NonBlankText(200);
 
 export const ListingId = Type.String({ pattern: '^lst_[a-z0-9_]{1,60}$', description: 'Listing id (lst_…).' });
-const Category = Type.Union(listingCategories.map((c) => Type.Literal(c)), { description: 'What kind of service a listing is.' });
+const Category = Type.Union(
+  listingCategories.map((c) => Type.Literal(c)),
+  { description: 'What kind of service a listing is.' },
+);
 const Currency = Type.String({ pattern: '^[A-Z]{3}$', maxLength: 3, description: 'ISO 4217 code, upper case.', examples: ['USD'] });
 const ListingAmount = Type.Integer({ minimum: 0, maximum: maxAmount, description: 'Price in integer minor units (cents).' });
 const DurationMinutes = Type.Integer({ minimum: 5, maximum: 1440, description: 'How long the service takes, in minutes (5–1440).' });
 const Bio = Type.String({ maxLength: 5000, description: 'What the provider tells pet parents (up to 5,000 characters).' });
 const ServiceArea = Type.String({ maxLength: 500, description: 'Where the provider works, in words (up to 500 characters).' });
-const CommissionBps = Type.Integer({ minimum: 0, maximum: 10_000, description: "Commission override in basis points (1500 = 15 %); null = the tenant default." });
+const CommissionBps = Type.Integer({
+  minimum: 0,
+  maximum: 10_000,
+  description: 'Commission override in basis points (1500 = 15 %); null = the tenant default.',
+});
 
 export const ListingInputSchema = Type.Object(
   {

@@ -54,13 +54,7 @@ export async function createProvider(db: Executor, actor: Actor, input: CreatePr
   const locationIds = [...input.locationIds].sort();
   await insertProvider(db, row, locationIds);
   const marketplace = input.marketplace === undefined ? undefined : await onboardMarketplace(db, actor, row, locationIds, input.marketplace, now);
-  await emit(
-    db,
-    'provider.onboarded',
-    { providerId: row.id, name: row.name, kind: row.kind, status: row.status, locationIds, services },
-    actor.tenantId,
-    now,
-  );
+  await emit(db, 'provider.onboarded', { providerId: row.id, name: row.name, kind: row.kind, status: row.status, locationIds, services }, actor.tenantId, now);
   return { ...row, locationIds, marketplace };
 }
 
@@ -78,9 +72,13 @@ export async function patchProvider(db: Executor, actor: Actor, id: string, inpu
   if (input.status !== undefined) {
     // Marketplace providers move only through approve and suspend.
     if (isMarketplaceStatus(existing.status)) {
-      throw new AppError('invalid_state_transition', `Provider ${id} is a marketplace provider (${existing.status}); use /approve or /suspend to change its status.`, {
-        extensions: { currentStatus: existing.status },
-      });
+      throw new AppError(
+        'invalid_state_transition',
+        `Provider ${id} is a marketplace provider (${existing.status}); use /approve or /suspend to change its status.`,
+        {
+          extensions: { currentStatus: existing.status },
+        },
+      );
     }
     patch.status = input.status;
   }

@@ -21,10 +21,17 @@ export async function findReview(db: Executor, actor: AccessFilter, id: string):
 
 /** The review of a booking, whoever may see it (one per booking, enforced by UNIQUE). */
 export async function reviewOfBooking(db: Executor, tenantId: string, bookingId: string): Promise<Pick<ProviderReviewsTable, 'id'> | null> {
-  return (await db.selectFrom('provider_reviews').select('id').where('tenant_id', '=', tenantId).where('booking_id', '=', bookingId).executeTakeFirst()) ?? null;
+  return (
+    (await db.selectFrom('provider_reviews').select('id').where('tenant_id', '=', tenantId).where('booking_id', '=', bookingId).executeTakeFirst()) ?? null
+  );
 }
 
-export async function listReviews(db: Executor, actor: AccessFilter, page: PageRequest, filters: { providerId?: string | undefined }): Promise<ProviderReviewsTable[]> {
+export async function listReviews(
+  db: Executor,
+  actor: AccessFilter,
+  page: PageRequest,
+  filters: { providerId?: string | undefined },
+): Promise<ProviderReviewsTable[]> {
   let query = visible(db, actor);
   if (filters.providerId !== undefined) query = query.where('provider_id', '=', filters.providerId);
   return pageQuery(query, page).execute();

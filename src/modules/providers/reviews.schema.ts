@@ -6,7 +6,8 @@ import { ProviderId } from './providers.schema.js';
 const BookingId = Type.String({ pattern: '^bkg_[a-z0-9_]{1,60}$', description: 'A completed marketplace booking (bkg_…).' });
 const ParentId = Type.String({
   pattern: '^usr_[a-z0-9_]{1,60}$',
-  description: "Optional: the pet parent the caller rates for (usr_…), checked against the booking (another parent's booking answers 404). Absent, the booking's own parent rates.",
+  description:
+    "Optional: the pet parent the caller rates for (usr_…), checked against the booking (another parent's booking answers 404). Absent, the booking's own parent rates.",
 });
 
 export const CreateRatingSchema = Type.Object(

@@ -21,7 +21,8 @@ import type { ProviderReviewsTable } from './providers.table.js';
 export async function rateBooking(db: Executor, actor: Actor, input: CreateRatingInput, now: number): Promise<ProviderReviewsTable> {
   if (input.parentId !== undefined && !(await findPetParent(db, actor, input.parentId))) throw missingReference('parentId', 'pet parent', input.parentId);
   const booking = await findBooking(db, actor, 'marketplace', input.bookingId);
-  if (!booking || booking.provider_id === null || (input.parentId !== undefined && booking.parent_id !== input.parentId)) throw notFound('booking', input.bookingId);
+  if (!booking || booking.provider_id === null || (input.parentId !== undefined && booking.parent_id !== input.parentId))
+    throw notFound('booking', input.bookingId);
   if (await reviewOfBooking(db, actor.tenantId, booking.id)) throw alreadyRated(booking.id);
   if (booking.status !== 'completed') {
     throw new AppError('booking_not_completed', `Booking ${booking.id} is ${booking.status}; only a completed booking can be rated.`, {

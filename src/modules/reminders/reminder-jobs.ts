@@ -21,7 +21,6 @@ import {
 
 export type Outcome = 'notified' | 'no_consent' | 'no_email' | 'skipped';
 
-
 /**
  * The consent rule of automatic reminders: only to a parent who consented
  * (pet_parents.reminder_consent) and has an email address. The outcome is recorded either way.

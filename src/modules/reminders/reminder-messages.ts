@@ -21,7 +21,9 @@ export const humanType = (type: string): string => type.replace(/[_-]+/g, ' ').t
 
 /** A date (YYYY-MM-DD) as the location's staff would write it: "Monday 14 December 2026". */
 export function formatDate(date: string, timezone: string): string {
-  return DateTime.fromISO(date, { zone: zoneOf(timezone) }).setLocale(locale).toFormat('cccc d LLLL yyyy');
+  return DateTime.fromISO(date, { zone: zoneOf(timezone) })
+    .setLocale(locale)
+    .toFormat('cccc d LLLL yyyy');
 }
 
 /** An instant in the location's time zone: "Tuesday 24 November 2026 at 10:00 GMT". */

@@ -19,29 +19,89 @@ export const demoParents = [
 ] as const;
 
 export const demoPets = [
-  { id: 'pet_demo_bella', name: 'Bella', breed: 'Labrador Retriever', species: 'dog', owner_id: 'usr_demo_alex', location_id: 'loc_demo_downtown', birth_date: '2020-03-14', last_visit: '2026-10-02' },
-  { id: 'pet_demo_milo', name: 'Milo', breed: 'Maine Coon', species: 'cat', owner_id: 'usr_demo_alex', location_id: 'loc_demo_downtown', birth_date: '2019-07-01', last_visit: null },
-  { id: 'pet_demo_luna', name: 'Luna', breed: 'Border Collie', species: 'dog', owner_id: 'usr_demo_sam', location_id: 'loc_demo_downtown', birth_date: '2022-01-20', last_visit: '2026-09-15' },
-  { id: 'pet_demo_oscar', name: 'Oscar', breed: 'Holland Lop', species: 'rabbit', owner_id: 'usr_demo_jo', location_id: 'loc_demo_riverside', birth_date: null, last_visit: null },
-  { id: 'pet_demo_daisy', name: 'Daisy', breed: 'Cavalier King Charles Spaniel', species: 'dog', owner_id: 'usr_demo_jo', location_id: 'loc_demo_riverside', birth_date: '2018-11-05', last_visit: '2026-11-01' },
+  {
+    id: 'pet_demo_bella',
+    name: 'Bella',
+    breed: 'Labrador Retriever',
+    species: 'dog',
+    owner_id: 'usr_demo_alex',
+    location_id: 'loc_demo_downtown',
+    birth_date: '2020-03-14',
+    last_visit: '2026-10-02',
+  },
+  {
+    id: 'pet_demo_milo',
+    name: 'Milo',
+    breed: 'Maine Coon',
+    species: 'cat',
+    owner_id: 'usr_demo_alex',
+    location_id: 'loc_demo_downtown',
+    birth_date: '2019-07-01',
+    last_visit: null,
+  },
+  {
+    id: 'pet_demo_luna',
+    name: 'Luna',
+    breed: 'Border Collie',
+    species: 'dog',
+    owner_id: 'usr_demo_sam',
+    location_id: 'loc_demo_downtown',
+    birth_date: '2022-01-20',
+    last_visit: '2026-09-15',
+  },
+  {
+    id: 'pet_demo_oscar',
+    name: 'Oscar',
+    breed: 'Holland Lop',
+    species: 'rabbit',
+    owner_id: 'usr_demo_jo',
+    location_id: 'loc_demo_riverside',
+    birth_date: null,
+    last_visit: null,
+  },
+  {
+    id: 'pet_demo_daisy',
+    name: 'Daisy',
+    breed: 'Cavalier King Charles Spaniel',
+    species: 'dog',
+    owner_id: 'usr_demo_jo',
+    location_id: 'loc_demo_riverside',
+    birth_date: '2018-11-05',
+    last_visit: '2026-11-01',
+  },
 ] as const;
 
 /** Providers with working hours (in each location's zone), so availability shows slots at once. */
 export const demoProviders = [
   { id: 'prv_demo_chen', name: 'Dr. Maya Chen', kind: 'vet', services: [], location_ids: ['loc_demo_downtown'] },
-  { id: 'prv_demo_okafor', name: 'Dr. Samuel Okafor', kind: 'vet', services: ['checkup', 'vaccination', 'vet_consultation'], location_ids: ['loc_demo_downtown', 'loc_demo_riverside'] },
+  {
+    id: 'prv_demo_okafor',
+    name: 'Dr. Samuel Okafor',
+    kind: 'vet',
+    services: ['checkup', 'vaccination', 'vet_consultation'],
+    location_ids: ['loc_demo_downtown', 'loc_demo_riverside'],
+  },
   { id: 'prv_demo_rosa', name: 'Rosa Lindqvist', kind: 'groomer', services: ['grooming'], location_ids: ['loc_demo_riverside'] },
 ] as const;
 
 const weekdays = (days: readonly number[], start: string, end: string) => days.map((weekday) => ({ weekday, start, end }));
 
 export const demoSchedules = [
-  { id: 'sch_demo_chen_downtown', provider_id: 'prv_demo_chen', location_id: 'loc_demo_downtown', weekly: [...weekdays([1, 2, 3, 4, 5], '09:00', '12:30'), ...weekdays([1, 2, 3, 4, 5], '13:30', '17:00')] },
+  {
+    id: 'sch_demo_chen_downtown',
+    provider_id: 'prv_demo_chen',
+    location_id: 'loc_demo_downtown',
+    weekly: [...weekdays([1, 2, 3, 4, 5], '09:00', '12:30'), ...weekdays([1, 2, 3, 4, 5], '13:30', '17:00')],
+  },
   { id: 'sch_demo_okafor_downtown', provider_id: 'prv_demo_okafor', location_id: 'loc_demo_downtown', weekly: weekdays([1, 3, 5], '10:00', '18:00') },
-  { id: 'sch_demo_okafor_riverside', provider_id: 'prv_demo_okafor', location_id: 'loc_demo_riverside', weekly: [...weekdays([2, 4], '09:00', '17:00'), ...weekdays([6], '09:00', '13:00')] },
+  {
+    id: 'sch_demo_okafor_riverside',
+    provider_id: 'prv_demo_okafor',
+    location_id: 'loc_demo_riverside',
+    weekly: [...weekdays([2, 4], '09:00', '17:00'), ...weekdays([6], '09:00', '13:00')],
+  },
   { id: 'sch_demo_rosa_riverside', provider_id: 'prv_demo_rosa', location_id: 'loc_demo_riverside', weekly: weekdays([2, 3, 4, 5, 6], '08:30', '16:30') },
 ] as const;
-
 
 /**
  * Vaccinations relative to the day of seeding, so the demo shows every vaccinationStatus:
@@ -49,11 +109,43 @@ export const demoSchedules = [
  */
 export function demoVaccinations(now: number) {
   const rows = [
-    { id: 'vac_demo_bella_rabies', pet_id: 'pet_demo_bella', location_id: 'loc_demo_downtown', vaccine: 'Rabies', given: -345, due: 20, provider_id: 'prv_demo_chen' },
-    { id: 'vac_demo_bella_dhpp', pet_id: 'pet_demo_bella', location_id: 'loc_demo_downtown', vaccine: 'DHPP', given: -100, due: 265, provider_id: 'prv_demo_chen' },
-    { id: 'vac_demo_milo_fvrcp', pet_id: 'pet_demo_milo', location_id: 'loc_demo_downtown', vaccine: 'FVRCP', given: -60, due: 305, provider_id: 'prv_demo_okafor' },
+    {
+      id: 'vac_demo_bella_rabies',
+      pet_id: 'pet_demo_bella',
+      location_id: 'loc_demo_downtown',
+      vaccine: 'Rabies',
+      given: -345,
+      due: 20,
+      provider_id: 'prv_demo_chen',
+    },
+    {
+      id: 'vac_demo_bella_dhpp',
+      pet_id: 'pet_demo_bella',
+      location_id: 'loc_demo_downtown',
+      vaccine: 'DHPP',
+      given: -100,
+      due: 265,
+      provider_id: 'prv_demo_chen',
+    },
+    {
+      id: 'vac_demo_milo_fvrcp',
+      pet_id: 'pet_demo_milo',
+      location_id: 'loc_demo_downtown',
+      vaccine: 'FVRCP',
+      given: -60,
+      due: 305,
+      provider_id: 'prv_demo_okafor',
+    },
     { id: 'vac_demo_luna_dhpp', pet_id: 'pet_demo_luna', location_id: 'loc_demo_downtown', vaccine: 'DHPP', given: -375, due: -10, provider_id: null },
-    { id: 'vac_demo_daisy_rabies', pet_id: 'pet_demo_daisy', location_id: 'loc_demo_riverside', vaccine: 'Rabies', given: -30, due: 700, provider_id: 'prv_demo_okafor' },
+    {
+      id: 'vac_demo_daisy_rabies',
+      pet_id: 'pet_demo_daisy',
+      location_id: 'loc_demo_riverside',
+      vaccine: 'Rabies',
+      given: -30,
+      due: 700,
+      provider_id: 'prv_demo_okafor',
+    },
   ];
   return rows.map(({ given, due, ...row }) => ({
     ...row,
@@ -68,13 +160,33 @@ export function demoVaccinations(now: number) {
 
 export async function insertDemoData(db: Executor, tenantId: string, now: number): Promise<void> {
   const at = new Date(now).toISOString();
-  await db.insertInto('locations').values(demoLocations.map((l) => ({ ...l, tenant_id: tenantId, created_at: at, updated_at: at }))).execute();
-  await db.insertInto('pet_parents').values(demoParents.map((p) => ({ ...p, tenant_id: tenantId, created_at: at, updated_at: at }))).execute();
-  await db.insertInto('pets').values(demoPets.map((p) => ({ ...p, tenant_id: tenantId, created_at: at, updated_at: at }))).execute();
+  await db
+    .insertInto('locations')
+    .values(demoLocations.map((l) => ({ ...l, tenant_id: tenantId, created_at: at, updated_at: at })))
+    .execute();
+  await db
+    .insertInto('pet_parents')
+    .values(demoParents.map((p) => ({ ...p, tenant_id: tenantId, created_at: at, updated_at: at })))
+    .execute();
+  await db
+    .insertInto('pets')
+    .values(demoPets.map((p) => ({ ...p, tenant_id: tenantId, created_at: at, updated_at: at })))
+    .execute();
   await seedDefaultAppointmentTypes(db, tenantId, now);
   await db
     .insertInto('providers')
-    .values(demoProviders.map(({ location_ids: _, services, ...p }) => ({ ...p, tenant_id: tenantId, status: 'active', services: JSON.stringify(services), rating: null, rating_count: 0, created_at: at, updated_at: at })))
+    .values(
+      demoProviders.map(({ location_ids: _, services, ...p }) => ({
+        ...p,
+        tenant_id: tenantId,
+        status: 'active',
+        services: JSON.stringify(services),
+        rating: null,
+        rating_count: 0,
+        created_at: at,
+        updated_at: at,
+      })),
+    )
     .execute();
   await db
     .insertInto('provider_locations')
@@ -82,7 +194,9 @@ export async function insertDemoData(db: Executor, tenantId: string, now: number
     .execute();
   await db
     .insertInto('provider_schedules')
-    .values(demoSchedules.map(({ weekly, ...s }) => ({ ...s, tenant_id: tenantId, weekly: JSON.stringify(weekly), time_off: '[]', created_at: at, updated_at: at })))
+    .values(
+      demoSchedules.map(({ weekly, ...s }) => ({ ...s, tenant_id: tenantId, weekly: JSON.stringify(weekly), time_off: '[]', created_at: at, updated_at: at })),
+    )
     .execute();
   await db
     .insertInto('vaccinations')

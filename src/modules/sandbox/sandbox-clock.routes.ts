@@ -76,9 +76,13 @@ export function sandboxClockRoutes(deps: { clock: Clock; runner?: JobRunner }): 
           throw new AppError('clock_backwards', `The sandbox clock is at ${isoAt(current)}; it only moves forward.`, { extensions: { now: isoAt(current) } });
         }
         if (target - real > maxClockLeadMs) {
-          throw new AppError('clock_out_of_range', `The sandbox clock runs at most 5 years ahead of real time: ${isoAt(real + maxClockLeadMs)} at the latest.`, {
-            extensions: { latest: isoAt(real + maxClockLeadMs) },
-          });
+          throw new AppError(
+            'clock_out_of_range',
+            `The sandbox clock runs at most 5 years ahead of real time: ${isoAt(real + maxClockLeadMs)} at the latest.`,
+            {
+              extensions: { latest: isoAt(real + maxClockLeadMs) },
+            },
+          );
         }
         const offset = target - real;
         await setClockOffset(db, offset, isoAt(real));

@@ -33,7 +33,13 @@ const releasedBookingStatuses = ['cancelled', 'no_show'];
  * table, DESIGN §11, §12): one busy time per provider, so nobody is double-booked across modules. Those read
  * the (provider_id, starts_at) index of bookings, bounded the same way.
  */
-export async function busyIntervals(db: Executor, providerIds: readonly string[], from: number, to: number, exceptId?: string): Promise<Map<string, Interval[]>> {
+export async function busyIntervals(
+  db: Executor,
+  providerIds: readonly string[],
+  from: number,
+  to: number,
+  exceptId?: string,
+): Promise<Map<string, Interval[]>> {
   const out = new Map<string, Interval[]>(providerIds.map((id) => [id, []]));
   if (providerIds.length === 0) return out;
   // One row per provider and table with its spans concatenated: materialising thousands of row

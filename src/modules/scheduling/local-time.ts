@@ -15,8 +15,7 @@ export function parseClock(value: string): number | null {
   return match[1] === undefined ? 1440 : Number(match[1]) * 60 + Number(match[2]);
 }
 
-export const formatClock = (minutes: number): string =>
-  `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+export const formatClock = (minutes: number): string => `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 
 const nextDate = (date: string): string => addDays(date, 1);
 

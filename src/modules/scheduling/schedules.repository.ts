@@ -27,7 +27,12 @@ function visible(db: Executor, actor: AccessFilter) {
   return query;
 }
 
-export async function listSchedules(db: Executor, actor: AccessFilter, page: PageRequest, filters: { providerId?: string | undefined; locationId?: string | undefined }): Promise<ScheduleRecord[]> {
+export async function listSchedules(
+  db: Executor,
+  actor: AccessFilter,
+  page: PageRequest,
+  filters: { providerId?: string | undefined; locationId?: string | undefined },
+): Promise<ScheduleRecord[]> {
   let query = visible(db, actor);
   if (filters.providerId !== undefined) query = query.where('s.provider_id', '=', filters.providerId);
   if (filters.locationId !== undefined) query = query.where('s.location_id', '=', filters.locationId);
@@ -41,7 +46,10 @@ export async function findSchedule(db: Executor, actor: AccessFilter, providerId
 /** The schedules at one location of the given providers (availability, matching). */
 export async function schedulesAt(db: Executor, actor: AccessFilter, locationId: string, providerIds: readonly string[]): Promise<ScheduleRecord[]> {
   if (providerIds.length === 0) return [];
-  return visible(db, actor).where('s.location_id', '=', locationId).where('s.provider_id', 'in', [...providerIds]).execute();
+  return visible(db, actor)
+    .where('s.location_id', '=', locationId)
+    .where('s.provider_id', 'in', [...providerIds])
+    .execute();
 }
 
 /** Every schedule of one provider the caller can see (to find the location a booking falls in). */

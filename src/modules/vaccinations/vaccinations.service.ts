@@ -12,7 +12,6 @@ import type { CreateVaccinationInput } from './vaccinations.schema.js';
 import type { VaccinationsTable } from './vaccinations.table.js';
 import { isCalendarDate, utcDate } from '../../calendar-dates.js';
 
-
 /**
  * Today at the pet's location: a dose given this morning in Sydney is still "yesterday" in UTC,
  * and must not be refused as future-dated.
@@ -39,7 +38,8 @@ export async function createVaccination(db: Executor, actor: Actor, petId: strin
     if (input.dueOn <= input.administeredOn) errors.push({ field: 'dueOn', message: 'must be after administeredOn' });
     // A typo such as 0202 for 2026 would otherwise pass as history; no record of a pet predates its birth.
     const earliest = pet.birth_date ?? '1900-01-01';
-    if (input.administeredOn < earliest) errors.push({ field: 'administeredOn', message: `cannot be before ${pet.birth_date ? "the pet's birthDate" : '1900'} (${earliest})` });
+    if (input.administeredOn < earliest)
+      errors.push({ field: 'administeredOn', message: `cannot be before ${pet.birth_date ? "the pet's birthDate" : '1900'} (${earliest})` });
     if (input.dueOn > '2199-12-31') errors.push({ field: 'dueOn', message: 'must be before 2200' });
   }
   if (errors.length > 0) throw validationFailed(errors);

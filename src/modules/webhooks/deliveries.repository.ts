@@ -9,8 +9,21 @@ export const liveDelivery = sql.raw<boolean>(liveDeliveryCondition);
 export const live = sql.raw<boolean>(`d.${liveDeliveryCondition}`);
 
 /** The columns of a claimed delivery `d` (joined to its endpoint `w`) that describe its attempt in flight. */
-export const claimedAttemptColumns = ['d.id', 'd.tenant_id', 'd.endpoint_id', 'd.event_id', 'd.event_type', 'd.kind', 'd.attempts', 'd.attempt_id', 'd.updated_at', 'w.url'] as const;
-type ClaimedDelivery = Pick<WebhookDeliveriesTable, 'id' | 'tenant_id' | 'endpoint_id' | 'event_id' | 'event_type' | 'kind' | 'attempts' | 'updated_at'> & { url: string };
+export const claimedAttemptColumns = [
+  'd.id',
+  'd.tenant_id',
+  'd.endpoint_id',
+  'd.event_id',
+  'd.event_type',
+  'd.kind',
+  'd.attempts',
+  'd.attempt_id',
+  'd.updated_at',
+  'w.url',
+] as const;
+type ClaimedDelivery = Pick<WebhookDeliveriesTable, 'id' | 'tenant_id' | 'endpoint_id' | 'event_id' | 'event_type' | 'kind' | 'attempts' | 'updated_at'> & {
+  url: string;
+};
 
 /**
  * The attempt a `sending` delivery has in flight, as its row would read (an attempt's row is written
@@ -54,7 +67,9 @@ export async function hasWork(db: Executor, now: number, instanceId: string, che
         OR EXISTS (SELECT 1 FROM webhook_endpoints w CROSS JOIN webhook_deliveries d
                    WHERE d.endpoint_id = w.id AND w.deleted_at IS NULL AND d.status = 'pending' AND ${live} AND d.next_attempt_at <= ${at})
         OR (${checkStale ? 1 : 0} AND EXISTS (SELECT 1 FROM webhook_endpoints w CROSS JOIN webhook_deliveries d
-                   WHERE d.endpoint_id = w.id AND d.status = 'sending' AND ${live} AND (d.claimed_by != ${instanceId} OR d.lease_until < ${at}))) AS work`.execute(db);
+                   WHERE d.endpoint_id = w.id AND d.status = 'sending' AND ${live} AND (d.claimed_by != ${instanceId} OR d.lease_until < ${at}))) AS work`.execute(
+    db,
+  );
   return Number(row.rows[0]?.work ?? 0) === 1;
 }
 

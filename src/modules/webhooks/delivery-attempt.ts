@@ -12,13 +12,7 @@ export function retryDelayMs(failures: number, schedule: readonly number[], rand
 }
 
 /** What an attempt's outcome makes of its delivery: succeeded, retried on the schedule, or failed for good. */
-export function attemptResult(
-  claim: Claim,
-  outcome: SendOutcome,
-  now: number,
-  startedAt: number | null,
-  retrySchedule: readonly number[],
-): AttemptResult {
+export function attemptResult(claim: Claim, outcome: SendOutcome, now: number, startedAt: number | null, retrySchedule: readonly number[]): AttemptResult {
   const { due } = claim;
   const base = { claim, startedAt, latencyMs: outcome.latencyMs, responseStatus: outcome.status, excerpt: outcome.excerpt, error: outcome.error };
   if (outcome.ok) return { ...base, status: 'succeeded', delivery: { status: 'succeeded', failures: due.failures, nextAttemptAt: null } };

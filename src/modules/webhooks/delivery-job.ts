@@ -39,7 +39,8 @@ export function deliveryJob(
   signedAt: number,
 ): DeliveryJob {
   const secrets = [openSecret(options.secrets, due.secret)];
-  if (due.previous_secret && due.previous_secret_expires_at && Date.parse(due.previous_secret_expires_at) > signedAt) secrets.push(openSecret(options.secrets, due.previous_secret));
+  if (due.previous_secret && due.previous_secret_expires_at && Date.parse(due.previous_secret_expires_at) > signedAt)
+    secrets.push(openSecret(options.secrets, due.previous_secret));
   return {
     id: attemptId,
     url: due.url,
@@ -68,15 +69,24 @@ export async function sendJob(sender: WebhookSender, job: DeliveryJob): Promise<
       body,
       timeoutMs: job.timeoutMs,
       headers: [
-        'Content-Type', 'application/json',
-        'User-Agent', job.userAgent,
-        'X-Service-Signature', signature,
-        'Service-Signature', signature,
-        'X-Service-Event-Id', job.eventId,
-        'X-Service-Event-Type', job.eventType,
-        'X-Service-Delivery-Id', job.deliveryId,
-        'X-Service-Delivery-Attempt', String(job.attempt),
-        'X-Service-Delivery-Kind', job.kind,
+        'Content-Type',
+        'application/json',
+        'User-Agent',
+        job.userAgent,
+        'X-Service-Signature',
+        signature,
+        'Service-Signature',
+        signature,
+        'X-Service-Event-Id',
+        job.eventId,
+        'X-Service-Event-Type',
+        job.eventType,
+        'X-Service-Delivery-Id',
+        job.deliveryId,
+        'X-Service-Delivery-Attempt',
+        String(job.attempt),
+        'X-Service-Delivery-Kind',
+        job.kind,
       ],
     });
   } catch (err) {

@@ -324,11 +324,41 @@ export class DeliveryStatements {
       if (seq === null) {
         this.finishDelivery.run(r.delivery.status, r.delivery.failures, retryAt, r.error, finished ? at : null, at, d.id, instanceId, attempt);
       } else if (r.delivery.status !== 'succeeded') {
-        this.insertAnswered.run(d.id, d.tenant_id, d.endpoint_id, d.event_id, d.event_type, r.delivery.status, r.delivery.failures, retryAt, attemptId,
-          r.error, iso(claimedAt), at, finished ? at : null);
+        this.insertAnswered.run(
+          d.id,
+          d.tenant_id,
+          d.endpoint_id,
+          d.event_id,
+          d.event_type,
+          r.delivery.status,
+          r.delivery.failures,
+          retryAt,
+          attemptId,
+          r.error,
+          iso(claimedAt),
+          at,
+          finished ? at : null,
+        );
       }
-      this.insertAttempt.run(attemptId, d.tenant_id, d.id, d.endpoint_id, d.event_id, d.event_type, d.kind, attempt, r.status, d.url, startedAt, at,
-        r.latencyMs, r.responseStatus, r.excerpt, r.error, retryAt);
+      this.insertAttempt.run(
+        attemptId,
+        d.tenant_id,
+        d.id,
+        d.endpoint_id,
+        d.event_id,
+        d.event_type,
+        d.kind,
+        attempt,
+        r.status,
+        d.url,
+        startedAt,
+        at,
+        r.latencyMs,
+        r.responseStatus,
+        r.excerpt,
+        r.error,
+        retryAt,
+      );
     }
   }
 }

@@ -169,7 +169,10 @@ export class ResponseReader {
         if (!/^\d{1,15}$/.test(value) || (length !== null && length !== Number(value))) throw new ResponseError('an invalid Content-Length');
         length = Number(value);
       } else if (name === 'transfer-encoding') {
-        const codings = value.toLowerCase().split(',').map((c) => c.trim());
+        const codings = value
+          .toLowerCase()
+          .split(',')
+          .map((c) => c.trim());
         transferCoded = true;
         chunked = codings[codings.length - 1] === 'chunked';
       } else if (name === 'connection') {

@@ -19,9 +19,7 @@ import ipaddr from 'ipaddr.js';
 export type Resolve = (hostname: string, family: 0 | 4 | 6) => Promise<LookupAddress[]>;
 
 const systemResolve: Resolve = (hostname, family) =>
-  new Promise((resolve, reject) =>
-    dnsLookup(hostname, { all: true, family }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
-  );
+  new Promise((resolve, reject) => dnsLookup(hostname, { all: true, family }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
 
 export interface OutboundPolicyOptions {
   /** RFC 1918 and unique-local receivers (PETCARE_WEBHOOK_ALLOW_PRIVATE, default true). */

@@ -58,7 +58,10 @@ export class WebhookDispatcher {
   constructor(private readonly deps: WebhookDispatcherDeps) {
     this.policy = new OutboundPolicy(deps.config.webhookAllowHosts, { allowPrivate: deps.config.webhookAllowPrivate });
     // The thread applies the same policy (its own instance, from the same settings) when it connects.
-    this.sender = new DeliveryThread({ allowHosts: deps.config.webhookAllowHosts, allowPrivate: deps.config.webhookAllowPrivate }, usesWorker(deps.config.webhookThread));
+    this.sender = new DeliveryThread(
+      { allowHosts: deps.config.webhookAllowHosts, allowPrivate: deps.config.webhookAllowPrivate },
+      usesWorker(deps.config.webhookThread),
+    );
   }
 
   /** The job's run: one cycle for ctx's environment; sends continue after it returns. */

@@ -35,7 +35,14 @@ export const failedOutcome = (error: string, latencyMs = 0): SendOutcome => ({ o
 const cutDuringAttempt = 'interrupted: the service stopped during the attempt';
 
 /** An attempt our own stop cut (it does not count against the receiver). */
-export const interruptedOutcome = (error = cutDuringAttempt): SendOutcome => ({ ok: false, status: null, latencyMs: 0, excerpt: null, error, interrupted: true });
+export const interruptedOutcome = (error = cutDuringAttempt): SendOutcome => ({
+  ok: false,
+  status: null,
+  latencyMs: 0,
+  excerpt: null,
+  error,
+  interrupted: true,
+});
 
 class TimeoutError extends Error {}
 class InterruptedError extends Error {}
@@ -102,9 +109,7 @@ export class WebhookSender {
       // An IP literal is connected without a lookup: check it here.
       const refused = isIP(hostname) !== 0 ? this.policy.check(hostname, hostname) : null;
       const port = Number(url.port || (secure ? 443 : 80));
-      target = refused
-        ? `refused by the outbound policy: ${refused}`
-        : { secure, hostname, port, path: `${url.pathname}${url.search}`, host: url.host };
+      target = refused ? `refused by the outbound policy: ${refused}` : { secure, hostname, port, path: `${url.pathname}${url.search}`, host: url.host };
     } catch {
       target = 'invalid URL';
     }
@@ -209,11 +214,14 @@ export class WebhookSender {
     if (this.deadlineTimer && this.deadlineTimerAt <= next.at) return;
     if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
     this.deadlineTimerAt = next.at;
-    this.deadlineTimer = setTimeout(() => {
-      this.deadlineTimer = null;
-      this.deadlineTimerAt = Infinity;
-      this.serveDeadlines();
-    }, Math.max(0, Math.ceil(next.at - performance.now())));
+    this.deadlineTimer = setTimeout(
+      () => {
+        this.deadlineTimer = null;
+        this.deadlineTimerAt = Infinity;
+        this.serveDeadlines();
+      },
+      Math.max(0, Math.ceil(next.at - performance.now())),
+    );
   }
 
   /** Cuts every request in flight (the service is stopping); their outcomes say interrupted. */

@@ -50,7 +50,11 @@ export async function currentEventSeq(db: Executor): Promise<number> {
 
 export async function insertDeliveries(db: Executor, rows: readonly WebhookDeliveriesTable[]): Promise<void> {
   // Chunks stay far below SQLite's bound-variable limit.
-  for (let i = 0; i < rows.length; i += 200) await db.insertInto('webhook_deliveries').values(rows.slice(i, i + 200)).execute();
+  for (let i = 0; i < rows.length; i += 200)
+    await db
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(i, i + 200))
+      .execute();
 }
 
 /** Deliveries waiting for an attempt stop: disabled or deleted endpoint. Ones in flight finish. */

@@ -44,7 +44,9 @@ export const UpdateEndpointSchema = Type.Object(
   {
     url: Type.Optional(Url),
     events: Type.Optional(Events),
-    enabled: Type.Optional(Type.Boolean({ description: 'false stops deliveries (pending ones are cancelled); true resumes with events created from then on.' })),
+    enabled: Type.Optional(
+      Type.Boolean({ description: 'false stops deliveries (pending ones are cancelled); true resumes with events created from then on.' }),
+    ),
     description: Type.Optional(Description),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -53,7 +55,11 @@ export const UpdateEndpointSchema = Type.Object(
 export const RotateSecretSchema = Type.Object(
   {
     expiresInHours: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: maxOverlapHours, description: 'How long the old secret keeps signing (default PETCARE_WEBHOOK_SECRET_OVERLAP_HOURS, 24); 0 retires it at once.' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: maxOverlapHours,
+        description: 'How long the old secret keeps signing (default PETCARE_WEBHOOK_SECRET_OVERLAP_HOURS, 24); 0 retires it at once.',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -86,10 +92,7 @@ export const DeletedEndpointSchema = Type.Object({ id: Type.String(), deleted: T
 
 export const EndpointParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
-export const ListEndpointsQuery = Type.Object(
-  { ...pageQueryFields, enabled: Type.Optional(Type.Boolean()) },
-  { additionalProperties: false },
-);
+export const ListEndpointsQuery = Type.Object({ ...pageQueryFields, enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
 
 export const attemptStatuses = ['in_flight', 'succeeded', 'failed', 'interrupted'] as const;
 export const deliveryStatuses = ['pending', 'sending', 'succeeded', 'failed', 'cancelled'] as const;
@@ -105,9 +108,12 @@ export const AttemptSchema = Type.Object(
     kind: Type.Union(literals(['event', 'replay', 'test']), { description: 'event: first delivery; replay: re-sent on request; test: webhook.test.' }),
     attempt: Type.Integer({ minimum: 1, description: '1 for the first attempt of the delivery.' }),
     status: Type.Union(literals(attemptStatuses), {
-      description: 'in_flight, succeeded (2xx within the timeout), failed, or interrupted (the service stopped during the attempt; the next attempt follows at once).',
+      description:
+        'in_flight, succeeded (2xx within the timeout), failed, or interrupted (the service stopped during the attempt; the next attempt follows at once).',
     }),
-    deliveryStatus: Type.Union(literals(deliveryStatuses), { description: 'The delivery now: pending (a retry is due), sending, succeeded, failed (retries exhausted) or cancelled.' }),
+    deliveryStatus: Type.Union(literals(deliveryStatuses), {
+      description: 'The delivery now: pending (a retry is due), sending, succeeded, failed (retries exhausted) or cancelled.',
+    }),
     url: Type.String({ description: 'Where this attempt went.' }),
     startedAt: Type.String({ format: 'date-time' }),
     finishedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -115,7 +121,9 @@ export const AttemptSchema = Type.Object(
     responseStatus: Type.Union([Type.Integer(), Type.Null()]),
     responseBody: Type.Union([Type.String(), Type.Null()], { description: 'The first 1 KiB of the answer (at most 64 KiB are read).' }),
     error: Type.Union([Type.String(), Type.Null()]),
-    nextRetryAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the next attempt is due after this failed one; null if none follows.' }),
+    nextRetryAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When the next attempt is due after this failed one; null if none follows.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -130,20 +138,14 @@ export const ListAttemptsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const QueuedDelivery = Type.Object(
-  { deliveryId: Type.String(), endpointId: Type.String(), type: Type.String() },
-  { additionalProperties: false },
-);
+const QueuedDelivery = Type.Object({ deliveryId: Type.String(), endpointId: Type.String(), type: Type.String() }, { additionalProperties: false });
 
 export const ReplayEventSchema = Type.Object(
   { endpointId: Type.Optional(Type.String({ maxLength: 100, description: 'Only this endpoint; default every enabled endpoint subscribed to the type.' })) },
   { additionalProperties: false },
 );
 
-export const ReplayEventResultSchema = Type.Object(
-  { eventId: Type.String(), queued: Type.Array(QueuedDelivery) },
-  { additionalProperties: false },
-);
+export const ReplayEventResultSchema = Type.Object({ eventId: Type.String(), queued: Type.Array(QueuedDelivery) }, { additionalProperties: false });
 
 export const ReplayRangeSchema = Type.Object(
   {

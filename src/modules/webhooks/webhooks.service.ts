@@ -47,7 +47,8 @@ function normalisedUrl(raw: string): string {
   } catch {
     throw validationFailed([{ field: 'url', message: 'is not a valid URL' }]);
   }
-  if (href.length > maxUrlLength) throw validationFailed([{ field: 'url', message: `is longer than ${maxUrlLength} characters once normalised (${href.length})` }]);
+  if (href.length > maxUrlLength)
+    throw validationFailed([{ field: 'url', message: `is longer than ${maxUrlLength} characters once normalised (${href.length})` }]);
   return href;
 }
 
@@ -98,7 +99,14 @@ export async function deleteEndpoint(db: Executor, actor: Actor, id: string, now
   await getEndpoint(db, actor, id);
   const at = iso(now);
   // The row stays as the parent of its delivery history; its secrets go.
-  await updateEndpoint(db, actor.tenantId, id, { deleted_at: at, enabled: 0, secret: '', previous_secret: null, previous_secret_expires_at: null, updated_at: at });
+  await updateEndpoint(db, actor.tenantId, id, {
+    deleted_at: at,
+    enabled: 0,
+    secret: '',
+    previous_secret: null,
+    previous_secret_expires_at: null,
+    updated_at: at,
+  });
   await cancelPendingDeliveries(db, id, 'endpoint deleted', at);
 }
 
@@ -145,7 +153,14 @@ export async function sealClearSecrets(db: Executor, box: SecretBox): Promise<nu
   return rows.length;
 }
 
-function delivery(endpoint: WebhookEndpointsTable, eventId: string, type: string, kind: DeliveryKind, now: number, payload: string | null = null): WebhookDeliveriesTable {
+function delivery(
+  endpoint: WebhookEndpointsTable,
+  eventId: string,
+  type: string,
+  kind: DeliveryKind,
+  now: number,
+  payload: string | null = null,
+): WebhookDeliveriesTable {
   const at = iso(now);
   return {
     id: newId('whd'),
