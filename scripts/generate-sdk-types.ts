@@ -1,6 +1,6 @@
 /**
  * Generates the SDK's types (`sdk/src/openapi-types.ts`) from the OpenAPI document the app serves
- * at /openapi.json, built the same way as `scripts/write-openapi.ts`: the app on a throwaway data
+ * at /openapi.json (also what `scripts/write-openapi.ts` writes): the app on a throwaway data
  * directory (the routes need their dependencies, not any data). `npm run sdk:types` writes the
  * file; test/sdk/sdk-types.test.ts calls `generateSdkTypes()` and fails when the file has drifted.
  */
