@@ -1,6 +1,6 @@
 import test from 'ava';
 import { emit } from '../../src/modules/events/emit.js';
-import { canonicalEventTypes, type EventType } from '../../src/modules/events/event-types.js';
+import { canonicalEventTypes, type EventData, type EventType } from '../../src/modules/events/event-types.js';
 import { createHousehold, createPet } from '../helpers/factories.js';
 import { adminCredentials, useTestApp } from '../helpers/test-app.js';
 import {
@@ -215,7 +215,8 @@ test.serial('redirects are not followed; a large answer is read at most 64 KiB',
   await retire(bigEndpoint.id);
 });
 
-const samples: Record<EventType, Record<string, unknown>> = {
+// Typed by the catalogue: a sample that does not match its type's data schema does not compile.
+const samples: { [T in EventType]: EventData<T> } = {
   'pet.registered': { petId: 'pet_x', ownerId: 'usr_x', locationId: 'loc_x', name: 'Rex', species: 'dog' },
   'appointment.created': {
     appointmentId: 'apt_x',
@@ -223,9 +224,21 @@ const samples: Record<EventType, Record<string, unknown>> = {
     providerId: 'prv_x',
     locationId: 'loc_x',
     type: 'vaccination',
+    status: 'confirmed',
     startsAt: '2026-12-01T10:00:00.000Z',
+    endsAt: '2026-12-01T10:30:00.000Z',
   },
-  'appointment.completed': { appointmentId: 'apt_x', petId: 'pet_x', providerId: 'prv_x', locationId: 'loc_x', type: 'vaccination' },
+  'appointment.completed': {
+    appointmentId: 'apt_x',
+    petId: 'pet_x',
+    providerId: 'prv_x',
+    locationId: 'loc_x',
+    type: 'vaccination',
+    status: 'completed',
+    startsAt: '2026-12-01T10:00:00.000Z',
+    endsAt: '2026-12-01T10:30:00.000Z',
+    completedAt: '2026-12-01T10:31:00.000Z',
+  },
   'pet.vaccination_due': { petId: 'pet_x', vaccine: 'Rabies', dueOn: '2026-12-20' },
   'boarding.checked_in': { bookingId: 'bkg_x', petId: 'pet_x' },
   'boarding.checked_out': { bookingId: 'bkg_x', petId: 'pet_x' },

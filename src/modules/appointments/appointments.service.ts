@@ -4,7 +4,7 @@ import type { Executor, LocationsTable } from '../../db/database.js';
 import { newId, randomSecret } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, notFound, validationFailed } from '../../http/errors.js';
-import { emit } from '../events/index.js';
+import { emit, type EventData } from '../events/index.js';
 import { findLocation } from '../locations/index.js';
 import { findPet, recordPetVisit } from '../pets/index.js';
 import { findProvider, providerServices, type ProviderRecord } from '../providers/index.js';
@@ -192,7 +192,7 @@ export async function createAppointment(
   return { ...row, provider_name: provider.name };
 }
 
-const eventData = (row: AppointmentsTable): Record<string, unknown> => ({
+const eventData = (row: AppointmentsTable): EventData<'appointment.created'> => ({
   appointmentId: row.id,
   petId: row.pet_id,
   providerId: row.provider_id,

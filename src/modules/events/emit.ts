@@ -1,7 +1,7 @@
 import { isoAt } from '../../clock.js';
 import { runStatement, type Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
-import type { EventType } from './event-types.js';
+import type { EventData, EventType } from './event-types.js';
 
 export interface EmittedEvent {
   id: string;
@@ -18,7 +18,7 @@ const insertSql = 'insert into events (id, tenant_id, type, data, created_at) va
  * transaction (outbox), so it exists exactly when the change does. Delivery reads the table.
  * `now` is the service clock's instant of the change, so the event time matches the row it announces.
  */
-export async function emit(trx: Executor, type: EventType, data: Record<string, unknown>, tenantId: string, now: number): Promise<EmittedEvent> {
+export async function emit<T extends EventType>(trx: Executor, type: T, data: EventData<T>, tenantId: string, now: number): Promise<EmittedEvent> {
   const event: EmittedEvent = { id: newId('evt'), type, createdAt: isoAt(now), data };
   await runStatement(trx, insertSql, [event.id, tenantId, type, JSON.stringify(data), event.createdAt]);
   return event;

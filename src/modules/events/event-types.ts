@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { type Static, Type, type TProperties, type TSchema } from '@sinclair/typebox';
 
 /** Both event lists of seed part 6. Aliases map to their canonical name (DESIGN §6). */
 export const canonicalEventTypes = [
@@ -69,7 +69,7 @@ const dateTime = (description: string) => Type.String({ format: 'date-time', des
 const date = (description: string) => Type.String({ format: 'date', description });
 const amount = Type.Integer({ description: 'Integer minor units (cents).' });
 const currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code, e.g. USD.' });
-const data = (properties: Parameters<typeof Type.Object>[0], description: string) =>
+const data = <P extends TProperties>(properties: P, description: string) =>
   // Open objects: a later release may add fields to an event's data, never remove or retype one.
   Type.Object(properties, { description: `${description} More fields may be added; none are removed.` });
 
@@ -111,7 +111,7 @@ export interface EventTypeInfo {
 }
 
 /** What each type means and carries (GET /v1/event-types; the emitting modules follow these schemas). */
-export const eventCatalogue: Record<EventType, EventTypeInfo> = {
+export const eventCatalogue = {
   'pet.registered': {
     description: 'A pet was registered.',
     emittedBy: 'POST /v1/pets',
@@ -415,7 +415,10 @@ export const eventCatalogue: Record<EventType, EventTypeInfo> = {
       'The campaign totals.',
     ),
   },
-};
+} satisfies Record<EventType, EventTypeInfo>;
+
+/** The `data` of an event of type T, as its catalogue entry describes it: what `emit` takes. */
+export type EventData<T extends EventType> = Static<(typeof eventCatalogue)[T]['data']>;
 
 /** The data of the synthetic test event. */
 export const testEventData = data(

@@ -13,6 +13,7 @@ export {
   eventTypeNames,
   testEventData,
   testEventType,
+  type EventData,
   type EventType,
   type EventTypeAlias,
   type EventTypeInfo,

@@ -3,7 +3,7 @@ import { newId } from '../../db/ids.js';
 import { isoAt } from '../../clock.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, validationFailed, type FieldError } from '../../http/errors.js';
-import { emit } from '../events/index.js';
+import { emit, type EventData } from '../events/index.js';
 import { findLocation } from '../locations/index.js';
 import { findPetParent } from '../pet-parents/index.js';
 import { findPet } from '../pets/index.js';
@@ -205,9 +205,15 @@ export async function updateDraftInvoice(trx: Executor, access: AccessFilter, id
   return { ...invoice, ...patch, lines };
 }
 
-const invoiceEventData = (invoice: InvoicesTable) => ({
+/** Only finalized invoices announce themselves, and finalizing numbers them. */
+function finalizedNumber(invoice: InvoicesTable): string {
+  if (invoice.number === null) throw new Error(`invoice ${invoice.id} has no number: only a finalized invoice emits events`);
+  return invoice.number;
+}
+
+const invoiceEventData = (invoice: InvoicesTable): EventData<'invoice.finalized'> => ({
   invoiceId: invoice.id,
-  number: invoice.number,
+  number: finalizedNumber(invoice),
   parentId: invoice.parent_id,
   locationId: invoice.location_id,
   total: invoice.total,
