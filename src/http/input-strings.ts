@@ -141,6 +141,17 @@ function stringProblem(schema: Json, key: string | undefined, value: string): st
   return textProblem(value, textKindOf(schema, key));
 }
 
+/** patternProperties keys compiled once, not once per property of every request. */
+const propertyPatterns = new Map<string, RegExp>();
+const propertyPattern = (source: string): RegExp => {
+  let compiled = propertyPatterns.get(source);
+  if (compiled === undefined) {
+    compiled = new RegExp(source);
+    propertyPatterns.set(source, compiled);
+  }
+  return compiled;
+};
+
 /**
  * The input rules over a value its schema already accepted: one error per refused field, named as
  * validation names fields (`lines[0].description`). Runs on requests only: answers and stored
@@ -173,7 +184,7 @@ export function inputStringErrors(schema: TSchema, value: unknown, location: str
     const rest = node.additionalProperties && typeof node.additionalProperties === 'object' ? (node.additionalProperties as Json) : undefined;
     for (const [name, v] of Object.entries(item as Record<string, unknown>)) {
       const own = Object.hasOwn(properties, name) ? properties[name] : undefined;
-      const patterned = own ?? (patterns ? Object.entries(patterns).find(([p]) => new RegExp(p).test(name))?.[1] : undefined);
+      const patterned = own ?? (patterns ? Object.entries(patterns).find(([p]) => propertyPattern(p).test(name))?.[1] : undefined);
       const child = patterned ?? rest;
       if (child) visit(child, v, own ? name : key, [...path, name]);
     }
