@@ -16,6 +16,8 @@ import { sql, type Kysely } from 'kysely';
 const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
 /** Ids more than this far ahead of the real clock are future-dated (room for a clock's drift between hosts). */
 const toleranceMs = 10 * 60_000;
+/** Rows read at a time from a rowid table. */
+const pageRows = 10_000;
 const idPattern = /\b([a-z]{2,5})_([0-9a-hjkmnp-tv-z]{10})([0-9a-hjkmnp-tv-z]{16})\b/g;
 
 function encodeTime(ms: number): string {
@@ -95,24 +97,38 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       if (text.length === 0) continue;
       const keys = t.withoutRowid ? columns.filter((c) => c.pk > 0).map((c) => c.name) : ['rowid'];
       const select = `SELECT ${keys.map((k, i) => `${keyColumn(k)} AS k${i}`).join(', ')}, ${text.map((c, i) => `${quote(c.name)} AS v${i}`).join(', ')} FROM ${quote(t.name)}`;
-      const rows = (await sql.raw<Record<string, unknown>>(select).execute(trx)).rows;
-      for (const row of rows) {
-        let changed = false;
-        const values = text.map((_, i) => {
-          const value = row[`v${i}`];
-          if (typeof value !== 'string' || value.length < 29) return value;
-          const next = rewrite(value);
-          if (next !== value) changed = true;
-          return next;
-        });
-        if (!changed) continue;
-        const assignments = sql.join(text.map((c, i) => sql`${sql.ref(c.name)} = ${values[i]}`));
-        const where = sql.join(
-          keys.map((k, i) => sql`${sql.raw(keyColumn(k))} IS ${row[`k${i}`]}`),
-          sql` AND `,
-        );
-        await sql`UPDATE ${sql.table(t.name)} SET ${assignments} WHERE ${where}`.execute(trx);
-      }
+      // A rowid table is read a page at a time (an audit trail may hold millions of rows); the few
+      // WITHOUT ROWID tables, keyed by several columns, in one read.
+      const pages = async function* (): AsyncGenerator<Record<string, unknown>[]> {
+        if (t.withoutRowid) {
+          yield (await sql.raw<Record<string, unknown>>(select).execute(trx)).rows;
+          return;
+        }
+        for (let after: unknown = -Infinity; ; ) {
+          const page = (await sql<Record<string, unknown>>`${sql.raw(select)} WHERE rowid > ${after} ORDER BY rowid LIMIT ${pageRows}`.execute(trx)).rows;
+          if (page.length === 0) return;
+          yield page;
+          after = page[page.length - 1]!.k0;
+        }
+      };
+      for await (const rows of pages())
+        for (const row of rows) {
+          let changed = false;
+          const values = text.map((_, i) => {
+            const value = row[`v${i}`];
+            if (typeof value !== 'string' || value.length < 29) return value;
+            const next = rewrite(value);
+            if (next !== value) changed = true;
+            return next;
+          });
+          if (!changed) continue;
+          const assignments = sql.join(text.map((c, i) => sql`${sql.ref(c.name)} = ${values[i]}`));
+          const where = sql.join(
+            keys.map((k, i) => sql`${sql.raw(keyColumn(k))} IS ${row[`k${i}`]}`),
+            sql` AND `,
+          );
+          await sql`UPDATE ${sql.table(t.name)} SET ${assignments} WHERE ${where}`.execute(trx);
+        }
     }
     for (const trigger of triggers) await sql.raw(trigger.sql!).execute(trx);
   });
