@@ -1,3 +1,4 @@
+import { registerAccessPolicies } from './db/access-policy.js';
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import type { Logger } from 'pino';
@@ -162,10 +163,12 @@ export function createApp(deps: AppDeps): PetCareApp {
       },
     ],
     tables: ['idempotency_keys'],
+    access: { idempotency_keys: { system: 'records are per API client, found by client id and key' } },
     // Records are per client, not per tenant: a reset drops every one of the sandbox's.
     reset: { erase: { tables: ['idempotency_keys'], run: async (db) => void (await db.deleteFrom('idempotency_keys').execute()) } },
   };
   const modules = appModules(gateway);
+  for (const module of modules) registerAccessPolicies(module.name, module.access ?? {});
   const routes: AnyRoute[] = [];
   const shared: ModuleDeps = {
     config,

@@ -1,4 +1,5 @@
 import type { Environment } from './config.js';
+import type { TablePolicy } from './db/access-policy.js';
 import type { Executor } from './db/database.js';
 import type { AnyRoute } from './http/route.js';
 import type { HousekeepingTask } from './jobs/housekeeping.js';
@@ -26,6 +27,11 @@ export interface ModuleManifest<Deps = never> {
   readonly tags?: Readonly<Record<string, string>>;
   /** Every table its migrations create (a virtual table stands for its shadow tables); each table has one owner. */
   readonly tables?: readonly string[];
+  /**
+   * How each of those tables is confined to a caller (`src/db/access-policy.ts`): `scoped(db, actor)`
+   * reads it. Tested: every table of `tables` has one.
+   */
+  readonly access?: Readonly<Record<string, TablePolicy>>;
   /** How the sandbox reset erases a tenant's rows of those tables (tested: every table with `tenant_id` is named here). */
   readonly reset?: ModuleReset;
 }

@@ -44,6 +44,17 @@ export const aiModule: ModuleManifest<{ config: Config; clock: Clock; stores: St
     'ai_recall_campaigns',
     'ai_recall_recipients',
   ],
+  access: {
+    ai_services: { location: null, why: 'a knowledge service names the locations it answers for in location_ids; the ai module checks them' },
+    ai_documents: { parent: 'ai_services', key: 'service_id' },
+    ai_chunks: { parent: 'ai_documents', key: 'document_id' },
+    ai_chunks_fts: { system: 'the full-text index of ai_chunks, joined by rowid' },
+    ai_chunk_vectors: { system: 'the vector index of ai_chunks, joined by rowid' },
+    ai_answers: { location: null, why: 'an answer records the locations it drew on in location_ids; the ai module checks them' },
+    ai_index_version: { system: 'a counter of index changes' },
+    ai_recall_campaigns: { location: 'location_id' },
+    ai_recall_recipients: { location: 'location_id' },
+  },
   reset: {
     // The reminder ledger and notifications a campaign wrote go with the notifications module's rows.
     erase: {

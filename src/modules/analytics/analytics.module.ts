@@ -15,4 +15,7 @@ export const analyticsModule: ModuleManifest<Parameters<typeof analyticsRoutes>[
       "Metrics over the other modules' records (revenue, open invoices, appointments, no-shows, occupancy, grooming, vaccination compliance, pets, marketplace), each with its declared basis, as a summary, a series (JSON or CSV) and the records behind a value.",
   },
   tables: ['analytics_versions'],
+  access: {
+    analytics_versions: { system: 'counters of writes that invalidate cached summaries' },
+  },
 };

@@ -22,5 +22,11 @@ export const appointmentsModule: ModuleManifest<AppointmentDeps & Parameters<typ
     Appointments: 'Bookings with a provider (apt_ ids): availability, booking without double-booking, state changes, calendar links.',
   },
   tables: ['appointments', 'appointment_types', 'provider_schedules', 'scheduling_versions'],
+  access: {
+    appointments: { location: 'location_id' },
+    appointment_types: { location: null, why: "appointment types are the group's catalogue" },
+    provider_schedules: { location: 'location_id' },
+    scheduling_versions: { system: 'counters of writes that invalidate cached availability' },
+  },
   reset: { rows: ['appointments', 'provider_schedules', 'appointment_types'] },
 };

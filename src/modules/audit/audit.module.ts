@@ -7,5 +7,8 @@ export const auditModule: ModuleManifest<Parameters<typeof auditRoutes>[0]> = {
   routes: (deps) => auditRoutes(deps),
   tags: { Audit: 'The audit trail of every call.' },
   tables: ['audit_events'],
+  access: {
+    audit_events: { location: null, why: 'the audit log is read tenant-wide, by admins' },
+  },
   reset: { keeps: { audit_events: 'the audit trail outlives a sandbox reset' } },
 };

@@ -24,6 +24,17 @@ export const boardingModule: ModuleManifest<{ config: Config; clock: Clock }> = 
       'Rooms (room_ ids), boarding stays booked by room type (bkg_ ids, kind boarding), check-in and check-out, occupancy, care plans (cpl_ ids) and the dose log.',
   },
   tables: [...boardingTables, 'boarding_erasures', 'boarding_version'],
+  access: {
+    boarding_dose_alerts: { parent: 'boarding_care_plans', key: 'care_plan_id' },
+    boarding_doses: { parent: 'boarding_care_plans', key: 'care_plan_id' },
+    boarding_care_plans: { location: 'location_id' },
+    boarding_night_totals: { location: 'location_id' },
+    boarding_nights: { location: 'location_id' },
+    boarding_stays: { location: 'location_id' },
+    boarding_rooms: { location: 'location_id' },
+    boarding_erasures: { location: null, why: "markers that let an erasure through the dose log's append-only trigger" },
+    boarding_version: { system: 'a counter of writes that invalidates cached occupancy' },
+  },
   reset: {
     // The dose log is append-only: the erasure row lets the DELETEs through the trigger. The shared bookings rows go later.
     erase: {

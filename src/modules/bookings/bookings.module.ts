@@ -10,5 +10,8 @@ declare module '../../db/database.js' {
 export const bookingsModule: ModuleManifest<unknown> = {
   name: 'bookings',
   tables: ['bookings'],
+  access: {
+    bookings: { location: 'location_id' },
+  },
   reset: { rows: ['bookings'] },
 };

@@ -10,4 +10,7 @@ declare module '../../db/database.js' {
 export const businessClockModule: ModuleManifest<unknown> = {
   name: 'business-clock',
   tables: ['sandbox_clock'],
+  access: {
+    sandbox_clock: { system: "one row per environment: the sandbox's business clock" },
+  },
 };

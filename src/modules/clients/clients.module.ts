@@ -7,5 +7,9 @@ export const clientsModule: ModuleManifest<Parameters<typeof clientRoutes>[0]> =
   routes: (deps) => clientRoutes(deps),
   tags: { Clients: 'API clients (keys) of the tenant: roles, scopes, locations, IP allowlists. Admin only.' },
   tables: ['tenants', 'api_clients'],
+  access: {
+    tenants: { system: "the tenant itself, read by id from the caller's token" },
+    api_clients: { location: null, why: "API clients are the tenant's, managed by admins" },
+  },
   reset: { keeps: { api_clients: 'API clients and their keys outlive a sandbox reset' } },
 };

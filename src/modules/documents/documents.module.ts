@@ -15,5 +15,8 @@ export const documentsModule: ModuleManifest<Parameters<typeof documentRoutes>[0
   housekeeping: (deps) => documentHousekeeping(deps),
   tags: { Documents: 'Files attached to pets (doc_ ids): PDF, images and text, type decided by content, text extracted.' },
   tables: ['documents'],
+  access: {
+    documents: { parent: 'pets', key: 'pet_id' },
+  },
   reset: { cascades: { documents: 'pets' }, files: (dataDir, env) => new DocumentFiles(dataDir).removeAllStored(env) },
 };

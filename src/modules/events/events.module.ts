@@ -6,5 +6,8 @@ export const eventsModule: ModuleManifest<unknown> = {
   routes: () => eventRoutes(),
   tags: { Events: 'The event stream (evt_ ids) in the seed envelope, the catalogue with data schemas, and replay.' },
   tables: ['events'],
+  access: {
+    events: { location: null, why: 'events are published tenant-wide' },
+  },
   reset: { rows: ['events'] },
 };

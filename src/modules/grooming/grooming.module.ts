@@ -17,6 +17,13 @@ export const groomingModule: ModuleManifest<Parameters<typeof groomingRouteList>
       "Packages (pkg_ ids) priced by pet size, grooming appointments on the stylists' schedules (bkg_ ids, kind grooming), stylist assignment, availability, memberships (mbr_ ids).",
   },
   tables: ['grooming_packages', 'grooming_appointments', 'grooming_memberships', 'grooming_package_credits', 'grooming_credit_uses'],
+  access: {
+    grooming_packages: { location: 'location_id' },
+    grooming_appointments: { parent: 'bookings', key: 'booking_id' },
+    grooming_memberships: { location: 'location_id' },
+    grooming_package_credits: { location: 'location_id' },
+    grooming_credit_uses: { parent: 'bookings', key: 'booking_id' },
+  },
   reset: {
     // Before the shared bookings rows go.
     erase: {

@@ -7,4 +7,8 @@ export const jobsModule: ModuleManifest<Parameters<typeof jobRoutes>[0]> = {
   routes: (deps) => jobRoutes(deps),
   tags: { Jobs: 'Background jobs: schedules, last and next runs, run now.' },
   tables: ['jobs', 'job_schedules'],
+  access: {
+    jobs: { system: 'the job queue of the whole appliance' },
+    job_schedules: { system: 'the job schedule of the whole appliance' },
+  },
 };

@@ -6,5 +6,8 @@ export const locationsModule: ModuleManifest<Parameters<typeof locationRoutes>[0
   routes: (deps) => locationRoutes(deps),
   tags: { Locations: 'Clinics, salons and boarding sites, each with its time zone. Admin only.' },
   tables: ['locations'],
+  access: {
+    locations: { location: 'id' },
+  },
   reset: { rows: ['locations'] },
 };

@@ -27,6 +27,11 @@ export const marketplaceModule: ModuleManifest<Parameters<typeof marketplaceRout
       "Orders of marketplace services (ord_ ids) whose lines claim providers' slots as bookings (bkg_ ids, kind marketplace), paid through their invoice; completion, refunds by line, commission lines and provider payout statements (stl_ ids, kind provider_payout).",
   },
   tables: ['marketplace_orders', 'marketplace_order_lines', 'marketplace_commission_lines'],
+  access: {
+    marketplace_orders: { location: 'location_id' },
+    marketplace_order_lines: { parent: 'marketplace_orders', key: 'order_id' },
+    marketplace_commission_lines: { parent: 'marketplace_orders', key: 'order_id' },
+  },
   // Orders reference bookings, providers and payout statements (settlements): latest in the list, they go first.
   reset: { erase: { tables: ['marketplace_commission_lines', 'marketplace_order_lines', 'marketplace_orders'], run: deleteMarketplaceRows } },
 };

@@ -13,6 +13,10 @@ export const medicalRecordsModule: ModuleManifest<Parameters<typeof medicalRecor
   routes: (deps) => medicalRecordRoutes(deps),
   tags: { 'Medical records': 'Append-only clinical records (med_ ids); corrections are amendments. Doctors and admins write.' },
   tables: ['medical_records', 'medical_record_erasures'],
+  access: {
+    medical_records: { location: 'location_id' },
+    medical_record_erasures: { location: null, why: "markers that let an erasure through the records' append-only trigger" },
+  },
   // Append-only: the erasure row lets the DELETEs through the trigger.
   reset: { erase: { tables: ['medical_records', 'medical_record_erasures'], run: (db, tenantId) => eraseMedicalRecords(db, tenantId, 'sandbox reset') } },
 };

@@ -16,5 +16,9 @@ export const notificationsModule: ModuleManifest<Parameters<typeof notificationR
   jobs: (deps) => [notificationDeliveryJob({ config: deps.config })],
   tags: { Notifications: 'Email to pet parents (ntf_ ids) through SMTP, with an outbox and retries.' },
   tables: ['notifications', 'reminder_ledger'],
+  access: {
+    notifications: { location: 'location_id' },
+    reminder_ledger: { location: null, why: "the reminders job's record of what it sent, tenant-wide" },
+  },
   reset: { rows: ['notifications', 'reminder_ledger'] },
 };

@@ -39,6 +39,22 @@ export const paymentsModule: ModuleManifest<{ clock: Clock }> = {
     Settlements: 'Daily closes per location and local day (stl_ ids), and provider payouts.',
   },
   tables: [...moneyTables, 'money_erasures'],
+  access: {
+    subscription_invoices: { parent: 'subscriptions', key: 'subscription_id' },
+    subscriptions: { location: 'location_id' },
+    refunds: { location: 'location_id' },
+    payments: { location: 'location_id' },
+    wallet_transactions: { parent: 'wallets', key: 'wallet_id' },
+    wallets: { location: null, why: "a pet parent's wallet is the group's, not a location's" },
+    invoice_lines: { parent: 'invoices', key: 'invoice_id' },
+    invoices: { location: 'location_id' },
+    invoice_number_counters: { location: 'location_id' },
+    ledger_lines: { parent: 'ledger_entries', key: 'entry_id' },
+    ledger_entries: { location: 'location_id' },
+    settlements: { location: 'location_id' },
+    daily_close_marks: { location: 'location_id' },
+    money_erasures: { location: null, why: "markers that let an erasure through the ledger's append-only trigger" },
+  },
   reset: {
     // The journal is append-only: the erasure row lets the DELETEs through its triggers.
     erase: {

@@ -6,5 +6,8 @@ export const petParentsModule: ModuleManifest<Parameters<typeof petParentRoutes>
   routes: (deps) => petParentRoutes(deps),
   tags: { 'Pet parents': 'Owners of pets (usr_ ids).' },
   tables: ['pet_parents'],
+  access: {
+    pet_parents: { location: 'location_id' },
+  },
   reset: { rows: ['pet_parents'] },
 };

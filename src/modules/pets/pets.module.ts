@@ -6,5 +6,8 @@ export const petsModule: ModuleManifest<Parameters<typeof petRoutes>[0]> = {
   routes: (deps) => petRoutes(deps),
   tags: { Pets: 'Pets (pet_ ids), scoped to a location.' },
   tables: ['pets'],
+  access: {
+    pets: { location: 'location_id' },
+  },
   reset: { rows: ['pets'] },
 };

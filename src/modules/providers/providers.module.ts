@@ -19,6 +19,14 @@ export const providersModule: ModuleManifest<Parameters<typeof providerRoutes>[0
     'Provider reviews': 'Ratings and verified reviews (rev_ ids) of marketplace providers, one per completed marketplace booking, and the provider reply.',
   },
   tables: ['providers', 'provider_locations', 'provider_marketplace_profiles', 'marketplace_listings', 'provider_reviews', 'provider_directory_version'],
+  access: {
+    providers: { location: null, why: 'providers work across the group; provider_locations says where' },
+    provider_locations: { location: 'location_id' },
+    provider_marketplace_profiles: { location: null, why: "a provider's marketplace profile is group-wide" },
+    marketplace_listings: { location: null, why: 'listings belong to a provider, group-wide' },
+    provider_reviews: { location: 'location_id' },
+    provider_directory_version: { system: 'a counter of writes that invalidates the cached directory' },
+  },
   reset: {
     // Reviews point at bookings, which point at providers: the marketplace side goes before the shared bookings rows, providers after them.
     erase: { tables: ['provider_reviews', 'marketplace_listings', 'provider_marketplace_profiles'], run: eraseMarketplaceProviderRecords },

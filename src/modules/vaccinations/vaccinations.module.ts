@@ -12,5 +12,8 @@ export const vaccinationsModule: ModuleManifest<Parameters<typeof vaccinationRou
   routes: (deps) => vaccinationRoutes(deps),
   tags: { Vaccinations: "Vaccination records (vac_ ids); they drive the pet's vaccinationStatus." },
   tables: ['vaccinations'],
+  access: {
+    vaccinations: { location: 'location_id' },
+  },
   reset: { rows: ['vaccinations'] },
 };

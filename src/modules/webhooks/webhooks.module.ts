@@ -15,6 +15,12 @@ export const webhooksModule: ModuleManifest<WebhookRouteDeps & Parameters<typeof
   housekeeping: (deps) => webhookHousekeeping(deps),
   tags: { Webhooks: 'Signed webhook endpoints (whe_ ids), their deliveries and replay.' },
   tables: ['webhook_endpoints', 'webhook_fanout', 'webhook_deliveries', 'webhook_attempts'],
+  access: {
+    webhook_endpoints: { location: null, why: "webhook endpoints receive the whole tenant's events" },
+    webhook_fanout: { system: 'the delivery queue of the whole appliance' },
+    webhook_deliveries: { location: null, why: 'deliveries of tenant-wide events' },
+    webhook_attempts: { location: null, why: 'attempts of tenant-wide deliveries' },
+  },
   reset: {
     keeps: {
       webhook_endpoints: 'an endpoint is configuration, like an API client: the sandbox reset has never removed it',
