@@ -8,17 +8,23 @@ import { inList } from './in-list.js';
  * sees only its locations). Every table a module owns says which, in its manifest's `access`:
  *
  * - `{ location: 'location_id' }`: the row carries its tenant and its location.
+ * - `{ location: 'location_id', nullIsGroupWide: why }`: the same, and a row whose location is null
+ *   belongs to the whole group: every caller of the tenant sees it (a group-wide grooming package).
  * - `{ location: null, why }`: the row belongs to the whole tenant (a provider, a webhook endpoint);
  *   a location-scoped caller sees every row of its tenant. `why` says why that is right.
+ * - `{ via, key }`: the row belongs to the whole tenant and is linked to locations through `via`
+ *   (a provider, through provider_locations): a location-scoped caller sees it when it may see a row
+ *   of `via` whose `key` is this row's id.
  * - `{ parent, key }`: the row belongs to a row of `parent` (an invoice line to its invoice) and
  *   carries its tenant; a location-scoped caller sees it when it may see the parent.
  * - `{ system: why }`: not a tenant's row (schedules, migrations, versions): `scoped()` refuses it;
  *   the code that reads it goes through `acrossTenants(db, why)`.
  */
 export type TablePolicy =
-  | { readonly location: string; readonly why?: string }
+  | { readonly location: string; readonly why?: string; readonly nullIsGroupWide?: string }
   | { readonly location: null; readonly why: string }
   | { readonly parent: ScopedTable; readonly key: string }
+  | { readonly via: ScopedTable; readonly key: string }
   | { readonly system: string };
 
 /** A table name of the database. */
@@ -78,8 +84,15 @@ export function visibleRowCondition(table: ScopedTable, ref: string, access: Acc
     const parentVisible = visibleRowCondition(policy.parent, parentRef, access);
     return sql<SqlBool>`${tenant} and ${sql.ref(`${ref}.${policy.key}`)} in (select ${sql.ref(`${parentRef}.id`)} from ${sql.table(policy.parent)} as ${sql.table(parentRef)} where ${parentVisible})`;
   }
+  if ('via' in policy) {
+    const viaRef = `${policy.via}__v`;
+    const linkVisible = visibleRowCondition(policy.via, viaRef, access);
+    return sql<SqlBool>`${tenant} and exists (select 1 from ${sql.table(policy.via)} as ${sql.table(viaRef)} where ${sql.ref(`${viaRef}.${policy.key}`)} = ${sql.ref(`${ref}.id`)} and ${linkVisible})`;
+  }
   if (policy.location === null) return tenant;
-  return sql<SqlBool>`${tenant} and ${sql.ref(`${ref}.${policy.location}`)} in (${sql.join(inList(access.locationIds))})`;
+  const column = sql.ref(`${ref}.${policy.location}`);
+  if (policy.nullIsGroupWide !== undefined) return sql<SqlBool>`${tenant} and (${column} is null or ${column} in (${sql.join(inList(access.locationIds))}))`;
+  return sql<SqlBool>`${tenant} and ${column} in (${sql.join(inList(access.locationIds))})`;
 }
 
 declare const executor: Executor;
