@@ -115,7 +115,6 @@ const notYetScoped = new Set<string>([
   'events/emit.ts',
   'events/events.repository.ts',
   'grooming/grooming.repository.ts',
-  'locations/locations.repository.ts',
   'marketplace/marketplace.repository.ts',
   'medical-records/medical-records.repository.ts',
   'notifications/notifications.repository.ts',

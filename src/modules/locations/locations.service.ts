@@ -66,7 +66,7 @@ export async function createLocation(db: Executor, actor: Actor, input: CreateLo
     created_at: at,
     updated_at: at,
   };
-  await insertLocation(db, row);
+  await insertLocation(db, actor, row);
   return row;
 }
 
@@ -85,6 +85,6 @@ export async function patchLocation(db: Executor, actor: Actor, id: string, inpu
   if (input.taxRateBps !== undefined) patch.tax_rate_bps = input.taxRateBps;
   // Checked at each check-in from then on; pets already in house are not re-checked.
   if (input.boardingRequiredVaccines !== undefined) patch.boarding_required_vaccines = storedRequiredVaccines(input.boardingRequiredVaccines);
-  await updateLocation(db, actor.tenantId, id, patch);
+  await updateLocation(db, actor, id, patch);
   return { ...existing, ...patch };
 }
