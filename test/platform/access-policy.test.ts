@@ -106,7 +106,6 @@ const notYetScoped = new Set<string>([
   'boarding/rooms.repository.ts',
   'boarding/stays.repository.ts',
   'bookings/bookings.repository.ts',
-  'business-clock/business-clock.ts',
   'clients/client-directory.ts',
   'clients/client-sessions.repository.ts',
   'clients/clients.bootstrap.ts',

@@ -1,6 +1,10 @@
 import type { Clock } from '../../clock.js';
 import type { Environment } from '../../config.js';
+import { acrossTenants } from '../../db/access-policy.js';
 import type { Executor } from '../../db/database.js';
+
+/** The clock's one row belongs to the environment (its data dir), not to any tenant. */
+const environmentRow = 'sandbox_clock: one row per environment, no tenant';
 
 /**
  * The business clock (Stripe's test clocks): what billing, settlements and reminders take as "now".
@@ -24,12 +28,12 @@ export const maxClockLeadMs = Math.round(5 * 365.25 * 86_400_000);
  * `maxClockLeadMs`: an offset stored before the bound existed (year 9999) reads as the bound.
  */
 export async function clockOffset(db: Executor): Promise<number> {
-  const row = await db.selectFrom('sandbox_clock').select('offset_ms').where('id', '=', 1).executeTakeFirst();
+  const row = await acrossTenants(db, environmentRow).selectFrom('sandbox_clock').select('offset_ms').where('id', '=', 1).executeTakeFirst();
   return Math.min(row?.offset_ms ?? 0, maxClockLeadMs);
 }
 
 export async function setClockOffset(db: Executor, offsetMs: number, updatedAt: string): Promise<void> {
-  await db
+  await acrossTenants(db, environmentRow)
     .insertInto('sandbox_clock')
     .values({ id: 1, offset_ms: offsetMs, updated_at: updatedAt })
     .onConflict((oc) => oc.column('id').doUpdateSet({ offset_ms: offsetMs, updated_at: updatedAt }))
@@ -38,5 +42,5 @@ export async function setClockOffset(db: Executor, offsetMs: number, updatedAt: 
 
 /** Back to real time (sandbox reset). */
 export async function resetClock(db: Executor): Promise<void> {
-  await db.deleteFrom('sandbox_clock').execute();
+  await acrossTenants(db, environmentRow).deleteFrom('sandbox_clock').execute();
 }
