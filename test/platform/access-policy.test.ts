@@ -99,7 +99,6 @@ const notYetScoped = new Set<string>([
   'ai/recall.repository.ts',
   'appointments/appointment-types.repository.ts',
   'appointments/appointments.repository.ts',
-  'audit/audit.routes.ts',
   'boarding/boarding-erasure.repository.ts',
   'boarding/care-plan-doses.job.ts',
   'boarding/care-plans.repository.ts',

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { acrossTenants } from '../../db/access-policy.js';
 import type { AuditEventsTable, Executor } from '../../db/database.js';
 import type { Actor } from '../../http/actor.js';
 import type { AuditLog } from '../../http/audit.js';
@@ -47,9 +48,15 @@ interface AuditFilters {
   to?: string | undefined;
 }
 
-/** Unscoped admins see the tenant's trail and unidentified calls; a location-scoped admin sees its own calls. */
+/**
+ * Unscoped admins see the tenant's trail and unidentified calls; a location-scoped admin sees its own calls.
+ * Not a rule the table policy can say (calls without a tenant, the caller's own client): the
+ * conditions are written here, on the database reached through `acrossTenants`.
+ */
 async function listAuditEvents(db: Executor, actor: Actor, page: PageRequest, f: AuditFilters): Promise<AuditEventsTable[]> {
-  let query = db.selectFrom('audit_events').selectAll();
+  let query = acrossTenants(db, "audit trail: the tenant's calls and unidentified ones, or the caller's own; conditions below")
+    .selectFrom('audit_events')
+    .selectAll();
   query =
     actor.locationIds === null
       ? query.where((eb) => eb.or([eb('tenant_id', '=', actor.tenantId), eb('tenant_id', 'is', null)]))
