@@ -110,8 +110,6 @@ const notYetScoped = new Set<string>([
   'clients/clients.bootstrap.ts',
   'clients/clients.repository.ts',
   'documents/documents.repository.ts',
-  'events/emit.ts',
-  'events/events.repository.ts',
   'grooming/grooming.repository.ts',
   'marketplace/marketplace.repository.ts',
   'medical-records/medical-records.repository.ts',

@@ -1,16 +1,22 @@
 import type { Selectable } from 'kysely';
+import { scoped } from '../../db/access-policy.js';
 import type { EventsTable, Executor } from '../../db/database.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 
 type EventRow = Selectable<EventsTable>;
 
-/** Events are tenant-wide (their data spans locations): the access check is `requireTenantWide`. */
+/**
+ * Events are tenant-wide (their data spans locations): the access check is `requireTenantWide`,
+ * and the queries run for the whole tenant.
+ */
+const tenantEvents = (db: Executor, tenantId: string) => scoped(db, { tenantId, locationIds: null }).selectFrom('events').selectAll();
+
 export async function findEvent(db: Executor, tenantId: string, id: string): Promise<EventRow | null> {
-  return (await db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()) ?? null;
+  return (await tenantEvents(db, tenantId).where('id', '=', id).executeTakeFirst()) ?? null;
 }
 
 export async function listEvents(db: Executor, tenantId: string, page: PageRequest, filters: { type?: string; since?: string }): Promise<EventRow[]> {
-  let query = db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId);
+  let query = tenantEvents(db, tenantId);
   if (filters.type !== undefined) query = query.where('type', '=', filters.type);
   if (filters.since !== undefined) query = query.where('created_at', '>=', filters.since);
   return pageQuery(query, page).execute();
@@ -25,7 +31,7 @@ export async function eventsBetween(
   types: readonly string[] | null,
   limit: number,
 ): Promise<EventRow[]> {
-  let query = db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where('created_at', '>=', from).where('created_at', '<', to);
+  let query = tenantEvents(db, tenantId).where('created_at', '>=', from).where('created_at', '<', to);
   if (types !== null) query = query.where('type', 'in', types.length ? [...types] : ['']);
   return query.orderBy('created_at').orderBy('id').limit(limit).execute();
 }
