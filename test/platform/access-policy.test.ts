@@ -104,7 +104,6 @@ const notYetScoped = new Set<string>([
   'boarding/care-plans.repository.ts',
   'boarding/rooms.repository.ts',
   'boarding/stays.repository.ts',
-  'bookings/bookings.repository.ts',
   'clients/client-directory.ts',
   'clients/client-sessions.repository.ts',
   'clients/clients.bootstrap.ts',

@@ -142,7 +142,7 @@ async function book(
     vaccination_override_missing: null,
     vaccination_override_at: null,
   };
-  await insertBooking(db, booking);
+  await insertBooking(db, actor, booking);
   await insertStay(db, stay);
   const record = { ...booking, ...stay };
   await adjustNights(db, record, stay.check_in_on, stay.check_out_on, { reserved: 1, checkedIn: 0 });
@@ -175,7 +175,7 @@ export async function endReservation(
       );
   }
   const at = isoAt(now);
-  await updateBooking(db, actor.tenantId, id, { status: to }, at);
+  await updateBooking(db, actor, id, { status: to }, at);
   await adjustNights(db, stay, stay.check_in_on, stay.check_out_on, { reserved: -1, checkedIn: 0 });
   const updated = { ...stay, status: to, updated_at: at };
   await emitBookingCancelled(db, updated, 'boarding', to, reason, now);
@@ -279,7 +279,7 @@ export async function checkIn(db: Executor, actor: Actor, input: CheckInInput, n
     patch.vaccination_override_missing = JSON.stringify(missing);
     patch.vaccination_override_at = at;
   }
-  await updateBooking(db, actor.tenantId, stay.id, { status: 'checked_in' }, at);
+  await updateBooking(db, actor, stay.id, { status: 'checked_in' }, at);
   await updateStay(db, stay.id, patch);
   await adjustNights(db, stay, stay.check_in_on, stay.check_out_on, { reserved: -1, checkedIn: 1 });
   await emit(
@@ -332,7 +332,7 @@ export async function checkOut(db: Executor, actor: Actor, bookingId: string, no
   );
 
   const at = isoAt(now);
-  await updateBooking(db, actor.tenantId, stay.id, { status: 'checked_out', invoice_id: invoice.id }, at);
+  await updateBooking(db, actor, stay.id, { status: 'checked_out', invoice_id: invoice.id }, at);
   const patch: Partial<BoardingStaysTable> = { checked_out_at: at, billed_nights: nights };
   await updateStay(db, stay.id, patch);
   // Nights already passed stay counted as in house (history); the ones left are free again.

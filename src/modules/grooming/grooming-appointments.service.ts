@@ -152,7 +152,7 @@ export async function createGroomingAppointment(
     membership_id: input.membershipId ?? null,
     notes: input.notes ?? null,
   };
-  await insertBooking(db, booking);
+  await insertBooking(db, actor, booking);
   await insertGroomingDetails(db, details);
   await emitBookingCreated(db, booking, 'grooming', now);
   return { ...booking, ...details };
@@ -197,7 +197,7 @@ export async function moveGroomingAppointment(
     updated.invoice_id = paid.invoiceId;
     updated.membership_id = paid.membershipId ?? existing.membership_id;
   }
-  await updateBooking(db, actor.tenantId, id, { status: input.status, invoice_id: updated.invoice_id }, at);
+  await updateBooking(db, actor, id, { status: input.status, invoice_id: updated.invoice_id }, at);
   if (input.status === 'cancelled' || input.status === 'no_show') {
     await emitBookingCancelled(db, updated, 'grooming', input.status, input.reason ?? null, now);
   }
@@ -294,6 +294,6 @@ export async function assignStylist(
   }
   if (stylistId === booking.provider_id) return booking;
   const at = toIso(now);
-  await updateBooking(db, actor.tenantId, booking.id, { provider_id: stylistId }, at);
+  await updateBooking(db, actor, booking.id, { provider_id: stylistId }, at);
   return { ...booking, provider_id: stylistId, updated_at: at };
 }
