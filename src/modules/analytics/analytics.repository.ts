@@ -3,6 +3,7 @@ import { VersionedCache } from '../../db/versioned-cache.js';
 import type { AccessFilter } from '../../http/actor.js';
 import type { PageRequest } from '../../http/paging.js';
 import type { MetricName } from './analytics.schema.js';
+import { aggregateTallySql, aggregateWindowsText, earliestDueAt } from './analytics-daily.repository.js';
 import type { ScopeLocation, WindowRow } from './metric-windows.js';
 
 /**
@@ -39,8 +40,12 @@ export interface TallyRow {
   den: number;
 }
 
-/** What each metric adds up (num) and divides by (den) per bucket and key. */
-const tallySql: Record<MetricName, string> = {
+/**
+ * What each metric adds up (num) and divides by (den) per bucket and key, read from the records
+ * themselves: the definitions. The metrics read `aggregateTallySql` where it has one; these stay as
+ * the reference it is tested against (test/analytics/aggregates.test.ts) and answer the others.
+ */
+const referenceTallySql: Record<MetricName, string> = {
   revenue_net: `${windows}
     select bucket, key, sum(num) as num, 0 as den from (
       select w.bucket as bucket, p.currency as key, sum(p.amount) as num
@@ -106,18 +111,6 @@ const tallySql: Record<MetricName, string> = {
       group by w.bucket, c.currency`,
 };
 
-/**
- * The earliest due date of a pet's vaccinations as of a date: per vaccine only the latest dose
- * given on or before it counts (the rule of the pet's vaccinationStatus); null without any. SQLite
- * takes a bare column (due_on) from the row holding the group's max(), so this is one walk of
- * vaccinations_pet_vaccine_idx per pet; the id breaks a tie between doses given the same day.
- */
-function earliestDueAt(petId: string, date: string): string {
-  return `select min(due_on) from (
-      select v.due_on as due_on, max(v.administered_on || v.id) from vaccinations v
-      where v.pet_id = ${petId} and v.administered_on <= ${date} group by v.vaccine_key)`;
-}
-
 /** Statements that take the tenant id after the windows (bookings is indexed by tenant first). */
 const takesTenant = new Set<MetricName>(['grooming_completed']);
 
@@ -157,18 +150,27 @@ const versionSql = 'select version from analytics_versions where name = ?';
 
 /** The figures of a metric per bucket (and key) over the windows. */
 export async function tallies(db: Executor, name: MetricName, tenantId: string, windowRows: readonly WindowRow[]): Promise<TallyRow[]> {
-  const windowsJson = windowsText(windowRows);
+  const windowsJson = aggregateWindowsText(windowRows);
   const [counter] = await selectRows<{ version: number }>(db, versionSql, [readsKind[name]]);
   if (counter === undefined) throw new Error(`analytics_versions has no counter '${readsKind[name]}'`);
   const version = counter.version;
   const key = `${name}|${tenantId}|${windowsJson}`;
   const hit = figures.get(db, key, version);
   if (hit) return hit;
-  const parameters: unknown[] = [windowsJson];
-  if (takesTenant.has(name)) parameters.push(tenantId);
-  const rows = await selectRows<TallyRow>(db, tallySql[name], parameters);
+  const aggregate = aggregateTallySql[name];
+  const rows =
+    aggregate === undefined
+      ? await referenceTallies(db, name, tenantId, windowRows)
+      : await selectRows<TallyRow>(db, aggregate.text, [windowsJson, ...Array.from({ length: aggregate.tenantParameters }, () => tenantId)]);
   figures.set(db, key, version, rows);
   return rows;
+}
+
+/** A metric's figures from the records themselves (the definition; uncached). */
+export async function referenceTallies(db: Executor, name: MetricName, tenantId: string, windowRows: readonly WindowRow[]): Promise<TallyRow[]> {
+  const parameters: unknown[] = [windowsText(windowRows)];
+  if (takesTenant.has(name)) parameters.push(tenantId);
+  return selectRows<TallyRow>(db, referenceTallySql[name], parameters);
 }
 
 /** A row behind a value, as the records list shows it. */

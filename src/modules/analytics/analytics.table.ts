@@ -7,6 +7,21 @@ export interface AnalyticsVersionsTable {
   version: number;
 }
 
+/**
+ * What the records add up per location, measure, UTC day and key ('' day: the running total), kept
+ * by triggers (migration 2026_11_26_1910; see analytics-daily.repository.ts).
+ */
+export interface AnalyticsDailyTable {
+  tenant_id: string;
+  location_id: string;
+  measure: string;
+  day: string;
+  key: string;
+  num: number;
+  den: number;
+}
+
 export interface AnalyticsTables {
   analytics_versions: AnalyticsVersionsTable;
+  analytics_daily: AnalyticsDailyTable;
 }

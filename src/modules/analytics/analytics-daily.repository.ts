@@ -1,0 +1,246 @@
+import { addDays } from '../../calendar-dates.js';
+import { runStatement, selectRows, type Executor } from '../../db/database.js';
+import type { MetricName } from './analytics.schema.js';
+import type { WindowRow } from './metric-windows.js';
+
+/**
+ * The metrics over `analytics_daily` (migration 2026_11_26_1910): per location, measure, UTC day and
+ * key, what the records add up, kept by triggers in the writing transaction. A window of local dates
+ * is the instants [s, e): the whole UTC days inside it [a, b) come from the aggregates, the partial
+ * days [s, a) and [b, e) from the records (an index range of less than a day each). A state at e
+ * (open invoices, pets, compliance) is the running total (day '') minus what happens at or after e:
+ * the UTC days from c (the first UTC midnight at or after e) from the aggregates, [e, c) from the
+ * records. Each statement answers exactly what its definition in analytics.repository.ts answers
+ * (test/analytics/aggregates.test.ts compares them on random records).
+ */
+
+/**
+ * The earliest due date of a pet's vaccinations as of a date: per vaccine only the latest dose
+ * given on or before it counts (the rule of the pet's vaccinationStatus); null without any. SQLite
+ * takes a bare column (due_on) from the row holding the group's max(), so this is one walk of
+ * vaccinations_pet_vaccine_idx per pet; the id breaks a tie between doses given the same day.
+ */
+export function earliestDueAt(petId: string, date: string): string {
+  return `select min(due_on) from (
+      select v.due_on as due_on, max(v.administered_on || v.id) from vaccinations v
+      where v.pet_id = ${petId} and v.administered_on <= ${date} group by v.vaccine_key)`;
+}
+
+const midnight = 'T00:00:00.000Z';
+/** The first UTC midnight at or after an instant (ISO, ms). */
+const ceilDay = (instant: string): string => (instant.endsWith(midnight) ? instant : `${addDays(instant.slice(0, 10), 1)}${midnight}`);
+/** The last UTC midnight at or before an instant. */
+const floorDay = (instant: string): string => `${instant.slice(0, 10)}${midnight}`;
+
+/** A window as the aggregate statements read it: the WindowRow, then a, b (instants), their UTC dates, and c with its date. */
+type AggregateWindow = [...WindowRow, a: string, b: string, da: string, db: string, c: string, dc: string];
+
+function aggregateWindow(row: WindowRow): AggregateWindow {
+  const [, , s, e] = row;
+  let a = ceilDay(s);
+  let b = floorDay(e);
+  // No whole UTC day inside: all of [s, e) from the records.
+  if (a >= b) {
+    a = e;
+    b = e;
+  }
+  const c = ceilDay(e);
+  return [...row, a, b, a.slice(0, 10), a === b ? a.slice(0, 10) : b.slice(0, 10), c, c.slice(0, 10)];
+}
+
+const windowTexts = new WeakMap<readonly WindowRow[], string>();
+/** The windows as the aggregate statements' JSON parameter, serialised once per windows array. */
+export function aggregateWindowsText(rows: readonly WindowRow[]): string {
+  let text = windowTexts.get(rows);
+  if (text === undefined) {
+    text = JSON.stringify(rows.map(aggregateWindow));
+    windowTexts.set(rows, text);
+  }
+  return text;
+}
+
+const windows = `with w(loc, bucket, s, e, sd, ed, a, b, da, db, c, dc) as materialized (
+  select value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, value->>9, value->>10, value->>11 from json_each(?))`;
+
+/** Whole days of a measure inside each window, as (bucket, key, num, den). */
+const days = (measure: string) =>
+  `select w.bucket as bucket, d.key as key, d.num as num, d.den as den
+    from w cross join analytics_daily d on d.location_id = w.loc and d.measure = '${measure}' and d.day >= w.da and d.day < w.db`;
+
+/** A flow's records in the partial days [s, a) and [b, e) of each window: `select` names the columns, `source` the table and its join on (at, bounds). */
+const edges = (select: string, table: string, at: string, extra = '', where = '') =>
+  [
+    ['w.s', 'w.a'],
+    ['w.b', 'w.e'],
+  ]
+    .map(
+      ([from, to]) =>
+        `select ${select} from w cross join ${table} on ${extra}${at.split('.')[0]}.location_id = w.loc and ${at} >= ${from} and ${at} < ${to}${where ? ` where ${where}` : ''}`,
+    )
+    .join('\n      union all ');
+
+/** The first closing instant of an invoice, not before it was finalized (the expression of invoices_location_closed_idx). */
+const closedAt = `max(finalized_at, min(coalesce(paid_at, '~'), coalesce(voided_at, '~'), coalesce(uncollectible_at, '~')))`;
+/** The same of an invoice referred to as `i`. */
+const closedAtOf = (i: string) => closedAt.replaceAll(/\b(finalized_at|paid_at|voided_at|uncollectible_at)\b/g, `${i}.$1`);
+
+const appointmentsByStatus = `${days('appointments')}
+      union all ${edges('w.bucket, a.status, 1, 0', 'appointments a', 'a.starts_at')}`;
+
+/** The metrics the aggregates answer, with how many times each takes the tenant id after the windows. */
+export const aggregateTallySql: Partial<Record<MetricName, { text: string; tenantParameters: number }>> = {
+  revenue_net: {
+    text: `${windows}
+    select bucket, key, sum(num) as num, 0 as den from (
+      ${days('revenue')}
+      union all ${edges('w.bucket, p.currency, p.amount, 1', 'payments p', 'p.created_at')}
+      union all ${edges('w.bucket, r.currency, -r.amount, 1', 'refunds r', 'r.created_at')})
+    group by bucket, key having sum(den) > 0`,
+    tenantParameters: 0,
+  },
+  appointments_by_status: {
+    text: `${windows}
+    select bucket, key, sum(num) as num, 0 as den from (${appointmentsByStatus})
+    group by bucket, key having sum(num) > 0`,
+    tenantParameters: 0,
+  },
+  no_show_rate: {
+    text: `${windows}
+    select bucket, '' as key, sum(case when key = 'no_show' then num else 0 end) as num, sum(case when key in ('completed', 'no_show') then num else 0 end) as den
+      from (${appointmentsByStatus})
+    group by bucket having sum(case when key in ('completed', 'no_show') then num else 0 end) > 0`,
+    tenantParameters: 0,
+  },
+  grooming_completed: {
+    text: `${windows}
+    select bucket, '' as key, sum(num) as num, 0 as den from (
+      ${days('grooming')}
+      union all ${edges('w.bucket, b.kind, 1, 0', 'bookings b', 'b.starts_at', "b.tenant_id = ? and b.kind = 'grooming' and ", "b.status = 'completed'")})
+    group by bucket having sum(num) > 0`,
+    tenantParameters: 2,
+  },
+  new_pets: {
+    text: `${windows}
+    select bucket, '' as key, sum(num) as num, 0 as den from (
+      ${days('pets')} and d.key = ''
+      union all ${edges("w.bucket, '', 1, 0", 'pets p', 'p.created_at')})
+    group by bucket having sum(num) > 0`,
+    tenantParameters: 0,
+  },
+  active_pets: {
+    text: `${windows}
+    select bucket, '' as key, sum(num) as num, 0 as den from (
+      select w.bucket as bucket, d.num as num from w cross join analytics_daily d on d.location_id = w.loc and d.measure = 'pets' and d.day = ''
+      union all select w.bucket, -d.num from w cross join analytics_daily d on d.location_id = w.loc and d.measure = 'pets' and d.day >= w.dc and d.key = ''
+      union all select w.bucket, -1 from w cross join pets p on p.location_id = w.loc and p.created_at >= w.e and p.created_at < w.c)
+    group by bucket having sum(num) > 0`,
+    tenantParameters: 0,
+  },
+  invoices_open: {
+    text: `${windows}
+    select bucket, '' as key, sum(num) as num, 0 as den from (
+      select w.bucket as bucket, d.num as num from w cross join analytics_daily d on d.location_id = w.loc and d.measure = 'invoices_open' and d.day = ''
+      union all select w.bucket, -d.num from w cross join analytics_daily d on d.location_id = w.loc and d.measure = 'invoices_open' and d.day >= w.dc
+      union all select w.bucket, -1 from w cross join invoices i on i.location_id = w.loc and i.finalized_at >= w.e and i.finalized_at < w.c
+      union all select w.bucket, 1 from w cross join invoices i on i.location_id = w.loc and i.finalized_at is not null
+        and ${closedAtOf('i')} >= w.e and ${closedAtOf('i')} < w.c)
+    group by bucket having sum(num) > 0`,
+    tenantParameters: 0,
+  },
+  vaccination_compliance_rate: {
+    // Events that do not yet apply at ed: key ge from the day after, gt from ed itself. Pets created
+    // on UTC day ed or the next are read from their records (the aggregates count a pet from the day
+    // after its UTC creation day, which is counted in every time zone only from then).
+    text: `${windows}
+    select bucket, '' as key, sum(num) as num, sum(den) as den from (
+      select w.bucket as bucket, d.num as num, d.den as den
+        from w cross join analytics_daily d on d.location_id = w.loc and d.measure = 'compliance' and d.day = ''
+      union all select w.bucket, -d.num, -d.den
+        from w cross join analytics_daily d on d.location_id = w.loc and d.measure = 'compliance' and d.day >= w.ed
+        where not (d.key = 'ge' and d.day = w.ed)
+      union all select bucket, earliest >= ed, 1 from (
+        select w.bucket as bucket, w.ed as ed, (${earliestDueAt('p.id', 'w.ed')}) as earliest
+          from w cross join pets p on p.location_id = w.loc and p.created_at >= w.ed and p.created_at < w.e)
+        where earliest is not null)
+    group by bucket having sum(den) > 0`,
+    tenantParameters: 0,
+  },
+};
+
+/** How many pets the locations have now (of one species, lower-cased, when given): the running totals. */
+export async function petCount(db: Executor, locationIds: readonly string[], species: string | null): Promise<number> {
+  if (locationIds.length === 0) return 0;
+  const parameters: unknown[] = [...locationIds];
+  let text = `select coalesce(sum(num), 0) as n from analytics_daily where location_id in (${locationIds.map(() => '?').join(', ')}) and measure = 'pets' and day = ''`;
+  if (species !== null) {
+    text += ' and key = ?';
+    parameters.push(species);
+  }
+  return (await selectRows<{ n: number }>(db, text, parameters))[0]?.n ?? 0;
+}
+
+/**
+ * Every pet's compliance events at once (the triggers compute one pet's the same way): per date a
+ * dose was given, the pet's earliest due date then; it counts from that date (or from the day after
+ * its UTC creation day) until the next such date, and is compliant until the due date.
+ */
+const complianceEvents = `select g.tenant_id as tenant_id, g.location_id as location_id,
+      case t.n when 2 then g.nxt when 4 then g.ub else g.la end as day,
+      case t.n when 2 then 'ge' when 4 then g.uk else g.lk end as key,
+      case t.n when 3 then 1 when 4 then -1 else 0 end as num,
+      case t.n when 1 then 1 when 2 then -1 else 0 end as den
+    from (select s.*,
+            case when s.nxt is null or s.e < s.nxt then s.e else s.nxt end as ub,
+            case when s.nxt is null or s.e < s.nxt then 'gt' else 'ge' end as uk
+          from (select p.tenant_id as tenant_id, p.location_id as location_id, x.nxt as nxt,
+                  case when x.d > substr(p.created_at, 1, 10) then x.d else substr(p.created_at, 1, 10) end as la,
+                  case when x.d > substr(p.created_at, 1, 10) then 'ge' else 'gt' end as lk,
+                  (${earliestDueAt('p.id', 'x.d')}) as e
+                from pets p, (select pet_id, d, lead(d) over (partition by pet_id order by d) as nxt
+                              from (select distinct pet_id, administered_on as d from vaccinations where tenant_id = ?)) x
+                where p.id = x.pet_id) s
+          where s.e is not null) g,
+      (select 1 as n union all select 2 union all select 3 union all select 4) t
+    where case t.n
+      when 1 then g.nxt is null or g.nxt > g.la
+      when 2 then g.nxt is not null and g.nxt > g.la
+      else g.ub > g.la or (g.ub = g.la and g.uk = 'gt') end`;
+
+/** The statements that rebuild one tenant's aggregates from its records, each taking the tenant id (`?`) as often as it has them. */
+const rebuildSql = [
+  `select location_id, 'revenue' as measure, substr(created_at, 1, 10) as day, currency as key, amount as num, 1 as den from payments where tenant_id = ?
+    union all select location_id, 'revenue', substr(created_at, 1, 10), currency, -amount, 1 from refunds where tenant_id = ?`,
+  `select location_id, 'appointments' as measure, substr(starts_at, 1, 10) as day, status as key, 1 as num, 0 as den from appointments where tenant_id = ?`,
+  `select location_id, 'grooming' as measure, substr(starts_at, 1, 10) as day, '' as key, 1 as num, 0 as den from bookings
+    where tenant_id = ? and kind = 'grooming' and status = 'completed'`,
+  `select location_id, 'pets' as measure, substr(created_at, 1, 10) as day, '' as key, 1 as num, 0 as den from pets where tenant_id = ?
+    union all select location_id, 'pets', '', lower(species), 1, 0 from pets where tenant_id = ?`,
+  `select location_id, 'invoices_open' as measure, substr(finalized_at, 1, 10) as day, '' as key, 1 as num, 0 as den from invoices i
+      where tenant_id = ? and finalized_at is not null
+    union all select location_id, 'invoices_open', '', '', 1, 0 from invoices where tenant_id = ? and finalized_at is not null
+    union all select location_id, 'invoices_open', substr(${closedAtOf('i')}, 1, 10), '', -1, 0 from invoices i
+      where tenant_id = ? and finalized_at is not null and ${closedAtOf('i')} <> '~'
+    union all select location_id, 'invoices_open', '', '', -1, 0 from invoices i where tenant_id = ? and finalized_at is not null and ${closedAtOf('i')} <> '~'`,
+  `select location_id, 'compliance' as measure, day, key, num, den from (${complianceEvents})
+    union all select location_id, 'compliance', '', key, num, den from (${complianceEvents})`,
+];
+
+/**
+ * Rebuilds a tenant's aggregates from its records (the `analytics-rebuild` job; the triggers keep
+ * them, so this only repairs what a write around the triggers did). In the caller's transaction.
+ */
+export async function rebuildDailyAggregates(db: Executor, tenantId: string): Promise<number> {
+  await runStatement(db, 'delete from analytics_daily where tenant_id = ?', [tenantId]);
+  let rows = 0;
+  for (const select of rebuildSql) {
+    const parameters = Array.from({ length: select.split('?').length - 1 }, () => tenantId);
+    rows += await runStatement(
+      db,
+      `insert into analytics_daily (tenant_id, location_id, measure, day, key, num, den)
+        select ?, location_id, measure, day, key, sum(num), sum(den) from (${select})
+        group by location_id, measure, day, key having sum(num) <> 0 or sum(den) <> 0`,
+      [tenantId, ...parameters],
+    );
+  }
+  return rows;
+}
