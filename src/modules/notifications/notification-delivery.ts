@@ -64,24 +64,24 @@ export function notificationDeliveryJob(deps: DeliveryDeps): JobDefinition {
           if (ctx.signal.aborted) break;
           seen++;
           const token = randomUUID();
-          const row = await claimNotification(db, candidate.id, token, ctx.clock.now(), deliveryLeaseMs);
+          const row = await claimNotification(db, candidate, token, ctx.clock.now(), deliveryLeaseMs);
           if (!row) continue; // another deliverer took it
           const stale = await staleReminderReason(db, row, ctx.clock.now());
           if (stale) {
-            if (await markCancelled(db, row.id, token, stale, ctx.clock.now())) cancelled++;
+            if (await markCancelled(db, row, token, stale, ctx.clock.now())) cancelled++;
             continue;
           }
           try {
             const info = await mailer.send({ id: row.id, to: row.to_address, subject: row.subject, text: row.body });
-            if (await markSent(db, row.id, token, info.messageId, ctx.clock.now())) sent++;
+            if (await markSent(db, row, token, info.messageId, ctx.clock.now())) sent++;
           } catch (err) {
             const failure = classifySendError(err);
             const now = ctx.clock.now();
             if (failure.permanent || row.attempts >= notificationMaxAttempts) {
-              if (await markFailed(db, row.id, token, failure.message, now)) failed++;
+              if (await markFailed(db, row, token, failure.message, now)) failed++;
             } else {
               const delay = notificationRetryDelays[Math.min(row.attempts, notificationRetryDelays.length) - 1] ?? 60;
-              if (await markRetry(db, row.id, token, failure.message, now + delay * 1000, now)) retrying++;
+              if (await markRetry(db, row, token, failure.message, now + delay * 1000, now)) retrying++;
             }
             ctx.logger.warn(
               { notificationId: row.id, attempt: row.attempts, permanent: failure.permanent, error: failure.message },

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
-import type { Actor } from '../../http/actor.js';
+import type { AccessFilter, Actor } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
 import { findPetParent } from '../pet-parents/index.js';
 import { findPet } from '../pets/index.js';
@@ -24,9 +24,10 @@ export interface QueuedMessage {
 
 /**
  * Writes a message to the outbox in the caller's transaction; the `notification-delivery` job
- * sends it after commit (never inside a transaction). Reminder jobs call this too.
+ * sends it after commit (never inside a transaction). Reminder jobs call this too. `access` is the
+ * caller's (a reminder job passes the tenant of the row it reminds of).
  */
-export async function queueNotification(db: Executor, message: QueuedMessage, now: number): Promise<NotificationsTable> {
+export async function queueNotification(db: Executor, access: AccessFilter, message: QueuedMessage, now: number): Promise<NotificationsTable> {
   const at = new Date(now).toISOString();
   const row: NotificationsTable = {
     id: newId('ntf'),
@@ -52,7 +53,7 @@ export async function queueNotification(db: Executor, message: QueuedMessage, no
     created_at: at,
     updated_at: at,
   };
-  await insertNotification(db, row);
+  await insertNotification(db, access, row);
   return row;
 }
 
@@ -77,6 +78,7 @@ export async function createNotification(db: Executor, actor: Actor, input: Crea
   }
   return queueNotification(
     db,
+    actor,
     {
       tenantId: actor.tenantId,
       locationId: parent.location_id,

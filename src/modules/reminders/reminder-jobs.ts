@@ -1,5 +1,6 @@
 import { addDays, utcDate as isoDate } from '../../calendar-dates.js';
 import type { Executor } from '../../db/database.js';
+import type { AccessFilter } from '../../http/actor.js';
 import type { JobDefinition } from '../../jobs/job-definition.js';
 import { emit } from '../events/index.js';
 import { queueNotification } from '../notifications/index.js';
@@ -21,6 +22,9 @@ import {
 
 export type Outcome = 'notified' | 'no_consent' | 'no_email' | 'skipped';
 
+/** A reminder is about one tenant's row: the job reads and writes that tenant's rows, at any of its locations. */
+const tenantOf = (row: { tenant_id: string }): AccessFilter => ({ tenantId: row.tenant_id, locationIds: null });
+
 /**
  * The consent rule of automatic reminders: only to a parent who consented
  * (pet_parents.reminder_consent) and has an email address. The outcome is recorded either way.
@@ -38,6 +42,7 @@ async function notifyParent(
   const text = reminder.text(audience);
   const row = await queueNotification(
     trx,
+    { tenantId: reminder.tenantId, locationIds: null },
     {
       tenantId: reminder.tenantId,
       locationId: parent.location_id,
@@ -89,7 +94,8 @@ export async function remindVaccination(
 ): Promise<{ outcome: Outcome; notificationId: string | null }> {
   const kind: ReminderKind = 'vaccination';
   const key = vaccinationReminderKey(vaccination);
-  if (await isReminded(trx, vaccination.tenant_id, kind, key)) return { outcome: 'skipped', notificationId: null };
+  const tenant = tenantOf(vaccination);
+  if (await isReminded(trx, tenant, kind, key)) return { outcome: 'skipped', notificationId: null };
   const event = await emit(
     trx,
     'pet.vaccination_due',
@@ -97,7 +103,7 @@ export async function remindVaccination(
     vaccination.tenant_id,
     now,
   );
-  const audience = await findAudience(trx, vaccination.tenant_id, vaccination.pet_id);
+  const audience = await findAudience(trx, tenant, vaccination.pet_id);
   const sent = await notifyParent(
     trx,
     audience,
@@ -117,7 +123,7 @@ export async function remindVaccination(
     },
     now,
   );
-  await insertLedgerEntry(trx, {
+  await insertLedgerEntry(trx, tenant, {
     tenant_id: vaccination.tenant_id,
     kind,
     reminder_key: key,
@@ -133,8 +139,8 @@ export async function remindVaccination(
 
 /** What `remindVaccination` would do now, writing nothing: 'skipped' when already in the ledger, else the consent rule's outcome. */
 export async function previewVaccinationReminder(db: Executor, vaccination: DueVaccination): Promise<Outcome> {
-  if (await isReminded(db, vaccination.tenant_id, 'vaccination', vaccinationReminderKey(vaccination))) return 'skipped';
-  return consentOutcome(await findAudience(db, vaccination.tenant_id, vaccination.pet_id));
+  if (await isReminded(db, tenantOf(vaccination), 'vaccination', vaccinationReminderKey(vaccination))) return 'skipped';
+  return consentOutcome(await findAudience(db, tenantOf(vaccination), vaccination.pet_id));
 }
 
 /**
@@ -197,8 +203,9 @@ export function appointmentRemindersJob(): JobDefinition {
         if (ctx.signal.aborted) break;
         const key = appointmentReminderKey(appointment);
         const outcome = await db.transaction().execute(async (trx): Promise<Outcome> => {
-          if (await isReminded(trx, appointment.tenant_id, kind, key)) return 'skipped';
-          const audience = await findAudience(trx, appointment.tenant_id, appointment.pet_id, appointment.location_id);
+          const tenant = tenantOf(appointment);
+          if (await isReminded(trx, tenant, kind, key)) return 'skipped';
+          const audience = await findAudience(trx, tenant, appointment.pet_id, appointment.location_id);
           const sent = await notifyParent(
             trx,
             audience,
@@ -217,7 +224,7 @@ export function appointmentRemindersJob(): JobDefinition {
             },
             now,
           );
-          await insertLedgerEntry(trx, {
+          await insertLedgerEntry(trx, tenant, {
             tenant_id: appointment.tenant_id,
             kind,
             reminder_key: key,

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
+import { acrossTenants, scoped } from '../../db/access-policy.js';
 import type { Executor, LocationsTable, PetParentsTable, PetsTable } from '../../db/database.js';
+import type { AccessFilter } from '../../http/actor.js';
 import type { ReminderLedgerTable } from '../notifications/index.js';
 
 export type ReminderKind = 'vaccination' | 'appointment';
@@ -21,7 +23,8 @@ export const appointmentReminderKey = (a: { id: string; starts_at: string }): st
  * same rule as vaccinationStatus) whose due date falls in [from, to] and has not been reminded.
  */
 export async function findDueVaccinations(db: Executor, from: string, to: string): Promise<DueVaccination[]> {
-  const latest = db
+  const everyTenant = acrossTenants(db, 'the daily reminders job finds the vaccinations due in every tenant (each row keeps its tenant_id)');
+  const latest = everyTenant
     .selectFrom('vaccinations')
     .select([
       'id',
@@ -32,7 +35,7 @@ export async function findDueVaccinations(db: Executor, from: string, to: string
       'due_on',
       sql<number>`row_number() over (partition by tenant_id, pet_id, vaccine_key order by administered_on desc, id desc)`.as('rank'),
     ]);
-  return db
+  return everyTenant
     .selectFrom(latest.as('latest'))
     .select(['id', 'tenant_id', 'pet_id', 'vaccine', 'vaccine_key', 'due_on'])
     .where('rank', '=', 1)
@@ -67,7 +70,7 @@ export interface UpcomingAppointment {
 
 /** Confirmed appointments starting in (after, until] that have not been reminded at this start time. */
 export async function findUpcomingAppointments(db: Executor, after: string, until: string): Promise<UpcomingAppointment[]> {
-  return db
+  return acrossTenants(db, 'the hourly reminders job finds the upcoming appointments of every tenant (each row keeps its tenant_id)')
     .selectFrom('appointments as a')
     .leftJoin('appointment_types as t', (join) => join.onRef('t.tenant_id', '=', 'a.tenant_id').onRef('t.code', '=', 'a.type'))
     .select(['a.id', 'a.tenant_id', 'a.location_id', 'a.pet_id', 'a.type', 't.name as type_name', 'a.starts_at'])
@@ -97,30 +100,24 @@ export interface ReminderAudience {
 }
 
 /** The pet, its parent and a location (the pet's, unless the reminder names another). */
-export async function findAudience(db: Executor, tenantId: string, petId: string, locationId?: string): Promise<ReminderAudience | null> {
-  const pet = await db.selectFrom('pets').selectAll().where('tenant_id', '=', tenantId).where('id', '=', petId).executeTakeFirst();
+export async function findAudience(db: Executor, access: AccessFilter, petId: string, locationId?: string): Promise<ReminderAudience | null> {
+  const tenant = scoped(db, access);
+  const pet = await tenant.selectFrom('pets').selectAll().where('id', '=', petId).executeTakeFirst();
   if (!pet) return null;
-  const parent = await db.selectFrom('pet_parents').selectAll().where('tenant_id', '=', tenantId).where('id', '=', pet.owner_id).executeTakeFirst();
-  const location = await db
+  const parent = await tenant.selectFrom('pet_parents').selectAll().where('id', '=', pet.owner_id).executeTakeFirst();
+  const location = await tenant
     .selectFrom('locations')
     .selectAll()
-    .where('tenant_id', '=', tenantId)
     .where('id', '=', locationId ?? pet.location_id)
     .executeTakeFirst();
   return { pet, parent: parent ?? null, location: location ?? null };
 }
 
-export async function isReminded(db: Executor, tenantId: string, kind: ReminderKind, key: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('reminder_ledger')
-    .select('kind')
-    .where('tenant_id', '=', tenantId)
-    .where('kind', '=', kind)
-    .where('reminder_key', '=', key)
-    .executeTakeFirst();
+export async function isReminded(db: Executor, access: AccessFilter, kind: ReminderKind, key: string): Promise<boolean> {
+  const row = await scoped(db, access).selectFrom('reminder_ledger').select('kind').where('kind', '=', kind).where('reminder_key', '=', key).executeTakeFirst();
   return row !== undefined;
 }
 
-export async function insertLedgerEntry(db: Executor, row: ReminderLedgerTable): Promise<void> {
-  await db.insertInto('reminder_ledger').values(row).execute();
+export async function insertLedgerEntry(db: Executor, access: AccessFilter, row: ReminderLedgerTable): Promise<void> {
+  await scoped(db, access).insert('reminder_ledger', row);
 }
