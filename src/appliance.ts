@@ -46,9 +46,10 @@ export async function openAppliance(options: ApplianceOptions): Promise<Applianc
   const stores = await openStores(config);
   const keys = openSigningKeys(config);
   const tenantId = await bootstrapTenantAndAdmin(stores, config, logger, options.print ?? (() => undefined), clock.now());
-  if (stores.has('sandbox')) await seedSandboxIfEmpty(stores.get('sandbox').db, tenantId, clock.now());
   const secretBox = SecretBox.forDataDir(config.dataDir);
   const app = createApp({ config, clock, logger, stores, keys, secretBox, validateResponses: options.validateResponses ?? false });
+  // After createApp: the demo rows are written through the access policies the app registers from the manifests.
+  if (stores.has('sandbox')) await seedSandboxIfEmpty(stores.get('sandbox').db, tenantId, clock.now());
   // The CLI may rotate the signing key beside a running server: the new key signs within a second or two.
   const stopWatchingKeys = keys.watch();
   return {

@@ -128,8 +128,6 @@ const notYetScoped = new Set<string>([
   'providers/listings.repository.ts',
   'providers/providers.repository.ts',
   'providers/reviews.repository.ts',
-  'sandbox/demo-data.ts',
-  'sandbox/sandbox.routes.ts',
   'vaccinations/vaccinations.repository.ts',
   'webhooks/deliveries.repository.ts',
   'webhooks/webhooks.repository.ts',

@@ -1,4 +1,5 @@
-import { runStatement, type Executor } from '../../db/database.js';
+import { scoped, type ScopedTable } from '../../db/access-policy.js';
+import type { Executor } from '../../db/database.js';
 import { resetSteps, type ModuleManifest } from '../../module-manifest.js';
 import { seedDefaultAppointmentTypes } from '../appointments/index.js';
 import { dayMs, utcDate } from '../../calendar-dates.js';
@@ -158,50 +159,48 @@ export function demoVaccinations(now: number) {
   }));
 }
 
+/** Seeds the demo rows of one sandbox tenant (its whole tenant: the rows sit at both demo locations). */
 export async function insertDemoData(db: Executor, tenantId: string, now: number): Promise<void> {
   const at = new Date(now).toISOString();
-  await db
-    .insertInto('locations')
-    .values(demoLocations.map((l) => ({ ...l, tenant_id: tenantId, created_at: at, updated_at: at })))
-    .execute();
-  await db
-    .insertInto('pet_parents')
-    .values(demoParents.map((p) => ({ ...p, tenant_id: tenantId, created_at: at, updated_at: at })))
-    .execute();
-  await db
-    .insertInto('pets')
-    .values(demoPets.map((p) => ({ ...p, tenant_id: tenantId, created_at: at, updated_at: at })))
-    .execute();
+  const tenant = scoped(db, { tenantId, locationIds: null });
+  await tenant.insert(
+    'locations',
+    demoLocations.map((l) => ({ ...l, tenant_id: tenantId, created_at: at, updated_at: at })),
+  );
+  await tenant.insert(
+    'pet_parents',
+    demoParents.map((p) => ({ ...p, tenant_id: tenantId, created_at: at, updated_at: at })),
+  );
+  await tenant.insert(
+    'pets',
+    demoPets.map((p) => ({ ...p, tenant_id: tenantId, created_at: at, updated_at: at })),
+  );
   await seedDefaultAppointmentTypes(db, tenantId, now);
-  await db
-    .insertInto('providers')
-    .values(
-      demoProviders.map(({ location_ids: _, services, ...p }) => ({
-        ...p,
-        tenant_id: tenantId,
-        status: 'active',
-        services: JSON.stringify(services),
-        rating: null,
-        rating_count: 0,
-        created_at: at,
-        updated_at: at,
-      })),
-    )
-    .execute();
-  await db
-    .insertInto('provider_locations')
-    .values(demoProviders.flatMap((p) => p.location_ids.map((location_id) => ({ provider_id: p.id, location_id, tenant_id: tenantId }))))
-    .execute();
-  await db
-    .insertInto('provider_schedules')
-    .values(
-      demoSchedules.map(({ weekly, ...s }) => ({ ...s, tenant_id: tenantId, weekly: JSON.stringify(weekly), time_off: '[]', created_at: at, updated_at: at })),
-    )
-    .execute();
-  await db
-    .insertInto('vaccinations')
-    .values(demoVaccinations(now).map((v) => ({ ...v, tenant_id: tenantId, created_at: at })))
-    .execute();
+  await tenant.insert(
+    'providers',
+    demoProviders.map(({ location_ids: _, services, ...p }) => ({
+      ...p,
+      tenant_id: tenantId,
+      status: 'active',
+      services: JSON.stringify(services),
+      rating: null,
+      rating_count: 0,
+      created_at: at,
+      updated_at: at,
+    })),
+  );
+  await tenant.insert(
+    'provider_locations',
+    demoProviders.flatMap((p) => p.location_ids.map((location_id) => ({ provider_id: p.id, location_id, tenant_id: tenantId }))),
+  );
+  await tenant.insert(
+    'provider_schedules',
+    demoSchedules.map(({ weekly, ...s }) => ({ ...s, tenant_id: tenantId, weekly: JSON.stringify(weekly), time_off: '[]', created_at: at, updated_at: at })),
+  );
+  await tenant.insert(
+    'vaccinations',
+    demoVaccinations(now).map((v) => ({ ...v, tenant_id: tenantId, created_at: at })),
+  );
 }
 
 /**
@@ -210,8 +209,9 @@ export async function insertDemoData(db: Executor, tenantId: string, now: number
  * endpoints and the audit trail stay (the manifests' `keeps`).
  */
 export async function clearSandboxData(db: Executor, tenantId: string, modules: readonly ModuleManifest[]): Promise<void> {
+  const tenant = scoped(db, { tenantId, locationIds: null });
   for (const step of resetSteps(modules)) {
     if (step.kind === 'erase') await step.run(db, tenantId);
-    else for (const table of step.tables) await runStatement(db, `delete from "${table}" where "tenant_id" = ?`, [tenantId]);
+    else for (const table of step.tables) await tenant.deleteFrom(table as ScopedTable).execute();
   }
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
+import { scoped } from '../../db/access-policy.js';
 import type { Db } from '../../db/database.js';
 import type { JobRunner } from '../../jobs/runner.js';
 import { AppError } from '../../http/errors.js';
@@ -12,7 +13,7 @@ import { sandboxClockRoutes } from './sandbox-clock.routes.js';
 
 /** Seeds demo data on a sandbox that has no locations yet (first start). */
 export async function seedSandboxIfEmpty(db: Db, tenantId: string, now: number): Promise<void> {
-  const any = await db.selectFrom('locations').select('id').where('tenant_id', '=', tenantId).limit(1).executeTakeFirst();
+  const any = await scoped(db, { tenantId, locationIds: null }).selectFrom('locations').select('id').limit(1).executeTakeFirst();
   if (!any) await db.transaction().execute((trx) => insertDemoData(trx, tenantId, now));
 }
 
