@@ -1,4 +1,6 @@
+import { acrossTenants, scoped } from '../../db/access-policy.js';
 import type { Executor } from '../../db/database.js';
+import type { AccessFilter } from '../../http/actor.js';
 import type { AppointmentTypesTable } from './appointments.table.js';
 
 /**
@@ -18,27 +20,28 @@ export const defaultAppointmentTypes = [
 /** Inserts the default types a tenant lacks; existing rows (possibly edited) are left alone. */
 export async function seedDefaultAppointmentTypes(db: Executor, tenantId: string, now: number): Promise<void> {
   const at = new Date(now).toISOString();
-  await db
+  // ON CONFLICT DO NOTHING (two processes may seed at once), which scoped().insert does not take; every row is this tenant's.
+  await acrossTenants(db, "hand-written: the tenant's own rows, tenant_id in each; an insert that skips the types it has")
     .insertInto('appointment_types')
     .values(defaultAppointmentTypes.map((t) => ({ ...t, tenant_id: tenantId, active: 1, created_at: at, updated_at: at })))
     .onConflict((oc) => oc.columns(['tenant_id', 'code']).doNothing())
     .execute();
 }
 
-export async function listAppointmentTypes(db: Executor, tenantId: string, includeInactive: boolean): Promise<AppointmentTypesTable[]> {
-  let query = db.selectFrom('appointment_types').selectAll().where('tenant_id', '=', tenantId);
+export async function listAppointmentTypes(db: Executor, access: AccessFilter, includeInactive: boolean): Promise<AppointmentTypesTable[]> {
+  let query = scoped(db, access).selectFrom('appointment_types').selectAll();
   if (!includeInactive) query = query.where('active', '=', 1);
   return query.orderBy('code').execute();
 }
 
-export async function findAppointmentType(db: Executor, tenantId: string, code: string): Promise<AppointmentTypesTable | null> {
-  return (await db.selectFrom('appointment_types').selectAll().where('tenant_id', '=', tenantId).where('code', '=', code).executeTakeFirst()) ?? null;
+export async function findAppointmentType(db: Executor, access: AccessFilter, code: string): Promise<AppointmentTypesTable | null> {
+  return (await scoped(db, access).selectFrom('appointment_types').selectAll().where('code', '=', code).executeTakeFirst()) ?? null;
 }
 
-export async function insertAppointmentType(db: Executor, row: AppointmentTypesTable): Promise<void> {
-  await db.insertInto('appointment_types').values(row).execute();
+export async function insertAppointmentType(db: Executor, access: AccessFilter, row: AppointmentTypesTable): Promise<void> {
+  await scoped(db, access).insert('appointment_types', row);
 }
 
-export async function updateAppointmentType(db: Executor, tenantId: string, code: string, patch: Partial<AppointmentTypesTable>): Promise<void> {
-  await db.updateTable('appointment_types').set(patch).where('tenant_id', '=', tenantId).where('code', '=', code).execute();
+export async function updateAppointmentType(db: Executor, access: AccessFilter, code: string, patch: Partial<AppointmentTypesTable>): Promise<void> {
+  await scoped(db, access).updateTable('appointment_types').set(patch).where('code', '=', code).execute();
 }

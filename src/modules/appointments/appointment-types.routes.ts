@@ -36,7 +36,7 @@ export function appointmentTypeRoutes(deps: { clock: Clock }): AnyRoute[] {
         schema: Type.Object({ data: Type.Array(AppointmentTypeSchema) }, { additionalProperties: false }),
       },
       handler: async ({ db, actor, query }) => ({
-        body: { data: (await listAppointmentTypes(db, actor.tenantId, query.includeInactive ?? false)).map(presentAppointmentType) },
+        body: { data: (await listAppointmentTypes(db, actor, query.includeInactive ?? false)).map(presentAppointmentType) },
       }),
     }),
     defineRoute({
@@ -51,7 +51,7 @@ export function appointmentTypeRoutes(deps: { clock: Clock }): AnyRoute[] {
       response: { status: 200, description: 'The type', schema: AppointmentTypeSchema },
       errors: ['not_found'],
       handler: async ({ db, actor, params }) => {
-        const row = foundOr404(await findAppointmentType(db, actor.tenantId, params.code.toLowerCase()), 'appointment type', params.code);
+        const row = foundOr404(await findAppointmentType(db, actor, params.code.toLowerCase()), 'appointment type', params.code);
         return { body: presentAppointmentType(row) };
       },
     }),

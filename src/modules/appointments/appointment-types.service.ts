@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/database.js';
-import type { Actor } from '../../http/actor.js';
+import type { AccessFilter, Actor } from '../../http/actor.js';
 import { AppError, conflict, foundOr404, validationFailed } from '../../http/errors.js';
 import { findAppointmentType, insertAppointmentType, updateAppointmentType } from './appointment-types.repository.js';
 import type { CreateAppointmentTypeInput, UpdateAppointmentTypeInput } from './appointment-types.schema.js';
@@ -13,8 +13,8 @@ function checkTenantWide(actor: Actor): void {
 }
 
 /** An active type of the tenant by its code in any letter case, or 400 on `field`. */
-export async function bookableType(db: Executor, tenantId: string, code: string, field = 'type'): Promise<AppointmentTypesTable> {
-  const row = await findAppointmentType(db, tenantId, code.toLowerCase());
+export async function bookableType(db: Executor, access: AccessFilter, code: string, field = 'type'): Promise<AppointmentTypesTable> {
+  const row = await findAppointmentType(db, access, code.toLowerCase());
   if (!row || row.active !== 1) throw validationFailed([{ field, message: `unknown appointment type '${code}'; see GET /v1/appointment-types` }]);
   return row;
 }
@@ -22,7 +22,7 @@ export async function bookableType(db: Executor, tenantId: string, code: string,
 export async function createAppointmentType(db: Executor, actor: Actor, input: CreateAppointmentTypeInput, now: number): Promise<AppointmentTypesTable> {
   checkTenantWide(actor);
   const code = input.code.toLowerCase();
-  if (await findAppointmentType(db, actor.tenantId, code)) throw conflict(`An appointment type with code '${code}' exists already; PATCH it instead.`);
+  if (await findAppointmentType(db, actor, code)) throw conflict(`An appointment type with code '${code}' exists already; PATCH it instead.`);
   const at = new Date(now).toISOString();
   const row: AppointmentTypesTable = {
     tenant_id: actor.tenantId,
@@ -35,7 +35,7 @@ export async function createAppointmentType(db: Executor, actor: Actor, input: C
     created_at: at,
     updated_at: at,
   };
-  await insertAppointmentType(db, row);
+  await insertAppointmentType(db, actor, row);
   return row;
 }
 
@@ -48,13 +48,13 @@ export async function patchAppointmentType(
   now: number,
 ): Promise<AppointmentTypesTable> {
   checkTenantWide(actor);
-  const existing = foundOr404(await findAppointmentType(db, actor.tenantId, code.toLowerCase()), 'appointment type', code);
+  const existing = foundOr404(await findAppointmentType(db, actor, code.toLowerCase()), 'appointment type', code);
   const patch: Partial<AppointmentTypesTable> = { updated_at: new Date(now).toISOString() };
   if (input.name !== undefined) patch.name = input.name;
   if (input.durationMinutes !== undefined) patch.duration_minutes = input.durationMinutes;
   if (input.bufferBeforeMinutes !== undefined) patch.buffer_before_minutes = input.bufferBeforeMinutes;
   if (input.bufferAfterMinutes !== undefined) patch.buffer_after_minutes = input.bufferAfterMinutes;
   if (input.active !== undefined) patch.active = input.active ? 1 : 0;
-  await updateAppointmentType(db, actor.tenantId, existing.code, patch);
+  await updateAppointmentType(db, actor, existing.code, patch);
   return { ...existing, ...patch };
 }

@@ -1,25 +1,22 @@
+import { acrossTenants, scoped } from '../../db/access-policy.js';
 import type { SecretBox } from '../../db/secret-box.js';
 import type { Executor } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { AppointmentsTable } from './appointments.table.js';
-import { inList } from '../../db/in-list.js';
 
 /** An appointment with its provider's name (both forms of the seed's object need it). */
 export interface AppointmentRecord extends AppointmentsTable {
   provider_name: string;
 }
 
-/** The access policy lives here: tenant always, the appointment's location when the caller is location-scoped. */
+/** Appointments the caller may see (the policy: tenant always, the appointment's location when the caller is location-scoped). */
 function visible(db: Executor, actor: AccessFilter) {
-  let query = db
+  return scoped(db, actor)
     .selectFrom('appointments as a')
     .innerJoin('providers as p', 'p.id', 'a.provider_id')
     .selectAll('a')
-    .select('p.name as provider_name')
-    .where('a.tenant_id', '=', actor.tenantId);
-  if (actor.locationIds !== null) query = query.where('a.location_id', 'in', inList(actor.locationIds));
-  return query;
+    .select('p.name as provider_name');
 }
 
 export async function findAppointment(db: Executor, actor: AccessFilter, id: string): Promise<AppointmentRecord | null> {
@@ -46,18 +43,18 @@ export async function listAppointments(db: Executor, actor: AccessFilter, page: 
   return pageQuery(query, page, 'a.id').execute();
 }
 
-export async function insertAppointment(db: Executor, row: AppointmentsTable): Promise<void> {
-  await db.insertInto('appointments').values(row).execute();
+export async function insertAppointment(db: Executor, access: AccessFilter, row: AppointmentsTable): Promise<void> {
+  await scoped(db, access).insert('appointments', row);
 }
 
-export async function updateAppointment(db: Executor, tenantId: string, id: string, patch: Partial<AppointmentsTable>): Promise<void> {
-  await db.updateTable('appointments').set(patch).where('id', '=', id).where('tenant_id', '=', tenantId).execute();
+export async function updateAppointment(db: Executor, access: AccessFilter, id: string, patch: Partial<AppointmentsTable>): Promise<void> {
+  await scoped(db, access).updateTable('appointments').set(patch).where('id', '=', id).execute();
 }
 
 /** The calendar link's lookup: by id alone, no caller (the service compares the token, the link's credential). */
 export async function findCalendarEntry(db: Executor, id: string) {
   return (
-    (await db
+    (await acrossTenants(db, 'the calendar link is its own credential: found by id in any tenant, then its token is compared')
       .selectFrom('appointments as a')
       .innerJoin('providers as p', 'p.id', 'a.provider_id')
       .innerJoin('pets', 'pets.id', 'a.pet_id')
@@ -72,9 +69,13 @@ export async function findCalendarEntry(db: Executor, id: string) {
 
 /** Seals the calendar tokens an older release stored in clear; returns how many. */
 export async function sealClearCalendarTokens(db: Executor, box: Pick<SecretBox, 'seal'>): Promise<number> {
-  const rows = await db.selectFrom('appointments').select(['id', 'calendar_token']).where('calendar_token', 'not like', 'sealed:%').execute();
+  const rows = await acrossTenants(db, 'a housekeeping repair of the rows of every tenant')
+    .selectFrom('appointments')
+    .select(['id', 'tenant_id', 'calendar_token'])
+    .where('calendar_token', 'not like', 'sealed:%')
+    .execute();
   for (const row of rows)
-    await db
+    await scoped(db, { tenantId: row.tenant_id, locationIds: null })
       .updateTable('appointments')
       .set({ calendar_token: box.seal(row.calendar_token) })
       .where('id', '=', row.id)

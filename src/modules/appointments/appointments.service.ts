@@ -2,7 +2,7 @@ import type { Config, Environment } from '../../config.js';
 import type { SecretBox } from '../../db/secret-box.js';
 import type { Executor, LocationsTable } from '../../db/database.js';
 import { newId, randomSecret } from '../../db/ids.js';
-import type { Actor } from '../../http/actor.js';
+import { wholeTenant, type Actor } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, notFound, validationFailed } from '../../http/errors.js';
 import { emit, type EventData } from '../events/index.js';
 import { findLocation } from '../locations/index.js';
@@ -140,7 +140,7 @@ export async function createAppointment(
   now: number,
   settings: Settings,
 ): Promise<AppointmentRecord> {
-  const type = await bookableType(db, actor.tenantId, input.type);
+  const type = await bookableType(db, actor, input.type);
   const start = parseInstant(input.startsAt);
   if (start === null) throw validationFailed([{ field: 'startsAt', message: 'is not a date-time' }]);
   const pet = await findPet(db, actor, input.petId);
@@ -187,7 +187,7 @@ export async function createAppointment(
     calendar_token: settings.secrets.seal(newCalendarToken(actor.env)),
     sequence: 0,
   };
-  await insertAppointment(db, row);
+  await insertAppointment(db, actor, row);
   await emit(db, 'appointment.created', eventData(row), actor.tenantId, now);
   return { ...row, provider_name: provider.name };
 }
@@ -279,7 +279,7 @@ export async function patchAppointment(
   if (Object.keys(patch).length === 0) return existing;
   patch.updated_at = toIso(now);
   patch.sequence = existing.sequence + 1;
-  await updateAppointment(db, actor.tenantId, id, patch);
+  await updateAppointment(db, wholeTenant(actor), id, patch);
   const updated: AppointmentRecord = { ...existing, ...patch, provider_name: providerName };
   if (completed) {
     const location = await findLocation(db, actor, updated.location_id);

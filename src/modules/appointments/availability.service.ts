@@ -69,10 +69,10 @@ function answerKey(
 export async function availability(db: Executor, actor: Actor, input: AvailabilityInput, now: number, noticeMinutes: number): Promise<AvailabilityResult> {
   const location = await findLocation(db, actor, input.locationId);
   if (!location) throw missingReference('locationId', 'location', input.locationId);
-  const type = await bookableType(db, actor.tenantId, input.type);
+  const type = await bookableType(db, actor, input.type);
   if (input.providerId !== undefined && !(await findProvider(db, actor, input.providerId))) throw missingReference('providerId', 'provider', input.providerId);
   const window = readWindow(zoneClock(location.timezone), input, now, 7);
-  const schedules = (await bookableSchedulesAt(db, actor.tenantId, location.id, input.providerId)).filter((s) => offers(s.services, type.code));
+  const schedules = (await bookableSchedulesAt(db, actor, location.id, input.providerId)).filter((s) => offers(s.services, type.code));
   const limit = input.limit ?? 1000;
   const earliest = now + noticeMinutes * minuteMs;
   const reusable = input.from !== undefined && earliest <= window.from;
@@ -119,7 +119,7 @@ export interface ProviderMatch {
 export async function matchProviders(db: Executor, actor: Actor, input: MatchProvidersInput, now: number, noticeMinutes: number) {
   const pet = await findPet(db, actor, input.petId);
   if (!pet) throw missingReference('petId', 'pet', input.petId);
-  const type = await bookableType(db, actor.tenantId, input.type);
+  const type = await bookableType(db, actor, input.type);
   const locationId = input.locationId ?? pet.location_id;
   const location = await findLocation(db, actor, locationId);
   if (!location) throw missingReference('locationId', 'location', locationId);

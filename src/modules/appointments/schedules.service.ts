@@ -69,7 +69,7 @@ export async function putSchedule(db: Executor, actor: Actor, providerId: string
   const weekly = checkWeekly(input.weekly);
   const timeOff = checkTimeOff(input.timeOff ?? [], zoneClock(location.timezone));
   const at = new Date(now).toISOString();
-  const row = await upsertSchedule(db, {
+  const row = await upsertSchedule(db, actor, {
     id: newId('sch'),
     tenant_id: actor.tenantId,
     provider_id: provider.id,

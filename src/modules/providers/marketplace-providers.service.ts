@@ -49,11 +49,11 @@ export function requireMarketplaceScope(actor: Actor, what: string): void {
 export async function withMarketplace(db: Executor, actor: AccessFilter, rows: ProviderRecord[], activeListingsOnly = false): Promise<ProviderRecord[]> {
   const profiles = await profilesOf(
     db,
-    actor.tenantId,
+    actor,
     rows.filter((r) => isMarketplaceStatus(r.status)).map((r) => r.id),
   );
   if (profiles.size === 0) return rows;
-  const listings = await listingsOf(db, actor.tenantId, [...profiles.keys()], activeListingsOnly);
+  const listings = await listingsOf(db, actor, [...profiles.keys()], activeListingsOnly);
   return rows.map((row) => {
     const profile = profiles.get(row.id);
     return profile ? { ...row, marketplace: { profile, listings: listings.get(row.id) ?? [] } } : row;
@@ -62,7 +62,7 @@ export async function withMarketplace(db: Executor, actor: AccessFilter, rows: P
 
 /** The currency of a provider's first location (listings priced without one). */
 async function defaultCurrency(db: Executor, actor: AccessFilter, providerId: string, locationIds?: readonly string[]): Promise<string> {
-  const first = [...(locationIds ?? (await allLocationsOf(db, providerId)))].sort()[0];
+  const first = [...(locationIds ?? (await allLocationsOf(db, wholeTenant(actor), providerId)))].sort()[0];
   const location = first === undefined ? null : await findLocation(db, wholeTenant(actor), first);
   return location?.currency ?? 'USD';
 }
@@ -109,10 +109,10 @@ export async function onboardMarketplace(
     created_at: at,
     updated_at: at,
   };
-  await insertProfile(db, profile);
+  await insertProfile(db, actor, profile);
   const currency = await defaultCurrency(db, actor, provider.id, locationIds);
   const listings = input.listings.map((l, i) => listingRow(actor, provider.id, l, currency, now, `marketplace.listings[${i}]`));
-  await insertListings(db, listings);
+  await insertListings(db, actor, listings);
   return { profile, listings };
 }
 
@@ -129,15 +129,15 @@ export async function approveProvider(db: Executor, actor: Actor, id: string, no
   const provider = await marketplaceProvider(db, actor, id);
   assertTransition(lifecycle, 'Provider', id, provider.status as ProviderStatus, 'approved', 'be approved');
   const missing: string[] = [];
-  if ((await countActiveListings(db, actor.tenantId, id)) === 0) missing.push('an active listing');
+  if ((await countActiveListings(db, actor, id)) === 0) missing.push('an active listing');
   const schedules = await schedulesOf(db, wholeTenant(actor), id);
   if (!schedules.some((s) => s.weekly !== '[]')) missing.push('a weekly schedule at one of its locations (PUT /v1/appointments/schedules/{providerId})');
   if (missing.length > 0) {
     throw new AppError('onboarding_incomplete', `Provider ${id} cannot be approved yet: it needs ${missing.join(' and ')}.`, { extensions: { missing } });
   }
   const at = isoAt(now);
-  await updateProvider(db, actor.tenantId, id, { status: 'approved', updated_at: at });
-  await updateProfile(db, actor.tenantId, id, { approved_at: at, suspended_at: null, updated_at: at });
+  await updateProvider(db, wholeTenant(actor), id, { status: 'approved', updated_at: at });
+  await updateProfile(db, actor, id, { approved_at: at, suspended_at: null, updated_at: at });
   await emit(db, 'provider.approved', { providerId: id, name: provider.name, approvedAt: at }, actor.tenantId, now);
   return marketplaceProvider(db, actor, id);
 }
@@ -147,8 +147,8 @@ export async function suspendProvider(db: Executor, actor: Actor, id: string, no
   const provider = await marketplaceProvider(db, actor, id);
   assertTransition(lifecycle, 'Provider', id, provider.status as ProviderStatus, 'suspended', 'be suspended');
   const at = isoAt(now);
-  await updateProvider(db, actor.tenantId, id, { status: 'suspended', updated_at: at });
-  await updateProfile(db, actor.tenantId, id, { suspended_at: at, updated_at: at });
+  await updateProvider(db, wholeTenant(actor), id, { status: 'suspended', updated_at: at });
+  await updateProfile(db, actor, id, { suspended_at: at, updated_at: at });
   return marketplaceProvider(db, actor, id);
 }
 
@@ -170,7 +170,7 @@ export async function patchMarketplaceProfile(
   if (input.bio !== undefined) patch.bio = input.bio;
   if (input.serviceArea !== undefined) patch.service_area = input.serviceArea;
   if (input.commissionBps !== undefined) patch.commission_bps = input.commissionBps;
-  await updateProfile(db, actor.tenantId, provider.id, patch);
+  await updateProfile(db, actor, provider.id, patch);
 }
 
 export async function addListing(db: Executor, actor: Actor, providerId: string, input: ListingInput, now: number): Promise<MarketplaceListingsTable> {
@@ -179,7 +179,7 @@ export async function addListing(db: Executor, actor: Actor, providerId: string,
     throw new AppError('conflict', `Provider ${providerId} is a clinic staff provider; only marketplace providers have listings.`);
   }
   const row = listingRow(actor, provider.id, input, await defaultCurrency(db, actor, provider.id), now, '');
-  await insertListings(db, [row]);
+  await insertListings(db, actor, [row]);
   return row;
 }
 
@@ -192,14 +192,14 @@ export async function changeListing(
   now: number,
 ): Promise<MarketplaceListingsTable> {
   foundOr404(await findProvider(db, actor, providerId), 'provider', providerId);
-  const listing = foundOr404(await findListing(db, actor.tenantId, providerId, listingId), 'listing', listingId);
+  const listing = foundOr404(await findListing(db, actor, providerId, listingId), 'listing', listingId);
   const patch: Partial<MarketplaceListingsTable> = { updated_at: isoAt(now) };
   if (input.name !== undefined) patch.name = input.name.trim();
   if (input.category !== undefined) patch.category = input.category as ListingCategory;
   if (input.amount !== undefined) patch.amount = input.amount;
   if (input.durationMinutes !== undefined) patch.duration_minutes = input.durationMinutes;
   if (input.status !== undefined) patch.status = input.status;
-  await updateListing(db, actor.tenantId, listingId, patch);
+  await updateListing(db, actor, listingId, patch);
   return { ...listing, ...patch };
 }
 
@@ -240,7 +240,7 @@ export class BookableNotFound extends AppError {
 export async function findBookableListing(db: Executor, actor: AccessFilter, providerId: string, listingId: string): Promise<BookableListing> {
   const provider = await findProvider(db, actor, providerId);
   if (!provider) throw new BookableNotFound('provider', providerId);
-  const listing = await findListing(db, actor.tenantId, providerId, listingId);
+  const listing = await findListing(db, actor, providerId, listingId);
   if (!listing) throw new BookableNotFound('listing', listingId);
   if (!isBookable(provider.status)) {
     throw new AppError('provider_not_bookable', `Provider ${providerId} is ${provider.status} and takes no new bookings.`, {

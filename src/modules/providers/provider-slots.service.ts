@@ -95,7 +95,7 @@ async function candidatesOf(
   category: ListingCategory | undefined,
 ): Promise<Candidate[]> {
   if (durationMinutes !== undefined) return ids.map((id) => ({ id, minutes: durationMinutes }));
-  const shortest = await shortestListings(db, actor.tenantId, ids, category);
+  const shortest = await shortestListings(db, actor, ids, category);
   return ids.map((id) => ({ id, minutes: shortest.get(id) ?? staffSlotMinutes }));
 }
 

@@ -20,7 +20,8 @@ export const providersModule: ModuleManifest<Parameters<typeof providerRoutes>[0
   },
   tables: ['providers', 'provider_locations', 'provider_marketplace_profiles', 'marketplace_listings', 'provider_reviews', 'provider_directory_version'],
   access: {
-    providers: { location: null, why: 'providers work across the group; provider_locations says where' },
+    // A location-scoped caller sees a provider that works at one of its locations.
+    providers: { via: 'provider_locations', key: 'provider_id' },
     provider_locations: { location: 'location_id' },
     provider_marketplace_profiles: { location: null, why: "a provider's marketplace profile is group-wide" },
     marketplace_listings: { location: null, why: 'listings belong to a provider, group-wide' },

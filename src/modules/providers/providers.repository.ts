@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
+import { acrossTenants, scoped } from '../../db/access-policy.js';
 import { selectRows, type Executor } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ListingCategory, MarketplaceListingsTable, ProviderMarketplaceProfilesTable, ProvidersTable } from './providers.table.js';
-import { inList } from '../../db/in-list.js';
 
 /** A provider row with the locations it works at (only those the caller may see). */
 export interface ProviderRecord extends ProvidersTable {
@@ -13,35 +13,21 @@ export interface ProviderRecord extends ProvidersTable {
 }
 
 /**
- * The access policy lives here: tenant always; a location-scoped caller sees a provider
- * when it works at one of the caller's locations.
+ * Providers the caller may see (the policy: tenant always; a location-scoped caller sees a provider
+ * when it works at one of the caller's locations, through provider_locations).
  */
 function visible(db: Executor, actor: AccessFilter) {
-  let query = db.selectFrom('providers').selectAll('providers').where('providers.tenant_id', '=', actor.tenantId);
-  if (actor.locationIds !== null) {
-    const ids = inList(actor.locationIds);
-    query = query.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('provider_locations')
-          .select(sql<number>`1`.as('one'))
-          .whereRef('provider_locations.provider_id', '=', 'providers.id')
-          .where('provider_locations.location_id', 'in', ids),
-      ),
-    );
-  }
-  return query;
+  return scoped(db, actor).selectFrom('providers').selectAll('providers');
 }
 
 /** Location ids per provider, narrowed to the caller's view. */
 async function locationsOf(db: Executor, actor: AccessFilter, providerIds: readonly string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>(providerIds.map((id) => [id, []]));
   if (providerIds.length === 0) return out;
-  let query = db
+  const query = scoped(db, actor)
     .selectFrom('provider_locations')
     .select(['provider_id', 'location_id'])
     .where('provider_id', 'in', [...providerIds]);
-  if (actor.locationIds !== null) query = query.where('location_id', 'in', inList(actor.locationIds));
   for (const row of await query.orderBy('location_id').execute()) out.get(row.provider_id)?.push(row.location_id);
   return out;
 }
@@ -60,9 +46,9 @@ export async function findProvider(db: Executor, actor: AccessFilter, id: string
   return row ? ((await withLocations(db, actor, [row]))[0] ?? null) : null;
 }
 
-/** Every location a provider works at, whatever the caller sees (to keep the hidden ones on a PATCH). */
-export async function allLocationsOf(db: Executor, providerId: string): Promise<string[]> {
-  const rows = await db.selectFrom('provider_locations').select('location_id').where('provider_id', '=', providerId).execute();
+/** Every location of a provider `access` covers (`wholeTenant`: all of them, to keep the hidden ones on a PATCH). */
+export async function allLocationsOf(db: Executor, access: AccessFilter, providerId: string): Promise<string[]> {
+  const rows = await scoped(db, access).selectFrom('provider_locations').select('location_id').where('provider_id', '=', providerId).execute();
   return rows.map((r) => r.location_id);
 }
 
@@ -156,25 +142,27 @@ export async function providersFor(db: Executor, actor: AccessFilter, filters: P
   return withLocations(db, actor, await query.orderBy('providers.id').limit(1000).execute());
 }
 
-export async function insertProvider(db: Executor, row: ProvidersTable, locationIds: readonly string[]): Promise<void> {
-  await db.insertInto('providers').values(row).execute();
-  await db
-    .insertInto('provider_locations')
-    .values(locationIds.map((location_id) => ({ provider_id: row.id, location_id, tenant_id: row.tenant_id })))
-    .execute();
+export async function insertProvider(db: Executor, access: AccessFilter, row: ProvidersTable, locationIds: readonly string[]): Promise<void> {
+  const to = scoped(db, access);
+  await to.insert('providers', row);
+  await to.insert(
+    'provider_locations',
+    locationIds.map((location_id) => ({ provider_id: row.id, location_id, tenant_id: row.tenant_id })),
+  );
 }
 
-export async function updateProvider(db: Executor, tenantId: string, id: string, patch: Partial<ProvidersTable>): Promise<void> {
-  await db.updateTable('providers').set(patch).where('id', '=', id).where('tenant_id', '=', tenantId).execute();
+export async function updateProvider(db: Executor, access: AccessFilter, id: string, patch: Partial<ProvidersTable>): Promise<void> {
+  await scoped(db, access).updateTable('providers').set(patch).where('id', '=', id).execute();
 }
 
-export async function replaceProviderLocations(db: Executor, tenantId: string, id: string, locationIds: readonly string[]): Promise<void> {
-  await db.deleteFrom('provider_locations').where('provider_id', '=', id).where('tenant_id', '=', tenantId).execute();
-  if (locationIds.length === 0) return;
-  await db
-    .insertInto('provider_locations')
-    .values(locationIds.map((location_id) => ({ provider_id: id, location_id, tenant_id: tenantId })))
-    .execute();
+/** `access` is the whole tenant: the caller proved it sees the provider, and keeps the locations it does not see. */
+export async function replaceProviderLocations(db: Executor, access: AccessFilter, id: string, locationIds: readonly string[]): Promise<void> {
+  const to = scoped(db, access);
+  await to.deleteFrom('provider_locations').where('provider_id', '=', id).execute();
+  await to.insert(
+    'provider_locations',
+    locationIds.map((location_id) => ({ provider_id: id, location_id, tenant_id: access.tenantId })),
+  );
 }
 
 /** What the marketplace slot search needs of one schedule (a provider's weekly hours at one location). */
@@ -197,14 +185,12 @@ export async function schedulesOfProviders(
   locationId?: string,
 ): Promise<ProviderScheduleFacts[]> {
   if (providerIds.length === 0) return [];
-  let query = db
+  let query = scoped(db, actor)
     .selectFrom('provider_schedules as s')
     .innerJoin('locations as l', 'l.id', 's.location_id')
     .innerJoin('provider_locations as pl', (join) => join.onRef('pl.provider_id', '=', 's.provider_id').onRef('pl.location_id', '=', 's.location_id'))
     .select(['s.provider_id', 's.location_id', 'l.timezone', 's.weekly', 's.time_off'])
-    .where('s.tenant_id', '=', actor.tenantId)
     .where('s.provider_id', 'in', [...providerIds]);
-  if (actor.locationIds !== null) query = query.where('s.location_id', 'in', inList(actor.locationIds));
   if (locationId !== undefined) query = query.where('s.location_id', '=', locationId);
   return query.orderBy('s.provider_id').orderBy('s.location_id').execute();
 }
@@ -212,15 +198,14 @@ export async function schedulesOfProviders(
 /** The shortest active listing per provider (of one category when given): the slot length a search uses. */
 export async function shortestListings(
   db: Executor,
-  tenantId: string,
+  access: AccessFilter,
   providerIds: readonly string[],
   category?: ListingCategory,
 ): Promise<Map<string, number>> {
   if (providerIds.length === 0) return new Map();
-  let query = db
+  let query = scoped(db, access)
     .selectFrom('marketplace_listings')
     .select(['provider_id', (eb) => eb.fn.min<number>('duration_minutes').as('minutes')])
-    .where('tenant_id', '=', tenantId)
     .where('provider_id', 'in', [...providerIds])
     .where('status', '=', 'active');
   if (category !== undefined) query = query.where('category', '=', category);
@@ -230,6 +215,10 @@ export async function shortestListings(
 
 /** The change counter of everything the directory reads (triggers move it): one small statement. */
 export async function directoryVersion(db: Executor): Promise<number> {
-  const [row] = await selectRows<{ version: number }>(db, 'select version from provider_directory_version where id = 1', []);
+  const [row] = await selectRows<{ version: number }>(
+    acrossTenants(db, 'the directory change counter is one row for the whole appliance'),
+    'select version from provider_directory_version where id = 1',
+    [],
+  );
   return row?.version ?? -1;
 }

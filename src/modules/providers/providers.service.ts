@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
-import type { Actor } from '../../http/actor.js';
+import { wholeTenant, type Actor } from '../../http/actor.js';
 import { foundOr404, missingReference, validationFailed } from '../../http/errors.js';
 import { emit } from '../events/index.js';
 import { missingLocations } from '../locations/index.js';
@@ -21,7 +21,7 @@ async function checkLocations(db: Executor, actor: Actor, ids: readonly string[]
 /** Lower-cased, de-duplicated codes that exist in the tenant's catalogue (else 400 on the first unknown one). */
 async function checkServices(db: Executor, actor: Actor, services: readonly string[]): Promise<string[]> {
   const codes = [...new Set(services.map((s) => s.toLowerCase()))];
-  const unknown = await unknownAppointmentTypes(db, actor.tenantId, codes);
+  const unknown = await unknownAppointmentTypes(db, actor, codes);
   if (unknown.length > 0) {
     throw validationFailed(
       unknown.map((code) => ({ field: `services[${services.findIndex((s) => s.toLowerCase() === code)}]`, message: `unknown appointment type '${code}'` })),
@@ -52,7 +52,7 @@ export async function createProvider(db: Executor, actor: Actor, input: CreatePr
     updated_at: at,
   };
   const locationIds = [...input.locationIds].sort();
-  await insertProvider(db, row, locationIds);
+  await insertProvider(db, actor, row, locationIds);
   const marketplace = input.marketplace === undefined ? undefined : await onboardMarketplace(db, actor, row, locationIds, input.marketplace, now);
   await emit(db, 'provider.onboarded', { providerId: row.id, name: row.name, kind: row.kind, status: row.status, locationIds, services }, actor.tenantId, now);
   return { ...row, locationIds, marketplace };
@@ -88,10 +88,10 @@ export async function patchProvider(db: Executor, actor: Actor, id: string, inpu
   if (input.locationIds !== undefined) {
     await checkLocations(db, actor, input.locationIds);
     // A location-scoped caller replaces only the part it can see; locations outside its view stay.
-    const hidden = actor.locationIds === null ? [] : (await allLocationsOf(db, id)).filter((l) => !actor.locationIds?.includes(l));
-    await replaceProviderLocations(db, actor.tenantId, id, [...new Set([...input.locationIds, ...hidden])]);
+    const hidden = actor.locationIds === null ? [] : (await allLocationsOf(db, wholeTenant(actor), id)).filter((l) => !actor.locationIds?.includes(l));
+    await replaceProviderLocations(db, wholeTenant(actor), id, [...new Set([...input.locationIds, ...hidden])]);
     locationIds = [...input.locationIds].sort();
   }
-  await updateProvider(db, actor.tenantId, id, patch);
+  await updateProvider(db, wholeTenant(actor), id, patch);
   return (await withMarketplace(db, actor, [{ ...existing, ...patch, locationIds, marketplace: undefined }]))[0]!;
 }

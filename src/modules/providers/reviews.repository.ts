@@ -1,29 +1,25 @@
+import { scoped } from '../../db/access-policy.js';
 import type { Executor } from '../../db/database.js';
-import { inList } from '../../db/in-list.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ProviderReviewsTable } from './providers.table.js';
 
-/** Tenant always; a location-scoped caller sees the reviews of bookings at its locations. */
+/** Tenant always; a location-scoped caller sees the reviews of bookings at its locations (the policy). */
 function visible(db: Executor, actor: AccessFilter) {
-  let query = db.selectFrom('provider_reviews').selectAll().where('tenant_id', '=', actor.tenantId);
-  if (actor.locationIds !== null) query = query.where('location_id', 'in', inList(actor.locationIds));
-  return query;
+  return scoped(db, actor).selectFrom('provider_reviews').selectAll();
 }
 
-export async function insertReview(db: Executor, row: ProviderReviewsTable): Promise<void> {
-  await db.insertInto('provider_reviews').values(row).execute();
+export async function insertReview(db: Executor, access: AccessFilter, row: ProviderReviewsTable): Promise<void> {
+  await scoped(db, access).insert('provider_reviews', row);
 }
 
 export async function findReview(db: Executor, actor: AccessFilter, id: string): Promise<ProviderReviewsTable | null> {
   return (await visible(db, actor).where('id', '=', id).executeTakeFirst()) ?? null;
 }
 
-/** The review of a booking, whoever may see it (one per booking, enforced by UNIQUE). */
-export async function reviewOfBooking(db: Executor, tenantId: string, bookingId: string): Promise<Pick<ProviderReviewsTable, 'id'> | null> {
-  return (
-    (await db.selectFrom('provider_reviews').select('id').where('tenant_id', '=', tenantId).where('booking_id', '=', bookingId).executeTakeFirst()) ?? null
-  );
+/** The review of a booking, whoever may see it (`wholeTenant`; one per booking, enforced by UNIQUE). */
+export async function reviewOfBooking(db: Executor, access: AccessFilter, bookingId: string): Promise<Pick<ProviderReviewsTable, 'id'> | null> {
+  return (await scoped(db, access).selectFrom('provider_reviews').select('id').where('booking_id', '=', bookingId).executeTakeFirst()) ?? null;
 }
 
 export async function listReviews(
@@ -38,12 +34,11 @@ export async function listReviews(
 }
 
 /** Sets the reply when there is none yet; false when another reply got there first. */
-export async function setReply(db: Executor, tenantId: string, id: string, reply: string, at: string): Promise<boolean> {
-  const result = await db
+export async function setReply(db: Executor, access: AccessFilter, id: string, reply: string, at: string): Promise<boolean> {
+  const result = await scoped(db, access)
     .updateTable('provider_reviews')
     .set({ reply, replied_at: at })
     .where('id', '=', id)
-    .where('tenant_id', '=', tenantId)
     .where('reply', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;

@@ -1,7 +1,7 @@
 import { isoAt } from '../../clock.js';
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
-import type { Actor } from '../../http/actor.js';
+import { wholeTenant, type Actor } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, notFound } from '../../http/errors.js';
 import { findBooking } from '../bookings/index.js';
 import { findPetParent } from '../pet-parents/index.js';
@@ -23,7 +23,7 @@ export async function rateBooking(db: Executor, actor: Actor, input: CreateRatin
   const booking = await findBooking(db, actor, 'marketplace', input.bookingId);
   if (!booking || booking.provider_id === null || (input.parentId !== undefined && booking.parent_id !== input.parentId))
     throw notFound('booking', input.bookingId);
-  if (await reviewOfBooking(db, actor.tenantId, booking.id)) throw alreadyRated(booking.id);
+  if (await reviewOfBooking(db, wholeTenant(actor), booking.id)) throw alreadyRated(booking.id);
   if (booking.status !== 'completed') {
     throw new AppError('booking_not_completed', `Booking ${booking.id} is ${booking.status}; only a completed booking can be rated.`, {
       extensions: { currentStatus: booking.status },
@@ -44,7 +44,7 @@ export async function rateBooking(db: Executor, actor: Actor, input: CreateRatin
     created_at: isoAt(now),
   };
   try {
-    await insertReview(db, row);
+    await insertReview(db, actor, row);
   } catch (err) {
     // The write transaction already serialises raters; the UNIQUE index is the last word all the same.
     if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw alreadyRated(booking.id);
@@ -59,7 +59,7 @@ const alreadyRated = (bookingId: string) => new AppError('already_rated', `Booki
 export async function replyToReview(db: Executor, actor: Actor, id: string, reply: string, now: number): Promise<ProviderReviewsTable> {
   const review = foundOr404(await findReview(db, actor, id), 'review', id);
   const at = isoAt(now);
-  if (review.reply !== null || !(await setReply(db, actor.tenantId, id, reply, at))) {
+  if (review.reply !== null || !(await setReply(db, wholeTenant(actor), id, reply, at))) {
     throw new AppError('already_replied', `Review ${id} already has a reply; a review takes one.`);
   }
   return { ...review, reply, replied_at: at };

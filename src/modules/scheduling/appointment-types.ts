@@ -1,4 +1,6 @@
+import { scoped } from '../../db/access-policy.js';
 import type { Executor } from '../../db/database.js';
+import type { AccessFilter } from '../../http/actor.js';
 
 /**
  * What the kernel knows of the appointment-type catalogue (the appointments module owns its routes):
@@ -8,12 +10,11 @@ export const maxDurationMinutes = 480;
 export const maxBufferMinutes = 120;
 
 /** Of `codes`, those that are not active types of the tenant. */
-export async function unknownAppointmentTypes(db: Executor, tenantId: string, codes: readonly string[]): Promise<string[]> {
+export async function unknownAppointmentTypes(db: Executor, access: AccessFilter, codes: readonly string[]): Promise<string[]> {
   if (codes.length === 0) return [];
-  const rows = await db
+  const rows = await scoped(db, access)
     .selectFrom('appointment_types')
     .select('code')
-    .where('tenant_id', '=', tenantId)
     .where('code', 'in', [...codes])
     .where('active', '=', 1)
     .execute();

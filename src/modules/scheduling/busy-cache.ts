@@ -1,3 +1,4 @@
+import { acrossTenants } from '../../db/access-policy.js';
 import { selectRows, type Executor } from '../../db/database.js';
 import { mergeIntervals, type Interval } from './slot-engine.js';
 import { busyIntervals } from './busy-intervals.js';
@@ -17,7 +18,11 @@ const caches = new WeakMap<object, Map<string, Entry>>();
 /** The scheduling change counter (kept by triggers on appointments and on grooming bookings, so it also sees writes of other modules and processes). */
 export async function appointmentsVersion(db: Executor): Promise<number> {
   // Read on every availability call (a reused answer's version): prepared text, not the builder.
-  const [row] = await selectRows<{ version: number }>(db, "select version from scheduling_versions where name = 'appointments'", []);
+  const [row] = await selectRows<{ version: number }>(
+    acrossTenants(db, 'the scheduling change counter is one row for the whole appliance'),
+    "select version from scheduling_versions where name = 'appointments'",
+    [],
+  );
   return row?.version ?? -1;
 }
 

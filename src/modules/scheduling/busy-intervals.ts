@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { acrossTenants } from '../../db/access-policy.js';
 import type { Executor } from '../../db/database.js';
 import type { BookingKind } from '../bookings/index.js';
 import { maxBufferMinutes, maxDurationMinutes } from './appointment-types.js';
@@ -44,7 +45,13 @@ export async function busyIntervals(
   if (providerIds.length === 0) return out;
   // One row per provider and table with its spans concatenated: materialising thousands of row
   // objects costs more than the scan itself, and availability reads a whole location's fortnight at once.
-  let appointments = db
+  // Every location by design (a provider is in one place at a time), and no tenant predicate (see above):
+  // the provider ids are the tenant's, from the caller's scoped lookup.
+  const byProvider = acrossTenants(
+    db,
+    "hand-written plan: the provider ids come from the caller's tenant-scoped lookup; a tenant predicate would steer SQLite off the provider index",
+  );
+  let appointments = byProvider
     .selectFrom('appointments')
     .select(['provider_id', sql<string>`group_concat(blocked_from || ' ' || blocked_until, ' ')`.as('spans')])
     .where('provider_id', 'in', [...providerIds])
@@ -53,7 +60,7 @@ export async function busyIntervals(
     .where('status', 'in', [...holdingStatuses])
     .where('blocked_from', '<', toIso(to))
     .where('blocked_until', '>', toIso(from));
-  let bookings = db
+  let bookings = byProvider
     .selectFrom('bookings')
     .select([sql<string>`provider_id`.as('provider_id'), sql<string>`group_concat(starts_at || ' ' || ends_at, ' ')`.as('spans')])
     .where('provider_id', 'is not', null)

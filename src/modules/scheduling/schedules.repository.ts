@@ -1,7 +1,7 @@
+import { scoped } from '../../db/access-policy.js';
 import type { Database, Executor, LocationsTable } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
-import { inList } from '../../db/in-list.js';
 
 /** The provider_schedules row (the table's type is declared with the appointments module's tables). */
 type ProviderSchedulesTable = Database['provider_schedules'];
@@ -16,15 +16,12 @@ export interface ScheduleRecord extends ProviderSchedulesTable {
  * provider still works at count (a provider moved off a location keeps no hours there).
  */
 function visible(db: Executor, actor: AccessFilter) {
-  let query = db
+  return scoped(db, actor)
     .selectFrom('provider_schedules as s')
     .innerJoin('locations as l', 'l.id', 's.location_id')
     .innerJoin('provider_locations as pl', (join) => join.onRef('pl.provider_id', '=', 's.provider_id').onRef('pl.location_id', '=', 's.location_id'))
     .selectAll('s')
-    .select('l.timezone')
-    .where('s.tenant_id', '=', actor.tenantId);
-  if (actor.locationIds !== null) query = query.where('s.location_id', 'in', inList(actor.locationIds));
-  return query;
+    .select('l.timezone');
 }
 
 export async function listSchedules(
@@ -57,20 +54,22 @@ export async function schedulesOf(db: Executor, actor: AccessFilter, providerId:
   return visible(db, actor).where('s.provider_id', '=', providerId).orderBy('s.id').execute();
 }
 
-/** Insert or replace the provider's schedule at a location (one row per provider and location). */
-export async function upsertSchedule(db: Executor, row: ProviderSchedulesTable): Promise<ProviderSchedulesTable> {
-  return db
-    .insertInto('provider_schedules')
-    .values(row)
-    .onConflict((oc) =>
-      oc.columns(['provider_id', 'location_id']).doUpdateSet({
-        weekly: (eb) => eb.ref('excluded.weekly'),
-        time_off: (eb) => eb.ref('excluded.time_off'),
-        updated_at: (eb) => eb.ref('excluded.updated_at'),
-      }),
-    )
+/**
+ * Insert or replace the provider's schedule at a location (one row per provider and location): the
+ * row there takes the new hours, or `row` is inserted. Run inside the write's transaction (the PUT's).
+ */
+export async function upsertSchedule(db: Executor, access: AccessFilter, row: ProviderSchedulesTable): Promise<ProviderSchedulesTable> {
+  const to = scoped(db, access);
+  const replaced = await to
+    .updateTable('provider_schedules')
+    .set({ weekly: row.weekly, time_off: row.time_off, updated_at: row.updated_at })
+    .where('provider_id', '=', row.provider_id)
+    .where('location_id', '=', row.location_id)
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  if (replaced) return replaced;
+  await to.insert('provider_schedules', row);
+  return row;
 }
 
 /** What availability needs of a bookable provider's schedule at one location. */
@@ -86,13 +85,12 @@ export interface BookableSchedule {
  * Schedules at a location of active providers who still work there, in one query (availability's
  * hot path). The caller has checked that it sees the location, so it sees these providers.
  */
-export async function bookableSchedulesAt(db: Executor, tenantId: string, locationId: string, providerId?: string): Promise<BookableSchedule[]> {
-  let query = db
+export async function bookableSchedulesAt(db: Executor, actor: AccessFilter, locationId: string, providerId?: string): Promise<BookableSchedule[]> {
+  let query = scoped(db, actor)
     .selectFrom('provider_schedules as s')
     .innerJoin('provider_locations as pl', (join) => join.onRef('pl.provider_id', '=', 's.provider_id').onRef('pl.location_id', '=', 's.location_id'))
     .innerJoin('providers as p', 'p.id', 's.provider_id')
     .select(['s.provider_id', 's.weekly', 's.time_off', 'p.services'])
-    .where('s.tenant_id', '=', tenantId)
     .where('s.location_id', '=', locationId)
     .where('p.status', '=', 'active');
   if (providerId !== undefined) query = query.where('s.provider_id', '=', providerId);
