@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { DateTime } from 'luxon';
+import { registerAccessPolicies } from '../../src/db/access-policy.js';
 import { openDatabase, selectRows, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 import { rebuildDailyAggregates } from '../../src/modules/analytics/analytics-daily.repository.js';
 import { referenceTallies, tallies, type TallyRow } from '../../src/modules/analytics/analytics.repository.js';
 import { metricNames, type MetricName } from '../../src/modules/analytics/analytics.schema.js';
+import { analyticsModule, petCount } from '../../src/modules/analytics/index.js';
 import { bucketsOf, windowRows, type ScopeLocation } from '../../src/modules/analytics/metric-windows.js';
 
 /**
@@ -294,6 +296,23 @@ const aggregateRows = (w: World, tenantId: string) =>
     )
     .all(tenantId);
 
+// The app registers the manifests' policies when it is built; this test builds no app.
+registerAccessPolicies('analytics', analyticsModule.access ?? {});
+
+/** The AI agent's pet counts (running totals) against a count of the pets. */
+async function comparePetCounts(t: import('ava').ExecutionContext, w: World, tenantId: string): Promise<void> {
+  const locations = w.ids('locations', tenantId);
+  for (const species of [null, 'dog', 'cat', 'rabbit', 'ferret', 'horse']) {
+    for (const ids of [locations, locations.slice(0, 3), [locations[1] as string]]) {
+      const placeholders = ids.map(() => '?').join(', ');
+      const reference = w.db.sqlite
+        .prepare(`select count(*) as n from pets where tenant_id = ? and location_id in (${placeholders})${species ? ' and lower(species) = ?' : ''}`)
+        .get(tenantId, ...ids, ...(species ? [species] : [])) as { n: number };
+      t.is(await petCount(w.db.db, { tenantId, locationIds: null }, ids, species), reference.n, `${species} ${ids.length}`);
+    }
+  }
+}
+
 for (const seed of [1, 2, 3]) {
   test(`the aggregates answer what the records do (seed ${seed})`, async (t) => {
     const dir = mkdtempSync(path.join(tmpdir(), 'petcare-aggregates-'));
@@ -310,6 +329,7 @@ for (const seed of [1, 2, 3]) {
       mutate(w, 'ten_b', false);
       await compareAll(t, w, 'ten_a', 8);
       await compareAll(t, w, 'ten_b', 4);
+      await comparePetCounts(t, w, 'ten_a');
       // The rebuild job computes what the triggers kept.
       const kept = aggregateRows(w, 'ten_a');
       await db.db.transaction().execute((trx) => rebuildDailyAggregates(trx, 'ten_a'));

@@ -1,5 +1,7 @@
 import { addDays } from '../../calendar-dates.js';
-import { runStatement, selectRows, type Executor } from '../../db/database.js';
+import { acrossTenants, scoped } from '../../db/access-policy.js';
+import { runStatement, type Executor } from '../../db/database.js';
+import type { AccessFilter } from '../../http/actor.js';
 import type { MetricName } from './analytics.schema.js';
 import type { WindowRow } from './metric-windows.js';
 
@@ -167,16 +169,17 @@ export const aggregateTallySql: Partial<Record<MetricName, { text: string; tenan
   },
 };
 
-/** How many pets the locations have now (of one species, lower-cased, when given): the running totals. */
-export async function petCount(db: Executor, locationIds: readonly string[], species: string | null): Promise<number> {
+/** How many pets the locations have now (of one species, lower-cased, when given): the running totals, not a count of every pet. */
+export async function petCount(db: Executor, access: AccessFilter, locationIds: readonly string[], species: string | null): Promise<number> {
   if (locationIds.length === 0) return 0;
-  const parameters: unknown[] = [...locationIds];
-  let text = `select coalesce(sum(num), 0) as n from analytics_daily where location_id in (${locationIds.map(() => '?').join(', ')}) and measure = 'pets' and day = ''`;
-  if (species !== null) {
-    text += ' and key = ?';
-    parameters.push(species);
-  }
-  return (await selectRows<{ n: number }>(db, text, parameters))[0]?.n ?? 0;
+  let query = scoped(db, access)
+    .selectFrom('analytics_daily')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('num'), eb.lit(0)).as('n'))
+    .where('location_id', 'in', locationIds)
+    .where('measure', '=', 'pets')
+    .where('day', '=', '');
+  if (species !== null) query = query.where('key', '=', species);
+  return Number((await query.executeTakeFirst())?.n ?? 0);
 }
 
 /**
@@ -230,12 +233,14 @@ const rebuildSql = [
  * them, so this only repairs what a write around the triggers did). In the caller's transaction.
  */
 export async function rebuildDailyAggregates(db: Executor, tenantId: string): Promise<number> {
-  await runStatement(db, 'delete from analytics_daily where tenant_id = ?', [tenantId]);
+  await scoped(db, { tenantId, locationIds: null }).deleteFrom('analytics_daily').execute();
+  // Statements over several tables at once: each names the tenant in every part.
+  const tenantDb = acrossTenants(db, 'the rebuild reads and writes one tenant, whose id each statement names');
   let rows = 0;
   for (const select of rebuildSql) {
     const parameters = Array.from({ length: select.split('?').length - 1 }, () => tenantId);
     rows += await runStatement(
-      db,
+      tenantDb,
       `insert into analytics_daily (tenant_id, location_id, measure, day, key, num, den)
         select ?, location_id, measure, day, key, sum(num), sum(den) from (${select})
         group by location_id, measure, day, key having sum(num) <> 0 or sum(den) <> 0`,
