@@ -1,7 +1,7 @@
 import { dayMs, utcDate } from '../../calendar-dates.js';
 import { isoAt } from '../../clock.js';
 import type { Executor, PetsTable } from '../../db/database.js';
-import type { AccessFilter } from '../../http/actor.js';
+import { type AccessFilter, wholeTenant } from '../../http/actor.js';
 import { foundOr404 } from '../../http/errors.js';
 import { missedDoses, missingVaccines, presentCarePlan, presentDose } from '../boarding/index.js';
 import { findLocation } from '../locations/index.js';
@@ -104,7 +104,7 @@ export async function careSummary(db: Executor, actor: AccessFilter, petId: stri
   const pet = foundOr404(await findPet(db, actor, petId), 'pet', petId);
   const today = utcDate(businessNow);
   const nowIso = isoAt(businessNow);
-  const doses = await latestDosesOfPet(db, actor.tenantId, pet.id);
+  const doses = await latestDosesOfPet(db, wholeTenant(actor), pet.id);
   const appointments = await upcomingAppointments(db, actor, pet.id, nowIso);
   const bookings = await upcomingBookings(db, actor, pet.id, nowIso);
   const invoices = (await openInvoicesOfParent(db, actor, pet.owner_id)).filter((inv) => amountDueOf(inv) > 0);

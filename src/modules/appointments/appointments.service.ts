@@ -284,7 +284,7 @@ export async function patchAppointment(
   if (completed) {
     const location = await findLocation(db, actor, updated.location_id);
     const visitDate = zoneClock(location?.timezone ?? 'UTC').localDate(Date.parse(updated.starts_at));
-    await recordPetVisit(db, actor.tenantId, updated.pet_id, visitDate, patch.updated_at);
+    await recordPetVisit(db, { tenantId: actor.tenantId, locationIds: null }, updated.pet_id, visitDate, patch.updated_at);
     await emit(db, 'appointment.completed', { ...eventData(updated), completedAt: patch.updated_at, visitDate }, actor.tenantId, now);
   }
   return updated;

@@ -187,7 +187,7 @@ export async function missingVaccines(db: Executor, location: LocationsTable, pe
   const required = requiredVaccinesOf(location)[pet.species as keyof ReturnType<typeof requiredVaccinesOf>] ?? [];
   if (required.length === 0) return [];
   // Per vaccine the latest dose counts, as for the pet's vaccinationStatus.
-  const due = await latestDueDates(db, location.tenant_id, pet.id);
+  const due = await latestDueDates(db, { tenantId: location.tenant_id, locationIds: null }, pet.id);
   return required.filter((name) => {
     const dueOn = due.get(vaccineKey(name));
     return dueOn === undefined || dueOn < through;

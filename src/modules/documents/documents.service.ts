@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Environment } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
-import type { Actor } from '../../http/actor.js';
+import { type Actor, wholeTenant } from '../../http/actor.js';
 import { foundOr404 } from '../../http/errors.js';
 import type { PageRequest } from '../../http/paging.js';
 import type { Staged } from '../../http/route.js';
@@ -157,7 +157,7 @@ export async function createDocument(db: Executor, actor: Actor, staged: StagedD
     created_by: actor.clientId,
     created_at: new Date(now).toISOString(),
   };
-  await insertDocument(db, row);
+  await insertDocument(db, actor, row);
   const { extracted_text: _text, ...metadata } = row;
   return metadata;
 }
@@ -168,12 +168,12 @@ export async function getDocument(db: Executor, actor: Actor, id: string): Promi
 
 export async function listDocuments(db: Executor, actor: Actor, petId: string, page: PageRequest, filters: ListDocumentsFilters): Promise<DocumentRow[]> {
   const pet = foundOr404(await findPet(db, actor, petId), 'pet', petId);
-  return listPetDocuments(db, actor.tenantId, pet.id, page, filters);
+  return listPetDocuments(db, wholeTenant(actor), pet.id, page, filters);
 }
 
 /** Deletes the row; the caller removes the file once the deletion has committed. */
 export async function deleteDocument(db: Executor, actor: Actor, id: string): Promise<DocumentRow> {
   const row = await getDocument(db, actor, id);
-  await deleteDocumentRow(db, actor.tenantId, row.id);
+  await deleteDocumentRow(db, actor, row.id);
   return row;
 }

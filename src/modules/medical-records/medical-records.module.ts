@@ -14,7 +14,8 @@ export const medicalRecordsModule: ModuleManifest<Parameters<typeof medicalRecor
   tags: { 'Medical records': 'Append-only clinical records (med_ ids); corrections are amendments. Doctors and admins write.' },
   tables: ['medical_records', 'medical_record_erasures'],
   access: {
-    medical_records: { location: 'location_id' },
+    // Visible when its pet is: a record follows its pet when the pet moves (location_id is where it was written).
+    medical_records: { parent: 'pets', key: 'pet_id' },
     medical_record_erasures: { location: null, why: "markers that let an erasure through the records' append-only trigger" },
   },
   // Append-only: the erasure row lets the DELETEs through the trigger.

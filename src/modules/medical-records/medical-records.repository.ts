@@ -1,41 +1,37 @@
+import { scoped } from '../../db/access-policy.js';
 import type { Executor } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ListMedicalRecordsFilters } from './medical-records.schema.js';
 import type { MedicalRecordsTable } from './medical-records.table.js';
-import { visiblePetIds } from '../pets/index.js';
 
-/** A record is visible when its pet is: the record follows the pet, wherever it is kept now. */
+/** A record is visible when its pet is (its policy): the record follows the pet, wherever it is kept now. */
 export async function findMedicalRecord(db: Executor, actor: AccessFilter, id: string): Promise<MedicalRecordsTable | null> {
-  const query = db
-    .selectFrom('medical_records')
-    .selectAll()
-    .where('id', '=', id)
-    .where('tenant_id', '=', actor.tenantId)
-    .where('pet_id', 'in', visiblePetIds(db, actor));
+  const query = scoped(db, actor).selectFrom('medical_records').selectAll().where('id', '=', id);
   return (await query.executeTakeFirst()) ?? null;
 }
 
 /** The records of one pet the caller already proved it can see (findPet), newest first. */
 export async function listMedicalRecords(
   db: Executor,
-  tenantId: string,
+  access: AccessFilter,
   petId: string,
   page: PageRequest,
   filters: ListMedicalRecordsFilters,
 ): Promise<MedicalRecordsTable[]> {
-  let query = db.selectFrom('medical_records as r').selectAll('r').where('r.tenant_id', '=', tenantId).where('r.pet_id', '=', petId);
+  let query = scoped(db, access).selectFrom('medical_records as r').selectAll('r').where('r.pet_id', '=', petId);
   if (filters.kind !== undefined) query = query.where('r.kind', '=', filters.kind);
   if (filters.current === true) {
+    // An amendment is of the same pet as the record it corrects.
     query = query.where(({ not, exists, selectFrom }) => not(exists(selectFrom('medical_records as a').select('a.id').whereRef('a.amends', '=', 'r.id'))));
   }
   return pageQuery(query, page, 'r.id').execute();
 }
 
-/** For each of `ids` that has been amended, the id of the amendment. */
-export async function amendmentsOf(db: Executor, ids: readonly string[]): Promise<Map<string, string>> {
+/** For each of `ids` (records the caller was shown) that has been amended, the id of the amendment (of the same pet). */
+export async function amendmentsOf(db: Executor, access: AccessFilter, ids: readonly string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await db
+  const rows = await scoped(db, access)
     .selectFrom('medical_records')
     .select(['id', 'amends'])
     .where('amends', 'in', [...ids])
@@ -43,8 +39,8 @@ export async function amendmentsOf(db: Executor, ids: readonly string[]): Promis
   return new Map(rows.flatMap((r) => (r.amends ? [[r.amends, r.id] as const] : [])));
 }
 
-export async function insertMedicalRecord(db: Executor, row: MedicalRecordsTable): Promise<void> {
-  await db.insertInto('medical_records').values(row).execute();
+export async function insertMedicalRecord(db: Executor, access: AccessFilter, row: MedicalRecordsTable): Promise<void> {
+  await scoped(db, access).insert('medical_records', row);
 }
 
 /**
@@ -53,7 +49,8 @@ export async function insertMedicalRecord(db: Executor, row: MedicalRecordsTable
  * caller's transaction commits.
  */
 export async function eraseMedicalRecords(db: Executor, tenantId: string, reason: string): Promise<void> {
-  await db.insertInto('medical_record_erasures').values({ tenant_id: tenantId, reason }).execute();
-  await db.deleteFrom('medical_records').where('tenant_id', '=', tenantId).execute();
-  await db.deleteFrom('medical_record_erasures').where('tenant_id', '=', tenantId).execute();
+  const tenant = scoped(db, { tenantId, locationIds: null });
+  await tenant.insert('medical_record_erasures', { tenant_id: tenantId, reason });
+  await tenant.deleteFrom('medical_records').execute();
+  await tenant.deleteFrom('medical_record_erasures').execute();
 }

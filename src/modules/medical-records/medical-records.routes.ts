@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock.js';
 import type { Executor } from '../../db/database.js';
+import { type AccessFilter, wholeTenant } from '../../http/actor.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { presentMedicalRecord } from './medical-records.presenter.js';
@@ -24,8 +25,9 @@ const appendOnly =
   '`amends` naming the original, which stays visible with `supersededBy` naming its amendment. ';
 const visibility = 'The pet must be visible to the caller (another location answers 404); records follow the pet to its current location. ';
 
-async function present(db: Executor, row: MedicalRecordsTable) {
-  return presentMedicalRecord(row, (await amendmentsOf(db, [row.id])).get(row.id) ?? null);
+/** A record the caller was shown, with its amendment (of the same pet, so of the same visibility). */
+async function present(db: Executor, actor: AccessFilter, row: MedicalRecordsTable) {
+  return presentMedicalRecord(row, (await amendmentsOf(db, wholeTenant(actor), [row.id])).get(row.id) ?? null);
 }
 
 export function medicalRecordRoutes(deps: { clock: Clock }): AnyRoute[] {
@@ -50,9 +52,10 @@ export function medicalRecordRoutes(deps: { clock: Clock }): AnyRoute[] {
       handler: async ({ db, actor, params, query }) => {
         const page = pageRequest(query);
         const pet = await requireVisiblePet(db, actor, params.id);
-        const rows = await listMedicalRecords(db, actor.tenantId, pet.id, page, query);
+        const rows = await listMedicalRecords(db, wholeTenant(actor), pet.id, page, query);
         const successors = await amendmentsOf(
           db,
+          wholeTenant(actor),
           rows.map((r) => r.id),
         );
         return { body: toPage(rows, page, (row) => presentMedicalRecord(row, successors.get(row.id) ?? null)) };
@@ -111,7 +114,7 @@ export function medicalRecordRoutes(deps: { clock: Clock }): AnyRoute[] {
       params: MedicalRecordParams,
       response: { status: 200, description: 'The medical record', schema: MedicalRecordSchema },
       errors: ['not_found'],
-      handler: async ({ db, actor, params }) => ({ body: await present(db, await getMedicalRecord(db, actor, params.id)) }),
+      handler: async ({ db, actor, params }) => ({ body: await present(db, actor, await getMedicalRecord(db, actor, params.id)) }),
     }),
   ];
 }

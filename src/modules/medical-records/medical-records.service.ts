@@ -1,6 +1,6 @@
 import type { Executor, PetsTable } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
-import type { Actor } from '../../http/actor.js';
+import { type Actor, wholeTenant } from '../../http/actor.js';
 import { conflict, foundOr404, notFound } from '../../http/errors.js';
 import { validateBody } from '../../http/validation.js';
 import { findPet } from '../pets/index.js';
@@ -58,7 +58,7 @@ export async function createMedicalRecord(
   const { kind, ...content } = input;
   checkContent(kind, content);
   const row = newRecord(actor, pet, kind, content, now);
-  await insertMedicalRecord(db, row);
+  await insertMedicalRecord(db, actor, row);
   return row;
 }
 
@@ -77,13 +77,13 @@ export async function amendMedicalRecord(
   const pet = await requireVisiblePet(db, actor, petId);
   const original = await findMedicalRecord(db, actor, recordId);
   if (!original || original.pet_id !== pet.id) throw notFound('medical record', recordId);
-  const successor = (await amendmentsOf(db, [original.id])).get(original.id);
+  const successor = (await amendmentsOf(db, wholeTenant(actor), [original.id])).get(original.id);
   if (successor) throw conflict(`Medical record '${original.id}' was already amended by '${successor}'; amend the current version instead.`);
   const { reason, ...content } = input;
   const kind = original.kind as MedicalRecordKind;
   checkContent(kind, content);
   const row: MedicalRecordsTable = { ...newRecord(actor, pet, kind, content, now), amends: original.id, amendment_reason: reason };
-  await insertMedicalRecord(db, row);
+  await insertMedicalRecord(db, actor, row);
   return row;
 }
 

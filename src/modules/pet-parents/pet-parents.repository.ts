@@ -1,17 +1,10 @@
 import { sql } from 'kysely';
+import { scoped } from '../../db/access-policy.js';
 import type { Executor, PetParentsTable } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ListPetParentsFilters } from './pet-parents.schema.js';
-import { inList } from '../../db/in-list.js';
 import { findVisibleById, visibleById } from '../../db/find-visible.js';
-
-/** The access policy lives here: tenant always, locations when the caller is location-scoped. */
-function visible(db: Executor, actor: AccessFilter) {
-  let query = db.selectFrom('pet_parents').selectAll().where('tenant_id', '=', actor.tenantId);
-  if (actor.locationIds !== null) query = query.where('location_id', 'in', inList(actor.locationIds));
-  return query;
-}
 
 const parentById = visibleById('pet_parents', 'location_id');
 
@@ -20,17 +13,18 @@ export async function findPetParent(db: Executor, actor: AccessFilter, id: strin
 }
 
 export async function listPetParents(db: Executor, actor: AccessFilter, page: PageRequest, filters: ListPetParentsFilters): Promise<PetParentsTable[]> {
-  let query = visible(db, actor);
+  let query = scoped(db, actor).selectFrom('pet_parents').selectAll();
   if (filters.locationId !== undefined) query = query.where('location_id', '=', filters.locationId);
   if (filters.email !== undefined) query = query.where(sql`lower(email)`, '=', filters.email.toLowerCase());
   if (filters.name !== undefined) query = query.where(sql`instr(lower(name), ${filters.name.toLowerCase()})`, '>', 0);
   return pageQuery(query, page).execute();
 }
 
-export async function insertPetParent(db: Executor, row: PetParentsTable): Promise<void> {
-  await db.insertInto('pet_parents').values(row).execute();
+export async function insertPetParent(db: Executor, access: AccessFilter, row: PetParentsTable): Promise<void> {
+  await scoped(db, access).insert('pet_parents', row);
 }
 
-export async function updatePetParent(db: Executor, tenantId: string, id: string, patch: Partial<PetParentsTable>): Promise<void> {
-  await db.updateTable('pet_parents').set(patch).where('id', '=', id).where('tenant_id', '=', tenantId).execute();
+/** Updates a parent the caller may see (a move to another location the caller covers included: the old location is checked). */
+export async function updatePetParent(db: Executor, access: AccessFilter, id: string, patch: Partial<PetParentsTable>): Promise<void> {
+  await scoped(db, access).updateTable('pet_parents').set(patch).where('id', '=', id).execute();
 }

@@ -24,7 +24,7 @@ export async function createPetParent(db: Executor, actor: Actor, input: CreateP
     created_at: at,
     updated_at: at,
   };
-  await insertPetParent(db, row);
+  await insertPetParent(db, actor, row);
   return row;
 }
 
@@ -41,6 +41,6 @@ export async function patchPetParent(db: Executor, actor: Actor, id: string, inp
   if (input.phone !== undefined) patch.phone = input.phone;
   if (input.locationId !== undefined) patch.location_id = input.locationId;
   if (input.reminderConsent !== undefined) patch.reminder_consent = input.reminderConsent ? 1 : 0;
-  await updatePetParent(db, actor.tenantId, id, patch);
+  await updatePetParent(db, actor, id, patch);
   return { ...existing, ...patch };
 }

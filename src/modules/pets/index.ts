@@ -1,5 +1,5 @@
 export { petRoutes } from './pets.routes.js';
-export { findPet, recordPetVisit, visiblePetIds } from './pets.repository.js';
+export { findPet, recordPetVisit } from './pets.repository.js';
 export { petSizes, type PetSize } from './pets.table.js';
 export { dueSoonDays, latestDosesDueThrough, latestDosesOfPet, latestDueDates, statusFrom, type LatestDose } from './vaccination-status.js';
 export { PetSizeSchema } from './pets.schema.js';

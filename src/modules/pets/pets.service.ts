@@ -44,7 +44,7 @@ export async function createPet(db: Executor, actor: Actor, input: CreatePetInpu
     created_at: at,
     updated_at: at,
   };
-  await insertPet(db, row);
+  await insertPet(db, actor, row);
   await emit(
     db,
     'pet.registered',
@@ -71,6 +71,6 @@ export async function patchPet(db: Executor, actor: Actor, id: string, input: Up
   if (input.locationId !== undefined) patch.location_id = input.locationId;
   if (input.birthDate !== undefined) patch.birth_date = input.birthDate;
   if (input.size !== undefined) patch.size = input.size;
-  await updatePet(db, actor.tenantId, id, patch);
+  await updatePet(db, actor, id, patch);
   return { ...existing, ...patch };
 }

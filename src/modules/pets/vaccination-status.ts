@@ -1,5 +1,8 @@
 import { addDays, dayMs, utcDate } from '../../calendar-dates.js';
-import { selectRows, type Executor } from '../../db/database.js';
+import { sql } from 'kysely';
+import { acrossTenants, scoped } from '../../db/access-policy.js';
+import type { Executor } from '../../db/database.js';
+import type { AccessFilter } from '../../http/actor.js';
 import type { VaccinationStatus } from './pets.schema.js';
 
 /** A latest dose due within this many days (today included) makes the pet "Due soon". */
@@ -13,17 +16,33 @@ export const dueSoonDays = 30;
  * the earlier one's due date); then the earliest of those due dates decides:
  * none → No records; before today → Overdue; within 30 days → Due soon; else Up to date.
  */
-const latestDoses = (where: string, partition: string, columns = 'pet_id, vaccine_key, due_on') =>
-  `select ${columns}, row_number() over (partition by ${partition} order by administered_on desc, id desc) as rank from vaccinations where ${where}`;
+function latestDoses(db: Executor, access: AccessFilter, partition: 'vaccine_key' | 'pet_id, vaccine_key') {
+  return scoped(db, access)
+    .selectFrom('vaccinations')
+    .select([
+      'id',
+      'tenant_id',
+      'pet_id',
+      'vaccine',
+      'vaccine_key',
+      'administered_on',
+      'due_on',
+      sql<number>`row_number() over (partition by ${sql.raw(partition)} order by administered_on desc, id desc)`.as('rank'),
+    ]);
+}
 
-const latestDueSql = `select vaccine_key, due_on from (${latestDoses('tenant_id = ? and pet_id = ?', 'vaccine_key')}) where rank = 1`;
+/** The latest doses above, as rows: the outer select reads only the scoped subquery. */
+const latestOf = (db: Executor, doses: ReturnType<typeof latestDoses>) =>
+  acrossTenants(db, 'reads only a scoped() subquery of vaccinations').selectFrom(doses.as('latest')).where('latest.rank', '=', 1);
 
 /**
  * Each vaccine's due date by vaccine key (lower-case name), from its latest dose: the rule the status
  * above follows, for callers that check particular vaccines (boarding's required vaccines).
  */
-export async function latestDueDates(db: Executor, tenantId: string, petId: string): Promise<Map<string, string>> {
-  const rows = await selectRows<{ vaccine_key: string; due_on: string }>(db, latestDueSql, [tenantId, petId]);
+export async function latestDueDates(db: Executor, access: AccessFilter, petId: string): Promise<Map<string, string>> {
+  const rows = await latestOf(db, latestDoses(db, access, 'vaccine_key').where('pet_id', '=', petId))
+    .select(['latest.vaccine_key', 'latest.due_on'])
+    .execute();
   return new Map(rows.map((row) => [row.vaccine_key, row.due_on]));
 }
 
@@ -38,31 +57,46 @@ export interface LatestDose {
   due_on: string;
 }
 
-const latestDoseColumns = 'id, tenant_id, pet_id, vaccine, vaccine_key, administered_on, due_on';
-const latestDosesOfPetSql = `select ${latestDoseColumns} from (${latestDoses('tenant_id = ? and pet_id = ?', 'vaccine_key', latestDoseColumns)}) where rank = 1 order by due_on, vaccine_key`;
+const latestDoseColumns = [
+  'latest.id',
+  'latest.tenant_id',
+  'latest.pet_id',
+  'latest.vaccine',
+  'latest.vaccine_key',
+  'latest.administered_on',
+  'latest.due_on',
+] as const;
 
 /** The records behind `latestDueDates` (same rule): each vaccine's latest dose of one pet, earliest due first. */
-export async function latestDosesOfPet(db: Executor, tenantId: string, petId: string): Promise<LatestDose[]> {
-  return selectRows<LatestDose>(db, latestDosesOfPetSql, [tenantId, petId]);
+export async function latestDosesOfPet(db: Executor, access: AccessFilter, petId: string): Promise<LatestDose[]> {
+  return latestOf(db, latestDoses(db, access, 'vaccine_key').where('pet_id', '=', petId))
+    .select(latestDoseColumns)
+    .orderBy('latest.due_on')
+    .orderBy('latest.vaccine_key')
+    .execute();
 }
 
 /**
  * The latest dose per pet and vaccine (same rule) due on or before `dueThrough` — overdue ones
- * included — of the pets now at `locationIds` (null: the whole tenant; an empty list matches
+ * included — of the pets now at `access.locationIds` (null: the whole tenant; an empty list matches
  * nothing), limited to `vaccineKeys` when given. Earliest due first.
  */
 export async function latestDosesDueThrough(
   db: Executor,
-  access: { tenantId: string; locationIds: readonly string[] | null },
+  access: AccessFilter,
   dueThrough: string,
   vaccineKeys: readonly string[] | null,
 ): Promise<LatestDose[]> {
-  const marks = (n: number) => new Array<string>(n).fill('?').join(', ');
-  const locations = access.locationIds === null ? '' : access.locationIds.length === 0 ? ' and 0' : ` and location_id in (${marks(access.locationIds.length)})`;
-  const keys = vaccineKeys === null ? '' : vaccineKeys.length === 0 ? ' and 0' : ` and vaccine_key in (${marks(vaccineKeys.length)})`;
-  const where = `tenant_id = ? and pet_id in (select id from pets where tenant_id = ?${locations})${keys}`;
-  const text = `select ${latestDoseColumns} from (${latestDoses(where, 'pet_id, vaccine_key', latestDoseColumns)}) where rank = 1 and due_on <= ? order by due_on, pet_id, vaccine_key`;
-  return selectRows<LatestDose>(db, text, [access.tenantId, access.tenantId, ...(access.locationIds ?? []), ...(vaccineKeys ?? []), dueThrough]);
+  if (vaccineKeys !== null && vaccineKeys.length === 0) return [];
+  let doses = latestDoses(db, access, 'pet_id, vaccine_key');
+  if (vaccineKeys !== null) doses = doses.where('vaccine_key', 'in', [...vaccineKeys]);
+  return latestOf(db, doses)
+    .select(latestDoseColumns)
+    .where('latest.due_on', '<=', dueThrough)
+    .orderBy('latest.due_on')
+    .orderBy('latest.pet_id')
+    .orderBy('latest.vaccine_key')
+    .execute();
 }
 
 /** The status for the earliest due date (pets.vaccination_earliest_due, kept by triggers) as of `today` (YYYY-MM-DD of the service clock). */

@@ -13,7 +13,8 @@ export const vaccinationsModule: ModuleManifest<Parameters<typeof vaccinationRou
   tags: { Vaccinations: "Vaccination records (vac_ ids); they drive the pet's vaccinationStatus." },
   tables: ['vaccinations'],
   access: {
-    vaccinations: { location: 'location_id' },
+    // Visible when its pet is: a record follows its pet when the pet moves (location_id is where it was given).
+    vaccinations: { parent: 'pets', key: 'pet_id' },
   },
   reset: { rows: ['vaccinations'] },
 };

@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock.js';
+import { wholeTenant } from '../../http/actor.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { presentVaccination } from './vaccinations.presenter.js';
@@ -54,7 +55,7 @@ export function vaccinationRoutes(deps: { clock: Clock }): AnyRoute[] {
       handler: async ({ db, actor, params, query }) => {
         const page = pageRequest(query);
         const pet = await requireVisiblePet(db, actor, params.id);
-        return { body: toPage(await listVaccinations(db, actor.tenantId, pet.id, page, query), page, presentVaccination) };
+        return { body: toPage(await listVaccinations(db, wholeTenant(actor), pet.id, page, query), page, presentVaccination) };
       },
     }),
     defineRoute({

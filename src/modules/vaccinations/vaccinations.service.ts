@@ -62,7 +62,7 @@ export async function createVaccination(db: Executor, actor: Actor, petId: strin
     recorded_by_role: actor.role,
     created_at: new Date(now).toISOString(),
   };
-  await insertVaccination(db, row);
+  await insertVaccination(db, actor, row);
   return row;
 }
 
