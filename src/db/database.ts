@@ -284,6 +284,16 @@ export function holdsConnection(trx: Trx, db: Db): void {
 }
 
 /**
+ * Declares `alias` (`db.withPlugin(…)`: the same connection through other plugins) as `db` for raw
+ * statements and `databaseIdentity`, so per-database caches and fast paths hold through it.
+ */
+export function sameConnection(alias: Db, db: Db): Db {
+  const raw = rawConnections.get(db);
+  if (raw) rawConnections.set(alias, raw);
+  return alias;
+}
+
+/**
  * Runs synchronous work on the raw connection while holding Kysely's connection lock, so no
  * Kysely transaction is open or can start meanwhile (batched writes of prepared statements).
  */

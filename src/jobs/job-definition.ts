@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Config, Environment } from '../config.js';
 import type { Executor } from '../db/database.js';
 import type { EnvironmentStore } from '../db/stores.js';
+import type { WorkerPool } from './worker-pool.js';
 
 /** What a job's handler gets: one environment's store per run (live and sandbox run separately). */
 export interface JobContext {
@@ -18,6 +19,8 @@ export interface JobContext {
   readonly attempt: number;
   /** Aborted when the process is stopping: finish the current item and return. */
   readonly signal: AbortSignal;
+  /** Worker threads for CPU-heavy work, closed when the runner stops (given by the runner; a hand-made context may leave it out). */
+  readonly workers?: WorkerPool;
   /** Queue a run of another (or the same) job, e.g. from inside a handler. */
   enqueue(db: Executor, name: string, options?: EnqueueOptions): Promise<string>;
 }

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Config, Environment } from '../config.js';
 import type { EnvironmentStore, Stores } from '../db/stores.js';
 import { housekeepingJob, jobHistoryHousekeeping, type HousekeepingTask } from './housekeeping.js';
+import { slicedStore } from './job-slices.js';
 import type { JobContext, JobDefinition, JobResult } from './job-definition.js';
 import {
   claimDueJob,
@@ -18,6 +19,7 @@ import {
   retryJob,
 } from './jobs.repository.js';
 import type { JobsTable } from './jobs.table.js';
+import { WorkerPool } from './worker-pool.js';
 
 export interface JobRunnerDeps {
   stores: Stores;
@@ -56,6 +58,8 @@ export class JobRunner {
   private tickAgain = false;
   private started = false;
   private readonly housekeeping: HousekeepingTask[] = [jobHistoryHousekeeping];
+  /** Worker threads for the jobs' CPU-heavy work (ctx.workers); closed when the runner stops. */
+  readonly workers = new WorkerPool(2);
 
   constructor(private readonly deps: JobRunnerDeps) {
     this.register([housekeepingJob(this.housekeeping)]);
@@ -168,6 +172,8 @@ export class JobRunner {
     for (const task of this.cronTasks.values()) await task.destroy();
     const pending = Promise.allSettled([...this.inFlight]);
     await Promise.race([pending, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+    // A run still going after the timeout loses its worker threads (it fails with WorkerPoolClosed).
+    await this.workers.close();
   }
 
   private context(definition: JobDefinition, store: EnvironmentStore, payload: Record<string, unknown>, attempt: number): JobContext {
@@ -175,13 +181,15 @@ export class JobRunner {
     return {
       name: definition.name,
       env: store.env,
-      store,
+      // Its queries give the event loop a turn every few ms: a catch-up of thousands of rows never stalls the API.
+      store: slicedStore(store),
       config,
       clock,
       logger: logger.child({ job: definition.name, env: store.env }),
       payload,
       attempt,
       signal: this.abort.signal,
+      workers: this.workers,
       enqueue: (db, name, options = {}) => {
         const target = this.byName.get(name);
         return enqueueJob(db, name, { ...options, defaultMaxAttempts: target?.maxAttempts ?? 3 }, clock.now());

@@ -1,10 +1,8 @@
-import { promises as fs } from 'node:fs';
-import type { Environment } from '../../config.js';
 import { databaseIdentity, type Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { EnvironmentStore } from '../../db/stores.js';
 import type { JobDefinition, JobResult } from '../../jobs/job-definition.js';
-import { extractPdfText, type PdfTextLimits } from '../documents/index.js';
+import { WorkerPoolClosed, type WorkerPool } from '../../jobs/worker-pool.js';
 import {
   deleteDocumentChunks,
   insertChunks,
@@ -18,47 +16,22 @@ import {
   type NewChunk,
 } from './ai.repository.js';
 import type { AiDocumentsTable, AiServicesTable } from './ai.table.js';
-import { chunkPages, textPages } from './knowledge-text.js';
+import { extractChunks, IndexingFailure } from './knowledge-extraction.js';
 import type { KnowledgeFiles } from './knowledge.service.js';
 import { LlmUnavailable, type LlmClient } from './llm-client.js';
 
-/** Guards of PDF extraction for knowledge documents (a worker with a heap cap and a deadline). */
-export const knowledgePdfLimits: PdfTextLimits = { maxPages: 2000, maxChars: 5_000_000, timeoutMs: 60_000, maxHeapMb: 256 };
+export { knowledgePdfLimits } from './knowledge-extraction.js';
 
 /** Chunks written per transaction: progress shows between them and API writes are not held up. */
 const chunkBatch = 200;
 /** Texts per embeddings request. */
 const embedBatch = 32;
 
-class IndexingFailure extends Error {}
-
 export interface IndexingDeps {
   files: KnowledgeFiles;
   llm: LlmClient;
-}
-
-/** The pages of a document's text, from wherever it lives; throws IndexingFailure with the reason. */
-async function extractPages(doc: AiDocumentsTable, env: Environment, files: KnowledgeFiles): Promise<string[]> {
-  if (doc.source === 'text') return textPages(doc.source_text ?? '');
-  const folder = doc.source === 'file' ? files.knowledge : files.pets;
-  if (!doc.storage_key) throw new IndexingFailure('the document has no stored file');
-  const file = folder.pathOf(env, doc.storage_key);
-  if (doc.content_type === 'application/pdf') {
-    const result = await extractPdfText(file, knowledgePdfLimits);
-    if (!result.ok) {
-      const encrypted = /password|encrypt/i.test(result.reason);
-      throw new IndexingFailure(encrypted ? `the PDF is encrypted (${result.reason})` : `the PDF could not be read (${result.reason})`);
-    }
-    if (result.pages.every((p) => p.trim() === '')) throw new IndexingFailure('the PDF has no text layer (a scan?); nothing to index');
-    return result.pages;
-  }
-  try {
-    return textPages(await fs.readFile(file, 'utf8'));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new IndexingFailure(doc.source === 'pet_document' ? 'the pet document was deleted' : 'the stored file is missing');
-    throw err;
-  }
+  /** Worker threads for extraction and chunking (the job runner's); without it, a worker per task of the module's own. */
+  workers?: WorkerPool | undefined;
 }
 
 async function loadService(db: Executor, id: string): Promise<AiServicesTable> {
@@ -81,8 +54,7 @@ async function indexDocument(
 ): Promise<{ chunks: number; vectors: boolean }> {
   const at = () => new Date(now()).toISOString();
   await store.writes.run((trx) => updateKnowledgeDocument(trx, doc.id, { status: 'extracting', chunks: 0, error: null, updated_at: at() }));
-  const pages = await extractPages(doc, store.env, deps.files);
-  const chunks = chunkPages(pages);
+  const { pages, chunks } = await extractChunks(doc, store.env, deps.files, deps.workers);
   if (chunks.length === 0) throw new IndexingFailure('the document has no text to index');
   const service = await loadService(store.db, doc.service_id);
   let model = service.embedding_model;
@@ -94,7 +66,7 @@ async function indexDocument(
   }
   await store.writes.run(async (trx) => {
     await deleteDocumentChunks(trx, doc.id);
-    await updateKnowledgeDocument(trx, doc.id, { pages: pages.length, chunks_total: chunks.length, updated_at: at() });
+    await updateKnowledgeDocument(trx, doc.id, { pages, chunks_total: chunks.length, updated_at: at() });
   });
   let dimension = service.dimension;
   for (let start = 0; start < chunks.length; start += chunkBatch) {
@@ -169,6 +141,8 @@ export async function indexPending(store: EnvironmentStore, deps: IndexingDeps, 
       indexed++;
       chunks += done.chunks;
     } catch (err) {
+      // The process is stopping: the document stays where it was and is indexed again at the next start.
+      if (err instanceof WorkerPoolClosed) throw err;
       failed++;
       const reason = err instanceof IndexingFailure ? err.message : `indexing failed: ${err instanceof Error ? err.message : String(err)}`;
       await store.writes.run(async (trx) => {
@@ -221,6 +195,6 @@ export function aiIndexingJob(deps: IndexingDeps): JobDefinition {
     description: 'Extracts, chunks, embeds (when configured) and indexes uploaded knowledge documents; progress is on each document (chunks of chunksTotal).',
     schedule: { everyMs: 2000 },
     maxAttempts: 3,
-    run: (ctx) => indexPending(ctx.store, deps, () => ctx.clock.now(), ctx.signal),
+    run: (ctx) => indexPending(ctx.store, { ...deps, workers: ctx.workers }, () => ctx.clock.now(), ctx.signal),
   };
 }
