@@ -1,22 +1,15 @@
 import { sql } from 'kysely';
-import { runStatement, type Executor } from '../../db/database.js';
-import { inList } from '../../db/in-list.js';
-import type { AccessFilter } from '../../http/actor.js';
+import { acrossTenants, scoped } from '../../db/access-policy.js';
+import type { Executor } from '../../db/database.js';
+import { wholeTenant, type AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { InvoiceLinesTable, InvoicesTable, InvoiceStatus } from './payments.table.js';
-import { sqlText } from './money-sql.js';
+import { runVisibleStatement, sqlText, visibleText } from './money-sql.js';
 import { findVisibleById, visibleById } from '../../db/find-visible.js';
 import type { TimeRange } from './time-range.js';
 
 export interface InvoiceWithLines extends InvoicesTable {
   lines: InvoiceLinesTable[];
-}
-
-/** The access policy: the tenant, and the caller's locations when it is location-scoped. */
-function visible(db: Executor, access: AccessFilter) {
-  let query = db.selectFrom('invoices').selectAll().where('tenant_id', '=', access.tenantId);
-  if (access.locationIds !== null) query = query.where('location_id', 'in', inList(access.locationIds));
-  return query;
 }
 
 const invoiceById = visibleById('invoices', 'location_id');
@@ -28,7 +21,7 @@ export async function findInvoice(db: Executor, access: AccessFilter, id: string
 export async function findInvoiceWithLines(db: Executor, access: AccessFilter, id: string): Promise<InvoiceWithLines | null> {
   const invoice = await findInvoice(db, access, id);
   if (!invoice) return null;
-  const [withLines] = await attachInvoiceLines(db, [invoice]);
+  const [withLines] = await attachInvoiceLines(db, access, [invoice]);
   return withLines ?? null;
 }
 
@@ -40,18 +33,19 @@ export interface InvoiceListFilters {
 }
 
 export async function listInvoices(db: Executor, access: AccessFilter, page: PageRequest, filters: InvoiceListFilters): Promise<InvoiceWithLines[]> {
-  let query = visible(db, access);
+  let query = scoped(db, access).selectFrom('invoices').selectAll();
   if (filters.status !== undefined) query = query.where('status', '=', filters.status);
   if (filters.parentId !== undefined) query = query.where('parent_id', '=', filters.parentId);
   if (filters.locationId !== undefined) query = query.where('location_id', '=', filters.locationId);
   if (filters.range.from !== undefined) query = query.where('created_at', '>=', filters.range.from);
   if (filters.range.to !== undefined) query = query.where('created_at', '<', filters.range.to);
-  return attachInvoiceLines(db, await pageQuery(query, page).execute());
+  return attachInvoiceLines(db, access, await pageQuery(query, page).execute());
 }
 
-async function attachInvoiceLines(db: Executor, invoices: InvoicesTable[]): Promise<InvoiceWithLines[]> {
+/** The lines of invoices the caller was shown (so the tenant is enough to find them). */
+async function attachInvoiceLines(db: Executor, access: AccessFilter, invoices: InvoicesTable[]): Promise<InvoiceWithLines[]> {
   if (invoices.length === 0) return [];
-  const lines = await db
+  const lines = await scoped(db, wholeTenant(access))
     .selectFrom('invoice_lines')
     .selectAll()
     .where(
@@ -71,32 +65,37 @@ async function attachInvoiceLines(db: Executor, invoices: InvoicesTable[]): Prom
   return invoices.map((invoice) => ({ ...invoice, lines: byInvoice.get(invoice.id) ?? [] }));
 }
 
-export async function insertInvoice(db: Executor, row: InvoicesTable, lines: InvoiceLinesTable[]): Promise<void> {
-  await db.insertInto('invoices').values(row).execute();
-  if (lines.length > 0) await db.insertInto('invoice_lines').values(lines).execute();
+export async function insertInvoice(db: Executor, access: AccessFilter, row: InvoicesTable, lines: InvoiceLinesTable[]): Promise<void> {
+  const queries = scoped(db, access);
+  await queries.insert('invoices', row);
+  await queries.insert('invoice_lines', lines);
 }
 
-/** Replaces a draft's lines (the database refuses this once the invoice is finalized). */
-export async function replaceInvoiceLines(db: Executor, invoiceId: string, lines: InvoiceLinesTable[]): Promise<void> {
-  await db.deleteFrom('invoice_lines').where('invoice_id', '=', invoiceId).execute();
-  if (lines.length > 0) await db.insertInto('invoice_lines').values(lines).execute();
+/** Replaces the lines of a draft the caller may see (the database refuses this once the invoice is finalized). */
+export async function replaceInvoiceLines(db: Executor, access: AccessFilter, invoiceId: string, lines: InvoiceLinesTable[]): Promise<void> {
+  const queries = scoped(db, access);
+  await queries.deleteFrom('invoice_lines').where('invoice_id', '=', invoiceId).execute();
+  await queries.insert('invoice_lines', lines);
 }
 
-export async function updateInvoice(db: Executor, id: string, patch: Partial<InvoicesTable>): Promise<void> {
+/** Changes one invoice the caller may see (prepared text: the tenant and locations are in it). */
+export async function updateInvoice(db: Executor, access: AccessFilter, id: string, patch: Partial<InvoicesTable>): Promise<void> {
   const columns = Object.keys(patch).filter((c) => patch[c as keyof InvoicesTable] !== undefined);
   const text = sqlText(`update:invoices:${columns.join(',')}`, () => `update "invoices" set ${columns.map((c) => `"${c}" = ?`).join(', ')} where "id" = ?`);
-  await runStatement(db, text, [...columns.map((c) => patch[c as keyof InvoicesTable]), id]);
+  const visible = visibleText('invoices', access);
+  await runVisibleStatement(db, text + visible.text, [...columns.map((c) => patch[c as keyof InvoicesTable]), id, ...visible.parameters]);
 }
 
 /**
  * The next number of a location's gapless series, taken in the finalizing transaction: the counter
  * row moves with the invoice, so a rolled-back finalization gives its number back.
  */
-export async function takeInvoiceNumber(db: Executor, tenantId: string, locationId: string, prefix: string): Promise<string> {
+export async function takeInvoiceNumber(db: Executor, access: AccessFilter, locationId: string, prefix: string): Promise<string> {
+  // An upsert scoped() does not build: the counter row is keyed by the caller's tenant and the invoice's location, both in the text.
   const row = await sql<{ prefix: string; last_number: number }>`
-    INSERT INTO invoice_number_counters (tenant_id, location_id, prefix, last_number) VALUES (${tenantId}, ${locationId}, ${prefix}, 1)
+    INSERT INTO invoice_number_counters (tenant_id, location_id, prefix, last_number) VALUES (${access.tenantId}, ${locationId}, ${prefix}, 1)
     ON CONFLICT (tenant_id, location_id) DO UPDATE SET last_number = last_number + 1
-    RETURNING prefix, last_number`.execute(db);
+    RETURNING prefix, last_number`.execute(acrossTenants(db, 'hand-written: tenant_id and location_id in its text'));
   const taken = row.rows[0];
   if (!taken) throw new Error('invoice number counter returned no row');
   return `${taken.prefix}-${String(taken.last_number).padStart(6, '0')}`;

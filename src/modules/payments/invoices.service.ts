@@ -176,7 +176,7 @@ export async function createInvoice(
     voided_at: null,
     uncollectible_at: null,
   };
-  await insertInvoice(trx, row, built.rows);
+  await insertInvoice(trx, access, row, built.rows);
   if (input.finalize) return finalizeInvoice(trx, access, id, now);
   return { ...row, lines: built.rows };
 }
@@ -192,7 +192,7 @@ export async function updateDraftInvoice(trx: Executor, access: AccessFilter, id
   if (input.lines !== undefined) {
     const location = await requireLocation(trx, access, invoice.location_id);
     const built = buildLines(id, access.tenantId, input.lines, location.tax_rate_bps, now);
-    await replaceInvoiceLines(trx, id, built.rows);
+    await replaceInvoiceLines(trx, access, id, built.rows);
     lines = built.rows;
     patch.subtotal = built.subtotal;
     patch.tax = built.tax;
@@ -201,7 +201,7 @@ export async function updateDraftInvoice(trx: Executor, access: AccessFilter, id
   if (input.petId !== undefined) patch.pet_id = input.petId;
   if (input.currency !== undefined) patch.currency = input.currency;
   if (input.dueOn !== undefined) patch.due_on = input.dueOn;
-  await updateInvoice(trx, id, patch);
+  await updateInvoice(trx, access, id, patch);
   return { ...invoice, ...patch, lines };
 }
 
@@ -229,11 +229,11 @@ export async function finalizeInvoice(trx: Executor, access: AccessFilter, id: s
   const invoice = await getInvoice(trx, access, id);
   assertInvoiceTransition(invoice, 'open', 'be finalized');
   const location = await requireLocation(trx, { tenantId: access.tenantId, locationIds: null }, invoice.location_id);
-  const number = await takeInvoiceNumber(trx, access.tenantId, location.id, invoicePrefix(location.name));
+  const number = await takeInvoiceNumber(trx, access, location.id, invoicePrefix(location.name));
   const at = isoAt(now);
   const status: InvoiceStatus = invoice.total === 0 ? 'paid' : 'open';
   const patch: Partial<InvoicesTable> = { number, status, finalized_at: at, updated_at: at, paid_at: status === 'paid' ? at : null };
-  await updateInvoice(trx, id, patch);
+  await updateInvoice(trx, access, id, patch);
   const finalized = { ...invoice, ...patch };
   await postJournal(
     trx,
@@ -277,7 +277,7 @@ export async function voidInvoice(trx: Executor, access: AccessFilter, id: strin
   }
   const at = isoAt(now);
   const patch: Partial<InvoicesTable> = { status: 'void', voided_at: at, updated_at: at };
-  await updateInvoice(trx, id, patch);
+  await updateInvoice(trx, access, id, patch);
   const credited = creditedSoFar(invoice, invoice.amount_refunded);
   const outstanding = invoice.total - invoice.amount_paid;
   await postJournal(
@@ -306,7 +306,7 @@ export async function markInvoiceUncollectible(trx: Executor, access: AccessFilt
   assertInvoiceTransition(invoice, 'uncollectible', 'be marked uncollectible');
   const at = isoAt(now);
   const patch: Partial<InvoicesTable> = { status: 'uncollectible', uncollectible_at: at, updated_at: at };
-  await updateInvoice(trx, id, patch);
+  await updateInvoice(trx, access, id, patch);
   const due = amountDueOf(invoice);
   await postJournal(
     trx,
@@ -350,7 +350,8 @@ export async function applyPaymentToInvoice(trx: Executor, invoice: InvoicesTabl
     patch.status = 'paid';
     patch.paid_at = at;
   }
-  await updateInvoice(trx, invoice.id, patch);
+  // The invoice was found by the caller (a payment's, or a hook's): its tenant is enough.
+  await updateInvoice(trx, { tenantId: invoice.tenant_id, locationIds: null }, invoice.id, patch);
   const updated = { ...invoice, ...patch };
   if (paid) {
     await emit(trx, 'invoice.paid', invoiceEventData(updated), invoice.tenant_id, now);
@@ -373,10 +374,11 @@ export async function applyRefundToInvoice(
   now: number,
 ): Promise<JournalPosting> {
   // The refund's payment was found through the caller's filter; its invoice follows it.
-  const row = foundOr404(await findInvoice(trx, { tenantId, locationIds: null }, invoiceId), 'invoice', invoiceId);
+  const access: AccessFilter = { tenantId, locationIds: null };
+  const row = foundOr404(await findInvoice(trx, access, invoiceId), 'invoice', invoiceId);
   const before = creditedSoFar(row, row.amount_refunded);
   const after = creditedSoFar(row, row.amount_refunded + amount);
-  await updateInvoice(trx, row.id, { amount_refunded: row.amount_refunded + amount, updated_at: isoAt(now) });
+  await updateInvoice(trx, access, row.id, { amount_refunded: row.amount_refunded + amount, updated_at: isoAt(now) });
   return {
     tenantId: row.tenant_id,
     locationId: row.location_id,

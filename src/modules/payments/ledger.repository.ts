@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
+import { scoped } from '../../db/access-policy.js';
 import type { Executor } from '../../db/database.js';
-import { inList } from '../../db/in-list.js';
-import type { AccessFilter } from '../../http/actor.js';
+import { wholeTenant, type AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { LedgerEntriesTable, LedgerLinesTable } from './payments.table.js';
 import type { TimeRange } from './time-range.js';
@@ -21,8 +21,7 @@ export interface LedgerFilters {
 
 /** Entries of the caller's tenant; a location-scoped caller sees those of its locations only. */
 export async function listLedgerEntries(db: Executor, access: AccessFilter, page: PageRequest, filters: LedgerFilters): Promise<LedgerEntryWithLines[]> {
-  let query = db.selectFrom('ledger_entries').selectAll().where('tenant_id', '=', access.tenantId);
-  if (access.locationIds !== null) query = query.where('location_id', 'in', inList(access.locationIds));
+  let query = scoped(db, access).selectFrom('ledger_entries').selectAll();
   if (filters.sourceId !== undefined) query = query.where('source_id', '=', filters.sourceId);
   if (filters.account !== undefined) {
     const account = filters.account;
@@ -35,12 +34,13 @@ export async function listLedgerEntries(db: Executor, access: AccessFilter, page
   if (filters.range.from !== undefined) query = query.where('created_at', '>=', filters.range.from);
   if (filters.range.to !== undefined) query = query.where('created_at', '<', filters.range.to);
   const entries = await pageQuery(query, page).execute();
-  return attachLines(db, entries);
+  return attachLines(db, access, entries);
 }
 
-export async function attachLines(db: Executor, entries: LedgerEntriesTable[]): Promise<LedgerEntryWithLines[]> {
+/** The lines of entries the caller was shown (so the tenant is enough to find them). */
+export async function attachLines(db: Executor, access: AccessFilter, entries: LedgerEntriesTable[]): Promise<LedgerEntryWithLines[]> {
   if (entries.length === 0) return [];
-  const lines = await db
+  const lines = await scoped(db, wholeTenant(access))
     .selectFrom('ledger_lines')
     .selectAll()
     .where(

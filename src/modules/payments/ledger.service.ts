@@ -1,6 +1,7 @@
 import { newId } from '../../db/ids.js';
 import type { Executor } from '../../db/database.js';
 import { isoAt } from '../../clock.js';
+import type { AccessFilter } from '../../http/actor.js';
 import { insertRows } from './money-sql.js';
 import type { LedgerEntriesTable, LedgerLinesTable } from './payments.table.js';
 
@@ -61,14 +62,19 @@ function prepare(posting: JournalPosting, now: number): PostedEntry | null {
 export async function postJournalEntries(trx: Executor, postings: readonly JournalPosting[], now: number): Promise<PostedEntry[]> {
   const posted = postings.map((p) => prepare(p, now)).filter((p): p is PostedEntry => p !== null);
   if (posted.length === 0) return [];
+  // The postings' tenant is the caller's (each service builds it from the rows it found); insertRows
+  // checks every row is of it.
+  const access: AccessFilter = { tenantId: posted[0]!.entry.tenant_id, locationIds: null };
   // Lines first, then the entries: inserting an entry checks its lines and seals it.
   await insertRows(
     trx,
+    access,
     'ledger_lines',
     posted.flatMap((p) => p.lines),
   );
   await insertRows(
     trx,
+    access,
     'ledger_entries',
     posted.map((p) => p.entry),
   );

@@ -1,3 +1,4 @@
+import { scoped } from '../../db/access-policy.js';
 import type { Executor } from '../../db/database.js';
 
 /** Children first: every foreign key points at a table later in this list. */
@@ -23,7 +24,8 @@ export const moneyTables = [
  * again in the same transaction.
  */
 export async function eraseMoneyRecords(db: Executor, tenantId: string, reason: string): Promise<void> {
-  await db.insertInto('money_erasures').values({ tenant_id: tenantId, reason }).execute();
-  for (const table of moneyTables) await db.deleteFrom(table).where('tenant_id', '=', tenantId).execute();
-  await db.deleteFrom('money_erasures').where('tenant_id', '=', tenantId).execute();
+  const tenant = scoped(db, { tenantId, locationIds: null });
+  await tenant.insert('money_erasures', { tenant_id: tenantId, reason });
+  for (const table of moneyTables) await tenant.deleteFrom(table).execute();
+  await tenant.deleteFrom('money_erasures').execute();
 }

@@ -1,25 +1,13 @@
-import { runStatement, type Executor } from '../../db/database.js';
-import { inList } from '../../db/in-list.js';
+import { scoped } from '../../db/access-policy.js';
+import type { Executor } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { PaymentMethod, PaymentsTable, RefundsTable } from './payments.table.js';
-import { insertRows } from './money-sql.js';
+import { insertRows, runVisibleStatement, sqlText, visibleText } from './money-sql.js';
 import { findVisibleById, visibleById } from '../../db/find-visible.js';
 import type { TimeRange } from './time-range.js';
 
-/** Payments and refunds belong to a location (their invoice's, or the one given): the caller's filter applies to it. */
-function visiblePayments(db: Executor, access: AccessFilter) {
-  let query = db.selectFrom('payments').selectAll().where('tenant_id', '=', access.tenantId);
-  if (access.locationIds !== null) query = query.where('location_id', 'in', inList(access.locationIds));
-  return query;
-}
-
-function visibleRefunds(db: Executor, access: AccessFilter) {
-  let query = db.selectFrom('refunds').selectAll().where('tenant_id', '=', access.tenantId);
-  if (access.locationIds !== null) query = query.where('location_id', 'in', inList(access.locationIds));
-  return query;
-}
-
+// Payments and refunds belong to a location (their invoice's, or the one given): the caller's filter applies to it.
 const paymentById = visibleById('payments', 'location_id');
 const refundById = visibleById('refunds', 'location_id');
 
@@ -39,7 +27,7 @@ export interface PaymentListFilters {
 }
 
 export async function listPayments(db: Executor, access: AccessFilter, page: PageRequest, filters: PaymentListFilters): Promise<PaymentsTable[]> {
-  let query = visiblePayments(db, access);
+  let query = scoped(db, access).selectFrom('payments').selectAll();
   if (filters.parentId !== undefined) query = query.where('parent_id', '=', filters.parentId);
   if (filters.invoiceId !== undefined) {
     const invoiceId = filters.invoiceId;
@@ -61,7 +49,7 @@ export interface RefundListFilters {
 }
 
 export async function listRefunds(db: Executor, access: AccessFilter, page: PageRequest, filters: RefundListFilters): Promise<RefundsTable[]> {
-  let query = visibleRefunds(db, access);
+  let query = scoped(db, access).selectFrom('refunds').selectAll();
   if (filters.paymentId !== undefined) query = query.where('payment_id', '=', filters.paymentId);
   if (filters.invoiceId !== undefined) query = query.where('invoice_id', '=', filters.invoiceId);
   if (filters.range.from !== undefined) query = query.where('created_at', '>=', filters.range.from);
@@ -69,25 +57,29 @@ export async function listRefunds(db: Executor, access: AccessFilter, page: Page
   return pageQuery(query, page).execute();
 }
 
-export async function insertPayment(db: Executor, row: PaymentsTable): Promise<void> {
-  await insertRows(db, 'payments', [row]);
+export async function insertPayment(db: Executor, access: AccessFilter, row: PaymentsTable): Promise<void> {
+  await insertRows(db, access, 'payments', [row]);
 }
 
-export async function insertRefund(db: Executor, row: RefundsTable): Promise<void> {
-  await insertRows(db, 'refunds', [row]);
+export async function insertRefund(db: Executor, access: AccessFilter, row: RefundsTable): Promise<void> {
+  await insertRows(db, access, 'refunds', [row]);
 }
 
-/** Adds to a payment's refunded total; the CHECK amount_refunded <= amount refuses an overshoot. */
-export async function addRefunded(db: Executor, paymentId: string, amount: number): Promise<void> {
-  await runStatement(db, 'update "payments" set "amount_refunded" = "amount_refunded" + ? where "id" = ?', [amount, paymentId]);
+/** Adds to the refunded total of a payment the caller may see; the CHECK amount_refunded <= amount refuses an overshoot. */
+export async function addRefunded(db: Executor, access: AccessFilter, paymentId: string, amount: number): Promise<void> {
+  const visible = visibleText('payments', access);
+  const text = sqlText(`refunded:${visible.text}`, () => `update "payments" set "amount_refunded" = "amount_refunded" + ? where "id" = ?${visible.text}`);
+  await runVisibleStatement(db, text, [amount, paymentId, ...visible.parameters]);
 }
 
-/** The payments applied to an invoice that still have money left to refund, oldest first (the invoice was found through the caller's filter). */
+/**
+ * The payments applied to an invoice that still have money left to refund, oldest first (the
+ * invoice was found through the caller's filter: its payments are looked up in the whole tenant).
+ */
 export async function refundablePaymentsOf(db: Executor, tenantId: string, invoiceId: string): Promise<PaymentsTable[]> {
-  return db
+  return scoped(db, { tenantId, locationIds: null })
     .selectFrom('payments')
     .selectAll()
-    .where('tenant_id', '=', tenantId)
     .where('invoice_id', '=', invoiceId)
     .whereRef('amount_refunded', '<', 'amount')
     .orderBy('id')

@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import { isoAt } from '../../clock.js';
-import type { AccessFilter } from '../../http/actor.js';
+import { wholeTenant, type AccessFilter } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
 import { emit } from '../events/index.js';
 import { findLocation } from '../locations/index.js';
@@ -77,10 +77,10 @@ export async function recordPayment(trx: Executor, access: AccessFilter, input: 
   const id = newId('pay');
   let walletId: string | null = null;
   if (input.method === 'wallet') {
-    const wallet = await findParentWallet(trx, access.tenantId, parentId, input.currency);
+    const wallet = await findParentWallet(trx, wholeTenant(access), parentId, input.currency);
     if (!wallet) {
       // A wallet in another currency is a mismatch in the request; no wallet at all is an empty one.
-      const others = await listParentWalletCurrencies(trx, access.tenantId, parentId);
+      const others = await listParentWalletCurrencies(trx, wholeTenant(access), parentId);
       if (others.length > 0)
         throw validationFailed([{ field: 'currency', message: `pet parent ${parentId} has wallets in ${others.join(', ')}, not ${input.currency}` }]);
       throw new AppError('insufficient_funds', `Pet parent ${parentId} has no ${input.currency} wallet to pay from.`, { extensions: { balance: 0 } });
@@ -111,7 +111,7 @@ export async function recordPayment(trx: Executor, access: AccessFilter, input: 
       { type: 'payment', amount: -input.amount, sourceId: id },
       now,
     );
-  await insertPayment(trx, row);
+  await insertPayment(trx, access, row);
   await postJournal(
     trx,
     {
@@ -130,7 +130,7 @@ export async function recordPayment(trx: Executor, access: AccessFilter, input: 
   );
   if (invoice) {
     const updated = await applyPaymentToInvoice(trx, invoice, input.amount, now);
-    if (updated.status === 'paid' && updated.subscription_id) await recoverIfSettled(trx, updated.subscription_id, isoAt(now));
+    if (updated.status === 'paid' && updated.subscription_id) await recoverIfSettled(trx, wholeTenant(access), updated.subscription_id, isoAt(now));
   }
   await emit(
     trx,
@@ -180,8 +180,8 @@ export async function createRefund(
     settlement_id: null,
     created_at: isoAt(now),
   };
-  await insertRefund(trx, row);
-  await addRefunded(trx, payment.id, amount);
+  await insertRefund(trx, access, row);
+  await addRefunded(trx, access, payment.id, amount);
   if (payment.wallet_id !== null) {
     await moveWallet(trx, { id: payment.wallet_id, tenant_id: payment.tenant_id, currency: payment.currency }, { type: 'refund', amount, sourceId: id }, now);
   }

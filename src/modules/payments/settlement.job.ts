@@ -1,3 +1,4 @@
+import { acrossTenants } from '../../db/access-policy.js';
 import type { JobDefinition } from '../../jobs/job-definition.js';
 import { businessNow } from '../business-clock/index.js';
 import { closeDay, nextDayToClose } from './settlements.service.js';
@@ -21,7 +22,11 @@ export function settlementJob(): JobDefinition {
     async run(ctx) {
       const { db } = ctx.store;
       const now = await businessNow(db, ctx.env, ctx.clock);
-      const locations = await db.selectFrom('locations').selectAll().orderBy('id').execute();
+      const locations = await acrossTenants(db, 'the settlement job closes the days of every location of every tenant')
+        .selectFrom('locations')
+        .selectAll()
+        .orderBy('id')
+        .execute();
       let days = 0;
       let settlements = 0;
       for (const location of locations) {

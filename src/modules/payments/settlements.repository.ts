@@ -1,15 +1,11 @@
+import { acrossTenants, scoped, visibleRowCondition } from '../../db/access-policy.js';
 import type { Executor } from '../../db/database.js';
-import { inList } from '../../db/in-list.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { PaymentMethod, SettlementsTable } from './payments.table.js';
 
-function visible(db: Executor, access: AccessFilter) {
-  let query = db.selectFrom('settlements').selectAll().where('tenant_id', '=', access.tenantId);
-  // Provider payouts have no location: only a tenant-wide caller sees them.
-  if (access.locationIds !== null) query = query.where('location_id', 'in', inList(access.locationIds));
-  return query;
-}
+// Provider payouts have no location: only a tenant-wide caller sees them (the policy's location_id in (…) leaves a null out).
+const visible = (db: Executor, access: AccessFilter) => scoped(db, access).selectFrom('settlements').selectAll();
 
 export async function findSettlement(db: Executor, access: AccessFilter, id: string): Promise<SettlementsTable | null> {
   return (await visible(db, access).where('id', '=', id).executeTakeFirst()) ?? null;
@@ -42,8 +38,8 @@ export interface UnsettledItem {
 }
 
 /** A location's payments not yet counted by a daily close, recorded before `before` (UTC instant). */
-export async function unsettledPayments(db: Executor, locationId: string, before: string): Promise<UnsettledItem[]> {
-  return db
+export async function unsettledPayments(db: Executor, access: AccessFilter, locationId: string, before: string): Promise<UnsettledItem[]> {
+  return scoped(db, access)
     .selectFrom('payments')
     .select(['id', 'amount', 'currency', 'method'])
     .where('location_id', '=', locationId)
@@ -54,10 +50,10 @@ export async function unsettledPayments(db: Executor, locationId: string, before
 }
 
 /** The same for refunds, each with the method of the payment it pays back. */
-export async function unsettledRefunds(db: Executor, locationId: string, before: string): Promise<UnsettledItem[]> {
-  return db
+export async function unsettledRefunds(db: Executor, access: AccessFilter, locationId: string, before: string): Promise<UnsettledItem[]> {
+  return scoped(db, access)
     .selectFrom('refunds')
-    .innerJoin('payments', 'payments.id', 'refunds.payment_id')
+    .innerJoin('payments', (join) => join.onRef('payments.id', '=', 'refunds.payment_id').on(visibleRowCondition('payments', 'payments', access)))
     .select(['refunds.id as id', 'refunds.amount as amount', 'refunds.currency as currency', 'payments.method as method'])
     .where('refunds.location_id', '=', locationId)
     .where('refunds.settlement_id', 'is', null)
@@ -66,31 +62,28 @@ export async function unsettledRefunds(db: Executor, locationId: string, before:
     .execute();
 }
 
-export async function insertSettlement(db: Executor, row: SettlementsTable): Promise<void> {
-  await db.insertInto('settlements').values(row).execute();
+export async function insertSettlement(db: Executor, access: AccessFilter, row: SettlementsTable): Promise<void> {
+  await scoped(db, access).insert('settlements', row);
 }
 
-export async function claimForSettlement(db: Executor, settlementId: string, paymentIds: string[], refundIds: string[]): Promise<void> {
+export async function claimForSettlement(db: Executor, access: AccessFilter, settlementId: string, paymentIds: string[], refundIds: string[]): Promise<void> {
+  const queries = scoped(db, access);
   if (paymentIds.length > 0)
-    await db.updateTable('payments').set({ settlement_id: settlementId }).where('id', 'in', paymentIds).where('settlement_id', 'is', null).execute();
+    await queries.updateTable('payments').set({ settlement_id: settlementId }).where('id', 'in', paymentIds).where('settlement_id', 'is', null).execute();
   if (refundIds.length > 0)
-    await db.updateTable('refunds').set({ settlement_id: settlementId }).where('id', 'in', refundIds).where('settlement_id', 'is', null).execute();
+    await queries.updateTable('refunds').set({ settlement_id: settlementId }).where('id', 'in', refundIds).where('settlement_id', 'is', null).execute();
 }
 
-export async function closedThrough(db: Executor, tenantId: string, locationId: string): Promise<string | null> {
-  const row = await db
-    .selectFrom('daily_close_marks')
-    .select('closed_through')
-    .where('tenant_id', '=', tenantId)
-    .where('location_id', '=', locationId)
-    .executeTakeFirst();
+export async function closedThrough(db: Executor, access: AccessFilter, locationId: string): Promise<string | null> {
+  const row = await scoped(db, access).selectFrom('daily_close_marks').select('closed_through').where('location_id', '=', locationId).executeTakeFirst();
   return row?.closed_through ?? null;
 }
 
-export async function markClosed(db: Executor, tenantId: string, locationId: string, day: string, updatedAt: string): Promise<void> {
-  await db
+export async function markClosed(db: Executor, access: AccessFilter, locationId: string, day: string, updatedAt: string): Promise<void> {
+  // An upsert scoped() does not build: the mark is keyed by the caller's tenant and the location, both in its values.
+  await acrossTenants(db, 'upsert of the daily close mark: tenant_id and location_id in its values')
     .insertInto('daily_close_marks')
-    .values({ tenant_id: tenantId, location_id: locationId, closed_through: day, updated_at: updatedAt })
+    .values({ tenant_id: access.tenantId, location_id: locationId, closed_through: day, updated_at: updatedAt })
     .onConflict((oc) => oc.columns(['tenant_id', 'location_id']).doUpdateSet({ closed_through: day, updated_at: updatedAt }))
     .execute();
 }

@@ -42,6 +42,9 @@ function totalsOf(currency: string, payments: UnsettledItem[], refunds: Unsettle
   return { gross, refunds: refunded, net: gross - refunded, byMethod, payments: p, refundItems: r };
 }
 
+/** The settlement job works on one location's rows: its whole tenant. */
+const tenantOf = (location: Pick<LocationsTable, 'tenant_id'>): AccessFilter => ({ tenantId: location.tenant_id, locationIds: null });
+
 /**
  * Closes one local day of a location in the caller's transaction: every payment and refund of the
  * location not yet counted and recorded before the day ended (so one recorded late, after an
@@ -50,7 +53,8 @@ function totalsOf(currency: string, payments: UnsettledItem[], refunds: Unsettle
  */
 export async function closeDay(trx: Executor, location: LocationsTable, day: string, now: number): Promise<SettlementsTable[]> {
   const before = endOfLocalDay(day, location.timezone);
-  const [payments, refunds] = await Promise.all([unsettledPayments(trx, location.id, before), unsettledRefunds(trx, location.id, before)]);
+  const access = tenantOf(location);
+  const [payments, refunds] = await Promise.all([unsettledPayments(trx, access, location.id, before), unsettledRefunds(trx, access, location.id, before)]);
   const currencies = new Set<string>([location.currency, ...payments.map((p) => p.currency), ...refunds.map((r) => r.currency)]);
   const created: SettlementsTable[] = [];
   for (const currency of [...currencies].sort()) {
@@ -75,22 +79,23 @@ export async function closeDay(trx: Executor, location: LocationsTable, day: str
       commission: 0,
       paid_at: null,
     };
-    await insertSettlement(trx, row);
+    await insertSettlement(trx, access, row);
     await claimForSettlement(
       trx,
+      access,
       row.id,
       totals.payments.map((p) => p.id),
       totals.refundItems.map((r) => r.id),
     );
     created.push(row);
   }
-  await markClosed(trx, location.tenant_id, location.id, day, isoAt(now));
+  await markClosed(trx, access, location.id, day, isoAt(now));
   return created;
 }
 
 /** The next day a location has to close, or null when it is closed through yesterday (re-read in the transaction). */
 export async function nextDayToClose(trx: Executor, location: LocationsTable, now: number): Promise<string | null> {
-  const through = await closedThrough(trx, location.tenant_id, location.id);
+  const through = await closedThrough(trx, tenantOf(location), location.id);
   const next = through === null ? firstDayOf(location) : addDays(through, 1);
   return next <= lastClosableDay(now, location.timezone) ? next : null;
 }

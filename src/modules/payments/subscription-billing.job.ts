@@ -1,7 +1,7 @@
 import type { JobDefinition } from '../../jobs/job-definition.js';
 import { businessNow } from '../business-clock/index.js';
 import { billNextPeriod, type BillingStep } from './subscriptions.service.js';
-import { billableSubscriptionIds } from './subscriptions.repository.js';
+import { billableSubscriptions } from './subscriptions.repository.js';
 
 /** Steps one subscription may take in one run: enough to catch up years of missed weekly periods, never an endless loop. */
 const maxStepsPerSubscription = 1_000;
@@ -26,11 +26,11 @@ export function subscriptionBillingJob(): JobDefinition {
       const now = await businessNow(db, ctx.env, ctx.clock);
       const counts: Record<BillingStep, number> = { invoiced: 0, paid_from_wallet: 0, left_open: 0, retried_collection: 0, canceled: 0, marked_past_due: 0 };
       let subscriptions = 0;
-      for (const id of await billableSubscriptionIds(db)) {
+      for (const { id, tenant_id } of await billableSubscriptions(db)) {
         if (ctx.signal.aborted) break;
         subscriptions++;
         for (let step = 0; step < maxStepsPerSubscription; step++) {
-          const done = await db.transaction().execute((trx) => billNextPeriod(trx, id, now));
+          const done = await db.transaction().execute((trx) => billNextPeriod(trx, { tenantId: tenant_id, locationIds: null }, id, now));
           if (done === null) break;
           counts[done]++;
         }

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import { isoAt } from '../../clock.js';
 import { addDays, isCalendarDate, localDate } from '../../calendar-dates.js';
-import type { AccessFilter } from '../../http/actor.js';
+import { wholeTenant, type AccessFilter } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
 import { emit } from '../events/index.js';
 import { findLocation } from '../locations/index.js';
@@ -13,7 +13,7 @@ import { createInvoice } from './invoices.service.js';
 import { isCurrency } from './money.js';
 import type { InvoicesTable, SubscriptionsTable, SubscriptionStatus } from './payments.table.js';
 import { recordPayment } from './payments.service.js';
-import { findSubscription, insertSubscription, updateSubscription } from './subscriptions.repository.js';
+import { findSubscription, insertSubscription, insertSubscriptionInvoice, openSubscriptionInvoices, updateSubscription } from './subscriptions.repository.js';
 import type { CreateSubscriptionInput, UpdateSubscriptionInput } from './subscriptions.schema.js';
 import { findParentWallet, walletBalance } from './wallets.repository.js';
 
@@ -108,9 +108,9 @@ export async function createSubscription(trx: Executor, access: AccessFilter, in
     updated_at: at,
   };
   if (trialDays === 0) row.current_period_end = periodStart(row, 1);
-  await insertSubscription(trx, row);
+  await insertSubscription(trx, access, row);
   await emit(trx, 'subscription.created', eventData(row), access.tenantId, now);
-  while (await billNextPeriod(trx, row.id, now)) {
+  while (await billNextPeriod(trx, wholeTenant(access), row.id, now)) {
     // every period already started is billed now, oldest first
   }
   return getSubscription(trx, access, row.id);
@@ -147,7 +147,7 @@ export async function patchSubscription(
   if (input.cancelAtPeriodEnd !== undefined) patch.cancel_at_period_end = input.cancelAtPeriodEnd ? 1 : 0;
   if (input.description !== undefined) patch.description = input.description.trim();
   if (input.amount !== undefined) patch.amount = input.amount;
-  await updateSubscription(trx, id, patch);
+  await updateSubscription(trx, access, id, patch);
   return { ...sub, ...patch };
 }
 
@@ -159,10 +159,13 @@ export async function cancelSubscription(trx: Executor, access: AccessFilter, id
   return endSubscription(trx, sub, now);
 }
 
+/** The whole tenant of a subscription the caller (or the billing job) already holds. */
+const tenantOf = (sub: Pick<SubscriptionsTable, 'tenant_id'>): AccessFilter => ({ tenantId: sub.tenant_id, locationIds: null });
+
 async function endSubscription(trx: Executor, sub: SubscriptionsTable, now: number): Promise<SubscriptionsTable> {
   const at = isoAt(now);
   const patch: Partial<SubscriptionsTable> = { status: 'canceled', canceled_at: at, updated_at: at };
-  await updateSubscription(trx, sub.id, patch);
+  await updateSubscription(trx, tenantOf(sub), sub.id, patch);
   const ended = { ...sub, ...patch };
   await emit(trx, 'subscription.canceled', eventData(ended), sub.tenant_id, now);
   return ended;
@@ -171,7 +174,7 @@ async function endSubscription(trx: Executor, sub: SubscriptionsTable, now: numb
 async function markPastDue(trx: Executor, sub: SubscriptionsTable, now: number): Promise<SubscriptionsTable> {
   if (sub.status === 'past_due') return sub;
   const patch: Partial<SubscriptionsTable> = { status: 'past_due', updated_at: isoAt(now) };
-  await updateSubscription(trx, sub.id, patch);
+  await updateSubscription(trx, tenantOf(sub), sub.id, patch);
   const moved = { ...sub, ...patch };
   await emit(trx, 'subscription.past_due', eventData(moved), sub.tenant_id, now);
   return moved;
@@ -186,11 +189,11 @@ async function collectFromWallet(
 ): Promise<boolean> {
   const due = invoice.total - invoice.amount_paid;
   if (due <= 0) return true;
-  const wallet = await findParentWallet(trx, sub.tenant_id, sub.parent_id, sub.currency);
-  if (!wallet || (await walletBalance(trx, wallet.id)) < due) return false;
+  const wallet = await findParentWallet(trx, tenantOf(sub), sub.parent_id, sub.currency);
+  if (!wallet || (await walletBalance(trx, tenantOf(sub), wallet.id)) < due) return false;
   await recordPayment(
     trx,
-    { tenantId: sub.tenant_id, locationIds: null },
+    tenantOf(sub),
     { parentId: sub.parent_id, invoiceId: invoice.id, amount: due, currency: sub.currency, method: 'wallet', reference: `subscription ${sub.id}` },
     now,
   );
@@ -205,16 +208,17 @@ export type BillingStep = 'invoiced' | 'paid_from_wallet' | 'left_open' | 'retri
  * it did, or null when nothing is due: retry a past-due wallet collection, cancel at period end,
  * invoice the next period that has started (claimed once: UNIQUE subscription + period start),
  * or mark a send_invoice subscription past_due when an invoice is open past its due date.
- * The job calls it in a fresh transaction per step, so parallel runs never bill a period twice.
+ * The job calls it in a fresh transaction per step, so parallel runs never bill a period twice;
+ * `access` is the whole tenant of the subscription.
  */
-export async function billNextPeriod(trx: Executor, subscriptionId: string, now: number): Promise<BillingStep | null> {
-  const sub = await trx.selectFrom('subscriptions').selectAll().where('id', '=', subscriptionId).executeTakeFirst();
+export async function billNextPeriod(trx: Executor, access: AccessFilter, subscriptionId: string, now: number): Promise<BillingStep | null> {
+  const sub = await findSubscription(trx, access, subscriptionId);
   if (!sub || sub.status === 'canceled' || sub.status === 'paused') return null;
   const location = await findLocation(trx, { tenantId: sub.tenant_id, locationIds: null }, sub.location_id);
   const today = localDate(now, location?.timezone ?? 'UTC');
 
   if (sub.status === 'past_due' && sub.collection === 'wallet') {
-    const open = await openInvoices(trx, sub.id);
+    const open = await openSubscriptionInvoices(trx, tenantOf(sub), sub.id);
     let recovered = false;
     for (const invoice of open) {
       if (!(await collectFromWallet(trx, sub, invoice, now))) break;
@@ -234,7 +238,7 @@ export async function billNextPeriod(trx: Executor, subscriptionId: string, now:
   }
 
   if (sub.collection === 'send_invoice' && sub.status !== 'past_due') {
-    const overdue = (await openInvoices(trx, sub.id)).some((i) => i.due_on !== null && i.due_on < today);
+    const overdue = (await openSubscriptionInvoices(trx, tenantOf(sub), sub.id)).some((i) => i.due_on !== null && i.due_on < today);
     if (overdue) {
       await markPastDue(trx, sub, now);
       return 'marked_past_due';
@@ -243,15 +247,11 @@ export async function billNextPeriod(trx: Executor, subscriptionId: string, now:
   return null;
 }
 
-async function openInvoices(trx: Executor, subscriptionId: string) {
-  return trx.selectFrom('invoices').selectAll().where('subscription_id', '=', subscriptionId).where('status', '=', 'open').orderBy('id').execute();
-}
-
 async function invoicePeriod(trx: Executor, sub: SubscriptionsTable, start: string, now: number): Promise<BillingStep> {
   const end = periodStart(sub, sub.next_period_index + 1);
-  const access = { tenantId: sub.tenant_id, locationIds: null };
+  const access = tenantOf(sub);
   // The pet named on the invoice only while it is still this parent's.
-  const pet = sub.pet_id ? await trx.selectFrom('pets').select('owner_id').where('id', '=', sub.pet_id).executeTakeFirst() : undefined;
+  const pet = sub.pet_id ? await findPet(trx, access, sub.pet_id) : null;
   const invoice = await createInvoice(
     trx,
     access,
@@ -268,10 +268,14 @@ async function invoicePeriod(trx: Executor, sub: SubscriptionsTable, start: stri
     { subscriptionId: sub.id },
   );
   // The primary key (subscription, period start) is the last word: a second claim aborts this transaction.
-  await trx
-    .insertInto('subscription_invoices')
-    .values({ subscription_id: sub.id, period_start: start, period_end: end, invoice_id: invoice.id, tenant_id: sub.tenant_id, created_at: isoAt(now) })
-    .execute();
+  await insertSubscriptionInvoice(trx, access, {
+    subscription_id: sub.id,
+    period_start: start,
+    period_end: end,
+    invoice_id: invoice.id,
+    tenant_id: sub.tenant_id,
+    created_at: isoAt(now),
+  });
   const billed: SubscriptionsTable = {
     ...sub,
     status: sub.status === 'trialing' ? 'active' : sub.status,
@@ -281,7 +285,7 @@ async function invoicePeriod(trx: Executor, sub: SubscriptionsTable, start: stri
     latest_invoice_id: invoice.id,
     updated_at: isoAt(now),
   };
-  await updateSubscription(trx, sub.id, {
+  await updateSubscription(trx, access, sub.id, {
     status: billed.status,
     next_period_index: billed.next_period_index,
     current_period_start: start,

@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock.js';
+import { wholeTenant } from '../../http/actor.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { businessNow } from '../business-clock/index.js';
@@ -120,7 +121,7 @@ export function walletRoutes(deps: { clock: Clock }): AnyRoute[] {
       handler: async ({ db, actor, params, query }) => {
         const page = pageRequest(query);
         const wallet = await getWallet(db, actor, params.id);
-        return { body: toPage(await listWalletTransactions(db, wallet.id, page), page, presentWalletTransaction) };
+        return { body: toPage(await listWalletTransactions(db, wholeTenant(actor), wallet.id, page), page, presentWalletTransaction) };
       },
     }),
   ];

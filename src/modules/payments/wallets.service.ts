@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import { isoAt } from '../../clock.js';
-import type { AccessFilter } from '../../http/actor.js';
+import { wholeTenant, type AccessFilter } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
 import { findPetParent } from '../pet-parents/index.js';
 import { accounts } from './ledger-accounts.js';
@@ -20,7 +20,7 @@ export async function createWallet(trx: Executor, access: AccessFilter, input: C
   if (!isCurrency(input.currency)) throw validationFailed([{ field: 'currency', message: `'${input.currency}' is not an ISO 4217 currency code` }]);
   const parent = await findPetParent(trx, access, input.parentId);
   if (!parent) throw missingReference('parentId', 'pet parent', input.parentId);
-  const existing = await findParentWallet(trx, access.tenantId, parent.id, input.currency);
+  const existing = await findParentWallet(trx, wholeTenant(access), parent.id, input.currency);
   if (existing) {
     throw new AppError('wallet_exists', `Pet parent ${parent.id} already has the ${input.currency} wallet ${existing.id}.`, {
       extensions: { walletId: existing.id },
@@ -36,7 +36,7 @@ export async function createWallet(trx: Executor, access: AccessFilter, input: C
     created_at: at,
     updated_at: at,
   };
-  await insertWallet(trx, row);
+  await insertWallet(trx, access, row);
   return row;
 }
 
@@ -66,7 +66,9 @@ export async function moveWallet(
   move: WalletMove,
   now: number,
 ): Promise<WalletTransactionsTable> {
-  const balance = await walletBalance(trx, wallet.id);
+  // The wallet was found by the caller (or follows a payment it found): its tenant is enough.
+  const access: AccessFilter = { tenantId: wallet.tenant_id, locationIds: null };
+  const balance = await walletBalance(trx, access, wallet.id);
   if (balance + move.amount < 0) throw insufficient(wallet, balance, move.amount);
   const row: WalletTransactionsTable = {
     id: newId('wtx'),
@@ -82,7 +84,7 @@ export async function moveWallet(
     created_at: isoAt(now),
   };
   try {
-    await insertWalletTransaction(trx, row);
+    await insertWalletTransaction(trx, access, row);
   } catch (err) {
     if ((err as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT')) throw insufficient(wallet, balance, move.amount);
     throw err;
