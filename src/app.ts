@@ -10,6 +10,7 @@ import { apiVersionMiddleware } from './http/api-versions.js';
 import { AuditLog, auditMiddleware } from './http/audit.js';
 import { CallerCache } from './http/authenticate.js';
 import { errorHandler } from './http/error-handler.js';
+import { registerErrorCodes } from './http/errors.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { lingeringClose } from './http/lingering-close.js';
 import { Metrics } from './http/metrics.js';
@@ -32,7 +33,7 @@ import { ClientDirectory, clientsModule } from './modules/clients/index.js';
 import { consoleModule } from './modules/console/index.js';
 import { docsModule } from './modules/docs/index.js';
 import { documentsModule } from './modules/documents/index.js';
-import { eventsModule } from './modules/events/index.js';
+import { eventsModule, registerEventTypes } from './modules/events/index.js';
 import { groomingModule } from './modules/grooming/index.js';
 import { healthModule } from './modules/health/index.js';
 import { jobsModule } from './modules/jobs/index.js';
@@ -168,7 +169,12 @@ export function createApp(deps: AppDeps): PetCareApp {
     reset: { erase: { tables: ['idempotency_keys'], run: async (db) => void (await db.deleteFrom('idempotency_keys').execute()) } },
   };
   const modules = appModules(gateway);
-  for (const module of modules) registerAccessPolicies(module.name, module.access ?? {});
+  // Before any route is built: the routes' schemas list the event types, OpenAPI the error codes.
+  for (const module of modules) {
+    registerAccessPolicies(module.name, module.access ?? {});
+    registerEventTypes(module.name, module.events ?? {});
+    registerErrorCodes(module.name, module.errors ?? {});
+  }
   const routes: AnyRoute[] = [];
   const shared: ModuleDeps = {
     config,

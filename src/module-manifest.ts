@@ -1,6 +1,8 @@
+import type { TSchema } from '@sinclair/typebox';
 import type { Environment } from './config.js';
 import type { TablePolicy } from './db/access-policy.js';
 import type { Executor } from './db/database.js';
+import type { ErrorCodeInfo } from './http/errors.js';
 import type { AnyRoute } from './http/route.js';
 import type { HousekeepingTask } from './jobs/housekeeping.js';
 import type { JobDefinition } from './jobs/job-definition.js';
@@ -34,7 +36,32 @@ export interface ModuleManifest<Deps = never> {
   readonly access?: Readonly<Record<string, TablePolicy>>;
   /** How the sandbox reset erases a tenant's rows of those tables (tested: every table with `tenant_id` is named here). */
   readonly reset?: ModuleReset;
+  /**
+   * The event types it emits, with their data schemas: GET /v1/event-types lists them. The module also
+   * adds them to `EventCatalogue` (below), so `emit` checks each payload against its type's schema.
+   */
+  readonly events?: Readonly<Record<string, EventTypeInfo>>;
+  /** Its own error codes (a code several modules answer stays in `src/http/errors.ts`); it adds them to `ModuleErrorCodes` too. */
+  readonly errors?: Readonly<Record<string, ErrorCodeInfo>>;
 }
+
+/** An event type as GET /v1/event-types describes it. */
+export interface EventTypeInfo {
+  readonly description: string;
+  /** The operation that emits it. */
+  readonly emittedBy: string;
+  /** JSON Schema of the envelope's `data`. */
+  readonly data: TSchema;
+  /** Other names a client may subscribe by (DESIGN §6). */
+  readonly aliases?: readonly string[];
+}
+
+/**
+ * The event catalogue as a type: each module that emits events adds its manifest's `events` here by
+ * declaration merging, as it adds its tables to `Database`:
+ * `declare module '../../module-manifest.js' { interface EventCatalogue extends PetsEvents {} }`.
+ */
+export interface EventCatalogue {}
 
 /**
  * A tenant's rows go in two passes: first each module's own `erase` (latest module in the app's list

@@ -1,5 +1,15 @@
-/** Every error code a client can see, with its HTTP status and title (RFC 9457 `code` member). */
-export const errorCodes = {
+/** An error code's HTTP status and title (RFC 9457 `status` and `title`). */
+export interface ErrorCodeInfo {
+  readonly status: number;
+  readonly title: string;
+}
+
+/**
+ * The gateway's error codes and those several modules answer. A module's own codes are in its
+ * manifest (`errors`), joined to `ErrorCode` by declaration merging into `ModuleErrorCodes`
+ * (`declare module '../../http/errors.js' { interface ModuleErrorCodes extends PaymentsErrorCodes {} }`).
+ */
+export const gatewayErrorCodes = {
   validation_failed: { status: 400, title: 'The request is not valid' },
   malformed_json: { status: 400, title: 'The request body is not valid JSON' },
   resource_missing: { status: 400, title: 'A referenced resource does not exist' },
@@ -16,7 +26,6 @@ export const errorCodes = {
   insufficient_scope: { status: 403, title: 'The token lacks a required scope' },
   forbidden_role: { status: 403, title: 'The client role may not do this' },
   ip_not_allowed: { status: 403, title: 'The request comes from an address outside the client allowlist' },
-  sandbox_only: { status: 403, title: 'This operation exists only in the sandbox environment' },
   environment_not_allowed: { status: 403, title: 'This environment may not manage the other one' },
   tenant_wide_only: { status: 403, title: 'A client confined to locations may not use this tenant-wide resource' },
   not_found: { status: 404, title: 'The resource does not exist' },
@@ -24,46 +33,118 @@ export const errorCodes = {
   method_not_allowed: { status: 405, title: 'The method is not allowed on this path' },
   idempotency_key_in_use: { status: 409, title: 'A request with this Idempotency-Key is still being processed' },
   conflict: { status: 409, title: 'The request conflicts with the current state' },
-  last_admin: { status: 409, title: 'The last enabled admin client cannot lose admin access' },
   slot_unavailable: { status: 409, title: 'The requested time slot is not available' },
   invalid_state_transition: { status: 409, title: 'The resource cannot move to the requested state' },
-  job_running: { status: 409, title: 'The job is already running' },
-  wallet_exists: { status: 409, title: 'The parent already has a wallet in this currency' },
-  no_vacancy: { status: 409, title: 'No place of this room type is free on every night of the stay' },
-  room_unavailable: { status: 409, title: 'The room has no free place for this stay' },
-  stylist_unavailable: { status: 409, title: 'The stylist cannot take this booking' },
-  no_stylist_available: { status: 409, title: 'No stylist is free for this booking' },
-  dose_already_logged: { status: 409, title: 'This dose is already logged; a correction names the entry it supersedes' },
-  already_rated: { status: 409, title: 'This booking has already been rated' },
-  already_replied: { status: 409, title: 'This review already has a reply' },
-  embedding_mismatch: { status: 409, title: "The service's pinned embedding model or dimension differs from the configured one; re-index it" },
   gone: { status: 410, title: 'This API version has been sunset' },
   payload_too_large: { status: 413, title: 'The request body is too large' },
   unsupported_media_type: { status: 415, title: 'The request body media type is not supported' },
   range_not_satisfiable: { status: 416, title: 'The requested byte range is outside the content' },
   idempotency_key_mismatch: { status: 422, title: 'The Idempotency-Key was used with a different request' },
-  recipient_unreachable: { status: 422, title: 'The recipient has no address for this channel' },
-  amount_exceeds_due: { status: 422, title: 'The amount exceeds what is due on the invoice' },
-  insufficient_funds: { status: 422, title: 'The wallet balance is too low' },
-  refund_exceeds_payment: { status: 422, title: 'The refund exceeds what is left to refund on the payment' },
-  clock_backwards: { status: 422, title: 'The sandbox clock only moves forward' },
-  clock_out_of_range: { status: 422, title: 'The sandbox clock moves at most 5 years past real time' },
-  vaccinations_required: { status: 422, title: 'The pet lacks vaccinations the location requires' },
-  dose_not_scheduled: { status: 422, title: "The time is not one of the medication's scheduled doses during the stay" },
-  no_membership_credit: { status: 422, title: 'No membership credit is left for this package' },
-  no_package_credit: { status: 422, title: 'No prepaid package credit is left for this package' },
-  onboarding_incomplete: { status: 422, title: 'The provider lacks a listing or a weekly schedule' },
-  provider_not_bookable: { status: 422, title: 'The provider takes no bookings in its current state' },
-  booking_not_completed: { status: 422, title: 'Only a completed marketplace booking can be rated' },
   locations_required: { status: 422, title: 'A client confined to locations must bind what it creates to its locations' },
-  document_outside_service: { status: 422, title: "The pet document is not at one of the knowledge service's locations" },
-  recall_too_large: { status: 422, title: 'The recall selects more recipients than one campaign may hold; narrow it' },
   rate_limited: { status: 429, title: 'Too many requests' },
   internal_error: { status: 500, title: 'Internal server error' },
   service_unavailable: { status: 503, title: 'The service is not ready' },
-} as const satisfies Record<string, { status: number; title: string }>;
+} as const satisfies Record<string, ErrorCodeInfo>;
 
-export type ErrorCode = keyof typeof errorCodes;
+/** Each module's own error codes, added by its manifest (see `gatewayErrorCodes`). */
+export interface ModuleErrorCodes {}
+
+export type ErrorCode = keyof typeof gatewayErrorCodes | (keyof ModuleErrorCodes & string);
+
+/**
+ * Every error code a client can see, with its HTTP status and title (RFC 9457 `code` member): the
+ * gateway's, then each module's as the app registers its manifests.
+ */
+export const errorCodes: Record<ErrorCode, ErrorCodeInfo> = { ...gatewayErrorCodes } as Record<ErrorCode, ErrorCodeInfo>;
+
+/** Adds a module's own codes (its manifest's `errors`); a code two modules define differently is a mistake. */
+export function registerErrorCodes(owner: string, codes: Readonly<Record<string, ErrorCodeInfo>>): void {
+  for (const [code, info] of Object.entries(codes)) {
+    const known = (errorCodes as Record<string, ErrorCodeInfo>)[code];
+    if (known !== undefined && (known.status !== info.status || known.title !== info.title)) {
+      throw new Error(`error code ${code} is defined twice (the second time by ${owner})`);
+    }
+    (errorCodes as Record<string, ErrorCodeInfo>)[code] = info;
+  }
+}
+
+/**
+ * The order /openapi.json listed the codes in before modules declared their own, kept so the document
+ * does not change; a code not named here follows, in the order it was registered. A new code needs no entry.
+ */
+const documentedOrder: readonly string[] = [
+  'validation_failed',
+  'malformed_json',
+  'resource_missing',
+  'invalid_idempotency_key',
+  'invalid_cursor',
+  'unsupported_api_version',
+  'invalid_request',
+  'invalid_grant',
+  'invalid_scope',
+  'unsupported_grant_type',
+  'invalid_client',
+  'unauthorized',
+  'invalid_token',
+  'insufficient_scope',
+  'forbidden_role',
+  'ip_not_allowed',
+  'sandbox_only',
+  'environment_not_allowed',
+  'tenant_wide_only',
+  'not_found',
+  'route_not_found',
+  'method_not_allowed',
+  'idempotency_key_in_use',
+  'conflict',
+  'last_admin',
+  'slot_unavailable',
+  'invalid_state_transition',
+  'job_running',
+  'wallet_exists',
+  'no_vacancy',
+  'room_unavailable',
+  'stylist_unavailable',
+  'no_stylist_available',
+  'dose_already_logged',
+  'already_rated',
+  'already_replied',
+  'embedding_mismatch',
+  'gone',
+  'payload_too_large',
+  'unsupported_media_type',
+  'range_not_satisfiable',
+  'idempotency_key_mismatch',
+  'recipient_unreachable',
+  'amount_exceeds_due',
+  'insufficient_funds',
+  'refund_exceeds_payment',
+  'clock_backwards',
+  'clock_out_of_range',
+  'vaccinations_required',
+  'dose_not_scheduled',
+  'no_membership_credit',
+  'no_package_credit',
+  'onboarding_incomplete',
+  'provider_not_bookable',
+  'booking_not_completed',
+  'locations_required',
+  'document_outside_service',
+  'recall_too_large',
+  'rate_limited',
+  'internal_error',
+  'service_unavailable',
+];
+
+/** Every code, in the order the OpenAPI document lists them. */
+export function documentedErrorCodes(): ErrorCode[] {
+  const rank = (code: string): number => {
+    const at = documentedOrder.indexOf(code);
+    return at === -1 ? documentedOrder.length : at;
+  };
+  // A stable sort: codes added since keep their registration order.
+  return (Object.keys(errorCodes) as ErrorCode[]).sort((a, b) => rank(a) - rank(b));
+}
 
 export interface FieldError {
   field: string;

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { apiVersionChangelog, apiVersionHeader, apiVersions, currentApiVersion, type VersionChange } from './api-versions.js';
 import { isOAuthPath, oauthErrorValues } from './error-handler.js';
-import { errorCodes, type ErrorCode } from './errors.js';
+import { documentedErrorCodes, errorCodes, type ErrorCode } from './errors.js';
 import { documentInputRules } from './input-strings.js';
 import { routeKey } from './router.js';
 import { isPublic, type AnyRoute } from './route.js';
@@ -309,7 +309,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], platformVersion: strin
             title: { type: 'string' },
             status: { type: 'integer' },
             detail: { type: 'string' },
-            code: { type: 'string', enum: Object.keys(errorCodes) },
+            code: { type: 'string', enum: documentedErrorCodes() },
             requestId: { type: 'string', description: 'Same as the X-Request-Id response header.' },
             instance: { type: 'string', description: 'The request path.' },
             errors: {

@@ -2,7 +2,7 @@ import test from 'ava';
 import { Value } from '@sinclair/typebox/value';
 import '../../src/http/validation.js'; // registers the date-time and date formats the data schemas use
 import { emit } from '../../src/modules/events/emit.js';
-import { canonicalEventTypes, eventCatalogue, type EventType } from '../../src/modules/events/event-types.js';
+import { canonicalEventTypes, canonicalOf, eventTypeInfo } from '../../src/modules/events/event-types.js';
 import { createHousehold, createPet } from '../helpers/factories.js';
 import { TestClock, useTestApp } from '../helpers/test-app.js';
 
@@ -95,8 +95,8 @@ test('GET /v1/event-types lists both seed lists, the aliases and each data schem
   const res = await t.request('GET', '/v1/event-types', { token: admin });
   a.is(res.status, 200, res.text);
   const byType = new Map(res.body.data.map((e: { type: string }) => [e.type, e]));
-  a.is(byType.size, canonicalEventTypes.length + 2);
-  for (const type of canonicalEventTypes) {
+  a.is(byType.size, canonicalEventTypes().length + 2);
+  for (const type of canonicalEventTypes()) {
     const info = byType.get(type) as {
       canonical: boolean;
       aliasOf: null;
@@ -125,7 +125,8 @@ test.serial('every event the modules emitted matches its catalogue data schema',
   const rows = await db().selectFrom('events').selectAll().execute();
   a.true(rows.length > 0);
   for (const row of rows) {
-    const schema = eventCatalogue[row.type as EventType]?.data;
+    const type = canonicalOf(row.type);
+    const schema = type === null ? undefined : eventTypeInfo(type).data;
     a.truthy(schema, row.type);
     a.true(Value.Check(schema!, JSON.parse(row.data)), `${row.type} ${row.data}`);
   }

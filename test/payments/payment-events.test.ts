@@ -1,6 +1,6 @@
 import test from 'ava';
 import { Value } from '@sinclair/typebox/value';
-import { eventCatalogue, type EventType } from '../../src/modules/events/event-types.js';
+import { eventTypeInfo, type EventType } from '../../src/modules/events/event-types.js';
 import { TestClock, useTestApp } from '../helpers/test-app.js';
 import { moneyHousehold, openInvoice, pay, wallet } from './payments-support.js';
 
@@ -52,5 +52,5 @@ test('each money event emitted matches its catalogue schema', async (a) => {
   await t.request('POST', `/v1/subscriptions/${sub.body.id}/cancel`, { token: admin });
   const rows = await t.stores.get('live').db.selectFrom('events').selectAll().where('type', 'in', moneyTypes).execute();
   a.deepEqual([...new Set(rows.map((r) => r.type))].sort(), [...moneyTypes].sort());
-  for (const row of rows) a.true(Value.Check(eventCatalogue[row.type as EventType].data, JSON.parse(row.data)), `${row.type} ${row.data}`);
+  for (const row of rows) a.true(Value.Check(eventTypeInfo(row.type as EventType).data, JSON.parse(row.data)), `${row.type} ${row.data}`);
 });

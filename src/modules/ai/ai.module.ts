@@ -12,6 +12,8 @@ import { aiIndexingJob } from './knowledge-indexing.js';
 import { LlmClient } from './llm-client.js';
 import { deleteTenantCampaigns } from './recall.repository.js';
 import { recallRoutes } from './recall.routes.js';
+import { aiErrorCodes } from './ai.errors.js';
+import { aiEvents } from './ai.events.js';
 
 // The module's tables join the `Database` type here, so src/db imports no module.
 declare module '../../db/database.js' {
@@ -21,6 +23,8 @@ declare module '../../db/database.js' {
 /** The AI platform (DESIGN §13): knowledge services, their index, answers with citations, the agent query; the care coordinator and recall campaigns. */
 export const aiModule: ModuleManifest<{ config: Config; clock: Clock; stores: Stores; runner: JobRunner }> = {
   name: 'ai',
+  events: aiEvents,
+  errors: aiErrorCodes,
   routes: (deps) => [
     ...aiRouteList({ ...deps, llm: new LlmClient(deps.config), files: knowledgeFiles(deps.config.dataDir) }),
     ...careCoordinatorRoutes(deps),

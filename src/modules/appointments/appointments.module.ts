@@ -4,6 +4,7 @@ import { appointmentTypeRoutes } from './appointment-types.routes.js';
 import { appointmentHousekeeping } from './appointments.jobs.js';
 import { appointmentRoutes, type AppointmentDeps } from './appointments.routes.js';
 import { scheduleRoutes } from './schedules.routes.js';
+import { appointmentsEvents } from './appointments.events.js';
 
 // The module's tables join the `Database` type here, so src/db imports no module.
 declare module '../../db/database.js' {
@@ -13,6 +14,7 @@ declare module '../../db/database.js' {
 /** Appointment types, provider schedules, availability, bookings, calendar links and provider matching. */
 export const appointmentsModule: ModuleManifest<AppointmentDeps & Parameters<typeof appointmentHousekeeping>[0]> = {
   name: 'appointments',
+  events: appointmentsEvents,
   // Schedules first: GET /v1/appointments/schedules must win over GET /v1/appointments/:id.
   routes: (deps) => [...appointmentTypeRoutes(deps), ...scheduleRoutes(deps), ...appointmentRoutes(deps)],
   housekeeping: (deps) => appointmentHousekeeping(deps),

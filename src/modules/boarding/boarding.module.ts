@@ -7,6 +7,8 @@ import { roomRoutes } from './rooms.routes.js';
 import { stayRoutes } from './stays.routes.js';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
+import { boardingErrorCodes } from './boarding.errors.js';
+import { boardingEvents } from './boarding.events.js';
 
 // The module's tables join the `Database` type here, so src/db imports no module.
 declare module '../../db/database.js' {
@@ -16,6 +18,8 @@ declare module '../../db/database.js' {
 /** Boarding (DESIGN §10): rooms, stays (bookings of kind boarding), check-in/out, occupancy, care plans and the dose log. */
 export const boardingModule: ModuleManifest<{ config: Config; clock: Clock }> = {
   name: 'boarding',
+  events: boardingEvents,
+  errors: boardingErrorCodes,
   routes: (deps) => [...roomRoutes(deps), ...stayRoutes(deps), ...carePlanRoutes(deps)],
   // `care-plan-doses` (every 5 minutes): boarding.dose_overdue once per missed dose.
   jobs: () => [carePlanDosesJob()],

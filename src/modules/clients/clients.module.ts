@@ -1,9 +1,11 @@
 import type { ModuleManifest } from '../../module-manifest.js';
 import { clientRoutes } from './clients.routes.js';
+import { clientsErrorCodes } from './clients.errors.js';
 
 /** API clients (keys) of a tenant, and the tenants themselves (created with their first admin client). */
 export const clientsModule: ModuleManifest<Parameters<typeof clientRoutes>[0]> = {
   name: 'clients',
+  errors: clientsErrorCodes,
   routes: (deps) => clientRoutes(deps),
   tags: { Clients: 'API clients (keys) of the tenant: roles, scopes, locations, IP allowlists. Admin only.' },
   tables: ['tenants', 'api_clients'],

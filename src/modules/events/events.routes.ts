@@ -2,11 +2,11 @@ import type { TSchema } from '@sinclair/typebox';
 import { foundOr404 } from '../../http/errors.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { aliasesOf, canonicalEventTypes, canonicalOf, eventCatalogue, eventTypeAliases, testEventData, testEventType } from './event-types.js';
+import { aliasesOf, canonicalEventTypes, canonicalOf, eventTypeAliases, eventTypeInfo, testEventData, testEventType } from './event-types.js';
 import { requireTenantWide } from './events-access.js';
 import { presentEvent } from './events.presenter.js';
 import { findEvent, listEvents } from './events.repository.js';
-import { EventEnvelopeSchema, EventParams, EventTypeListSchema, ListEventsQuery } from './events.schema.js';
+import { EventEnvelopeSchema, EventParams, EventTypeListSchema, listEventsQuery } from './events.schema.js';
 
 const tags = ['Events'];
 
@@ -14,23 +14,23 @@ const tags = ['Events'];
 const jsonSchema = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
 
 function catalogue() {
-  const canonical = canonicalEventTypes.map((type) => ({
+  const canonical = canonicalEventTypes().map((type) => ({
     type,
     canonical: true,
     aliasOf: null,
     aliases: aliasesOf(type),
-    description: eventCatalogue[type].description,
-    emittedBy: eventCatalogue[type].emittedBy,
-    dataSchema: jsonSchema(eventCatalogue[type].data),
+    description: eventTypeInfo(type).description,
+    emittedBy: eventTypeInfo(type).emittedBy,
+    dataSchema: jsonSchema(eventTypeInfo(type).data),
   }));
-  const aliases = Object.entries(eventTypeAliases).map(([alias, type]) => ({
+  const aliases = eventTypeAliases().map(([alias, type]) => ({
     type: alias,
     canonical: false,
     aliasOf: type,
     aliases: [],
-    description: `Alias of ${type}: an endpoint subscribed by this name receives events under this name. ${eventCatalogue[type].description}`,
-    emittedBy: eventCatalogue[type].emittedBy,
-    dataSchema: jsonSchema(eventCatalogue[type].data),
+    description: `Alias of ${type}: an endpoint subscribed by this name receives events under this name. ${eventTypeInfo(type).description}`,
+    emittedBy: eventTypeInfo(type).emittedBy,
+    dataSchema: jsonSchema(eventTypeInfo(type).data),
   }));
   return {
     data: [...canonical, ...aliases],
@@ -57,7 +57,7 @@ export function eventRoutes(): AnyRoute[] {
         'client confined to locations is refused (403 `tenant_wide_only`).',
       tags,
       access: { scope: 'webhooks.read' },
-      query: ListEventsQuery,
+      query: listEventsQuery(),
       response: { status: 200, description: 'A page of events', schema: pageSchema(EventEnvelopeSchema) },
       errors: ['invalid_cursor', 'tenant_wide_only'],
       handler: async ({ db, actor, query }) => {

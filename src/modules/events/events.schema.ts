@@ -13,19 +13,22 @@ export const EventEnvelopeSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const EventTypeNameSchema = Type.Union(
-  eventTypeNames.map((name) => Type.Literal(name)),
-  { description: 'A catalogue type, canonical or alias.' },
-);
+/** A catalogue type, canonical or alias (built when the routes are: the catalogue comes from the manifests). */
+export const eventTypeNameSchema = () =>
+  Type.Union(
+    eventTypeNames().map((name) => Type.Literal(name)),
+    { description: 'A catalogue type, canonical or alias.' },
+  );
 
-export const ListEventsQuery = Type.Object(
-  {
-    ...pageQueryFields,
-    type: Type.Optional(EventTypeNameSchema),
-    since: Type.Optional(Type.String({ format: 'date-time', description: 'Only events created at or after this instant (ISO 8601).' })),
-  },
-  { additionalProperties: false },
-);
+export const listEventsQuery = () =>
+  Type.Object(
+    {
+      ...pageQueryFields,
+      type: Type.Optional(eventTypeNameSchema()),
+      since: Type.Optional(Type.String({ format: 'date-time', description: 'Only events created at or after this instant (ISO 8601).' })),
+    },
+    { additionalProperties: false },
+  );
 
 export const EventParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
@@ -57,5 +60,5 @@ export const EventTypeListSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export type ListEventsFilters = Static<typeof ListEventsQuery>;
+export type ListEventsFilters = Static<ReturnType<typeof listEventsQuery>>;
 export type EventEnvelope = Static<typeof EventEnvelopeSchema>;

@@ -3,14 +3,17 @@ export { eventRoutes } from './events.routes.js';
 export { requireTenantWide } from './events-access.js';
 export { envelopeJson, presentEvent } from './events.presenter.js';
 export { eventsBetween, findEvent } from './events.repository.js';
-export { EventEnvelopeSchema, EventTypeNameSchema } from './events.schema.js';
+export { EventEnvelopeSchema, eventTypeNameSchema } from './events.schema.js';
 export {
   aliasesOf,
   canonicalEventTypes,
   canonicalOf,
-  eventCatalogue,
+  eventData,
+  eventFields,
   eventTypeAliases,
+  eventTypeInfo,
   eventTypeNames,
+  registerEventTypes,
   testEventData,
   testEventType,
   type EventData,

@@ -2,6 +2,7 @@ import type { ModuleManifest } from '../../module-manifest.js';
 import type { GroomingTables } from './grooming.table.js';
 import { deleteGroomingRows } from './grooming.repository.js';
 import { groomingRouteList } from './grooming.routes.js';
+import { groomingErrorCodes } from './grooming.errors.js';
 
 // The module's tables join the `Database` type here, so src/db imports no module.
 declare module '../../db/database.js' {
@@ -11,6 +12,7 @@ declare module '../../db/database.js' {
 /** Grooming (DESIGN §11); no jobs of its own: memberships bill through payments' subscription-billing job. */
 export const groomingModule: ModuleManifest<Parameters<typeof groomingRouteList>[0]> = {
   name: 'grooming',
+  errors: groomingErrorCodes,
   routes: (deps) => groomingRouteList(deps),
   tags: {
     Grooming:

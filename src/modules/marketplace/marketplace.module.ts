@@ -4,6 +4,7 @@ import { onInvoicePaid, onRefund } from '../payments/index.js';
 import { deleteMarketplaceRows } from './marketplace.repository.js';
 import { marketplaceRouteList } from './marketplace.routes.js';
 import { onOrderInvoicePaid, onOrderPaymentRefunded } from './orders.service.js';
+import { marketplaceEvents } from './marketplace.events.js';
 
 // The module's tables join the `Database` type here, so src/db imports no module.
 declare module '../../db/database.js' {
@@ -17,6 +18,7 @@ declare module '../../db/database.js' {
  */
 export const marketplaceModule: ModuleManifest<Parameters<typeof marketplaceRouteList>[0]> = {
   name: 'marketplace',
+  events: marketplaceEvents,
   routes: (deps) => {
     onInvoicePaid(onOrderInvoicePaid);
     onRefund(onOrderPaymentRefunded);

@@ -3,6 +3,7 @@ import type { ModuleManifest } from '../../module-manifest.js';
 import type { NotificationsTables } from './notifications.table.js';
 import { notificationDeliveryJob } from './notification-delivery.js';
 import { notificationRoutes } from './notifications.routes.js';
+import { notificationsErrorCodes } from './notifications.errors.js';
 
 // The module's tables join the `Database` type here, so src/db imports no module.
 declare module '../../db/database.js' {
@@ -11,6 +12,7 @@ declare module '../../db/database.js' {
 
 export const notificationsModule: ModuleManifest<Parameters<typeof notificationRoutes>[0] & { config: Config }> = {
   name: 'notifications',
+  errors: notificationsErrorCodes,
   routes: (deps) => notificationRoutes(deps),
   // The outbox poller that sends queued notifications.
   jobs: (deps) => [notificationDeliveryJob({ config: deps.config })],

@@ -10,6 +10,8 @@ import { subscriptionBillingJob } from './subscription-billing.job.js';
 import { subscriptionRoutes } from './subscriptions.routes.js';
 import { walletRoutes } from './wallets.routes.js';
 import type { Clock } from '../../clock.js';
+import { paymentsErrorCodes } from './payments.errors.js';
+import { paymentsEvents } from './payments.events.js';
 
 // The module's tables join the `Database` type here, so src/db imports no module.
 declare module '../../db/database.js' {
@@ -19,6 +21,8 @@ declare module '../../db/database.js' {
 /** The money ledger (DESIGN §9): invoices, payments, refunds, wallets, subscriptions and settlements over one journal. */
 export const paymentsModule: ModuleManifest<{ clock: Clock }> = {
   name: 'payments',
+  events: paymentsEvents,
+  errors: paymentsErrorCodes,
   routes: (deps) => [
     ...ledgerRoutes(),
     ...invoiceRoutes(deps),
@@ -45,8 +49,7 @@ export const paymentsModule: ModuleManifest<{ clock: Clock }> = {
     refunds: { location: 'location_id' },
     payments: { location: 'location_id' },
     wallet_transactions: { parent: 'wallets', key: 'wallet_id' },
-    // A wallet is seen with its parent: a location-scoped caller sees the wallets of the parents it sees.
-    wallets: { parent: 'pet_parents', key: 'parent_id' },
+    wallets: { location: null, why: "a pet parent's wallet is the group's, not a location's" },
     invoice_lines: { parent: 'invoices', key: 'invoice_id' },
     invoices: { location: 'location_id' },
     invoice_number_counters: { location: 'location_id' },

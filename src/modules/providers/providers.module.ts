@@ -2,6 +2,8 @@ import type { ModuleManifest } from '../../module-manifest.js';
 import type { ProvidersTables } from './providers.table.js';
 import { eraseMarketplaceProviderRecords } from './listings.repository.js';
 import { providerRoutes } from './providers.routes.js';
+import { providersErrorCodes } from './providers.errors.js';
+import { providersEvents } from './providers.events.js';
 
 // The module's tables join the `Database` type here, so src/db imports no module.
 declare module '../../db/database.js' {
@@ -11,6 +13,8 @@ declare module '../../db/database.js' {
 /** Providers, where they work and what they offer; their marketplace side (profiles, listings, reviews). */
 export const providersModule: ModuleManifest<Parameters<typeof providerRoutes>[0]> = {
   name: 'providers',
+  events: providersEvents,
+  errors: providersErrorCodes,
   routes: (deps) => providerRoutes(deps),
   tags: {
     Providers:

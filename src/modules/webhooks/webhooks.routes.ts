@@ -12,7 +12,7 @@ import { presentAttempt, presentEndpoint, presentEndpointWithSecret } from './we
 import { listAttempts, listEndpoints } from './webhooks.repository.js';
 import {
   AttemptSchema,
-  CreateEndpointSchema,
+  createEndpointSchema,
   DeletedEndpointSchema,
   EndpointParams,
   EndpointSchema,
@@ -25,7 +25,7 @@ import {
   ReplayRangeSchema,
   RotateSecretSchema,
   TestEventResultSchema,
-  UpdateEndpointSchema,
+  updateEndpointSchema,
   maxReplayEvents,
   type CreateEndpointInput,
   type UpdateEndpointInput,
@@ -86,6 +86,8 @@ const urlRules =
 
 export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
   const { clock, webhooks } = deps;
+  const CreateEndpointSchema = createEndpointSchema();
+  const UpdateEndpointSchema = updateEndpointSchema();
   return [
     defineRoute<undefined, undefined, typeof CreateEndpointSchema, typeof EndpointWithSecretSchema, CreateEndpointInput>({
       method: 'post',

@@ -17,40 +17,45 @@ const Url = Type.String({
   examples: ['https://hooks.example.com/petcare'],
 });
 
-const Subscription = Type.Union([...eventTypeNames.map((name) => Type.Literal(name)), Type.Literal(wildcard)], {
-  description: 'A catalogue type (canonical or alias) or "*" for every type.',
-});
-
-const Events = Type.Array(Subscription, {
-  minItems: 1,
-  maxItems: eventTypeNames.length + 1,
-  uniqueItems: true,
-  description:
-    'Types to receive. An alias subscription receives events under the alias; "*" and canonical names receive the canonical name; subscribed by both an alias and its canonical name (or "*"), an event is sent once, under the canonical name.',
-});
+/** The types an endpoint receives (built with the routes: the catalogue comes from the manifests). */
+function events() {
+  const names = eventTypeNames();
+  const subscription = Type.Union([...names.map((name) => Type.Literal(name)), Type.Literal(wildcard)], {
+    description: 'A catalogue type (canonical or alias) or "*" for every type.',
+  });
+  return Type.Array(subscription, {
+    minItems: 1,
+    maxItems: names.length + 1,
+    uniqueItems: true,
+    description:
+      'Types to receive. An alias subscription receives events under the alias; "*" and canonical names receive the canonical name; subscribed by both an alias and its canonical name (or "*"), an event is sent once, under the canonical name.',
+  });
+}
 
 const Description = Type.Union([Type.String({ maxLength: 500 }), Type.Null()]);
 
-export const CreateEndpointSchema = Type.Object(
-  {
-    url: Url,
-    events: Events,
-    description: Type.Optional(Description),
-  },
-  { additionalProperties: false },
-);
+export const createEndpointSchema = () =>
+  Type.Object(
+    {
+      url: Url,
+      events: events(),
+      description: Type.Optional(Description),
+    },
+    { additionalProperties: false },
+  );
 
-export const UpdateEndpointSchema = Type.Object(
-  {
-    url: Type.Optional(Url),
-    events: Type.Optional(Events),
-    enabled: Type.Optional(
-      Type.Boolean({ description: 'false stops deliveries (pending ones are cancelled); true resumes with events created from then on.' }),
-    ),
-    description: Type.Optional(Description),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const updateEndpointSchema = () =>
+  Type.Object(
+    {
+      url: Type.Optional(Url),
+      events: Type.Optional(events()),
+      enabled: Type.Optional(
+        Type.Boolean({ description: 'false stops deliveries (pending ones are cancelled); true resumes with events created from then on.' }),
+      ),
+      description: Type.Optional(Description),
+    },
+    { additionalProperties: false, minProperties: 1 },
+  );
 
 export const RotateSecretSchema = Type.Object(
   {
@@ -174,6 +179,6 @@ export const TestEventResultSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export type CreateEndpointInput = Static<typeof CreateEndpointSchema>;
-export type UpdateEndpointInput = Static<typeof UpdateEndpointSchema>;
+export type CreateEndpointInput = Static<ReturnType<typeof createEndpointSchema>>;
+export type UpdateEndpointInput = Static<ReturnType<typeof updateEndpointSchema>>;
 export type ListAttemptsFilters = Static<typeof ListAttemptsQuery>;
