@@ -1,0 +1,185 @@
+import test from 'ava';
+import type SQLite from 'better-sqlite3';
+import { createHousehold, createLocation } from '../helpers/factories.js';
+import { useTestApp } from '../helpers/test-app.js';
+
+/**
+ * Flat reads at any size (issue 27.2): the SQL the hot lists and point reads actually run is
+ * captured (every statement the live connection prepares while the route answers) and EXPLAINed;
+ * a plan that sorts a big table in a temp B-tree, or scans one whole, fails. Without ANALYZE (the
+ * appliance never runs it) SQLite plans the same way on an empty file as on a 10 GB one, so this
+ * catches what the scale bench (`npm run bench:scale`) would show as a list that grows with history.
+ */
+const t = useTestApp(test, { jobs: false });
+
+/** Tables that grow with a group's history: what must never be sorted or scanned whole per request. */
+const bigTables = new Set([
+  'pets',
+  'pet_parents',
+  'appointments',
+  'vaccinations',
+  'medical_records',
+  'documents',
+  'invoices',
+  'invoice_lines',
+  'payments',
+  'refunds',
+  'ledger_entries',
+  'ledger_lines',
+  'bookings',
+  'boarding_stays',
+  'grooming_appointments',
+  'marketplace_orders',
+  'marketplace_order_lines',
+  'marketplace_commission_lines',
+  'provider_reviews',
+  'events',
+  'audit_events',
+  'notifications',
+]);
+
+/**
+ * Plans known to read more than a page, with why that is acceptable: a substring search cannot use
+ * a B-tree (keyed by `sql` substring, matched against the statement).
+ */
+const accepted: Array<{ sql: RegExp; why: string }> = [];
+
+interface PlanRow {
+  id: number;
+  parent: number;
+  detail: string;
+}
+
+/** Statements the live connection prepares while `work` runs (the statement cache prepares each text once). */
+async function capture(work: () => Promise<void>): Promise<string[]> {
+  const sqlite = t.stores.get('live').sqlite as SQLite.Database & { prepare: SQLite.Database['prepare'] };
+  const original = sqlite.prepare;
+  const seen: string[] = [];
+  sqlite.prepare = function (this: SQLite.Database, source: string) {
+    seen.push(source);
+    return original.call(this, source);
+  } as SQLite.Database['prepare'];
+  try {
+    await work();
+  } finally {
+    sqlite.prepare = original;
+  }
+  return seen;
+}
+
+/** Placeholders outside string literals. */
+const parameterCount = (source: string) => (source.replace(/'(?:[^']|'')*'/g, "''").match(/\?/g) ?? []).length;
+
+function planOf(source: string): PlanRow[] {
+  const sqlite = t.stores.get('live').sqlite;
+  return sqlite.prepare(`EXPLAIN QUERY PLAN ${source}`).all(...new Array(parameterCount(source)).fill(null)) as PlanRow[];
+}
+
+/**
+ * What is wrong with a plan: a sort of a big table's rows (temp B-tree for ORDER BY), a whole scan
+ * of one, or a subquery list (`x IN (SELECT …)`, built whole before the outer row is tested) that
+ * reads a big table by tenant alone: every pet of the group for one vaccination, say.
+ */
+function problemsOf(plan: PlanRow[]): string[] {
+  const problems: string[] = [];
+  const byId = new Map(plan.map((row) => [row.id, row]));
+  const inList = (row: PlanRow): boolean => {
+    for (let up = byId.get(row.parent); up; up = byId.get(up.parent)) if (/^LIST SUBQUERY/.test(up.detail)) return true;
+    return false;
+  };
+  for (const row of plan) {
+    if (/USE TEMP B-TREE FOR (ORDER BY|RIGHT PART OF ORDER BY|LAST TERM OF ORDER BY)/.test(row.detail)) problems.push(row.detail);
+    const scan = /^SCAN (\w+)(?: AS \w+)?(?: USING (?:COVERING )?INDEX (\w+))?$/.exec(row.detail);
+    if (scan && bigTables.has(scan[1]!)) problems.push(row.detail);
+    const wide = /^SEARCH (\w+)(?: AS \w+)? USING (?:COVERING )?INDEX \w+ \((?:tenant_id=\?|tenant_id=\? AND location_id=\?|location_id=\?)\)$/.exec(
+      row.detail,
+    );
+    if (wide && bigTables.has(wide[1]!) && inList(row)) problems.push(`${row.detail} (in a LIST SUBQUERY: every row of the tenant or location)`);
+  }
+  return problems;
+}
+
+const routes: string[] = [];
+/** Tokens the routes are called with: the whole tenant (admin), a client confined to one location (a front desk) and one to two (a region). */
+const tokens: Array<[who: string, token: string]> = [];
+test.before(async () => {
+  const admin = await t.adminToken();
+  const { location, parent, pet } = await createHousehold(t);
+  const other = await createLocation(t);
+  const provider = await t.request('POST', '/v1/providers', { token: admin, body: { name: 'Plan vet', kind: 'vet', locationIds: [location.id] } });
+  const vaccination = await t.request('POST', `/v1/pets/${pet.id}/vaccinations`, {
+    token: admin,
+    body: { vaccine: 'Rabies', administeredOn: '2026-01-05', dueOn: '2027-01-05' },
+  });
+  const desk = await t.client({
+    name: 'plans desk',
+    role: 'admin',
+    scopes: ['pets', 'medical', 'bookings', 'payments', 'marketplace'],
+    locationIds: [location.id],
+  });
+  const regional = await t.client({
+    name: 'plans region',
+    role: 'admin',
+    scopes: ['pets', 'medical', 'bookings', 'payments', 'marketplace'],
+    locationIds: [location.id, other.id],
+  });
+  tokens.push(['admin', admin], ['location-scoped', desk.accessToken], ['two-location', regional.accessToken]);
+  const cursor = (prefix: string) => Buffer.from(JSON.stringify({ v: 1, id: `${prefix}_zzzzzzzzzz` })).toString('base64url');
+  const deep = (path: string, prefix: string) => [path, `${path}${path.includes('?') ? '&' : '?'}cursor=${cursor(prefix)}`];
+  routes.push(
+    ...deep('/v1/pets', 'pet'),
+    ...deep(`/v1/pets?locationId=${location.id}`, 'pet'),
+    ...deep(`/v1/pets?ownerId=${parent.id}`, 'pet'),
+    ...deep('/v1/pet-parents', 'usr'),
+    ...deep(`/v1/pet-parents?locationId=${location.id}`, 'usr'),
+    ...deep('/v1/appointments', 'apt'),
+    ...deep(`/v1/appointments?locationId=${location.id}`, 'apt'),
+    ...deep(`/v1/appointments?providerId=${provider.body.id}`, 'apt'),
+    ...deep(`/v1/appointments?petId=${pet.id}`, 'apt'),
+    ...deep('/v1/invoices', 'inv'),
+    ...deep('/v1/invoices?status=open', 'inv'),
+    ...deep(`/v1/invoices?locationId=${location.id}`, 'inv'),
+    ...deep(`/v1/invoices?parentId=${parent.id}`, 'inv'),
+    ...deep('/v1/payments', 'pay'),
+    ...deep(`/v1/payments?parentId=${parent.id}`, 'pay'),
+    ...deep('/v1/refunds', 'ref'),
+    ...deep(`/v1/pets/${pet.id}/vaccinations`, 'vac'),
+    ...deep(`/v1/pets/${pet.id}/medical`, 'med'),
+    ...deep('/v1/boarding/bookings', 'bkg'),
+    ...deep(`/v1/boarding/bookings?locationId=${location.id}`, 'bkg'),
+    ...deep('/v1/grooming/appointments', 'bkg'),
+    ...deep('/v1/orders', 'ord'),
+    ...deep('/v1/providers/reviews', 'rev'),
+    ...deep('/v1/ledger/entries', 'je'),
+    `/v1/pets/${pet.id}`,
+    `/v1/pet-parents/${parent.id}`,
+    `/v1/vaccinations/${vaccination.body.id}`,
+    '/v1/appointments/apt_0000000000000000000000000a',
+    '/v1/invoices/inv_0000000000000000000000000a',
+    '/v1/payments/pay_0000000000000000000000000a',
+    '/v1/boarding/bookings/bkg_0000000000000000000000000a',
+    '/v1/orders/ord_0000000000000000000000000a',
+  );
+});
+
+test('the hot lists and point reads neither sort nor scan a big table', async (tt) => {
+  const report: string[] = [];
+  const failures: string[] = [];
+  for (const [who, token] of tokens)
+    for (const route of routes) {
+      let status = 0;
+      const statements = await capture(async () => {
+        status = (await t.request('GET', route, { token })).status;
+      });
+      if (status !== 200 && status !== 404) failures.push(`${who} ${route}: answered ${status}`);
+      for (const source of statements) {
+        if (!/^\s*select\b/i.test(source)) continue;
+        const plan = planOf(source);
+        const problems = problemsOf(plan).filter(() => !accepted.some((a) => a.sql.test(source)));
+        report.push(`${who} ${route}\n  ${source}\n  ${plan.map((p) => p.detail).join('\n  ')}`);
+        if (problems.length > 0) failures.push(`${who} ${route}: ${problems.join('; ')}\n    ${source}`);
+      }
+    }
+  tt.log(report.join('\n'));
+  tt.deepEqual(failures, []);
+});
