@@ -121,7 +121,7 @@ export async function runEval(): Promise<EvalResult> {
     const supports: Array<{ support: number; abstain: boolean }> = [];
     for (const q of questions) {
       const words = contentWords(q.question);
-      const { passages } = await retrieve(db, llm, [serviceRow], words, q.question, 3);
+      const { passages } = await retrieve(db, { tenantId: serviceRow.tenant_id, locationIds: null }, llm, [serviceRow], words, q.question, 3);
       const support = supportOf(words, passages);
       supports.push({ support, abstain: q.abstain === true });
       if (process.env.EVAL_VERBOSE) console.log(support.toFixed(3), q.abstain ? 'ABSTAIN' : 'answer ', q.question);

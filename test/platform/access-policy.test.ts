@@ -94,10 +94,6 @@ test('scoped() confines select, update, delete and insert to the caller’s tena
 
 /** Files not yet moved onto `scoped()` (issue 26.2); each module's move removes its files here. The list only shrinks. */
 const notYetScoped = new Set<string>([
-  'ai/ai.repository.ts',
-  'ai/care-coordinator.repository.ts',
-  'ai/knowledge-indexing.ts',
-  'ai/recall.repository.ts',
   'boarding/boarding-erasure.repository.ts',
   'boarding/care-plan-doses.job.ts',
   'boarding/care-plans.repository.ts',

@@ -129,7 +129,7 @@ export function aiRouteList(deps: AiRouteDeps): AnyRoute[] {
       errors: ['not_found'],
       handler: async ({ db, actor, params }) => {
         const row = await getService(db, actor, params.id);
-        return { body: presentService(row, await serviceDocumentCount(db, row.id), vectorState(row, llm)) };
+        return { body: presentService(row, await serviceDocumentCount(db, actor, row.id), vectorState(row, llm)) };
       },
     }),
     defineRoute({
@@ -149,7 +149,7 @@ export function aiRouteList(deps: AiRouteDeps): AnyRoute[] {
       handler: async ({ db, actor, params, afterCommit }) => {
         const { service } = await reindexService(db, actor, params.id, llm, now());
         afterCommit(() => void deps.runner.enqueueNow(actor.env, 'ai-indexing', 'code').catch(() => undefined));
-        return { body: presentService(service, await serviceDocumentCount(db, service.id), vectorState(service, llm)) };
+        return { body: presentService(service, await serviceDocumentCount(db, actor, service.id), vectorState(service, llm)) };
       },
     }),
     defineRoute({

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
-import type { Actor } from '../../http/actor.js';
+import type { AccessFilter, Actor } from '../../http/actor.js';
 import { AppError, foundOr404, validationFailed } from '../../http/errors.js';
 import { cappedTermCounts, findAnswer, lexicalSearch, vectorSearch, type ChunkHit } from './ai.repository.js';
 import type { Citation, LiveCount } from './ai.schema.js';
@@ -55,6 +55,7 @@ const questionWords = (question: string): string[] => {
  */
 export async function retrieve(
   db: Executor,
+  access: AccessFilter,
   llm: LlmClient,
   services: readonly AiServicesTable[],
   words: string[],
@@ -63,7 +64,7 @@ export async function retrieve(
   onDimensionMismatch: 'refuse' | 'lexical' = 'refuse',
 ): Promise<Retrieved> {
   const ids = services.map((s) => s.id);
-  const lexical = await lexicalCandidates(db, ids, words);
+  const lexical = await lexicalCandidates(db, access, ids, words);
   const lexicalOnly = (fallback: string | null): Retrieved => ({
     passages: lexical.slice(0, topK).map((hit) => ({ hit, score: round(-hit.score) })),
     retrieval: 'lexical',
@@ -93,6 +94,7 @@ export async function retrieve(
     if (pinned.length === 0) return lexicalOnly(mismatch);
     nearest = await vectorSearch(
       db,
+      access,
       pinned.map((s) => s.id),
       blob,
       llm.embeddingModel,
@@ -124,12 +126,12 @@ const round = (n: number): number => Math.round(n * 1e6) / 1e6;
 const commonAbove = 400;
 
 /** FTS5 candidates: bm25 over the question's words, common words left out of the match when rarer ones exist. */
-async function lexicalCandidates(db: Executor, serviceIds: readonly string[], words: string[]): Promise<ChunkHit[]> {
-  const counts = await cappedTermCounts(db, serviceIds, words, commonAbove + 1);
+async function lexicalCandidates(db: Executor, access: AccessFilter, serviceIds: readonly string[], words: string[]): Promise<ChunkHit[]> {
+  const counts = await cappedTermCounts(db, access, serviceIds, words, commonAbove + 1);
   const rare = words.filter((w) => (counts.get(w) ?? 0) <= commonAbove && (counts.get(w) ?? 0) > 0);
   const common = words.filter((w) => (counts.get(w) ?? 0) > commonAbove);
-  if (common.length === 0 || rare.length === 0) return lexicalSearch(db, serviceIds, ftsQuery(words), candidates);
-  const hits = await lexicalSearch(db, serviceIds, ftsQuery(rare), candidates);
+  if (common.length === 0 || rare.length === 0) return lexicalSearch(db, access, serviceIds, ftsQuery(words), candidates);
+  const hits = await lexicalSearch(db, access, serviceIds, ftsQuery(rare), candidates);
   return hits
     .map((hit, rank) => ({ hit, rank, support: support(words, hit.text) }))
     .sort((a, b) => b.support - a.support || a.rank - b.rank)

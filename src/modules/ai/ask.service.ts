@@ -40,7 +40,7 @@ export async function askService(
   const words = questionWords(input.question);
   const service = await getService(db, actor, serviceId);
   assertEmbeddingsMatch(service, deps.llm);
-  const retrieved = await retrieve(db, deps.llm, [service], words, input.question, input.topK ?? 5);
+  const retrieved = await retrieve(db, actor, deps.llm, [service], words, input.question, input.topK ?? 5);
   const composed = await compose(deps.llm, input.question, words, retrieved.passages);
   if (retrieved.fallback && !composed.fallback) composed.fallback = retrieved.fallback;
   const serviceLocations = service.location_ids === null ? null : (JSON.parse(service.location_ids) as string[]);
@@ -58,7 +58,7 @@ export async function askService(
     },
     now,
   );
-  await deps.writes.run((trx) => insertAnswer(trx, row));
+  await deps.writes.run((trx) => insertAnswer(trx, actor, row));
   return { row, composed };
 }
 
@@ -83,7 +83,7 @@ export async function askAgent(
   const covered = scopeIds ?? actor.locationIds;
   const services = await servicesInScope(db, actor, covered);
   // Over many services, one whose pinned dimension the model no longer answers is searched lexically (fallback says so), not a 409 for all.
-  const retrieved = await retrieve(db, deps.llm, services, words, input.question, 5, 'lexical');
+  const retrieved = await retrieve(db, actor, deps.llm, services, words, input.question, 5, 'lexical');
   // §14 metrics first (their words are specific: revenue, no-show rate…), then the point-in-time counts.
   const asked = matchAnalyticsIntent(input.question, locations, countsAt);
   // A §14 metric is what GET /v1/analytics gives: only to a caller holding analytics.read (a front
@@ -119,6 +119,6 @@ export async function askAgent(
     { kind: 'agent', serviceId: null, scope: input.scope, locationIds, question: input.question, composed, retrieval: retrieved.retrieval, liveCounts },
     now,
   );
-  await deps.writes.run((trx) => insertAnswer(trx, row));
+  await deps.writes.run((trx) => insertAnswer(trx, actor, row));
   return { row, composed, liveCounts };
 }

@@ -120,7 +120,7 @@ export async function careSummary(db: Executor, actor: AccessFilter, petId: stri
       // A long stay with nothing logged could miss hundreds: the latest few are listed, the action counts them all.
       carePlans.push({
         carePlan: presentCarePlan(plan),
-        recentDoses: (await recentDoses(db, plan.id)).map(presentDose),
+        recentDoses: (await recentDoses(db, wholeTenant(actor), plan.id)).map(presentDose),
         missedDoses: missed.slice(-sectionLimit),
       });
       const byMedication = new Map<string, string[]>();

@@ -1,4 +1,6 @@
+import { scoped } from '../../db/access-policy.js';
 import { databaseIdentity, type Executor } from '../../db/database.js';
+import type { AccessFilter } from '../../http/actor.js';
 import { newId } from '../../db/ids.js';
 import type { EnvironmentStore } from '../../db/stores.js';
 import type { JobDefinition, JobResult } from '../../jobs/job-definition.js';
@@ -11,6 +13,7 @@ import {
   nextPendingDocument,
   retirePetDocuments,
   searchIndexVersion,
+  tenantOf,
   updateKnowledgeDocument,
   updateService,
   type NewChunk,
@@ -34,8 +37,8 @@ export interface IndexingDeps {
   workers?: WorkerPool | undefined;
 }
 
-async function loadService(db: Executor, id: string): Promise<AiServicesTable> {
-  const service = await db.selectFrom('ai_services').selectAll().where('id', '=', id).executeTakeFirst();
+async function loadService(db: Executor, access: AccessFilter, id: string): Promise<AiServicesTable> {
+  const service = await scoped(db, access).selectFrom('ai_services').selectAll().where('id', '=', id).executeTakeFirst();
   if (!service) throw new IndexingFailure('the knowledge service is gone');
   return service;
 }
@@ -53,10 +56,10 @@ async function indexDocument(
   now: () => number,
 ): Promise<{ chunks: number; vectors: boolean }> {
   const at = () => new Date(now()).toISOString();
-  await store.writes.run((trx) => updateKnowledgeDocument(trx, doc.id, { status: 'extracting', chunks: 0, error: null, updated_at: at() }));
+  await store.writes.run((trx) => updateKnowledgeDocument(trx, tenantOf(doc), doc.id, { status: 'extracting', chunks: 0, error: null, updated_at: at() }));
   const { pages, chunks } = await extractChunks(doc, store.env, deps.files, deps.workers);
   if (chunks.length === 0) throw new IndexingFailure('the document has no text to index');
-  const service = await loadService(store.db, doc.service_id);
+  const service = await loadService(store.db, tenantOf(doc), doc.service_id);
   let model = service.embedding_model;
   let note: string | null = null;
   if (model !== null && deps.llm.embeddingModel !== model) {
@@ -65,8 +68,8 @@ async function indexDocument(
     );
   }
   await store.writes.run(async (trx) => {
-    await deleteDocumentChunks(trx, doc.id);
-    await updateKnowledgeDocument(trx, doc.id, { pages, chunks_total: chunks.length, updated_at: at() });
+    await deleteDocumentChunks(trx, tenantOf(doc), doc.id);
+    await updateKnowledgeDocument(trx, tenantOf(doc), doc.id, { pages, chunks_total: chunks.length, updated_at: at() });
   });
   let dimension = service.dimension;
   for (let start = 0; start < chunks.length; start += chunkBatch) {
@@ -111,14 +114,14 @@ async function indexDocument(
     await store.writes.run(async (trx) => {
       if (dimension !== null && service.dimension === null) {
         // Pinned by the first vectors stored; a concurrent pin of another length would fail the CHECK on the vectors.
-        await updateService(trx, doc.tenant_id, service.id, { dimension, updated_at: at() });
+        await updateService(trx, tenantOf(doc), service.id, { dimension, updated_at: at() });
         service.dimension = dimension;
       }
-      await insertChunks(trx, rows);
-      await updateKnowledgeDocument(trx, doc.id, { chunks: start + batch.length, updated_at: at() });
+      await insertChunks(trx, tenantOf(doc), rows);
+      await updateKnowledgeDocument(trx, tenantOf(doc), doc.id, { chunks: start + batch.length, updated_at: at() });
     });
   }
-  await store.writes.run((trx) => updateKnowledgeDocument(trx, doc.id, { status: 'indexed', error: note, indexed_at: at(), updated_at: at() }));
+  await store.writes.run((trx) => updateKnowledgeDocument(trx, tenantOf(doc), doc.id, { status: 'indexed', error: note, indexed_at: at(), updated_at: at() }));
   return { chunks: chunks.length, vectors: model !== null };
 }
 
@@ -146,8 +149,12 @@ export async function indexPending(store: EnvironmentStore, deps: IndexingDeps, 
       failed++;
       const reason = err instanceof IndexingFailure ? err.message : `indexing failed: ${err instanceof Error ? err.message : String(err)}`;
       await store.writes.run(async (trx) => {
-        await deleteDocumentChunks(trx, doc.id);
-        await updateKnowledgeDocument(trx, doc.id, { status: 'failed', error: reason.slice(0, 1000), updated_at: new Date(now()).toISOString() });
+        await deleteDocumentChunks(trx, tenantOf(doc), doc.id);
+        await updateKnowledgeDocument(trx, tenantOf(doc), doc.id, {
+          status: 'failed',
+          error: reason.slice(0, 1000),
+          updated_at: new Date(now()).toISOString(),
+        });
       });
     }
   }

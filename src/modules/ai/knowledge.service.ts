@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 import { vectorExtensionStatus, type Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
-import type { Actor } from '../../http/actor.js';
+import { type Actor, wholeTenant } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
 import type { PageRequest } from '../../http/paging.js';
 import type { Staged } from '../../http/route.js';
@@ -74,7 +74,7 @@ export async function createService(db: Executor, actor: Actor, input: CreateSer
     created_at: at,
     updated_at: at,
   };
-  await insertService(db, row);
+  await insertService(db, actor, row);
   return row;
 }
 
@@ -88,13 +88,15 @@ export async function listVisibleServices(db: Executor, actor: Actor, page: Page
     rows,
     counts: await documentCounts(
       db,
+      wholeTenant(actor),
       rows.map((r) => r.id),
     ),
   };
 }
 
-export async function serviceDocumentCount(db: Executor, serviceId: string): Promise<number> {
-  return (await documentCounts(db, [serviceId])).get(serviceId) ?? 0;
+/** Documents of a service the caller has already been shown to see. */
+export async function serviceDocumentCount(db: Executor, actor: Actor, serviceId: string): Promise<number> {
+  return (await documentCounts(db, wholeTenant(actor), [serviceId])).get(serviceId) ?? 0;
 }
 
 /**
@@ -110,9 +112,9 @@ export async function reindexService(
 ): Promise<{ service: AiServicesTable; queued: number }> {
   const service = await getService(db, actor, id);
   const at = new Date(now).toISOString();
-  await deleteServiceVectors(db, service.id);
-  await updateService(db, actor.tenantId, service.id, { embedding_model: llm.embeddingModel, dimension: null, updated_at: at });
-  const queued = await requeueServiceDocuments(db, service.id, at);
+  await deleteServiceVectors(db, actor, service.id);
+  await updateService(db, actor, service.id, { embedding_model: llm.embeddingModel, dimension: null, updated_at: at });
+  const queued = await requeueServiceDocuments(db, wholeTenant(actor), service.id, at);
   return { service: { ...service, embedding_model: llm.embeddingModel, dimension: null, updated_at: at }, queued };
 }
 
@@ -321,21 +323,21 @@ export async function createKnowledgeDocument(
       sha256: sha256Of(text),
     };
   }
-  const existing = await findDocumentBySha(db, service.id, row.sha256);
+  const existing = await findDocumentBySha(db, wholeTenant(actor), service.id, row.sha256);
   if (existing) {
     if (staged.kind === 'file') staged.duplicate = true;
     return { row: existing, created: false };
   }
-  await insertKnowledgeDocument(db, row);
+  await insertKnowledgeDocument(db, actor, row);
   return { row, created: true };
 }
 
 export async function getKnowledgeDocument(db: Executor, actor: Actor, serviceId: string, docId: string): Promise<AiDocumentsTable> {
   const service = await getService(db, actor, serviceId);
-  return foundOr404(await findKnowledgeDocument(db, service.id, docId), 'knowledge document', docId);
+  return foundOr404(await findKnowledgeDocument(db, wholeTenant(actor), service.id, docId), 'knowledge document', docId);
 }
 
 export async function listServiceDocuments(db: Executor, actor: Actor, serviceId: string, page: PageRequest): Promise<AiDocumentsTable[]> {
   const service = await getService(db, actor, serviceId);
-  return listKnowledgeDocuments(db, service.id, page);
+  return listKnowledgeDocuments(db, wholeTenant(actor), service.id, page);
 }

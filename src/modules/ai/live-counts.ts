@@ -1,5 +1,8 @@
+import { sql } from 'kysely';
 import { DateTime } from 'luxon';
-import { selectRows, type Executor } from '../../db/database.js';
+import { scoped } from '../../db/access-policy.js';
+import type { Executor } from '../../db/database.js';
+import { inList } from '../../db/in-list.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { localDate } from '../../calendar-dates.js';
 import type { LiveCount } from './ai.schema.js';
@@ -73,8 +76,6 @@ export function matchCountIntent(question: string, scope: readonly ScopeLocation
   return { metric, species: speciesWord ? (speciesWords[speciesWord] as string) : null, locations: named.length ? named : [...scope] };
 }
 
-const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
-
 /** Computes the intent's count from the database as of `now`, each location in its own time zone. */
 export async function computeCount(db: Executor, actor: AccessFilter, intent: CountIntent, now: number): Promise<LiveCount> {
   const asOf = new Date(now).toISOString();
@@ -84,14 +85,15 @@ export async function computeCount(db: Executor, actor: AccessFilter, intent: Co
     return { metric: intent.metric, value: 0, unit: 'count', asOf, locationIds, basis: { date: 'no location in scope', formula: 'nothing to count' } };
   }
   let value = 0;
+  // The intent's locations are the scope's, which scopeLocations took among the caller's.
+  const tenant = scoped(db, actor);
   if (intent.metric === 'pets_total') {
-    const params: unknown[] = [actor.tenantId, ...locationIds];
-    let text = `select count(*) as n from pets where tenant_id = ? and location_id in (${placeholders(locationIds.length)})`;
-    if (intent.species) {
-      text += ' and lower(species) = ?';
-      params.push(intent.species);
-    }
-    value = (await selectRows<{ n: number }>(db, text, params))[0]?.n ?? 0;
+    let query = tenant
+      .selectFrom('pets')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('location_id', 'in', locationIds);
+    if (intent.species) query = query.where(sql`lower(species)`, '=', intent.species);
+    value = (await query.executeTakeFirst())?.n ?? 0;
     return {
       metric: 'pets_total',
       value,
@@ -110,12 +112,15 @@ export async function computeCount(db: Executor, actor: AccessFilter, intent: Co
       const day = DateTime.fromMillis(now, { zone: location.timezone }).startOf('day');
       const from = day.toUTC().toJSDate().toISOString();
       const to = day.plus({ days: 1 }).toUTC().toJSDate().toISOString();
-      const rows = await selectRows<{ n: number }>(
-        db,
-        "select count(*) as n from appointments where tenant_id = ? and location_id = ? and starts_at >= ? and starts_at < ? and status not in ('cancelled')",
-        [actor.tenantId, location.id, from, to],
-      );
-      value += rows[0]?.n ?? 0;
+      const row = await tenant
+        .selectFrom('appointments')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('location_id', '=', location.id)
+        .where('starts_at', '>=', from)
+        .where('starts_at', '<', to)
+        .where('status', 'not in', ['cancelled'])
+        .executeTakeFirst();
+      value += row?.n ?? 0;
     }
     return {
       metric: 'appointments_today',
@@ -128,15 +133,17 @@ export async function computeCount(db: Executor, actor: AccessFilter, intent: Co
   }
   for (const location of intent.locations) {
     const tonight = localDate(now, location.timezone);
-    const params: unknown[] = [actor.tenantId, location.id, tonight, tonight];
-    let text =
-      'select count(*) as n from boarding_stays s join bookings b on b.id = s.booking_id ' +
-      "where s.tenant_id = ? and s.location_id = ? and b.status in ('reserved', 'checked_in') and s.check_in_on <= ? and s.check_out_on > ?";
-    if (intent.species) {
-      text += ' and lower(s.species) = ?';
-      params.push(intent.species);
-    }
-    value += (await selectRows<{ n: number }>(db, text, params))[0]?.n ?? 0;
+    // The booking joined is the stay's own.
+    let query = tenant
+      .selectFrom('boarding_stays as s')
+      .innerJoin('bookings as b', 'b.id', 's.booking_id')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('s.location_id', '=', location.id)
+      .where('b.status', 'in', ['reserved', 'checked_in'])
+      .where('s.check_in_on', '<=', tonight)
+      .where('s.check_out_on', '>', tonight);
+    if (intent.species) query = query.where(sql`lower(s.species)`, '=', intent.species);
+    value += (await query.executeTakeFirst())?.n ?? 0;
   }
   return {
     metric: 'boarded_tonight',
@@ -168,18 +175,9 @@ export function countSentence(count: LiveCount, intent: CountIntent): string {
 
 /** The locations a scope covers, as the caller sees them. */
 export async function scopeLocations(db: Executor, actor: AccessFilter, ids: readonly string[] | null): Promise<ScopeLocation[]> {
-  const params: unknown[] = [actor.tenantId];
-  let text = 'select id, name, timezone from locations where tenant_id = ?';
-  const visible = actor.locationIds;
-  if (visible !== null) {
-    text += ` and id in (${placeholders(Math.max(visible.length, 1))})`;
-    params.push(...(visible.length ? visible : ['']));
-  }
-  if (ids !== null) {
-    text += ` and id in (${placeholders(Math.max(ids.length, 1))})`;
-    params.push(...(ids.length ? ids : ['']));
-  }
-  return selectRows<ScopeLocation>(db, `${text} order by id limit 500`, params);
+  let query = scoped(db, actor).selectFrom('locations').select(['id', 'name', 'timezone']);
+  if (ids !== null) query = query.where('id', 'in', inList(ids));
+  return query.orderBy('id').limit(500).execute();
 }
 
 /** §14 metrics the matcher knows, each by the words that ask for it (first match wins, most specific first). */

@@ -2,7 +2,7 @@ import { addDays, utcDate } from '../../calendar-dates.js';
 import { isoAt } from '../../clock.js';
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
-import type { Actor, AccessFilter } from '../../http/actor.js';
+import { type Actor, type AccessFilter, wholeTenant } from '../../http/actor.js';
 import { AppError, foundOr404 } from '../../http/errors.js';
 import { emit } from '../events/index.js';
 import { findLocation } from '../locations/index.js';
@@ -53,7 +53,7 @@ export async function runRecall(db: Executor, actor: Actor, input: CreateRecallI
   }
   const homes = await petHomes(
     db,
-    actor.tenantId,
+    wholeTenant(actor),
     doses.map((d) => d.pet_id),
   );
   const campaignId = newId('rcl');
@@ -101,7 +101,7 @@ export async function runRecall(db: Executor, actor: Actor, input: CreateRecallI
     created_by_client_id: actor.clientId,
     created_at: isoAt(now),
   };
-  await insertCampaign(db, campaign, recipients);
+  await insertCampaign(db, actor, campaign, recipients);
   if (dryRun) return presentRecallCampaign(campaign, recipients);
 
   await emit(
@@ -116,5 +116,5 @@ export async function runRecall(db: Executor, actor: Actor, input: CreateRecallI
 
 export async function getRecall(db: Executor, actor: AccessFilter, id: string): Promise<RecallCampaign> {
   const campaign = foundOr404(await findCampaign(db, actor, id), 'recall campaign', id);
-  return presentRecallCampaign(campaign, await recipientsOf(db, campaign.id));
+  return presentRecallCampaign(campaign, await recipientsOf(db, wholeTenant(actor), campaign.id));
 }
