@@ -1,4 +1,14 @@
-import { sql, type DeleteQueryBuilder, type DeleteResult, type Expression, type SqlBool, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import {
+  sql,
+  type DeleteQueryBuilder,
+  type DeleteResult,
+  type Expression,
+  type InsertQueryBuilder,
+  type InsertResult,
+  type SqlBool,
+  type UpdateQueryBuilder,
+  type UpdateResult,
+} from 'kysely';
 import type { AccessFilter } from '../http/actor.js';
 import type { Database, Executor } from './database.js';
 import { inList } from './in-list.js';
@@ -111,6 +121,11 @@ export interface ScopedQueries {
    * for a location-scoped caller, one of its locations (a service that let another through has a bug).
    */
   insert<T extends ScopedTable>(table: T, rows: Database[T] | readonly Database[T][]): Promise<void>;
+  /**
+   * The same checks as `insert`, then `db.insertInto(table).values(rows)` to go on with (`onConflict`,
+   * `returning`): an upsert of counters, a ledger row written at most once. `rows` must not be empty.
+   */
+  insertInto<T extends ScopedTable>(table: T, rows: Database[T] | readonly Database[T][]): InsertQueryBuilder<Database, T, InsertResult>;
   /** The caller's access filter. */
   readonly access: AccessFilter;
 }
@@ -138,18 +153,29 @@ export function scoped(db: Executor, access: AccessFilter): ScopedQueries {
       return query.where(visibleRowCondition(table, table, access)) as DeleteQueryBuilder<Database, T, DeleteResult>;
     },
     async insert<T extends ScopedTable>(table: T, rows: Database[T] | readonly Database[T][]) {
-      const list = (Array.isArray(rows) ? rows : [rows]) as readonly Record<string, unknown>[];
+      const list = checkedRows(table, access, rows);
       if (list.length === 0) return;
-      const location = locationColumnOf(table);
-      for (const row of list) {
-        if (row.tenant_id !== access.tenantId) throw new Error(`insert into ${table}: a row of another tenant`);
-        if (location !== null && access.locationIds !== null && !access.locationIds.includes(row[location] as string)) {
-          throw new Error(`insert into ${table}: a row at a location the caller does not cover`);
-        }
-      }
       await (db.insertInto(table) as unknown as { values(v: unknown): { execute(): Promise<unknown> } }).values(list).execute();
     },
+    insertInto<T extends ScopedTable>(table: T, rows: Database[T] | readonly Database[T][]) {
+      const list = checkedRows(table, access, rows);
+      if (list.length === 0) throw new Error(`insert into ${table}: no rows`);
+      return (db.insertInto(table) as unknown as { values(v: unknown): unknown }).values(list) as InsertQueryBuilder<Database, T, InsertResult>;
+    },
   };
+}
+
+/** The rows of an insert, each checked to be the caller's: its tenant, and one of its locations when it is location-scoped. */
+function checkedRows(table: ScopedTable, access: AccessFilter, rows: unknown): readonly Record<string, unknown>[] {
+  const list = (Array.isArray(rows) ? rows : [rows]) as readonly Record<string, unknown>[];
+  const location = list.length === 0 ? null : locationColumnOf(table);
+  for (const row of list) {
+    if (row.tenant_id !== access.tenantId) throw new Error(`insert into ${table}: a row of another tenant`);
+    if (location !== null && access.locationIds !== null && !access.locationIds.includes(row[location] as string)) {
+      throw new Error(`insert into ${table}: a row at a location the caller does not cover`);
+    }
+  }
+  return list;
 }
 
 /**

@@ -81,6 +81,8 @@ test('scoped() confines select, update, delete and insert to the caller’s tena
   const row = { id: newId('loc'), tenant_id: tenantId, name: 'x', timezone: 'UTC', currency: 'USD', tax_rate_bps: 0, created_at: now, updated_at: now };
   await t.throwsAsync(scoped(db, stranger).insert('locations', row), { message: /another tenant/ });
   await t.throwsAsync(scoped(db, onlyHere).insert('locations', row), { message: /location the caller does not cover/ });
+  // insertInto (an insert that goes on with onConflict or returning) checks the same before building the statement.
+  t.throws(() => scoped(db, stranger).insertInto('locations', row), { message: /another tenant/ });
 
   // A child table follows its parent's location.
   const stay = await scoped(db, onlyHere).selectFrom('invoice_lines').select('id').compile();
