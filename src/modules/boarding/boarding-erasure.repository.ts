@@ -1,3 +1,4 @@
+import { scoped } from '../../db/access-policy.js';
 import type { Executor } from '../../db/database.js';
 
 /** Children first: every foreign key points at a table later in this list. */
@@ -17,7 +18,8 @@ export const boardingTables = [
  * The shared bookings rows are the caller's to delete, after these.
  */
 export async function eraseBoardingRows(db: Executor, tenantId: string, reason: string): Promise<void> {
-  await db.insertInto('boarding_erasures').values({ tenant_id: tenantId, reason }).execute();
-  for (const table of boardingTables) await db.deleteFrom(table).where('tenant_id', '=', tenantId).execute();
-  await db.deleteFrom('boarding_erasures').where('tenant_id', '=', tenantId).execute();
+  const tenant = scoped(db, { tenantId, locationIds: null });
+  await tenant.insert('boarding_erasures', { tenant_id: tenantId, reason });
+  for (const table of boardingTables) await tenant.deleteFrom(table).execute();
+  await tenant.deleteFrom('boarding_erasures').execute();
 }

@@ -1,5 +1,7 @@
 import { isoAt } from '../../clock.js';
+import { acrossTenants, scoped } from '../../db/access-policy.js';
 import type { Executor } from '../../db/database.js';
+import type { AccessFilter } from '../../http/actor.js';
 import type { JobDefinition } from '../../jobs/job-definition.js';
 import { emit } from '../events/index.js';
 import { businessNow } from '../business-clock/index.js';
@@ -18,9 +20,12 @@ interface PlanInHouse {
   timezone: string;
 }
 
-/** Care plans of stays in house now, with what the schedule needs. */
+/** A plan's whole tenant: the job works on one tenant's plan at a time. */
+const tenantOf = (plan: Pick<PlanInHouse, 'tenant_id'>): AccessFilter => ({ tenantId: plan.tenant_id, locationIds: null });
+
+/** Care plans of stays in house now, in every tenant, with what the schedule needs. */
 async function plansInHouse(db: Executor): Promise<PlanInHouse[]> {
-  return db
+  return acrossTenants(db, 'the care-plan-doses job watches the checked-in stays of every tenant (each plan keeps its tenant_id)')
     .selectFrom('boarding_care_plans')
     .innerJoin('bookings', 'bookings.id', 'boarding_care_plans.booking_id')
     .innerJoin('boarding_stays', 'boarding_stays.booking_id', 'boarding_care_plans.booking_id')
@@ -52,12 +57,16 @@ export const doseWatchStart = (plan: Pick<PlanInHouse, 'created_at' | 'checked_i
  */
 export async function missedDoses(
   db: Executor,
-  plan: Pick<PlanInHouse, 'id' | 'medications' | 'timezone' | 'created_at' | 'checked_in_at'>,
+  plan: Pick<PlanInHouse, 'id' | 'tenant_id' | 'medications' | 'timezone' | 'created_at' | 'checked_in_at'>,
   cutoff: number,
 ): Promise<Array<{ medication: string; scheduledFor: string }>> {
   const due = scheduledDoses(medicationsOf(plan), plan.timezone, doseWatchStart(plan), cutoff);
   if (due.length === 0) return [];
-  const logged = await db.selectFrom('boarding_doses').select(['medication_key', 'scheduled_for']).where('care_plan_id', '=', plan.id).execute();
+  const logged = await scoped(db, tenantOf(plan))
+    .selectFrom('boarding_doses')
+    .select(['medication_key', 'scheduled_for'])
+    .where('care_plan_id', '=', plan.id)
+    .execute();
   const known = new Set(logged.map((d) => `${d.medication_key}|${d.scheduled_for}`));
   return due.filter((dose) => !known.has(`${medicationKey(dose.medication)}|${dose.scheduledFor}`));
 }
@@ -87,14 +96,20 @@ export function carePlanDosesJob(): JobDefinition {
         plans++;
         if (scheduledDoses(medicationsOf(plan), plan.timezone, doseWatchStart(plan), cutoff).length === 0) continue;
         overdue += await db.transaction().execute(async (trx) => {
-          const status = await trx.selectFrom('bookings').select('status').where('id', '=', plan.booking_id).executeTakeFirst();
+          const tenant = scoped(trx, tenantOf(plan));
+          const status = await tenant.selectFrom('bookings').select('status').where('id', '=', plan.booking_id).executeTakeFirst();
           if (status?.status !== 'checked_in') return 0;
           let emitted = 0;
           for (const dose of await missedDoses(trx, plan, cutoff)) {
             const key = medicationKey(dose.medication);
-            const inserted = await trx
-              .insertInto('boarding_dose_alerts')
-              .values({ care_plan_id: plan.id, medication_key: key, scheduled_for: dose.scheduledFor, tenant_id: plan.tenant_id, created_at: isoAt(now) })
+            const inserted = await tenant
+              .insertInto('boarding_dose_alerts', {
+                care_plan_id: plan.id,
+                medication_key: key,
+                scheduled_for: dose.scheduledFor,
+                tenant_id: plan.tenant_id,
+                created_at: isoAt(now),
+              })
               .onConflict((oc) => oc.doNothing())
               .executeTakeFirst();
             if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) continue;

@@ -1,15 +1,14 @@
 import { sql } from 'kysely';
+import { scoped } from '../../db/access-policy.js';
 import type { Executor } from '../../db/database.js';
-import { inList } from '../../db/in-list.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { BoardingCarePlansTable, BoardingDosesTable } from './boarding.table.js';
 import type { ListCarePlansFilters } from './care-plans.schema.js';
 
+/** Care plans the caller may see: its tenant, and the stay's location when it is location-scoped (the manifest's policy). */
 function visible(db: Executor, actor: AccessFilter) {
-  let query = db.selectFrom('boarding_care_plans').selectAll('boarding_care_plans').where('boarding_care_plans.tenant_id', '=', actor.tenantId);
-  if (actor.locationIds !== null) query = query.where('boarding_care_plans.location_id', 'in', inList(actor.locationIds));
-  return query;
+  return scoped(db, actor).selectFrom('boarding_care_plans').selectAll('boarding_care_plans');
 }
 
 export async function findCarePlan(db: Executor, actor: AccessFilter, id: string): Promise<BoardingCarePlansTable | null> {
@@ -30,37 +29,45 @@ export async function listCarePlans(db: Executor, actor: AccessFilter, page: Pag
   return pageQuery(query, page, 'boarding_care_plans.id').execute();
 }
 
-export async function carePlansOfBooking(db: Executor, bookingId: string): Promise<BoardingCarePlansTable[]> {
-  return db.selectFrom('boarding_care_plans').selectAll().where('booking_id', '=', bookingId).orderBy('id').execute();
+export async function carePlansOfBooking(db: Executor, access: AccessFilter, bookingId: string): Promise<BoardingCarePlansTable[]> {
+  return visible(db, access).where('booking_id', '=', bookingId).orderBy('id').execute();
 }
 
-export async function insertCarePlan(db: Executor, row: BoardingCarePlansTable): Promise<void> {
-  await db.insertInto('boarding_care_plans').values(row).execute();
+export async function insertCarePlan(db: Executor, access: AccessFilter, row: BoardingCarePlansTable): Promise<void> {
+  await scoped(db, access).insert('boarding_care_plans', row);
 }
 
-export async function updateCarePlan(db: Executor, id: string, patch: Partial<BoardingCarePlansTable>): Promise<void> {
-  await db.updateTable('boarding_care_plans').set(patch).where('id', '=', id).execute();
+export async function updateCarePlan(db: Executor, access: AccessFilter, id: string, patch: Partial<BoardingCarePlansTable>): Promise<void> {
+  await scoped(db, access).updateTable('boarding_care_plans').set(patch).where('id', '=', id).execute();
 }
 
-export async function insertDose(db: Executor, row: BoardingDosesTable): Promise<void> {
-  await db.insertInto('boarding_doses').values(row).execute();
+export async function insertDose(db: Executor, access: AccessFilter, row: BoardingDosesTable): Promise<void> {
+  await scoped(db, access).insert('boarding_doses', row);
 }
 
-export async function listDoses(db: Executor, carePlanId: string, page: PageRequest): Promise<BoardingDosesTable[]> {
-  return pageQuery(db.selectFrom('boarding_doses').selectAll().where('care_plan_id', '=', carePlanId), page).execute();
+export async function listDoses(db: Executor, access: AccessFilter, carePlanId: string, page: PageRequest): Promise<BoardingDosesTable[]> {
+  return pageQuery(scoped(db, access).selectFrom('boarding_doses').selectAll().where('care_plan_id', '=', carePlanId), page).execute();
 }
 
 /** An entry of a plan's dose log by id. */
-export async function findDose(db: Executor, carePlanId: string, id: string): Promise<BoardingDosesTable | null> {
-  return (await db.selectFrom('boarding_doses').selectAll().where('id', '=', id).where('care_plan_id', '=', carePlanId).executeTakeFirst()) ?? null;
+export async function findDose(db: Executor, access: AccessFilter, carePlanId: string, id: string): Promise<BoardingDosesTable | null> {
+  return (
+    (await scoped(db, access).selectFrom('boarding_doses').selectAll().where('id', '=', id).where('care_plan_id', '=', carePlanId).executeTakeFirst()) ?? null
+  );
 }
 
 /** Dose log entries (aliased `d`) no entry corrects: the latest of each dose, the one that counts. */
 const latestOfItsDose = sql<boolean>`not exists (select 1 from boarding_doses as c where c.supersedes = d.id)`;
 
 /** The latest entry logged for a dose (the one no entry supersedes), or null when none is. */
-export async function latestDoseEntry(db: Executor, carePlanId: string, medicationKey: string, scheduledFor: string): Promise<string | null> {
-  const row = await db
+export async function latestDoseEntry(
+  db: Executor,
+  access: AccessFilter,
+  carePlanId: string,
+  medicationKey: string,
+  scheduledFor: string,
+): Promise<string | null> {
+  const row = await scoped(db, access)
     .selectFrom('boarding_doses as d')
     .select('d.id')
     .where('d.care_plan_id', '=', carePlanId)
@@ -75,8 +82,8 @@ export async function latestDoseEntry(db: Executor, carePlanId: string, medicati
  * Doses given per plan and medication of a booking: what check-out bills as care items. Only the
  * latest entry of each dose counts (a corrected entry does not), so a dose is billed at most once.
  */
-export async function givenDoseCounts(db: Executor, bookingId: string) {
-  return db
+export async function givenDoseCounts(db: Executor, access: AccessFilter, bookingId: string) {
+  return scoped(db, access)
     .selectFrom('boarding_doses as d')
     .select(['d.care_plan_id', 'd.medication_key', (eb) => eb.fn.countAll<number>().as('given')])
     .where('d.booking_id', '=', bookingId)

@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock.js';
+import { wholeTenant } from '../../http/actor.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { businessNow } from '../business-clock/index.js';
@@ -126,7 +127,8 @@ export function carePlanRoutes(deps: { clock: Clock }): AnyRoute[] {
       handler: async ({ db, actor, params, query }) => {
         const page = pageRequest(query);
         const plan = await getCarePlan(db, actor, params.id);
-        return { body: toPage(await listDoses(db, plan.id, page), page, presentDose) };
+        // The plan was just found visible: its dose log needs only the tenant.
+        return { body: toPage(await listDoses(db, wholeTenant(actor), plan.id, page), page, presentDose) };
       },
     }),
   ];

@@ -70,7 +70,7 @@ export async function createCarePlan(db: Executor, actor: Actor, input: CreateCa
     created_at: at,
     updated_at: at,
   };
-  await insertCarePlan(db, row);
+  await insertCarePlan(db, actor, row);
   return row;
 }
 
@@ -90,7 +90,7 @@ export async function patchCarePlan(db: Executor, actor: Actor, id: string, inpu
   if (input.feeding !== undefined) patch.feeding = storedFeeding(input.feeding);
   if (input.medications !== undefined) patch.medications = storedMedications(input.medications);
   if (input.notes !== undefined) patch.notes = input.notes?.trim() ?? null;
-  await updateCarePlan(db, id, patch);
+  await updateCarePlan(db, actor, id, patch);
   return { ...plan, ...patch };
 }
 
@@ -116,7 +116,7 @@ export async function logDose(db: Executor, actor: Actor, carePlanId: string, in
   const supersedes = input.supersedes ?? null;
   if (supersedes !== null) {
     // A correction answers to the entry it corrects, which was a dose of the plan when logged (its times may have changed since).
-    const corrected = await findDose(db, plan.id, supersedes);
+    const corrected = await findDose(db, wholeTenant(actor), plan.id, supersedes);
     if (!corrected) throw missingReference('supersedes', 'dose log entry of this care plan', supersedes);
     if (corrected.medication_key !== key || corrected.scheduled_for !== scheduledFor) {
       throw validationFailed([
@@ -135,7 +135,7 @@ export async function logDose(db: Executor, actor: Actor, carePlanId: string, in
       { extensions: { times: medication.times, timezone: location.timezone, checkInOn: stay.check_in_on, checkOutOn: stay.check_out_on } },
     );
   }
-  const latest = await latestDoseEntry(db, plan.id, key, scheduledFor);
+  const latest = await latestDoseEntry(db, wholeTenant(actor), plan.id, key, scheduledFor);
   if (latest !== null && latest !== supersedes) {
     const detail =
       supersedes === null
@@ -159,7 +159,7 @@ export async function logDose(db: Executor, actor: Actor, carePlanId: string, in
     supersedes,
   };
   try {
-    await insertDose(db, row);
+    await insertDose(db, actor, row);
   } catch (err) {
     // The checks above run in the route's write transaction; the UNIQUE indexes are the last word.
     if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
@@ -176,12 +176,13 @@ export async function logDose(db: Executor, actor: Actor, carePlanId: string, in
  */
 export async function careItemLines(
   db: Executor,
+  access: AccessFilter,
   bookingId: string,
 ): Promise<Array<{ description: string; quantity: number; unitAmount: number; sourceId: string }>> {
-  const counts = await givenDoseCounts(db, bookingId);
+  const counts = await givenDoseCounts(db, access, bookingId);
   if (counts.length === 0) return [];
   const lines: Array<{ description: string; quantity: number; unitAmount: number; sourceId: string }> = [];
-  for (const plan of await carePlansOfBooking(db, bookingId)) {
+  for (const plan of await carePlansOfBooking(db, access, bookingId)) {
     for (const m of medicationsOf(plan)) {
       const given = Number(counts.find((c) => c.care_plan_id === plan.id && c.medication_key === medicationKey(m.name))?.given ?? 0);
       if (given > 0 && m.administrationAmount > 0) {

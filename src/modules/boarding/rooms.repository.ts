@@ -1,15 +1,13 @@
+import { scoped } from '../../db/access-policy.js';
 import type { Executor } from '../../db/database.js';
-import { inList } from '../../db/in-list.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { BoardingRoomsTable } from './boarding.table.js';
 import type { ListRoomsFilters } from './rooms.schema.js';
 
-/** Rooms the caller may see: its tenant, and its locations when location-scoped. */
+/** Rooms the caller may see: its tenant, and its locations when location-scoped (the manifest's policy). */
 function visible(db: Executor, actor: AccessFilter) {
-  let query = db.selectFrom('boarding_rooms').selectAll().where('tenant_id', '=', actor.tenantId);
-  if (actor.locationIds !== null) query = query.where('location_id', 'in', inList(actor.locationIds));
-  return query;
+  return scoped(db, actor).selectFrom('boarding_rooms').selectAll();
 }
 
 export async function findRoom(db: Executor, actor: AccessFilter, id: string): Promise<BoardingRoomsTable | null> {
@@ -25,16 +23,16 @@ export async function listRooms(db: Executor, actor: AccessFilter, page: PageReq
 }
 
 /** The active rooms of a location (of one type when given): what capacity, rates and room picks read. */
-export async function activeRooms(db: Executor, tenantId: string, locationId: string, roomType?: string): Promise<BoardingRoomsTable[]> {
-  let query = db.selectFrom('boarding_rooms').selectAll().where('tenant_id', '=', tenantId).where('location_id', '=', locationId).where('active', '=', 1);
+export async function activeRooms(db: Executor, access: AccessFilter, locationId: string, roomType?: string): Promise<BoardingRoomsTable[]> {
+  let query = visible(db, access).where('location_id', '=', locationId).where('active', '=', 1);
   if (roomType !== undefined) query = query.where('room_type', '=', roomType);
   return query.orderBy('nightly_rate').orderBy('name').orderBy('id').execute();
 }
 
-export async function insertRoom(db: Executor, row: BoardingRoomsTable): Promise<void> {
-  await db.insertInto('boarding_rooms').values(row).execute();
+export async function insertRoom(db: Executor, access: AccessFilter, row: BoardingRoomsTable): Promise<void> {
+  await scoped(db, access).insert('boarding_rooms', row);
 }
 
-export async function updateRoom(db: Executor, tenantId: string, id: string, patch: Partial<BoardingRoomsTable>): Promise<void> {
-  await db.updateTable('boarding_rooms').set(patch).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+export async function updateRoom(db: Executor, access: AccessFilter, id: string, patch: Partial<BoardingRoomsTable>): Promise<void> {
+  await scoped(db, access).updateTable('boarding_rooms').set(patch).where('id', '=', id).execute();
 }

@@ -30,7 +30,7 @@ export async function createRoom(db: Executor, actor: AccessFilter, input: Creat
     created_at: at,
     updated_at: at,
   };
-  await insertRoom(db, row);
+  await insertRoom(db, actor, row);
   return row;
 }
 
@@ -50,6 +50,6 @@ export async function patchRoom(db: Executor, actor: AccessFilter, id: string, i
   if (input.nightlyRate !== undefined) patch.nightly_rate = input.nightlyRate;
   if (input.species !== undefined) patch.species = JSON.stringify(input.species);
   if (input.active !== undefined) patch.active = input.active ? 1 : 0;
-  await updateRoom(db, actor.tenantId, id, patch);
+  await updateRoom(db, actor, id, patch);
   return { ...room, ...patch };
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
+import { acrossTenants, scoped } from '../../db/access-policy.js';
 import { selectRows, type Executor } from '../../db/database.js';
-import { inList } from '../../db/in-list.js';
-import type { AccessFilter } from '../../http/actor.js';
+import { type AccessFilter, wholeTenant } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import { findBooking, type BookingsTable } from '../bookings/index.js';
 import type { BoardingStaysTable } from './boarding.table.js';
@@ -14,18 +14,18 @@ export type StayRecord = BookingsTable & BoardingStaysTable;
 export async function findStay(db: Executor, actor: AccessFilter, id: string): Promise<StayRecord | null> {
   const booking = await findBooking(db, actor, 'boarding', id);
   if (!booking) return null;
-  const stay = await db.selectFrom('boarding_stays').selectAll().where('booking_id', '=', id).executeTakeFirst();
+  // The booking was just found visible: its details need only the tenant.
+  const stay = await scoped(db, wholeTenant(actor)).selectFrom('boarding_stays').selectAll().where('booking_id', '=', id).executeTakeFirst();
   return stay ? { ...booking, ...stay } : null;
 }
 
 export async function listStays(db: Executor, actor: AccessFilter, page: PageRequest, filters: ListStaysFilters): Promise<StayRecord[]> {
-  let query = db
+  // Through the booking's visibility (tenant, and its location when the caller is location-scoped).
+  let query = scoped(db, actor)
     .selectFrom('bookings')
     .innerJoin('boarding_stays', 'boarding_stays.booking_id', 'bookings.id')
     .selectAll()
-    .where('bookings.tenant_id', '=', actor.tenantId)
     .where('bookings.kind', '=', 'boarding');
-  if (actor.locationIds !== null) query = query.where('bookings.location_id', 'in', inList(actor.locationIds));
   if (filters.locationId !== undefined) query = query.where('bookings.location_id', '=', filters.locationId);
   if (filters.petId !== undefined) query = query.where('bookings.pet_id', '=', filters.petId);
   if (filters.status !== undefined) query = query.where('bookings.status', '=', filters.status);
@@ -35,12 +35,12 @@ export async function listStays(db: Executor, actor: AccessFilter, page: PageReq
   return (await pageQuery(query, page, 'bookings.id').execute()) as StayRecord[];
 }
 
-export async function insertStay(db: Executor, row: BoardingStaysTable): Promise<void> {
-  await db.insertInto('boarding_stays').values(row).execute();
+export async function insertStay(db: Executor, access: AccessFilter, row: BoardingStaysTable): Promise<void> {
+  await scoped(db, access).insert('boarding_stays', row);
 }
 
-export async function updateStay(db: Executor, bookingId: string, patch: Partial<BoardingStaysTable>): Promise<void> {
-  await db.updateTable('boarding_stays').set(patch).where('booking_id', '=', bookingId).execute();
+export async function updateStay(db: Executor, access: AccessFilter, bookingId: string, patch: Partial<BoardingStaysTable>): Promise<void> {
+  await scoped(db, access).updateTable('boarding_stays').set(patch).where('booking_id', '=', bookingId).execute();
 }
 
 /**
@@ -49,6 +49,7 @@ export async function updateStay(db: Executor, bookingId: string, patch: Partial
  */
 export async function adjustNights(
   db: Executor,
+  access: AccessFilter,
   stay: Pick<StayRecord, 'tenant_id' | 'location_id' | 'room_type' | 'species'>,
   from: string,
   to: string,
@@ -59,7 +60,8 @@ export async function adjustNights(
     // Places given back: the nights' rows exist (they were counted when taken). An upsert would
     // check its negative VALUES row against the CHECKs before noticing the conflict.
     const set = { reserved: sql<number>`reserved + ${change.reserved}`, checked_in: sql<number>`checked_in + ${change.checkedIn}` };
-    await db
+    const queries = scoped(db, access);
+    await queries
       .updateTable('boarding_nights')
       .set(set)
       .where('location_id', '=', stay.location_id)
@@ -68,7 +70,7 @@ export async function adjustNights(
       .where('night', '>=', from)
       .where('night', '<', to)
       .execute();
-    await db
+    await queries
       .updateTable('boarding_night_totals')
       .set(set)
       .where('location_id', '=', stay.location_id)
@@ -87,21 +89,23 @@ export async function adjustNights(
     checked_in: change.checkedIn,
   }));
   const add = { reserved: sql<number>`reserved + excluded.reserved`, checked_in: sql<number>`checked_in + excluded.checked_in` };
-  await db
-    .insertInto('boarding_nights')
-    .values(rows.map((row) => ({ ...row, species: stay.species })))
+  const queries = scoped(db, access);
+  await queries
+    .insertInto(
+      'boarding_nights',
+      rows.map((row) => ({ ...row, species: stay.species })),
+    )
     .onConflict((oc) => oc.columns(['location_id', 'night', 'room_type', 'species']).doUpdateSet(add))
     .execute();
-  await db
-    .insertInto('boarding_night_totals')
-    .values(rows)
+  await queries
+    .insertInto('boarding_night_totals', rows)
     .onConflict((oc) => oc.columns(['location_id', 'night', 'room_type']).doUpdateSet(add))
     .execute();
 }
 
 /** Places taken per night and species of one room type on [from, to). */
-export async function takenByNight(db: Executor, locationId: string, roomType: string, from: string, to: string) {
-  return db
+export async function takenByNight(db: Executor, access: AccessFilter, locationId: string, roomType: string, from: string, to: string) {
+  return scoped(db, access)
     .selectFrom('boarding_nights')
     .select(['night', 'species', 'reserved', 'checked_in'])
     .where('location_id', '=', locationId)
@@ -112,8 +116,8 @@ export async function takenByNight(db: Executor, locationId: string, roomType: s
 }
 
 /** Stays in house in one room that overlap [from, to): what a room assignment must fit beside. */
-export async function staysInRoom(db: Executor, roomId: string, from: string, to: string, exceptId: string) {
-  return db
+export async function staysInRoom(db: Executor, access: AccessFilter, roomId: string, from: string, to: string, exceptId: string) {
+  return scoped(db, access)
     .selectFrom('boarding_stays')
     .innerJoin('bookings', 'bookings.id', 'boarding_stays.booking_id')
     .select(['boarding_stays.check_in_on', 'boarding_stays.check_out_on'])
@@ -125,9 +129,9 @@ export async function staysInRoom(db: Executor, roomId: string, from: string, to
     .execute();
 }
 
-/** A reserved or in-house stay of the pet with a night in [from, to), if any. */
-export async function overlappingStayOfPet(db: Executor, petId: string, from: string, to: string): Promise<string | null> {
-  const row = await db
+/** A reserved or in-house stay of the pet with a night in [from, to), if any (at any location `access` covers). */
+export async function overlappingStayOfPet(db: Executor, access: AccessFilter, petId: string, from: string, to: string): Promise<string | null> {
+  const row = await scoped(db, access)
     .selectFrom('bookings')
     .innerJoin('boarding_stays', 'boarding_stays.booking_id', 'bookings.id')
     .select('bookings.id')
@@ -140,19 +144,29 @@ export async function overlappingStayOfPet(db: Executor, petId: string, from: st
   return row?.id ?? null;
 }
 
+/**
+ * Occupancy's two statements stay hand-written (the module's hot read, bench case h): their text
+ * carries the tenant and the caller's locations (the location must be visible for any answer).
+ */
+const handWritten = 'hand-written: tenant_id and locations in its text';
+
 const occupancyKeySql = new Map<number, string>();
 
 /** Whether the caller sees the location, and the change counter of what occupancy reads: one statement. */
 export async function occupancyKey(db: Executor, actor: AccessFilter, locationId: string): Promise<{ visible: number; version: number }> {
-  const scoped = actor.locationIds;
-  const n = scoped === null ? -1 : scoped.length;
+  const locations = actor.locationIds;
+  const n = locations === null ? -1 : locations.length;
   let text = occupancyKeySql.get(n);
   if (!text) {
     const inLocations = n < 0 ? '' : n === 0 ? ' and 0' : ` and id in (${new Array<string>(n).fill('?').join(', ')})`;
     text = `select (select count(*) from locations where id = ? and tenant_id = ?${inLocations}) as visible, (select version from boarding_version where id = 1) as version`;
     if (occupancyKeySql.size < 100) occupancyKeySql.set(n, text);
   }
-  const [row] = await selectRows<{ visible: number; version: number }>(db, text, [locationId, actor.tenantId, ...(scoped ?? [])]);
+  const [row] = await selectRows<{ visible: number; version: number }>(acrossTenants(db, handWritten), text, [
+    locationId,
+    actor.tenantId,
+    ...(locations ?? []),
+  ]);
   return row ?? { visible: 0, version: 0 };
 }
 
@@ -172,8 +186,8 @@ export async function occupancyFacts(
   from: string,
   to: string,
 ): Promise<{ visible: number; capacity: string | null; taken: string | null }> {
-  const scoped = actor.locationIds;
-  const n = scoped === null ? -1 : scoped.length;
+  const locations = actor.locationIds;
+  const n = locations === null ? -1 : locations.length;
   let text = occupancySql.get(n);
   if (!text) {
     const inLocations = n < 0 ? '' : n === 0 ? ' and 0' : ` and id in (${new Array<string>(n).fill('?').join(', ')})`;
@@ -182,10 +196,10 @@ export async function occupancyFacts(
       "(select group_concat(room_type || '|' || capacity, ';') from " +
       '(select room_type, sum(capacity) as capacity from boarding_rooms where location_id = ? and tenant_id = ? and active = 1 group by room_type)) as capacity, ' +
       "(select group_concat(night || '|' || room_type || '|' || reserved || '|' || checked_in, ';') from boarding_night_totals " +
-      'where location_id = ? and night >= ? and night <= ? and (reserved > 0 or checked_in > 0)) as taken';
+      'where location_id = ? and tenant_id = ? and night >= ? and night <= ? and (reserved > 0 or checked_in > 0)) as taken';
     if (occupancySql.size < 100) occupancySql.set(n, text);
   }
-  const parameters = [locationId, actor.tenantId, ...(scoped ?? []), locationId, actor.tenantId, locationId, from, to];
-  const [row] = await selectRows<{ visible: number; capacity: string | null; taken: string | null }>(db, text, parameters);
+  const parameters = [locationId, actor.tenantId, ...(locations ?? []), locationId, actor.tenantId, locationId, actor.tenantId, from, to];
+  const [row] = await selectRows<{ visible: number; capacity: string | null; taken: string | null }>(acrossTenants(db, handWritten), text, parameters);
   return row ?? { visible: 0, capacity: null, taken: null };
 }

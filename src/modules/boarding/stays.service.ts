@@ -77,14 +77,14 @@ async function book(
   const location = await requireLocation(db, actor, input.locationId);
   const pet = await requirePet(db, actor, input.petId);
   checkDates(input.checkInOn, input.checkOutOn, localDate(now, location.timezone), checkInField);
-  const typeRooms = await activeRooms(db, actor.tenantId, location.id, input.roomType);
+  const typeRooms = await activeRooms(db, actor, location.id, input.roomType);
   const nights = nightsOf(input.checkInOn, input.checkOutOn);
-  const taken = await takenByNight(db, location.id, input.roomType, input.checkInOn, input.checkOutOn);
+  const taken = await takenByNight(db, actor, location.id, input.roomType, input.checkInOn, input.checkOutOn);
   const vacancy = checkVacancy(typeRooms, typeRooms.length, pet.species, taken, nights);
   // What the location offers first, then the pet's own stays, then the places left.
   if (vacancy.ok || vacancy.reason === 'full') {
     // A pet sleeps in one place a night: a second stay over the same nights is a mistake, not a second booking.
-    const overlapping = await overlappingStayOfPet(db, pet.id, input.checkInOn, input.checkOutOn);
+    const overlapping = await overlappingStayOfPet(db, wholeTenant(actor), pet.id, input.checkInOn, input.checkOutOn);
     if (overlapping !== null) {
       throw new AppError('conflict', `Pet ${pet.id} already has boarding booking ${overlapping} on some of these nights; cancel or check it out first.`, {
         extensions: { bookingId: overlapping },
@@ -143,9 +143,9 @@ async function book(
     vaccination_override_at: null,
   };
   await insertBooking(db, actor, booking);
-  await insertStay(db, stay);
+  await insertStay(db, actor, stay);
   const record = { ...booking, ...stay };
-  await adjustNights(db, record, stay.check_in_on, stay.check_out_on, { reserved: 1, checkedIn: 0 });
+  await adjustNights(db, actor, record, stay.check_in_on, stay.check_out_on, { reserved: 1, checkedIn: 0 });
   await emitBookingCreated(db, booking, 'boarding', now);
   return record;
 }
@@ -176,7 +176,7 @@ export async function endReservation(
   }
   const at = isoAt(now);
   await updateBooking(db, actor, id, { status: to }, at);
-  await adjustNights(db, stay, stay.check_in_on, stay.check_out_on, { reserved: -1, checkedIn: 0 });
+  await adjustNights(db, wholeTenant(actor), stay, stay.check_in_on, stay.check_out_on, { reserved: -1, checkedIn: 0 });
   const updated = { ...stay, status: to, updated_at: at };
   await emitBookingCancelled(db, updated, 'boarding', to, reason, now);
   return updated;
@@ -194,13 +194,13 @@ export async function missingVaccines(db: Executor, location: LocationsTable, pe
   });
 }
 
-/** A room of the stay's type, location and species with a free place on every night of the stay. */
-async function roomFits(db: Executor, room: BoardingRoomsTable, stay: StayRecord): Promise<string | null> {
+/** A room of the stay's type, location and species with a free place on every night of the stay (`access`: the stay's whole tenant). */
+async function roomFits(db: Executor, access: AccessFilter, room: BoardingRoomsTable, stay: StayRecord): Promise<string | null> {
   if (room.location_id !== stay.location_id) return `room ${room.id} is at another location`;
   if (room.active !== 1) return `room ${room.id} is inactive`;
   if (room.room_type !== stay.room_type) return `room ${room.id} is of type '${room.room_type}', the stay is booked as '${stay.room_type}'`;
   if (!roomSpecies(room).includes(stay.species)) return `room ${room.id} does not take a ${stay.species}`;
-  const inRoom = await staysInRoom(db, room.id, stay.check_in_on, stay.check_out_on, stay.id);
+  const inRoom = await staysInRoom(db, access, room.id, stay.check_in_on, stay.check_out_on, stay.id);
   for (const night of nightsOf(stay.check_in_on, stay.check_out_on)) {
     const count = inRoom.filter((s) => s.check_in_on <= night && night < s.check_out_on).length;
     if (count >= room.capacity) return `room ${room.id} is full on ${night}`;
@@ -254,11 +254,11 @@ export async function checkIn(db: Executor, actor: Actor, input: CheckInInput, n
   if (input.roomId !== undefined) {
     room = await findRoom(db, actor, input.roomId);
     if (!room) throw missingReference('roomId', 'room', input.roomId);
-    const refusal = await roomFits(db, room, stay);
+    const refusal = await roomFits(db, wholeTenant(actor), room, stay);
     if (refusal) throw new AppError('room_unavailable', `Cannot put booking ${stay.id} in it: ${refusal}.`);
   } else {
-    for (const candidate of await activeRooms(db, actor.tenantId, stay.location_id, stay.room_type)) {
-      if ((await roomFits(db, candidate, stay)) === null) {
+    for (const candidate of await activeRooms(db, wholeTenant(actor), stay.location_id, stay.room_type)) {
+      if ((await roomFits(db, wholeTenant(actor), candidate, stay)) === null) {
         room = candidate;
         break;
       }
@@ -280,8 +280,8 @@ export async function checkIn(db: Executor, actor: Actor, input: CheckInInput, n
     patch.vaccination_override_at = at;
   }
   await updateBooking(db, actor, stay.id, { status: 'checked_in' }, at);
-  await updateStay(db, stay.id, patch);
-  await adjustNights(db, stay, stay.check_in_on, stay.check_out_on, { reserved: -1, checkedIn: 1 });
+  await updateStay(db, wholeTenant(actor), stay.id, patch);
+  await adjustNights(db, wholeTenant(actor), stay, stay.check_in_on, stay.check_out_on, { reserved: -1, checkedIn: 1 });
   await emit(
     db,
     'boarding.checked_in',
@@ -324,7 +324,7 @@ export async function checkOut(db: Executor, actor: Actor, bookingId: string, no
           unitAmount: room.nightly_rate,
           sourceId: stay.id,
         },
-        ...(await careItemLines(db, stay.id)),
+        ...(await careItemLines(db, all, stay.id)),
       ],
       finalize: true,
     },
@@ -334,10 +334,10 @@ export async function checkOut(db: Executor, actor: Actor, bookingId: string, no
   const at = isoAt(now);
   await updateBooking(db, actor, stay.id, { status: 'checked_out', invoice_id: invoice.id }, at);
   const patch: Partial<BoardingStaysTable> = { checked_out_at: at, billed_nights: nights };
-  await updateStay(db, stay.id, patch);
+  await updateStay(db, all, stay.id, patch);
   // Nights already passed stay counted as in house (history); the ones left are free again.
   const freeFrom = today > stay.check_in_on ? today : stay.check_in_on;
-  await adjustNights(db, stay, freeFrom, stay.check_out_on, { reserved: 0, checkedIn: -1 });
+  await adjustNights(db, all, stay, freeFrom, stay.check_out_on, { reserved: 0, checkedIn: -1 });
   await emit(
     db,
     'boarding.checked_out',
