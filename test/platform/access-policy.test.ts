@@ -101,7 +101,6 @@ const notYetScoped = new Set<string>([
   'clients/clients.bootstrap.ts',
   'clients/clients.repository.ts',
   'grooming/grooming.repository.ts',
-  'marketplace/marketplace.repository.ts',
   'oauth/refresh-tokens.repository.ts',
   'webhooks/deliveries.repository.ts',
   'webhooks/webhooks.repository.ts',

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
+import { acrossTenants, scoped } from '../../db/access-policy.js';
 import { selectRows, type Executor } from '../../db/database.js';
-import { inList } from '../../db/in-list.js';
-import type { AccessFilter } from '../../http/actor.js';
+import { type AccessFilter, wholeTenant } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { SettlementsTable } from '../payments/index.js';
 import type { MarketplaceCommissionLinesTable, MarketplaceOrderLinesTable, MarketplaceOrdersTable, OrderStatus } from './marketplace.table.js';
@@ -13,19 +13,19 @@ export interface OrderRecord extends MarketplaceOrdersTable {
 
 /** Orders the caller sees: its tenant, and its locations when location-scoped (the order's location is the pet's). */
 function visibleOrders(db: Executor, actor: AccessFilter) {
-  let query = db.selectFrom('marketplace_orders').selectAll().where('tenant_id', '=', actor.tenantId);
-  if (actor.locationIds !== null) query = query.where('location_id', 'in', inList(actor.locationIds));
-  return query;
+  return scoped(db, actor).selectFrom('marketplace_orders').selectAll();
 }
 
-export async function insertOrder(db: Executor, order: MarketplaceOrdersTable, lines: MarketplaceOrderLinesTable[]): Promise<void> {
-  await db.insertInto('marketplace_orders').values(order).execute();
-  if (lines.length > 0) await db.insertInto('marketplace_order_lines').values(lines).execute();
+export async function insertOrder(db: Executor, access: AccessFilter, order: MarketplaceOrdersTable, lines: MarketplaceOrderLinesTable[]): Promise<void> {
+  const queries = scoped(db, access);
+  await queries.insert('marketplace_orders', order);
+  await queries.insert('marketplace_order_lines', lines);
 }
 
-async function withLines(db: Executor, orders: MarketplaceOrdersTable[]): Promise<OrderRecord[]> {
+/** The lines of orders already found visible: the tenant is the only condition they still need. */
+async function withLines(db: Executor, access: AccessFilter, orders: MarketplaceOrdersTable[]): Promise<OrderRecord[]> {
   if (orders.length === 0) return [];
-  const lines = await db
+  const lines = await scoped(db, wholeTenant(access))
     .selectFrom('marketplace_order_lines')
     .selectAll()
     .where(
@@ -43,14 +43,19 @@ async function withLines(db: Executor, orders: MarketplaceOrdersTable[]): Promis
 
 export async function findOrder(db: Executor, actor: AccessFilter, id: string): Promise<OrderRecord | null> {
   const row = await visibleOrders(db, actor).where('id', '=', id).executeTakeFirst();
-  return row ? ((await withLines(db, [row]))[0] ?? null) : null;
+  return row ? ((await withLines(db, actor, [row]))[0] ?? null) : null;
 }
 
 /** The order an invoice bills (the invoice-paid hook: the payment already passed the caller's filter). */
 export async function findOrderByInvoice(db: Executor, tenantId: string, invoiceId: string): Promise<OrderRecord | null> {
   // Asked on every payment and refund (most invoices bill no order): prepared text, not the builder.
-  const [row] = await selectRows<MarketplaceOrdersTable>(db, 'select * from marketplace_orders where tenant_id = ? and invoice_id = ?', [tenantId, invoiceId]);
-  return row ? ((await withLines(db, [row]))[0] ?? null) : null;
+  // Tenant-wide by design (the hook follows a payment or refund the caller could see), so the tenant is its only condition.
+  const [row] = await selectRows<MarketplaceOrdersTable>(
+    acrossTenants(db, 'hand-written: tenant_id and locations in its text'),
+    'select * from marketplace_orders where tenant_id = ? and invoice_id = ?',
+    [tenantId, invoiceId],
+  );
+  return row ? ((await withLines(db, { tenantId, locationIds: null }, [row]))[0] ?? null) : null;
 }
 
 export interface OrderFilters {
@@ -69,7 +74,7 @@ function filteredOrders(db: Executor, actor: AccessFilter, filters: OrderFilters
 
 /** Newest first by cursor. */
 export async function listOrders(db: Executor, actor: AccessFilter, page: PageRequest, filters: OrderFilters): Promise<OrderRecord[]> {
-  return withLines(db, await pageQuery(filteredOrders(db, actor, filters), page).execute());
+  return withLines(db, actor, await pageQuery(filteredOrders(db, actor, filters), page).execute());
 }
 
 /** Newest first by page number (1-based), one extra row to tell whether more follow. */
@@ -79,7 +84,7 @@ export async function listOrdersAt(db: Executor, actor: AccessFilter, pageNumber
     .limit(perPage + 1)
     .offset((pageNumber - 1) * perPage)
     .execute();
-  return withLines(db, rows);
+  return withLines(db, actor, rows);
 }
 
 export async function countOrders(db: Executor, actor: AccessFilter, filters: OrderFilters): Promise<number> {
@@ -87,49 +92,35 @@ export async function countOrders(db: Executor, actor: AccessFilter, filters: Or
   return Number(row?.n ?? 0);
 }
 
-export async function updateOrder(db: Executor, tenantId: string, id: string, patch: Partial<MarketplaceOrdersTable>): Promise<void> {
-  await db.updateTable('marketplace_orders').set(patch).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+export async function updateOrder(db: Executor, access: AccessFilter, id: string, patch: Partial<MarketplaceOrdersTable>): Promise<void> {
+  await scoped(db, access).updateTable('marketplace_orders').set(patch).where('id', '=', id).execute();
 }
 
 export async function updateOrderLine(
   db: Executor,
-  tenantId: string,
+  access: AccessFilter,
   id: string,
   patch: Partial<Pick<MarketplaceOrderLinesTable, 'amount_refunded' | 'tax_refunded' | 'completed_at'>>,
 ): Promise<void> {
-  await db.updateTable('marketplace_order_lines').set(patch).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+  await scoped(db, access).updateTable('marketplace_order_lines').set(patch).where('id', '=', id).execute();
 }
 
 /** The order line holding a booking, through the booking's visibility (tenant, locations). */
 export async function findLineOfBooking(db: Executor, actor: AccessFilter, bookingId: string): Promise<MarketplaceOrderLinesTable | null> {
-  let query = db
-    .selectFrom('marketplace_order_lines as l')
-    .innerJoin('bookings as b', 'b.id', 'l.booking_id')
+  const row = await scoped(db, actor)
+    .selectFrom('bookings as b')
+    .innerJoin('marketplace_order_lines as l', 'l.booking_id', 'b.id')
     .selectAll('l')
-    .where('l.booking_id', '=', bookingId)
-    .where('b.tenant_id', '=', actor.tenantId)
-    .where('b.kind', '=', 'marketplace');
-  if (actor.locationIds !== null) query = query.where('b.location_id', 'in', inList(actor.locationIds));
-  return (await query.executeTakeFirst()) ?? null;
-}
-
-/** The journal balance of `account` over the entries of the given sources (signed: debit positive). */
-export async function journalBalance(db: Executor, tenantId: string, account: string, sourceIds: string[]): Promise<number> {
-  const row = await db
-    .selectFrom('ledger_lines as l')
-    .innerJoin('ledger_entries as e', 'e.id', 'l.entry_id')
-    .select(sql<number | null>`sum(l.amount)`.as('balance'))
-    .where('e.tenant_id', '=', tenantId)
-    .where('e.source_id', 'in', sourceIds)
-    .where('l.account', '=', account)
+    .where('b.id', '=', bookingId)
+    .where('b.kind', '=', 'marketplace')
     .executeTakeFirst();
-  return Number(row?.balance ?? 0);
+  return row ?? null;
 }
 
 // ---------------------------------------------------------------- commission lines
 
-export async function insertCommissionLines(db: Executor, rows: MarketplaceCommissionLinesTable[]): Promise<void> {
-  if (rows.length > 0) await db.insertInto('marketplace_commission_lines').values(rows).execute();
+export async function insertCommissionLines(db: Executor, access: AccessFilter, rows: MarketplaceCommissionLinesTable[]): Promise<void> {
+  await scoped(db, access).insert('marketplace_commission_lines', rows);
 }
 
 export interface CommissionFilters {
@@ -146,11 +137,7 @@ export async function listCommissionLines(
   page: PageRequest,
   filters: CommissionFilters,
 ): Promise<MarketplaceCommissionLinesTable[]> {
-  let query = db.selectFrom('marketplace_commission_lines as c').selectAll('c').where('c.tenant_id', '=', actor.tenantId);
-  if (actor.locationIds !== null) {
-    const locations = inList(actor.locationIds);
-    query = query.where('c.order_id', 'in', (sub) => sub.selectFrom('marketplace_orders').select('id').where('location_id', 'in', locations));
-  }
+  let query = scoped(db, actor).selectFrom('marketplace_commission_lines as c').selectAll('c');
   if (filters.providerId !== undefined) query = query.where('c.provider_id', '=', filters.providerId);
   if (filters.status !== undefined) query = query.where('c.status', '=', filters.status);
   if (filters.from !== undefined) query = query.where('c.created_at', '>=', filters.from);
@@ -163,12 +150,16 @@ export async function listCommissionLines(
  * `completedBefore` (the UTC instant after periodEnd). A refund of a line never completed waits
  * with the line's sale, so a statement never carries a refund without its sale.
  */
-export async function payableLines(db: Executor, tenantId: string, completedBefore: string, providerId?: string): Promise<MarketplaceCommissionLinesTable[]> {
-  let query = db
+export async function payableLines(
+  db: Executor,
+  access: AccessFilter,
+  completedBefore: string,
+  providerId?: string,
+): Promise<MarketplaceCommissionLinesTable[]> {
+  let query = scoped(db, access)
     .selectFrom('marketplace_commission_lines as c')
     .innerJoin('marketplace_order_lines as l', 'l.id', 'c.order_line_id')
     .selectAll('c')
-    .where('c.tenant_id', '=', tenantId)
     .where('c.settlement_id', 'is', null)
     .where('l.completed_at', 'is not', null)
     .where('l.completed_at', '<', completedBefore);
@@ -176,9 +167,9 @@ export async function payableLines(db: Executor, tenantId: string, completedBefo
   return query.orderBy('c.id').execute();
 }
 
-export async function claimLines(db: Executor, settlementId: string, ids: string[]): Promise<void> {
+export async function claimLines(db: Executor, access: AccessFilter, settlementId: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  await db
+  await scoped(db, access)
     .updateTable('marketplace_commission_lines')
     .set({ settlement_id: settlementId, status: 'settled' })
     .where('id', 'in', ids)
@@ -186,28 +177,27 @@ export async function claimLines(db: Executor, settlementId: string, ids: string
     .execute();
 }
 
-export async function linesOfStatements(db: Executor, settlementIds: string[]): Promise<MarketplaceCommissionLinesTable[]> {
+export async function linesOfStatements(db: Executor, access: AccessFilter, settlementIds: string[]): Promise<MarketplaceCommissionLinesTable[]> {
   if (settlementIds.length === 0) return [];
-  return db.selectFrom('marketplace_commission_lines').selectAll().where('settlement_id', 'in', settlementIds).orderBy('id').execute();
+  return scoped(db, access).selectFrom('marketplace_commission_lines').selectAll().where('settlement_id', 'in', settlementIds).orderBy('id').execute();
 }
 
 // ---------------------------------------------------------------- payout statements (payments' settlements table, kind provider_payout)
 
-export async function insertStatement(db: Executor, row: SettlementsTable): Promise<void> {
-  await db.insertInto('settlements').values(row).execute();
+export async function insertStatement(db: Executor, access: AccessFilter, row: SettlementsTable): Promise<void> {
+  await scoped(db, access).insert('settlements', row);
 }
 
 export async function statementsOfPeriod(
   db: Executor,
-  tenantId: string,
+  access: AccessFilter,
   periodStart: string,
   periodEnd: string,
   providerId?: string,
 ): Promise<SettlementsTable[]> {
-  let query = db
+  let query = scoped(db, access)
     .selectFrom('settlements')
     .selectAll()
-    .where('tenant_id', '=', tenantId)
     .where('kind', '=', 'provider_payout')
     .where('period_start', '=', periodStart)
     .where('period_end', '=', periodEnd);
@@ -215,25 +205,18 @@ export async function statementsOfPeriod(
   return query.orderBy('id').execute();
 }
 
-export async function findStatement(db: Executor, tenantId: string, id: string): Promise<SettlementsTable | null> {
-  return (
-    (await db
-      .selectFrom('settlements')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .where('kind', '=', 'provider_payout')
-      .where('id', '=', id)
-      .executeTakeFirst()) ?? null
-  );
+export async function findStatement(db: Executor, access: AccessFilter, id: string): Promise<SettlementsTable | null> {
+  return (await scoped(db, access).selectFrom('settlements').selectAll().where('kind', '=', 'provider_payout').where('id', '=', id).executeTakeFirst()) ?? null;
 }
 
-export async function markStatementPaid(db: Executor, tenantId: string, id: string, paidAt: string): Promise<void> {
-  await db.updateTable('settlements').set({ status: 'paid', paid_at: paidAt }).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+export async function markStatementPaid(db: Executor, access: AccessFilter, id: string, paidAt: string): Promise<void> {
+  await scoped(db, access).updateTable('settlements').set({ status: 'paid', paid_at: paidAt }).where('id', '=', id).execute();
 }
 
 /** Sandbox reset: a tenant's orders, lines and commission lines (before money records, bookings and providers go). */
 export async function deleteMarketplaceRows(db: Executor, tenantId: string): Promise<void> {
+  const tenant = scoped(db, { tenantId, locationIds: null });
   for (const table of ['marketplace_commission_lines', 'marketplace_order_lines', 'marketplace_orders'] as const) {
-    await db.deleteFrom(table).where('tenant_id', '=', tenantId).execute();
+    await tenant.deleteFrom(table).execute();
   }
 }

@@ -279,7 +279,7 @@ export async function createOrder(db: Executor, actor: Actor, input: CreateOrder
     cancelled_at: null,
   };
   for (const booking of bookings) await insertBooking(db, wholeTenant(actor), booking);
-  await insertOrder(db, order, lines);
+  await insertOrder(db, actor, order, lines);
   for (const [i, booking] of bookings.entries()) {
     const line = lines[i]!;
     await emitBookingCreated(db, booking, line.category, now);
@@ -316,10 +316,12 @@ export async function createOrder(db: Executor, actor: Actor, input: CreateOrder
 export async function markOrderPaid(db: Executor, order: OrderRecord, now: number): Promise<OrderRecord> {
   if (order.status !== 'pending_payment') return order;
   const at = toIso(now);
-  await updateOrder(db, order.tenant_id, order.id, { status: 'paid', paid_at: at, updated_at: at });
-  for (const line of order.lines) await updateBooking(db, { tenantId: order.tenant_id, locationIds: null }, line.booking_id, { status: 'confirmed' }, at);
+  const access: AccessFilter = { tenantId: order.tenant_id, locationIds: null };
+  await updateOrder(db, access, order.id, { status: 'paid', paid_at: at, updated_at: at });
+  for (const line of order.lines) await updateBooking(db, access, line.booking_id, { status: 'confirmed' }, at);
   await insertCommissionLines(
     db,
+    access,
     order.lines.map((line) => commissionLine(line, 'sale', line.amount, line.commission_amount, null, now)),
   );
   await postPayables(
@@ -434,7 +436,7 @@ export async function cancelOrder(db: Executor, actor: Actor, id: string, reason
   const at = toIso(now);
   for (const line of order.lines) await releaseBooking(db, actor, line, reason?.trim() ?? 'order cancelled', now);
   const cancelled: OrderRecord = { ...order, status: 'cancelled', cancelled_at: at, updated_at: at };
-  await updateOrder(db, actor.tenantId, id, { status: 'cancelled', cancelled_at: at, updated_at: at });
+  await updateOrder(db, actor, id, { status: 'cancelled', cancelled_at: at, updated_at: at });
   await emit(db, 'order.cancelled', orderEventData(cancelled), actor.tenantId, now);
   return cancelled;
 }
@@ -464,11 +466,12 @@ export async function completeBooking(
   assertTransition(marketplaceBookingMachine, 'Marketplace booking', bookingId, current, 'completed', 'be completed');
   const at = toIso(now);
   await updateBooking(db, actor, bookingId, { status: 'completed' }, at);
-  await updateOrderLine(db, actor.tenantId, line.id, { completed_at: at });
+  // The line was found through its booking; its order may be billed at a location the caller does not cover.
+  await updateOrderLine(db, wholeTenant(actor), line.id, { completed_at: at });
   const completedLine = { ...line, completed_at: at };
   let order = await getOrder(db, wholeTenant(actor), line.order_id);
   if (order.status === 'paid' && allDone(order.lines)) {
-    await updateOrder(db, actor.tenantId, order.id, { status: 'fulfilled', updated_at: at });
+    await updateOrder(db, wholeTenant(actor), order.id, { status: 'fulfilled', updated_at: at });
     order = { ...order, status: 'fulfilled', updated_at: at };
   }
   await emit(
@@ -577,12 +580,12 @@ async function recordOrderRefund(
     const line = lines.find((l) => l.id === share.line.id)!;
     line.amount_refunded += share.gross;
     line.tax_refunded += share.tax;
-    await updateOrderLine(db, order.tenant_id, line.id, { amount_refunded: line.amount_refunded, tax_refunded: line.tax_refunded });
+    await updateOrderLine(db, access, line.id, { amount_refunded: line.amount_refunded, tax_refunded: line.tax_refunded });
     // Money that only completes a tax unit moves no gross, hence no commission.
     if (share.gross > 0) negatives.push(commissionLine(line, 'refund', -share.gross, -share.commission, refundIds[0]!, now));
     if (line.amount_refunded === line.amount && line.completed_at === null) await releaseBooking(db, access, line, reason ?? 'refunded', now);
   }
-  await insertCommissionLines(db, negatives);
+  await insertCommissionLines(db, access, negatives);
   const moved = shares.filter((share) => share.gross > 0);
   if (moved.length > 0) {
     await postPayables(
@@ -595,7 +598,7 @@ async function recordOrderRefund(
   }
   await postRefundTaxByLine(db, order, shares, money, refundIds, now);
   const at = toIso(now);
-  await updateOrder(db, order.tenant_id, order.id, { amount_refunded: amountRefunded, status, updated_at: at });
+  await updateOrder(db, access, order.id, { amount_refunded: amountRefunded, status, updated_at: at });
   const refunded: OrderRecord = { ...order, lines, amount_refunded: amountRefunded, status, updated_at: at };
   await emit(db, 'order.refunded', { ...orderEventData(refunded), refundIds, amount: money }, order.tenant_id, now);
   return refunded;

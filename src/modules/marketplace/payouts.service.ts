@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
-import type { Actor } from '../../http/actor.js';
+import type { AccessFilter, Actor } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
 import { addDays, utcDate } from '../../calendar-dates.js';
 import { toIso } from '../scheduling/index.js';
@@ -35,9 +35,10 @@ export function totalsOf(lines: readonly Pick<MarketplaceCommissionLinesTable, '
   return { gross, refunds, commission, net: gross - refunds - commission };
 }
 
-async function withLines(db: Executor, rows: SettlementsTable[]): Promise<Statement[]> {
+async function withLines(db: Executor, actor: AccessFilter, rows: SettlementsTable[]): Promise<Statement[]> {
   const lines = await linesOfStatements(
     db,
+    actor,
     rows.map((r) => r.id),
   );
   return rows.map((row) => ({ row, lines: lines.filter((l) => l.settlement_id === row.id) }));
@@ -63,11 +64,11 @@ export async function createPayouts(
     throw validationFailed([{ field: 'periodEnd', message: `is after today (${utcDate(now)} UTC): a period is settled once it has begun to end` }]);
   if (input.providerId !== undefined && !(await findProvider(db, actor, input.providerId))) throw missingReference('providerId', 'provider', input.providerId);
 
-  const existing = await statementsOfPeriod(db, actor.tenantId, input.periodStart, input.periodEnd, input.providerId);
+  const existing = await statementsOfPeriod(db, actor, input.periodStart, input.periodEnd, input.providerId);
   const taken = new Set(existing.map((s) => `${s.provider_id} ${s.currency}`));
   const before = `${addDays(input.periodEnd, 1)}T00:00:00.000Z`;
   const groups = new Map<string, MarketplaceCommissionLinesTable[]>();
-  for (const line of await payableLines(db, actor.tenantId, before, input.providerId)) {
+  for (const line of await payableLines(db, actor, before, input.providerId)) {
     const key = `${line.provider_id} ${line.currency}`;
     if (taken.has(key)) continue;
     groups.set(key, [...(groups.get(key) ?? []), line]);
@@ -96,21 +97,22 @@ export async function createPayouts(
       commission: totals.commission,
       paid_at: null,
     };
-    await insertStatement(db, row);
+    await insertStatement(db, actor, row);
     await claimLines(
       db,
+      actor,
       row.id,
       lines.map((l) => l.id),
     );
   }
-  const all = groups.size === 0 ? existing : await statementsOfPeriod(db, actor.tenantId, input.periodStart, input.periodEnd, input.providerId);
-  return { created: groups.size > 0, statements: await withLines(db, all) };
+  const all = groups.size === 0 ? existing : await statementsOfPeriod(db, actor, input.periodStart, input.periodEnd, input.providerId);
+  return { created: groups.size > 0, statements: await withLines(db, actor, all) };
 }
 
 export async function getStatement(db: Executor, actor: Actor, id: string): Promise<Statement> {
   requireTenantWide(actor, payoutsSpanTenant);
-  const row = foundOr404(await findStatement(db, actor.tenantId, id), 'provider payout statement', id);
-  return (await withLines(db, [row]))[0]!;
+  const row = foundOr404(await findStatement(db, actor, id), 'provider payout statement', id);
+  return (await withLines(db, actor, [row]))[0]!;
 }
 
 /**
@@ -127,7 +129,7 @@ export async function markPayoutPaid(db: Executor, actor: Actor, id: string, now
     });
   }
   const at = toIso(now);
-  await markStatementPaid(db, actor.tenantId, id, at);
+  await markStatementPaid(db, actor, id, at);
   await postJournal(
     db,
     {
