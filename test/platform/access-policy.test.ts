@@ -100,7 +100,6 @@ const notYetScoped = new Set<string>([
   'clients/client-sessions.repository.ts',
   'clients/clients.bootstrap.ts',
   'clients/clients.repository.ts',
-  'grooming/grooming.repository.ts',
   'oauth/refresh-tokens.repository.ts',
   'webhooks/deliveries.repository.ts',
   'webhooks/webhooks.repository.ts',

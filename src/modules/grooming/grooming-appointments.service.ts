@@ -97,7 +97,7 @@ export async function createGroomingAppointment(
   const payWith: PayWith = input.payWith ?? 'invoice';
   if (input.membershipId !== undefined) {
     if (payWith !== 'membership') throw validationFailed([{ field: 'membershipId', message: 'only with payWith membership' }]);
-    const membership = await membershipById(db, actor.tenantId, input.membershipId);
+    const membership = await membershipById(db, actor, input.membershipId);
     if (!membership || membership.parent_id !== pet.owner_id) throw missingReference('membershipId', 'membership of the pet’s parent', input.membershipId);
     if (membership.package_id !== pkg.id)
       throw validationFailed([{ field: 'membershipId', message: `membership ${membership.id} is for package ${membership.package_id}` }]);
@@ -153,7 +153,7 @@ export async function createGroomingAppointment(
     notes: input.notes ?? null,
   };
   await insertBooking(db, actor, booking);
-  await insertGroomingDetails(db, details);
+  await insertGroomingDetails(db, actor, details);
   await emitBookingCreated(db, booking, 'grooming', now);
   return { ...booking, ...details };
 }
@@ -233,8 +233,8 @@ async function bill(db: Executor, actor: Actor, booking: GroomingRecord, now: nu
   }
   if (booking.pay_with === 'membership') {
     const candidates = booking.membership_id
-      ? [await membershipById(db, actor.tenantId, booking.membership_id)].filter((m) => m !== null && membershipStatus(m) === 'active')
-      : await spendableMemberships(db, actor.tenantId, booking.parent_id, booking.package_id, booking.pet_id);
+      ? [await membershipById(db, access, booking.membership_id)].filter((m) => m !== null && membershipStatus(m) === 'active')
+      : await spendableMemberships(db, access, booking.parent_id, booking.package_id, booking.pet_id);
     const membership = candidates.find((m) => m !== null && Number(m.credits_remaining) > 0);
     if (!membership) {
       throw new AppError(
@@ -242,16 +242,22 @@ async function bill(db: Executor, actor: Actor, booking: GroomingRecord, now: nu
         `Parent ${booking.parent_id} has no active membership of package ${booking.package_id} with a credit left${booking.membership_id ? ` (membership ${booking.membership_id})` : ''}; the groom stays ${booking.status}.`,
       );
     }
-    await insertCreditUse(db, { booking_id: booking.id, tenant_id: actor.tenantId, membership_id: membership.id, package_credit_id: null, created_at: at });
+    await insertCreditUse(db, access, {
+      booking_id: booking.id,
+      tenant_id: actor.tenantId,
+      membership_id: membership.id,
+      package_credit_id: null,
+      created_at: at,
+    });
     return { invoiceId: null, membershipId: membership.id };
   }
-  const [bundle] = await spendableBundles(db, actor.tenantId, booking.parent_id, booking.package_id, at);
+  const [bundle] = await spendableBundles(db, access, booking.parent_id, booking.package_id, at);
   if (!bundle)
     throw new AppError(
       'no_package_credit',
       `Parent ${booking.parent_id} has no unexpired prepaid credit of package ${booking.package_id}; the groom stays ${booking.status}.`,
     );
-  await insertCreditUse(db, { booking_id: booking.id, tenant_id: actor.tenantId, membership_id: null, package_credit_id: bundle.id, created_at: at });
+  await insertCreditUse(db, access, { booking_id: booking.id, tenant_id: actor.tenantId, membership_id: null, package_credit_id: bundle.id, created_at: at });
   return { invoiceId: null, membershipId: null };
 }
 

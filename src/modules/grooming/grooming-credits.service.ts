@@ -77,7 +77,7 @@ export async function createMembership(db: Executor, actor: AccessFilter, input:
   );
   const at = toIso(now);
   const id = newId('mbr');
-  await insertMembership(db, {
+  await insertMembership(db, actor, {
     id,
     tenant_id: actor.tenantId,
     parent_id: parent.id,
@@ -100,7 +100,7 @@ export async function cancelMembership(db: Executor, actor: AccessFilter, id: st
   assertTransition(membershipMachine, 'Membership', id, membershipStatus(membership), 'cancelled', 'be cancelled');
   if (membership.subscription_status !== 'canceled') await cancelSubscription(db, wholeTenant(actor), membership.subscription_id, false, now);
   const at = toIso(now);
-  await updateMembership(db, actor.tenantId, id, { status: 'cancelled', cancelled_at: at, updated_at: at });
+  await updateMembership(db, actor, id, { status: 'cancelled', cancelled_at: at, updated_at: at });
   return getMembership(db, actor, id);
 }
 
@@ -135,7 +135,7 @@ export async function buyPackageCredits(db: Executor, actor: AccessFilter, input
     },
     now,
   );
-  await insertPackageCredit(db, {
+  await insertPackageCredit(db, actor, {
     id,
     tenant_id: actor.tenantId,
     parent_id: parent.id,

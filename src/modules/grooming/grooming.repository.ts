@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
+import { scoped } from '../../db/access-policy.js';
 import type { Executor } from '../../db/database.js';
-import { inList } from '../../db/in-list.js';
-import type { AccessFilter } from '../../http/actor.js';
+import { type AccessFilter, wholeTenant } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { BookingsTable } from '../bookings/index.js';
 import type {
@@ -14,14 +14,9 @@ import type {
 
 // ---------------------------------------------------------------- packages
 
-/** Tenant always; a location-scoped caller sees its locations' packages and the group-wide ones. */
+/** Tenant always; a location-scoped caller sees its locations' packages and the group-wide ones (the manifest's policy). */
 function visiblePackages(db: Executor, actor: AccessFilter) {
-  let query = db.selectFrom('grooming_packages').selectAll().where('tenant_id', '=', actor.tenantId);
-  if (actor.locationIds !== null) {
-    const ids = inList(actor.locationIds);
-    query = query.where((eb) => eb.or([eb('location_id', 'is', null), eb('location_id', 'in', ids)]));
-  }
-  return query;
+  return scoped(db, actor).selectFrom('grooming_packages').selectAll();
 }
 
 export async function findPackage(db: Executor, actor: AccessFilter, id: string): Promise<GroomingPackagesTable | null> {
@@ -43,12 +38,12 @@ export async function listPackages(
   return pageQuery(query, page).execute();
 }
 
-export async function insertPackage(db: Executor, row: GroomingPackagesTable): Promise<void> {
-  await db.insertInto('grooming_packages').values(row).execute();
+export async function insertPackage(db: Executor, access: AccessFilter, row: GroomingPackagesTable): Promise<void> {
+  await scoped(db, access).insert('grooming_packages', row);
 }
 
-export async function updatePackage(db: Executor, tenantId: string, id: string, patch: Partial<GroomingPackagesTable>): Promise<void> {
-  await db.updateTable('grooming_packages').set(patch).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+export async function updatePackage(db: Executor, access: AccessFilter, id: string, patch: Partial<GroomingPackagesTable>): Promise<void> {
+  await scoped(db, access).updateTable('grooming_packages').set(patch).where('id', '=', id).execute();
 }
 
 // ---------------------------------------------------------------- appointments
@@ -56,18 +51,18 @@ export async function updatePackage(db: Executor, tenantId: string, id: string, 
 /** A grooming booking: the shared facts and the grooming details. */
 export type GroomingRecord = BookingsTable & Omit<GroomingAppointmentsTable, 'booking_id' | 'tenant_id'>;
 
+/** Through the booking's visibility (tenant, and its location when the caller is location-scoped). */
 function visibleAppointments(db: Executor, actor: AccessFilter) {
-  let query = db
-    .selectFrom('bookings as b')
-    .innerJoin('grooming_appointments as g', 'g.booking_id', 'b.id')
-    .selectAll('b')
-    .select(['g.package_id', 'g.size', 'g.duration_minutes', 'g.pay_with', 'g.notes'])
-    // The membership named on create, else (once completed) the one whose credit paid it.
-    .select(sql<string | null>`coalesce(g.membership_id, (select u.membership_id from grooming_credit_uses u where u.booking_id = b.id))`.as('membership_id'))
-    .where('b.tenant_id', '=', actor.tenantId)
-    .where('b.kind', '=', 'grooming');
-  if (actor.locationIds !== null) query = query.where('b.location_id', 'in', inList(actor.locationIds));
-  return query;
+  return (
+    scoped(db, actor)
+      .selectFrom('bookings as b')
+      .innerJoin('grooming_appointments as g', 'g.booking_id', 'b.id')
+      .selectAll('b')
+      .select(['g.package_id', 'g.size', 'g.duration_minutes', 'g.pay_with', 'g.notes'])
+      // The membership named on create, else (once completed) the one whose credit paid it.
+      .select(sql<string | null>`coalesce(g.membership_id, (select u.membership_id from grooming_credit_uses u where u.booking_id = b.id))`.as('membership_id'))
+      .where('b.kind', '=', 'grooming')
+  );
 }
 
 export async function findGroomingAppointment(db: Executor, actor: AccessFilter, id: string): Promise<GroomingRecord | null> {
@@ -94,18 +89,17 @@ export async function listGroomingAppointments(db: Executor, actor: AccessFilter
   return pageQuery(query, page, 'b.id').execute();
 }
 
-export async function insertGroomingDetails(db: Executor, row: GroomingAppointmentsTable): Promise<void> {
-  await db.insertInto('grooming_appointments').values(row).execute();
+export async function insertGroomingDetails(db: Executor, access: AccessFilter, row: GroomingAppointmentsTable): Promise<void> {
+  await scoped(db, access).insert('grooming_appointments', row);
 }
 
-/** The stylist of the pet's latest groom that still held its time (the assignment rule's first choice). */
-export async function lastStylistOf(db: Executor, tenantId: string, petId: string, exceptId: string): Promise<string | null> {
-  const row = await db
+/** The stylist of the pet's latest groom that still held its time (the assignment rule's first choice), at any location of the group. */
+export async function lastStylistOf(db: Executor, access: AccessFilter, petId: string, exceptId: string): Promise<string | null> {
+  const row = await scoped(db, wholeTenant(access))
     .selectFrom('bookings')
     .select('provider_id')
     .where('pet_id', '=', petId)
     .where('kind', '=', 'grooming')
-    .where('tenant_id', '=', tenantId)
     .where('id', '!=', exceptId)
     .where('provider_id', 'is not', null)
     .where('status', 'not in', ['cancelled', 'no_show'])
@@ -115,11 +109,17 @@ export async function lastStylistOf(db: Executor, tenantId: string, petId: strin
   return row?.provider_id ?? null;
 }
 
-/** Grooming bookings per stylist in [from, to) that hold time (the least-booked rule). */
-export async function groomsPerStylist(db: Executor, stylistIds: readonly string[], from: string, to: string): Promise<Map<string, number>> {
+/** Grooming bookings per stylist in [from, to) that hold time, at any location of the group (the least-booked rule). */
+export async function groomsPerStylist(
+  db: Executor,
+  access: AccessFilter,
+  stylistIds: readonly string[],
+  from: string,
+  to: string,
+): Promise<Map<string, number>> {
   const out = new Map<string, number>(stylistIds.map((id) => [id, 0]));
   if (stylistIds.length === 0) return out;
-  const rows = await db
+  const rows = await scoped(db, wholeTenant(access))
     .selectFrom('bookings')
     .select(['provider_id', (eb) => eb.fn.countAll<number>().as('count')])
     .where('provider_id', 'in', [...stylistIds])
@@ -147,8 +147,8 @@ export interface MembershipRecord extends GroomingMembershipsTable {
  * − the credits spent. A period paid by the billing job, a wallet or a front-desk payment grants
  * its credits the moment its invoice is paid, and a spend reads this inside its write transaction.
  */
-function membershipsWithCredits(db: Executor, tenantId: string) {
-  return db
+function membershipsWithCredits(db: Executor, access: AccessFilter) {
+  return scoped(db, access)
     .selectFrom('grooming_memberships as m')
     .innerJoin('subscriptions as s', 's.id', 'm.subscription_id')
     .selectAll('m')
@@ -157,15 +157,12 @@ function membershipsWithCredits(db: Executor, tenantId: string) {
       's.status as subscription_status',
       sql<number>`m.sessions_per_period * (select count(*) from subscription_invoices si join invoices i on i.id = si.invoice_id where si.subscription_id = m.subscription_id and i.status = 'paid')
         - (select count(*) from grooming_credit_uses u where u.membership_id = m.id)`.as('credits_remaining'),
-    ])
-    .where('m.tenant_id', '=', tenantId);
+    ]);
 }
 
 /** Memberships are the parent's, good at every location: a location-scoped caller sees those billed at its locations. */
 function visibleMemberships(db: Executor, actor: AccessFilter) {
-  let query = membershipsWithCredits(db, actor.tenantId);
-  if (actor.locationIds !== null) query = query.where('m.location_id', 'in', inList(actor.locationIds));
-  return query;
+  return membershipsWithCredits(db, actor);
 }
 
 export async function findMembership(db: Executor, actor: AccessFilter, id: string): Promise<MembershipRecord | null> {
@@ -186,8 +183,14 @@ export async function listMemberships(
 }
 
 /** The parent's active memberships of a package that the pet may use, oldest first, with their credits (any location of the group). */
-export async function spendableMemberships(db: Executor, tenantId: string, parentId: string, packageId: string, petId: string): Promise<MembershipRecord[]> {
-  return membershipsWithCredits(db, tenantId)
+export async function spendableMemberships(
+  db: Executor,
+  access: AccessFilter,
+  parentId: string,
+  packageId: string,
+  petId: string,
+): Promise<MembershipRecord[]> {
+  return membershipsWithCredits(db, wholeTenant(access))
     .where('m.parent_id', '=', parentId)
     .where('m.package_id', '=', packageId)
     .where('m.status', '=', 'active')
@@ -198,16 +201,16 @@ export async function spendableMemberships(db: Executor, tenantId: string, paren
 }
 
 /** One membership by id within the tenant (a named membership at completion, whichever location bills it). */
-export async function membershipById(db: Executor, tenantId: string, id: string): Promise<MembershipRecord | null> {
-  return (await membershipsWithCredits(db, tenantId).where('m.id', '=', id).executeTakeFirst()) ?? null;
+export async function membershipById(db: Executor, access: AccessFilter, id: string): Promise<MembershipRecord | null> {
+  return (await membershipsWithCredits(db, wholeTenant(access)).where('m.id', '=', id).executeTakeFirst()) ?? null;
 }
 
-export async function insertMembership(db: Executor, row: GroomingMembershipsTable): Promise<void> {
-  await db.insertInto('grooming_memberships').values(row).execute();
+export async function insertMembership(db: Executor, access: AccessFilter, row: GroomingMembershipsTable): Promise<void> {
+  await scoped(db, access).insert('grooming_memberships', row);
 }
 
-export async function updateMembership(db: Executor, tenantId: string, id: string, patch: Partial<GroomingMembershipsTable>): Promise<void> {
-  await db.updateTable('grooming_memberships').set(patch).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+export async function updateMembership(db: Executor, access: AccessFilter, id: string, patch: Partial<GroomingMembershipsTable>): Promise<void> {
+  await scoped(db, access).updateTable('grooming_memberships').set(patch).where('id', '=', id).execute();
 }
 
 // ---------------------------------------------------------------- prepaid bundles
@@ -216,18 +219,15 @@ export interface PackageCreditRecord extends GroomingPackageCreditsTable {
   credits_remaining: number;
 }
 
-function bundlesWithCredits(db: Executor, tenantId: string) {
-  return db
+function bundlesWithCredits(db: Executor, access: AccessFilter) {
+  return scoped(db, access)
     .selectFrom('grooming_package_credits as c')
     .selectAll('c')
-    .select(sql<number>`c.sessions - (select count(*) from grooming_credit_uses u where u.package_credit_id = c.id)`.as('credits_remaining'))
-    .where('c.tenant_id', '=', tenantId);
+    .select(sql<number>`c.sessions - (select count(*) from grooming_credit_uses u where u.package_credit_id = c.id)`.as('credits_remaining'));
 }
 
 export async function findPackageCredit(db: Executor, actor: AccessFilter, id: string): Promise<PackageCreditRecord | null> {
-  let query = bundlesWithCredits(db, actor.tenantId).where('c.id', '=', id);
-  if (actor.locationIds !== null) query = query.where('c.location_id', 'in', inList(actor.locationIds));
-  return (await query.executeTakeFirst()) ?? null;
+  return (await bundlesWithCredits(db, actor).where('c.id', '=', id).executeTakeFirst()) ?? null;
 }
 
 export async function listPackageCredits(
@@ -236,16 +236,15 @@ export async function listPackageCredits(
   page: PageRequest,
   filters: { parentId?: string | undefined; packageId?: string | undefined },
 ) {
-  let query = bundlesWithCredits(db, actor.tenantId);
-  if (actor.locationIds !== null) query = query.where('c.location_id', 'in', inList(actor.locationIds));
+  let query = bundlesWithCredits(db, actor);
   if (filters.parentId !== undefined) query = query.where('c.parent_id', '=', filters.parentId);
   if (filters.packageId !== undefined) query = query.where('c.package_id', '=', filters.packageId);
   return pageQuery(query, page, 'c.id').execute();
 }
 
-/** The parent's unexpired bundles of a package with credits left, the one expiring first first (then the oldest). */
-export async function spendableBundles(db: Executor, tenantId: string, parentId: string, packageId: string, at: string): Promise<PackageCreditRecord[]> {
-  const rows = await bundlesWithCredits(db, tenantId)
+/** The parent's unexpired bundles of a package with credits left (any location of the group), the one expiring first first (then the oldest). */
+export async function spendableBundles(db: Executor, access: AccessFilter, parentId: string, packageId: string, at: string): Promise<PackageCreditRecord[]> {
+  const rows = await bundlesWithCredits(db, wholeTenant(access))
     .where('c.parent_id', '=', parentId)
     .where('c.package_id', '=', packageId)
     .where((eb) => eb.or([eb('c.expires_at', 'is', null), eb('c.expires_at', '>', at)]))
@@ -255,19 +254,20 @@ export async function spendableBundles(db: Executor, tenantId: string, parentId:
   return rows.filter((r) => r.credits_remaining > 0);
 }
 
-export async function insertPackageCredit(db: Executor, row: GroomingPackageCreditsTable): Promise<void> {
-  await db.insertInto('grooming_package_credits').values(row).execute();
+export async function insertPackageCredit(db: Executor, access: AccessFilter, row: GroomingPackageCreditsTable): Promise<void> {
+  await scoped(db, access).insert('grooming_package_credits', row);
 }
 
-export async function insertCreditUse(db: Executor, row: GroomingCreditUsesTable): Promise<void> {
-  await db.insertInto('grooming_credit_uses').values(row).execute();
+export async function insertCreditUse(db: Executor, access: AccessFilter, row: GroomingCreditUsesTable): Promise<void> {
+  await scoped(db, access).insert('grooming_credit_uses', row);
 }
 
 // ---------------------------------------------------------------- sandbox reset
 
 /** Every grooming row of a tenant (the bookings facts go after, by the caller). */
 export async function deleteGroomingRows(db: Executor, tenantId: string): Promise<void> {
+  const tenant = scoped(db, { tenantId, locationIds: null });
   for (const table of ['grooming_credit_uses', 'grooming_appointments', 'grooming_package_credits', 'grooming_memberships', 'grooming_packages'] as const) {
-    await db.deleteFrom(table).where('tenant_id', '=', tenantId).execute();
+    await tenant.deleteFrom(table).execute();
   }
 }

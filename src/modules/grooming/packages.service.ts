@@ -56,7 +56,7 @@ export async function createPackage(db: Executor, actor: AccessFilter, input: Cr
     created_at: at,
     updated_at: at,
   };
-  await insertPackage(db, row);
+  await insertPackage(db, actor, row);
   return row;
 }
 
@@ -81,6 +81,6 @@ export async function patchPackage(db: Executor, actor: AccessFilter, id: string
   if (input.sessions !== undefined) patch.sessions = input.sessions;
   if (input.validDays !== undefined) patch.valid_days = input.validDays;
   if (input.active !== undefined) patch.active = input.active ? 1 : 0;
-  await updatePackage(db, actor.tenantId, id, patch);
+  await updatePackage(db, actor, id, patch);
   return { ...existing, ...patch };
 }

@@ -70,13 +70,14 @@ export async function pickStylist(db: Executor, actor: AccessFilter, petId: stri
     offersPackage(p, slot.pkg),
   );
   if (candidates.length === 0) return null;
-  const last = await lastStylistOf(db, actor.tenantId, petId, slot.exceptId ?? '');
+  const last = await lastStylistOf(db, actor, petId, slot.exceptId ?? '');
   const previous = candidates.find((c) => c.id === last);
   if (previous && !(await stylistProblem(db, actor, previous, slot))) return previous;
   const clock = zoneClock(slot.location.timezone);
   const date = clock.localDate(slot.start);
   const counts = await groomsPerStylist(
     db,
+    actor,
     candidates.map((c) => c.id),
     toIso(clock.toUtc(date, 0)),
     toIso(clock.toUtc(date, 1440)),
