@@ -43,6 +43,17 @@ export interface ModuleManifest<Deps = never> {
   readonly events?: Readonly<Record<string, EventTypeInfo>>;
   /** Its own error codes (a code several modules answer stays in `src/http/errors.ts`); it adds them to `ModuleErrorCodes` too. */
   readonly errors?: Readonly<Record<string, ErrorCodeInfo>>;
+  /**
+   * Its SDK methods: resource → method name → the operationId of one of its routes, nested for
+   * sub-resources (`{ pets: { vaccinations: { create: 'createVaccination' } } }`; modules may add to
+   * one resource). `npm run sdk:types` generates the SDK's resource table from these and the routes.
+   */
+  readonly sdk?: SdkResources;
+}
+
+/** SDK method names and the operations they call (see `ModuleManifest.sdk`). */
+export interface SdkResources {
+  readonly [name: string]: string | SdkResources;
 }
 
 /** An event type as GET /v1/event-types describes it. */

@@ -10,6 +10,15 @@ declare module '../../db/database.js' {
 
 export const analyticsModule: ModuleManifest<Parameters<typeof analyticsRoutes>[0]> = {
   name: 'analytics',
+  sdk: {
+    analytics: {
+      summary: 'getAnalyticsSummary',
+      metrics: {
+        get: 'getAnalyticsMetricSeries',
+        records: 'listAnalyticsMetricRecords',
+      },
+    },
+  },
   routes: (deps) => analyticsRoutes(deps),
   jobs: () => analyticsJobs(),
   tags: {

@@ -15,6 +15,25 @@ declare module '../../db/database.js' {
 export const appointmentsModule: ModuleManifest<AppointmentDeps & Parameters<typeof appointmentHousekeeping>[0]> = {
   name: 'appointments',
   events: appointmentsEvents,
+  sdk: {
+    appointmentTypes: {
+      create: 'createAppointmentType',
+      list: 'listAppointmentTypes',
+      get: 'getAppointmentType',
+      update: 'updateAppointmentType',
+    },
+    appointments: {
+      create: 'createAppointment',
+      list: 'listAppointments',
+      get: 'getAppointment',
+      update: 'updateAppointment',
+      availability: 'getAvailability',
+      schedules: {
+        list: 'listSchedules',
+        put: 'putSchedule',
+      },
+    },
+  },
   // Schedules first: GET /v1/appointments/schedules must win over GET /v1/appointments/:id.
   routes: (deps) => [...appointmentTypeRoutes(deps), ...scheduleRoutes(deps), ...appointmentRoutes(deps)],
   housekeeping: (deps) => appointmentHousekeeping(deps),

@@ -4,6 +4,11 @@ import { auditRoutes } from './audit.routes.js';
 /** Reads the audit trail the gateway writes (src/http/audit.ts). */
 export const auditModule: ModuleManifest<Parameters<typeof auditRoutes>[0]> = {
   name: 'audit',
+  sdk: {
+    auditEvents: {
+      list: 'listAuditEvents',
+    },
+  },
   routes: (deps) => auditRoutes(deps),
   tags: { Audit: 'The audit trail of every call.' },
   tables: ['audit_events'],

@@ -20,6 +20,34 @@ export const boardingModule: ModuleManifest<{ config: Config; clock: Clock }> = 
   name: 'boarding',
   events: boardingEvents,
   errors: boardingErrorCodes,
+  sdk: {
+    boarding: {
+      rooms: {
+        create: 'createBoardingRoom',
+        list: 'listBoardingRooms',
+        get: 'getBoardingRoom',
+        update: 'updateBoardingRoom',
+      },
+      bookings: {
+        create: 'createBoardingBooking',
+        list: 'listBoardingBookings',
+        get: 'getBoardingBooking',
+        cancel: 'cancelBoardingBooking',
+        noShow: 'markBoardingNoShow',
+      },
+      checkIn: 'checkInBoarding',
+      checkOut: 'checkOutBoarding',
+      occupancy: 'getBoardingOccupancy',
+      carePlans: {
+        create: 'createBoardingCarePlan',
+        list: 'listBoardingCarePlans',
+        get: 'getBoardingCarePlan',
+        update: 'updateBoardingCarePlan',
+        logDose: 'logBoardingDose',
+        doses: 'listBoardingDoses',
+      },
+    },
+  },
   routes: (deps) => [...roomRoutes(deps), ...stayRoutes(deps), ...carePlanRoutes(deps)],
   // `care-plan-doses` (every 5 minutes): boarding.dose_overdue once per missed dose.
   jobs: () => [carePlanDosesJob()],

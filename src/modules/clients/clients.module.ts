@@ -6,6 +6,15 @@ import { clientsErrorCodes } from './clients.errors.js';
 export const clientsModule: ModuleManifest<Parameters<typeof clientRoutes>[0]> = {
   name: 'clients',
   errors: clientsErrorCodes,
+  sdk: {
+    clients: {
+      create: 'createClient',
+      list: 'listClients',
+      get: 'getClient',
+      update: 'updateClient',
+      rotateSecret: 'rotateClientSecret',
+    },
+  },
   routes: (deps) => clientRoutes(deps),
   tags: { Clients: 'API clients (keys) of the tenant: roles, scopes, locations, IP allowlists. Admin only.' },
   tables: ['tenants', 'api_clients'],

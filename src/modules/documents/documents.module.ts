@@ -11,6 +11,17 @@ declare module '../../db/database.js' {
 
 export const documentsModule: ModuleManifest<Parameters<typeof documentRoutes>[0] & Parameters<typeof documentHousekeeping>[0]> = {
   name: 'documents',
+  sdk: {
+    pets: {
+      documents: {
+        list: 'listPetDocuments',
+      },
+    },
+    documents: {
+      get: 'getDocument',
+      delete: 'deleteDocument',
+    },
+  },
   routes: (deps) => documentRoutes(deps),
   housekeeping: (deps) => documentHousekeeping(deps),
   tags: { Documents: 'Files attached to pets (doc_ ids): PDF, images and text, type decided by content, text extracted.' },

@@ -3,6 +3,14 @@ import { eventRoutes } from './events.routes.js';
 
 export const eventsModule: ModuleManifest<unknown> = {
   name: 'events',
+  sdk: {
+    events: {
+      list: 'listEvents',
+      get: 'getEvent',
+      replay: 'replayEvent',
+      types: 'listEventTypes',
+    },
+  },
   routes: () => eventRoutes(),
   tags: { Events: 'The event stream (evt_ ids) in the seed envelope, the catalogue with data schemas, and replay.' },
   tables: ['events'],

@@ -13,6 +13,35 @@ declare module '../../db/database.js' {
 export const groomingModule: ModuleManifest<Parameters<typeof groomingRouteList>[0]> = {
   name: 'grooming',
   errors: groomingErrorCodes,
+  sdk: {
+    grooming: {
+      packages: {
+        create: 'createGroomingPackage',
+        list: 'listGroomingPackages',
+        get: 'getGroomingPackage',
+        update: 'updateGroomingPackage',
+      },
+      appointments: {
+        create: 'createGroomingAppointment',
+        list: 'listGroomingAppointments',
+        get: 'getGroomingAppointment',
+        update: 'updateGroomingAppointment',
+      },
+      availability: 'getGroomingAvailability',
+      assignStylist: 'assignGroomingStylist',
+      memberships: {
+        create: 'createGroomingMembership',
+        list: 'listGroomingMemberships',
+        get: 'getGroomingMembership',
+        cancel: 'cancelGroomingMembership',
+      },
+      packageCredits: {
+        buy: 'buyGroomingPackageCredits',
+        list: 'listGroomingPackageCredits',
+        get: 'getGroomingPackageCredits',
+      },
+    },
+  },
   routes: (deps) => groomingRouteList(deps),
   tags: {
     Grooming:
@@ -20,7 +49,7 @@ export const groomingModule: ModuleManifest<Parameters<typeof groomingRouteList>
   },
   tables: ['grooming_packages', 'grooming_appointments', 'grooming_memberships', 'grooming_package_credits', 'grooming_credit_uses'],
   access: {
-    grooming_packages: { location: 'location_id', nullIsGroupWide: 'a package without a location is offered at every location of the group' },
+    grooming_packages: { location: 'location_id' },
     grooming_appointments: { parent: 'bookings', key: 'booking_id' },
     grooming_memberships: { location: 'location_id' },
     grooming_package_credits: { location: 'location_id' },

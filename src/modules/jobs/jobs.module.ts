@@ -6,6 +6,13 @@ import { jobsErrorCodes } from './jobs.errors.js';
 export const jobsModule: ModuleManifest<Parameters<typeof jobRoutes>[0]> = {
   name: 'jobs',
   errors: jobsErrorCodes,
+  sdk: {
+    jobs: {
+      list: 'listJobs',
+      get: 'getJob',
+      run: 'runJob',
+    },
+  },
   routes: (deps) => jobRoutes(deps),
   tags: { Jobs: 'Background jobs: schedules, last and next runs, run now.' },
   tables: ['jobs', 'job_schedules'],

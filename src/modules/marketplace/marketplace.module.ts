@@ -19,6 +19,28 @@ declare module '../../db/database.js' {
 export const marketplaceModule: ModuleManifest<Parameters<typeof marketplaceRouteList>[0]> = {
   name: 'marketplace',
   events: marketplaceEvents,
+  sdk: {
+    orders: {
+      create: 'createOrder',
+      list: 'listOrders',
+      get: 'getOrder',
+      cancel: 'cancelOrder',
+      refund: 'refundOrder',
+    },
+    commissions: {
+      list: 'listCommissions',
+    },
+    marketplace: {
+      bookings: {
+        get: 'getMarketplaceBooking',
+        complete: 'completeMarketplaceBooking',
+      },
+      settlements: {
+        create: 'createProviderPayouts',
+        get: 'getProviderPayout',
+      },
+    },
+  },
   routes: (deps) => {
     onInvoicePaid(onOrderInvoicePaid);
     onRefund(onOrderPaymentRefunded);

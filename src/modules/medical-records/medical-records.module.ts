@@ -10,6 +10,18 @@ declare module '../../db/database.js' {
 
 export const medicalRecordsModule: ModuleManifest<Parameters<typeof medicalRecordRoutes>[0]> = {
   name: 'medical-records',
+  sdk: {
+    pets: {
+      medicalRecords: {
+        create: 'createMedicalRecord',
+        list: 'listPetMedicalRecords',
+        amend: 'amendMedicalRecord',
+      },
+    },
+    medicalRecords: {
+      get: 'getMedicalRecord',
+    },
+  },
   routes: (deps) => medicalRecordRoutes(deps),
   tags: { 'Medical records': 'Append-only clinical records (med_ ids); corrections are amendments. Doctors and admins write.' },
   tables: ['medical_records', 'medical_record_erasures'],

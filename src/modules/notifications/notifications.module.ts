@@ -13,6 +13,13 @@ declare module '../../db/database.js' {
 export const notificationsModule: ModuleManifest<Parameters<typeof notificationRoutes>[0] & { config: Config }> = {
   name: 'notifications',
   errors: notificationsErrorCodes,
+  sdk: {
+    notifications: {
+      create: 'createNotification',
+      list: 'listNotifications',
+      get: 'getNotification',
+    },
+  },
   routes: (deps) => notificationRoutes(deps),
   // The outbox poller that sends queued notifications.
   jobs: (deps) => [notificationDeliveryJob({ config: deps.config })],

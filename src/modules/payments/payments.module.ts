@@ -23,6 +23,50 @@ export const paymentsModule: ModuleManifest<{ clock: Clock }> = {
   name: 'payments',
   events: paymentsEvents,
   errors: paymentsErrorCodes,
+  sdk: {
+    ledgerEntries: {
+      list: 'listLedgerEntries',
+    },
+    invoices: {
+      create: 'createInvoice',
+      list: 'listInvoices',
+      get: 'getInvoice',
+      update: 'updateInvoice',
+      finalize: 'finalizeInvoice',
+      void: 'voidInvoice',
+      markUncollectible: 'markInvoiceUncollectible',
+    },
+    payments: {
+      create: 'createPayment',
+      list: 'listPayments',
+      get: 'getPayment',
+    },
+    refunds: {
+      create: 'createRefund',
+      list: 'listRefunds',
+      get: 'getRefund',
+    },
+    wallets: {
+      create: 'createWallet',
+      list: 'listWallets',
+      get: 'getWallet',
+      topUp: 'topUpWallet',
+      adjust: 'adjustWallet',
+      transactions: 'listWalletTransactions',
+    },
+    subscriptions: {
+      create: 'createSubscription',
+      list: 'listSubscriptions',
+      get: 'getSubscription',
+      update: 'updateSubscription',
+      cancel: 'cancelSubscription',
+    },
+    settlements: {
+      list: 'listSettlements',
+      get: 'getSettlement',
+      markPaid: 'markProviderPayoutPaid',
+    },
+  },
   routes: (deps) => [
     ...ledgerRoutes(),
     ...invoiceRoutes(deps),

@@ -15,6 +15,29 @@ export const providersModule: ModuleManifest<Parameters<typeof providerRoutes>[0
   name: 'providers',
   events: providersEvents,
   errors: providersErrorCodes,
+  sdk: {
+    providers: {
+      create: 'createProvider',
+      list: 'listProviders',
+      get: 'getProvider',
+      update: 'updateProvider',
+      match: 'matchProviders',
+      approve: 'approveProvider',
+      suspend: 'suspendProvider',
+      availability: 'listProviderAvailability',
+      listings: {
+        create: 'createProviderListing',
+        update: 'updateProviderListing',
+      },
+      ratings: {
+        create: 'rateProvider',
+      },
+      reviews: {
+        list: 'listProviderReviews',
+        reply: 'replyToProviderReview',
+      },
+    },
+  },
   routes: (deps) => providerRoutes(deps),
   tags: {
     Providers:

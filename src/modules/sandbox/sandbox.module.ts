@@ -6,6 +6,13 @@ import { sandboxErrorCodes } from './sandbox.errors.js';
 export const sandboxModule: ModuleManifest<Parameters<typeof sandboxRoutes>[0]> = {
   name: 'sandbox',
   errors: sandboxErrorCodes,
+  sdk: {
+    sandbox: {
+      clock: 'getSandboxClock',
+      advanceClock: 'advanceSandboxClock',
+      reset: 'resetSandbox',
+    },
+  },
   routes: (deps) => sandboxRoutes(deps),
   tags: { Sandbox: 'Sandbox environment tools.' },
 };

@@ -9,6 +9,17 @@ declare module '../../db/database.js' {
 
 export const vaccinationsModule: ModuleManifest<Parameters<typeof vaccinationRoutes>[0]> = {
   name: 'vaccinations',
+  sdk: {
+    pets: {
+      vaccinations: {
+        create: 'createVaccination',
+        list: 'listPetVaccinations',
+      },
+    },
+    vaccinations: {
+      get: 'getVaccination',
+    },
+  },
   routes: (deps) => vaccinationRoutes(deps),
   tags: { Vaccinations: "Vaccination records (vac_ ids); they drive the pet's vaccinationStatus." },
   tables: ['vaccinations'],

@@ -10,6 +10,19 @@ declare module '../../db/database.js' {
 
 export const webhooksModule: ModuleManifest<WebhookRouteDeps & Parameters<typeof webhookJobs>[0]> = {
   name: 'webhooks',
+  sdk: {
+    webhookEndpoints: {
+      create: 'createWebhookEndpoint',
+      list: 'listWebhookEndpoints',
+      get: 'getWebhookEndpoint',
+      update: 'updateWebhookEndpoint',
+      delete: 'deleteWebhookEndpoint',
+      rotateSecret: 'rotateWebhookEndpointSecret',
+      test: 'testWebhookEndpoint',
+      deliveries: 'listWebhookDeliveries',
+      replay: 'replayWebhookEndpointEvents',
+    },
+  },
   routes: (deps) => webhookRoutes(deps),
   jobs: (deps) => webhookJobs(deps),
   housekeeping: (deps) => webhookHousekeeping(deps),
