@@ -84,8 +84,11 @@ export const aiModule: ModuleManifest<{ config: Config; clock: Clock; stores: St
     ai_chunk_vectors: { system: 'the vector index of ai_chunks, joined by rowid' },
     ai_answers: { location: null, why: 'an answer records the locations it drew on in location_ids; the ai module checks them' },
     ai_index_version: { system: 'a counter of index changes' },
-    ai_recall_campaigns: { location: 'location_id' },
-    ai_recall_recipients: { location: 'location_id' },
+    ai_recall_campaigns: {
+      location: null,
+      why: 'a campaign names the locations it covered in scope_location_ids (location_id, the one asked for, may be null); the ai module checks them',
+    },
+    ai_recall_recipients: { parent: 'ai_recall_campaigns', key: 'campaign_id' },
   },
   reset: {
     // The reminder ledger and notifications a campaign wrote go with the notifications module's rows.

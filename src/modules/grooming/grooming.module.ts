@@ -49,7 +49,7 @@ export const groomingModule: ModuleManifest<Parameters<typeof groomingRouteList>
   },
   tables: ['grooming_packages', 'grooming_appointments', 'grooming_memberships', 'grooming_package_credits', 'grooming_credit_uses'],
   access: {
-    grooming_packages: { location: 'location_id' },
+    grooming_packages: { location: 'location_id', nullIsGroupWide: 'a package without a location is offered at every location of the group' },
     grooming_appointments: { parent: 'bookings', key: 'booking_id' },
     grooming_memberships: { location: 'location_id' },
     grooming_package_credits: { location: 'location_id' },
