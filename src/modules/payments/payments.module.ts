@@ -93,7 +93,8 @@ export const paymentsModule: ModuleManifest<{ clock: Clock }> = {
     refunds: { location: 'location_id' },
     payments: { location: 'location_id' },
     wallet_transactions: { parent: 'wallets', key: 'wallet_id' },
-    wallets: { location: null, why: "a pet parent's wallet is the group's, not a location's" },
+    // A wallet is seen with its parent: a location-scoped caller sees the wallets of the parents it sees.
+    wallets: { parent: 'pet_parents', key: 'parent_id' },
     invoice_lines: { parent: 'invoices', key: 'invoice_id' },
     invoices: { location: 'location_id' },
     invoice_number_counters: { location: 'location_id' },
