@@ -57,6 +57,13 @@ export interface Config {
   readonly webhookAllowHosts: readonly string[];
   /** Webhook receivers on RFC 1918 / unique-local addresses (on-premises receivers); false refuses them too. */
   readonly webhookAllowPrivate: boolean;
+  /** GET /v1/events/stream: open streams per API client (429 beyond). */
+  readonly eventStreamsPerClient: number;
+  /** GET /v1/events/stream: how often the feed looks for new events, and the heartbeat comment's period. */
+  readonly eventStreamPollMs: number;
+  readonly eventStreamHeartbeatMs: number;
+  /** GET /v1/events/stream: bytes a slow reader may fall behind before its stream is dropped. */
+  readonly eventStreamBufferBytes: number;
   readonly webhookTimeoutMs: number;
   /**
    * Where webhook requests are built, signed and sent: `on` a worker thread, `off` the API's own
@@ -346,6 +353,10 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     webhookRetrySchedule: seconds(env, 'PETCARE_WEBHOOK_RETRY_SCHEDULE', defaultWebhookRetrySchedule),
     webhookAllowHosts: list(env, 'PETCARE_WEBHOOK_ALLOW_HOSTS', []),
     webhookAllowPrivate: bool(env, 'PETCARE_WEBHOOK_ALLOW_PRIVATE', true),
+    eventStreamsPerClient: int(env, 'PETCARE_EVENT_STREAMS_PER_CLIENT', 5, 1, 1000),
+    eventStreamPollMs: int(env, 'PETCARE_EVENT_STREAM_POLL_MS', 250, 10, 10_000),
+    eventStreamHeartbeatMs: int(env, 'PETCARE_EVENT_STREAM_HEARTBEAT_MS', 15_000, 1_000, 300_000),
+    eventStreamBufferBytes: int(env, 'PETCARE_EVENT_STREAM_BUFFER_BYTES', 1024 * 1024, 16 * 1024, 64 * 1024 * 1024),
     webhookTimeoutMs: int(env, 'PETCARE_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookThread: choice(env, 'PETCARE_WEBHOOK_THREAD', ['auto', 'on', 'off'] as const, 'auto'),
     webhookSecretOverlapHours: int(env, 'PETCARE_WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 24 * 30),

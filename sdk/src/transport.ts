@@ -174,6 +174,36 @@ export class Transport {
     }
   }
 
+  /**
+   * One GET whose body the caller reads as it comes (the event stream): the token as for every call,
+   * a fresh one once after a 401, and no retries — the caller decides when to reconnect. The
+   * response as fetched (a failure's body unread), or a network error thrown.
+   */
+  async openStream(path: string, query: Record<string, unknown> | undefined, headers: Record<string, string>, signal?: AbortSignal): Promise<Response> {
+    const url = this.baseUrl + path + queryString(query);
+    const version = this.options.apiVersion;
+    for (let refreshed = false; ; refreshed = true) {
+      const token = await this.accessToken();
+      const res = await this.fetchImpl(url, {
+        headers: { accept: 'text/event-stream', ...(version ? { 'petcare-version': version } : {}), ...headers, authorization: `Bearer ${token.accessToken}` },
+        signal,
+      });
+      if (res.status !== 401 || refreshed) return res;
+      await res.body?.cancel().catch(() => undefined);
+      if (this.token === token) this.token = { ...token, expiresAt: 0 };
+    }
+  }
+
+  /** The answer of a failed call as a PetCareError (its body read here). */
+  async failure(res: Response): Promise<PetCareError> {
+    return this.problem(res, await readBody(res));
+  }
+
+  /** How long to wait before reconnect number `attempt` (Retry-After when the answer gave one). */
+  reconnectDelay(attempt: number, res?: Response): number {
+    return this.backoff(attempt, res ? retryAfterSeconds(res.headers) : undefined);
+  }
+
   /** Fetches with retries on network errors, 429 and 5xx (each retry after backoff or Retry-After). */
   private async send(url: string, init: RequestInit, signal: AbortSignal | undefined): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
