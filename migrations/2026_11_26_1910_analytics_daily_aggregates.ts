@@ -23,7 +23,8 @@ import { sql, type Kysely } from 'kysely';
  *   date. Days are the records' own dates, compared as text as the metric compares them: key `ge`
  *   applies to dates d ≥ day, key `gt` to d > day (a due date ends compliance after it; a pet created
  *   on UTC day c counts from d > c; a pet created on the day asked or the next is read from its records).
- *   BEFORE triggers take a pet's old events out and AFTER triggers put its new ones in.
+ *   A pet's events are kept in `analytics_pet_events` (one row per pet, a JSON list), so a write
+ *   takes the old ones out and puts the new ones in with one walk of the pet's vaccinations.
  *
  * The rows of a location go with it (ON DELETE CASCADE), after the records that moved them.
  */
@@ -109,8 +110,9 @@ const shares: Array<{ table: string; updateOf: string; shares: Share[] }> = [
 ];
 
 /**
- * A pet's compliance events (see above) as rows (tenant_id, location_id, day, key, num, den), from
- * its row and its vaccinations; none when the pet is gone. `earliest` is the metric's own subquery.
+ * A pet's compliance events (see above) as rows (tenant_id, location_id, day, key, num, den), from its
+ * row and its vaccinations; none when the pet is gone. `e` is the metric's own subquery, evaluated
+ * once per dose date (`LIMIT -1` keeps SQLite from copying it into every expression that reads it).
  */
 function complianceEvents(pet: string | null): string {
   const doses =
@@ -120,7 +122,7 @@ function complianceEvents(pet: string | null): string {
   const earliest = `(SELECT min(due_on) FROM (
       SELECT v.due_on AS due_on, max(v.administered_on || v.id) FROM vaccinations v
       WHERE v.pet_id = p.id AND v.administered_on <= x.d GROUP BY v.vaccine_key))`;
-  return `SELECT g.tenant_id AS tenant_id, g.location_id AS location_id,
+  return `SELECT g.pet_id AS pet_id, g.tenant_id AS tenant_id, g.location_id AS location_id,
       CASE t.n WHEN 2 THEN g.nxt WHEN 4 THEN g.ub ELSE g.la END AS day,
       CASE t.n WHEN 2 THEN 'ge' WHEN 4 THEN g.uk ELSE g.lk END AS key,
       CASE t.n WHEN 3 THEN 1 WHEN 4 THEN -1 ELSE 0 END AS num,
@@ -128,13 +130,13 @@ function complianceEvents(pet: string | null): string {
     FROM (SELECT s.*,
             CASE WHEN s.nxt IS NULL OR s.e < s.nxt THEN s.e ELSE s.nxt END AS ub,
             CASE WHEN s.nxt IS NULL OR s.e < s.nxt THEN 'gt' ELSE 'ge' END AS uk
-          FROM (SELECT p.tenant_id AS tenant_id, p.location_id AS location_id, x.nxt AS nxt,
+          FROM (SELECT p.id AS pet_id, p.tenant_id AS tenant_id, p.location_id AS location_id, x.nxt AS nxt,
                   CASE WHEN x.d > substr(p.created_at, 1, 10) THEN x.d ELSE substr(p.created_at, 1, 10) END AS la,
                   CASE WHEN x.d > substr(p.created_at, 1, 10) THEN 'ge' ELSE 'gt' END AS lk,
                   ${earliest} AS e
                 FROM pets p, (${doses}) x
-                WHERE p.id = ${pet ?? 'x.pet_id'}) s
-          WHERE s.e IS NOT NULL) g,
+                WHERE p.id = ${pet ?? 'x.pet_id'} LIMIT -1) s
+          WHERE s.e IS NOT NULL LIMIT -1) g,
       (SELECT 1 AS n UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4) t
     WHERE CASE t.n
       WHEN 1 THEN g.nxt IS NULL OR g.nxt > g.la
@@ -142,13 +144,27 @@ function complianceEvents(pet: string | null): string {
       ELSE g.ub > g.la OR (g.ub = g.la AND g.uk = 'gt') END`;
 }
 
-/** Adds (sign 1) or takes out (-1) a pet's compliance events, per day and in the totals. */
-function applyCompliance(pet: string, sign: 1 | -1): string {
+/** Adds (1) or takes out (-1) the stored events of the pets matching `where` (on `e`), on their days and in the totals. */
+const applyStoredEvents = (where: string, sign: 1 | -1) => {
   const s = sign === 1 ? '' : '-';
   return `INSERT INTO analytics_daily (tenant_id, location_id, measure, day, key, num, den)
-      SELECT tenant_id, location_id, 'compliance', day, key, ${s}num, ${s}den FROM (${complianceEvents(pet)})
-      UNION ALL SELECT tenant_id, location_id, 'compliance', '', key, ${s}num, ${s}den FROM (${complianceEvents(pet)})
-      WHERE 1 ${upsertTail};`;
+      SELECT e.tenant_id, e.location_id, 'compliance', CASE WHEN t.n = 2 THEN '' ELSE j.value->>0 END, j.value->>1, ${s}(j.value->>2), ${s}(j.value->>3)
+      FROM analytics_pet_events e, json_each(e.events) j, (SELECT 1 AS n UNION ALL SELECT 2) t
+      WHERE ${where} ${upsertTail};`;
+};
+
+/** The pet's events stored from `events` (a statement of complianceEvents' columns), grouped per pet. */
+const storeEvents = (events: string) => `INSERT INTO analytics_pet_events (pet_id, tenant_id, location_id, events)
+      SELECT pet_id, tenant_id, location_id, json_group_array(json_array(day, key, num, den)) FROM (${events}) GROUP BY pet_id;`;
+
+/** Recomputes one pet's compliance events: the stored ones out, the new ones stored and in. */
+function refreshCompliance(pet: string): string {
+  return [
+    applyStoredEvents(`e.pet_id = ${pet}`, -1),
+    `DELETE FROM analytics_pet_events WHERE pet_id = ${pet};`,
+    storeEvents(complianceEvents(pet)),
+    applyStoredEvents(`e.pet_id = ${pet}`, 1),
+  ].join('\n');
 }
 
 async function createTrigger(db: Kysely<unknown>, name: string, timing: string, table: string, body: string): Promise<void> {
@@ -162,30 +178,20 @@ async function createTriggers(db: Kysely<unknown>): Promise<void> {
     await createTrigger(db, `${table}_analytics_daily_delete`, 'AFTER DELETE', table, each('OLD', -1));
     await createTrigger(db, `${table}_analytics_daily_update`, `AFTER UPDATE OF ${updateOf}`, table, `${each('OLD', -1)}\n${each('NEW', 1)}`);
   }
-  // Compliance: a pet's events out before a change, in after it.
+  // Compliance: the pet's stored events out, its new ones in.
   const vaccinationsChange = 'pet_id, vaccine_key, administered_on, due_on';
-  await createTrigger(db, 'vaccinations_compliance_before_insert', 'BEFORE INSERT', 'vaccinations', applyCompliance('NEW.pet_id', -1));
-  await createTrigger(db, 'vaccinations_compliance_after_insert', 'AFTER INSERT', 'vaccinations', applyCompliance('NEW.pet_id', 1));
-  await createTrigger(db, 'vaccinations_compliance_before_delete', 'BEFORE DELETE', 'vaccinations', applyCompliance('OLD.pet_id', -1));
-  await createTrigger(db, 'vaccinations_compliance_after_delete', 'AFTER DELETE', 'vaccinations', applyCompliance('OLD.pet_id', 1));
+  await createTrigger(db, 'vaccinations_compliance_insert', 'AFTER INSERT', 'vaccinations', refreshCompliance('NEW.pet_id'));
+  await createTrigger(db, 'vaccinations_compliance_delete', 'AFTER DELETE', 'vaccinations', refreshCompliance('OLD.pet_id'));
   await createTrigger(
     db,
-    'vaccinations_compliance_before_update',
-    `BEFORE UPDATE OF ${vaccinationsChange}`,
-    'vaccinations',
-    `${applyCompliance('OLD.pet_id', -1)}\n${applyCompliance('(CASE WHEN NEW.pet_id <> OLD.pet_id THEN NEW.pet_id END)', -1)}`,
-  );
-  await createTrigger(
-    db,
-    'vaccinations_compliance_after_update',
+    'vaccinations_compliance_update',
     `AFTER UPDATE OF ${vaccinationsChange}`,
     'vaccinations',
-    `${applyCompliance('OLD.pet_id', 1)}\n${applyCompliance('(CASE WHEN NEW.pet_id <> OLD.pet_id THEN NEW.pet_id END)', 1)}`,
+    `${refreshCompliance('OLD.pet_id')}\n${refreshCompliance('(CASE WHEN NEW.pet_id <> OLD.pet_id THEN NEW.pet_id END)')}`,
   );
-  await createTrigger(db, 'pets_compliance_after_insert', 'AFTER INSERT', 'pets', applyCompliance('NEW.id', 1));
-  await createTrigger(db, 'pets_compliance_before_update', 'BEFORE UPDATE OF location_id, created_at, tenant_id', 'pets', applyCompliance('OLD.id', -1));
-  await createTrigger(db, 'pets_compliance_after_update', 'AFTER UPDATE OF location_id, created_at, tenant_id', 'pets', applyCompliance('NEW.id', 1));
-  await createTrigger(db, 'pets_compliance_before_delete', 'BEFORE DELETE', 'pets', applyCompliance('OLD.id', -1));
+  await createTrigger(db, 'pets_compliance_insert', 'AFTER INSERT', 'pets', refreshCompliance('NEW.id'));
+  await createTrigger(db, 'pets_compliance_update', 'AFTER UPDATE OF location_id, created_at, tenant_id', 'pets', refreshCompliance('NEW.id'));
+  await createTrigger(db, 'pets_compliance_delete', 'AFTER DELETE', 'pets', refreshCompliance('OLD.id'));
 }
 
 /** Every aggregate row from the records (what the rebuild job does per tenant). */
@@ -207,9 +213,8 @@ async function backfill(db: Kysely<unknown>): Promise<void> {
       UNION ALL SELECT tenant_id, location_id, substr(${closedAt('')}, 1, 10), -1 FROM invoices WHERE finalized_at IS NOT NULL AND ${closedAt('')} <> '~'
       UNION ALL SELECT tenant_id, location_id, '', -1 FROM invoices WHERE finalized_at IS NOT NULL AND ${closedAt('')} <> '~')`).execute(db);
   // Compliance: the triggers' events for every pet at once.
-  await insert(`
-    SELECT tenant_id, location_id, 'compliance' AS measure, day, key, num, den FROM (${complianceEvents(null)})
-    UNION ALL SELECT tenant_id, location_id, 'compliance', '', key, num, den FROM (${complianceEvents(null)})`).execute(db);
+  await sql.raw(storeEvents(complianceEvents(null))).execute(db);
+  await sql.raw(applyStoredEvents('1', 1)).execute(db);
 }
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -225,8 +230,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         den INTEGER NOT NULL,
         PRIMARY KEY (location_id, measure, day, key)
       ) WITHOUT ROWID`.execute(trx);
+    await sql`
+      CREATE TABLE analytics_pet_events (
+        pet_id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        location_id TEXT NOT NULL REFERENCES locations(id) ON DELETE CASCADE,
+        events TEXT NOT NULL CHECK (json_valid(events))
+      ) WITHOUT ROWID`.execute(trx);
     // The partial day at an instant's end: invoices closed in it.
     await sql.raw(`CREATE INDEX invoices_location_closed_idx ON invoices (location_id, ${closedAt('')}) WHERE finalized_at IS NOT NULL`).execute(trx);
+    // The earliest-due walk the compliance triggers run per dose date, from the index alone.
+    await sql`CREATE INDEX vaccinations_pet_latest_idx ON vaccinations (pet_id, vaccine_key, administered_on, id, due_on)`.execute(trx);
     await createTriggers(trx);
     await backfill(trx);
   });
@@ -241,6 +255,8 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     );
     for (const { name } of names.rows) await sql.raw(`DROP TRIGGER ${name}`).execute(trx);
     await sql`DROP INDEX invoices_location_closed_idx`.execute(trx);
+    await sql`DROP INDEX vaccinations_pet_latest_idx`.execute(trx);
     await sql`DROP TABLE analytics_daily`.execute(trx);
+    await sql`DROP TABLE analytics_pet_events`.execute(trx);
   });
 }

@@ -313,6 +313,9 @@ async function comparePetCounts(t: import('ava').ExecutionContext, w: World, ten
   }
 }
 
+const petEvents = (w: World, tenantId: string) =>
+  w.db.sqlite.prepare('select pet_id, location_id, events from analytics_pet_events where tenant_id = ? order by pet_id').all(tenantId);
+
 for (const seed of [1, 2, 3]) {
   test(`the aggregates answer what the records do (seed ${seed})`, async (t) => {
     const dir = mkdtempSync(path.join(tmpdir(), 'petcare-aggregates-'));
@@ -332,8 +335,10 @@ for (const seed of [1, 2, 3]) {
       await comparePetCounts(t, w, 'ten_a');
       // The rebuild job computes what the triggers kept.
       const kept = aggregateRows(w, 'ten_a');
+      const events = petEvents(w, 'ten_a');
       await db.db.transaction().execute((trx) => rebuildDailyAggregates(trx, 'ten_a'));
       t.deepEqual(aggregateRows(w, 'ten_a'), kept);
+      t.deepEqual(petEvents(w, 'ten_a'), events);
     } finally {
       await db.db.destroy();
       rmSync(dir, { recursive: true, force: true });

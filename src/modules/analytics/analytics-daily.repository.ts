@@ -183,11 +183,13 @@ export async function petCount(db: Executor, access: AccessFilter, locationIds: 
 }
 
 /**
- * Every pet's compliance events at once (the triggers compute one pet's the same way): per date a
- * dose was given, the pet's earliest due date then; it counts from that date (or from the day after
- * its UTC creation day) until the next such date, and is compliant until the due date.
+ * Every pet's compliance events at once (the triggers compute one pet's the same way, migration
+ * 2026_11_26_1910): per date a dose was given, the pet's earliest due date then; it counts from that
+ * date (or from the day after its UTC creation day) until the next such date, and is compliant
+ * until the due date. `LIMIT -1` keeps each dose date's earliest-due walk from being copied into
+ * every expression that reads it.
  */
-const complianceEvents = `select g.tenant_id as tenant_id, g.location_id as location_id,
+const complianceEvents = `select g.pet_id as pet_id, g.tenant_id as tenant_id, g.location_id as location_id,
       case t.n when 2 then g.nxt when 4 then g.ub else g.la end as day,
       case t.n when 2 then 'ge' when 4 then g.uk else g.lk end as key,
       case t.n when 3 then 1 when 4 then -1 else 0 end as num,
@@ -195,14 +197,14 @@ const complianceEvents = `select g.tenant_id as tenant_id, g.location_id as loca
     from (select s.*,
             case when s.nxt is null or s.e < s.nxt then s.e else s.nxt end as ub,
             case when s.nxt is null or s.e < s.nxt then 'gt' else 'ge' end as uk
-          from (select p.tenant_id as tenant_id, p.location_id as location_id, x.nxt as nxt,
+          from (select p.id as pet_id, p.tenant_id as tenant_id, p.location_id as location_id, x.nxt as nxt,
                   case when x.d > substr(p.created_at, 1, 10) then x.d else substr(p.created_at, 1, 10) end as la,
                   case when x.d > substr(p.created_at, 1, 10) then 'ge' else 'gt' end as lk,
                   (${earliestDueAt('p.id', 'x.d')}) as e
                 from pets p, (select pet_id, d, lead(d) over (partition by pet_id order by d) as nxt
                               from (select distinct pet_id, administered_on as d from vaccinations where tenant_id = ?)) x
-                where p.id = x.pet_id) s
-          where s.e is not null) g,
+                where p.id = x.pet_id limit -1) s
+          where s.e is not null limit -1) g,
       (select 1 as n union all select 2 union all select 3 union all select 4) t
     where case t.n
       when 1 then g.nxt is null or g.nxt > g.la
@@ -224,8 +226,9 @@ const rebuildSql = [
     union all select location_id, 'invoices_open', substr(${closedAtOf('i')}, 1, 10), '', -1, 0 from invoices i
       where tenant_id = ? and finalized_at is not null and ${closedAtOf('i')} <> '~'
     union all select location_id, 'invoices_open', '', '', -1, 0 from invoices i where tenant_id = ? and finalized_at is not null and ${closedAtOf('i')} <> '~'`,
-  `select location_id, 'compliance' as measure, day, key, num, den from (${complianceEvents})
-    union all select location_id, 'compliance', '', key, num, den from (${complianceEvents})`,
+  `select e.location_id as location_id, 'compliance' as measure, case when t.n = 2 then '' else j.value->>0 end as day, j.value->>1 as key,
+      j.value->>2 as num, j.value->>3 as den
+    from analytics_pet_events e, json_each(e.events) j, (select 1 as n union all select 2) t where e.tenant_id = ?`,
 ];
 
 /**
@@ -233,9 +236,17 @@ const rebuildSql = [
  * them, so this only repairs what a write around the triggers did). In the caller's transaction.
  */
 export async function rebuildDailyAggregates(db: Executor, tenantId: string): Promise<number> {
-  await scoped(db, { tenantId, locationIds: null }).deleteFrom('analytics_daily').execute();
+  const tenant = scoped(db, { tenantId, locationIds: null });
+  await tenant.deleteFrom('analytics_daily').execute();
+  await tenant.deleteFrom('analytics_pet_events').execute();
   // Statements over several tables at once: each names the tenant in every part.
   const tenantDb = acrossTenants(db, 'the rebuild reads and writes one tenant, whose id each statement names');
+  await runStatement(
+    tenantDb,
+    `insert into analytics_pet_events (pet_id, tenant_id, location_id, events)
+      select pet_id, tenant_id, location_id, json_group_array(json_array(day, key, num, den)) from (${complianceEvents}) group by pet_id`,
+    [tenantId],
+  );
   let rows = 0;
   for (const select of rebuildSql) {
     const parameters = Array.from({ length: select.split('?').length - 1 }, () => tenantId);

@@ -25,11 +25,12 @@ export const analyticsModule: ModuleManifest<Parameters<typeof analyticsRoutes>[
     Analytics:
       "Metrics over the other modules' records (revenue, open invoices, appointments, no-shows, occupancy, grooming, vaccination compliance, pets, marketplace), each with its declared basis, as a summary, a series (JSON or CSV) and the records behind a value.",
   },
-  tables: ['analytics_versions', 'analytics_daily'],
+  tables: ['analytics_versions', 'analytics_daily', 'analytics_pet_events'],
   access: {
     analytics_versions: { system: 'counters of writes that invalidate cached summaries' },
     analytics_daily: { location: 'location_id' },
+    analytics_pet_events: { location: 'location_id' },
   },
   // Triggers move the aggregates as the other modules' rows go; the location's delete takes what is left.
-  reset: { cascades: { analytics_daily: 'locations' } },
+  reset: { cascades: { analytics_daily: 'locations', analytics_pet_events: 'locations' } },
 };

@@ -21,7 +21,16 @@ export interface AnalyticsDailyTable {
   den: number;
 }
 
+/** A pet's vaccination-compliance events (JSON [day, key, num, den] list), as last added to analytics_daily. */
+export interface AnalyticsPetEventsTable {
+  pet_id: string;
+  tenant_id: string;
+  location_id: string;
+  events: string;
+}
+
 export interface AnalyticsTables {
   analytics_versions: AnalyticsVersionsTable;
   analytics_daily: AnalyticsDailyTable;
+  analytics_pet_events: AnalyticsPetEventsTable;
 }
