@@ -6,7 +6,7 @@ import { inList } from '../../db/in-list.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { localDate } from '../../calendar-dates.js';
 import type { LiveCount } from './ai.schema.js';
-import { computeMetricPerCurrency, type MetricName } from '../analytics/index.js';
+import { computeMetricPerCurrency, petCount, type MetricName } from '../analytics/index.js';
 import { wordsOf } from './knowledge-text.js';
 
 /** Point-in-time counts the agent computes in SQL itself (DESIGN §13). */
@@ -88,12 +88,8 @@ export async function computeCount(db: Executor, actor: AccessFilter, intent: Co
   // The intent's locations are the scope's, which scopeLocations took among the caller's.
   const tenant = scoped(db, actor);
   if (intent.metric === 'pets_total') {
-    let query = tenant
-      .selectFrom('pets')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('location_id', 'in', locationIds);
-    if (intent.species) query = query.where(sql`lower(species)`, '=', intent.species);
-    value = (await query.executeTakeFirst())?.n ?? 0;
+    // Analytics' running totals per location and species (kept by triggers), not a count of every pet.
+    value = await petCount(db, actor, locationIds, intent.species);
     return {
       metric: 'pets_total',
       value,
