@@ -38,7 +38,7 @@ export interface ModuleManifest<Deps = never> {
   readonly reset?: ModuleReset;
   /**
    * The event types it emits, with their data schemas: GET /v1/event-types lists them. The module also
-   * adds them to `EventCatalogue` (below), so `emit` checks each payload against its type's schema.
+   * adds them to `EventCatalogue` (`src/event-catalogue.ts`), so `emit` checks each payload against its type's schema.
    */
   readonly events?: Readonly<Record<string, EventTypeInfo>>;
   /** Its own error codes (a code several modules answer stays in `src/http/errors.ts`); it adds them to `ModuleErrorCodes` too. */
@@ -66,13 +66,6 @@ export interface EventTypeInfo {
   /** Other names a client may subscribe by (DESIGN §6). */
   readonly aliases?: readonly string[];
 }
-
-/**
- * The event catalogue as a type: each module that emits events adds its manifest's `events` here by
- * declaration merging, as it adds its tables to `Database`:
- * `declare module '../../module-manifest.js' { interface EventCatalogue extends PetsEvents {} }`.
- */
-export interface EventCatalogue {}
 
 /**
  * A tenant's rows go in two passes: first each module's own `erase` (latest module in the app's list

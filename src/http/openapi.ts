@@ -103,6 +103,7 @@ function operation(route: AnyRoute, variant: OperationVariant = {}): Json {
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: route.tags,
+    ...(route.emits?.length ? { 'x-emits': [...route.emits] } : {}),
     parameters: parameters(route),
     responses: {
       [String(route.response.status)]: {

@@ -1,6 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Context } from 'koa';
 import type { Executor } from '../db/database.js';
+import type { CatalogueEventType } from '../event-catalogue.js';
 import type { Actor } from './actor.js';
 import type { VersionChanges } from './api-versions.js';
 import type { ErrorCode } from './errors.js';
@@ -72,6 +73,8 @@ interface RouteDocs {
   tags: string[];
   /** Error codes this route can answer besides the gateway's own (documented in OpenAPI). */
   errors?: ErrorCode[];
+  /** Event types the route may emit, from the catalogue (documented in OpenAPI as `x-emits`). */
+  emits?: readonly CatalogueEventType[];
 }
 
 interface RouteShape<P, Q, B, R> {

@@ -26,6 +26,6 @@ export const aiEvents = {
 type AiEvents = typeof aiEvents;
 
 // `emit` checks each payload against these schemas.
-declare module '../../module-manifest.js' {
+declare module '../../event-catalogue.js' {
   interface EventCatalogue extends AiEvents {}
 }

@@ -34,6 +34,7 @@ export function recallRoutes(deps: { clock: Clock }): AnyRoute[] {
       method: 'post',
       path: '/v1/ai/recall',
       operationId: 'createRecall',
+      emits: ['pet.vaccination_due', 'ai.recall_sent'],
       summary: 'Run a vaccination recall campaign',
       description:
         'Needs scope `ai` (roles admin and doctor hold it). ' +

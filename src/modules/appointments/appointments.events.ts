@@ -47,6 +47,6 @@ export const appointmentsEvents = {
 type AppointmentsEvents = typeof appointmentsEvents;
 
 // `emit` checks each payload against these schemas.
-declare module '../../module-manifest.js' {
+declare module '../../event-catalogue.js' {
   interface EventCatalogue extends AppointmentsEvents {}
 }

@@ -66,6 +66,7 @@ export function appointmentRoutes(deps: AppointmentDeps): AnyRoute[] {
       method: 'post',
       path: '/v1/appointments',
       operationId: 'createAppointment',
+      emits: ['appointment.created'],
       summary: 'Book an appointment',
       description:
         "The seed's request: petId, providerId, type (case-insensitive: VET_CONSULTATION = vet_consultation), startsAt (Z or a numeric offset), " +
@@ -151,6 +152,7 @@ export function appointmentRoutes(deps: AppointmentDeps): AnyRoute[] {
       method: 'patch',
       path: '/v1/appointments/:id',
       operationId: 'updateAppointment',
+      emits: ['appointment.completed'],
       summary: 'Reschedule, reassign, annotate or move an appointment',
       description:
         '`startsAt` reschedules (confirmed appointments only), `providerId` reassigns (confirmed or checked_in); both run every booking rule ' +

@@ -58,6 +58,6 @@ export const boardingEvents = {
 type BoardingEvents = typeof boardingEvents;
 
 // `emit` checks each payload against these schemas.
-declare module '../../module-manifest.js' {
+declare module '../../event-catalogue.js' {
   interface EventCatalogue extends BoardingEvents {}
 }

@@ -34,6 +34,7 @@ export function stayRoutes(deps: { clock: Clock }): AnyRoute[] {
       method: 'post',
       path: '/v1/boarding/bookings',
       operationId: 'createBoardingBooking',
+      emits: ['booking.created'],
       summary: 'Book a boarding stay by room type',
       description:
         access +
@@ -81,6 +82,7 @@ export function stayRoutes(deps: { clock: Clock }): AnyRoute[] {
       method: 'post',
       path: '/v1/boarding/bookings/:id/cancel',
       operationId: 'cancelBoardingBooking',
+      emits: ['booking.cancelled'],
       summary: 'Cancel a reserved stay',
       description: access + states + 'Frees its nights. Emits `booking.cancelled` (status cancelled, with the reason).',
       tags,
@@ -97,6 +99,7 @@ export function stayRoutes(deps: { clock: Clock }): AnyRoute[] {
       method: 'post',
       path: '/v1/boarding/bookings/:id/no-show',
       operationId: 'markBoardingNoShow',
+      emits: ['booking.cancelled'],
       summary: 'Mark a reserved stay as a no-show',
       description:
         access +
@@ -116,6 +119,7 @@ export function stayRoutes(deps: { clock: Clock }): AnyRoute[] {
       method: 'post',
       path: '/v1/boarding/check-in',
       operationId: 'checkInBoarding',
+      emits: ['boarding.checked_in'],
       summary: 'Check a pet in (a booked stay, or a walk-in)',
       description:
         access +
@@ -149,6 +153,7 @@ export function stayRoutes(deps: { clock: Clock }): AnyRoute[] {
       method: 'post',
       path: '/v1/boarding/check-out',
       operationId: 'checkOutBoarding',
+      emits: ['boarding.checked_out', 'invoice.finalized'],
       summary: 'Check a pet out and bill the stay',
       description:
         access +

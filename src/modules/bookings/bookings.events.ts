@@ -46,6 +46,6 @@ export const bookingsEvents = {
 type BookingsEvents = typeof bookingsEvents;
 
 // `emit` checks each payload against these schemas.
-declare module '../../module-manifest.js' {
+declare module '../../event-catalogue.js' {
   interface EventCatalogue extends BookingsEvents {}
 }

@@ -1,5 +1,6 @@
 import { type Static, Type, type TProperties } from '@sinclair/typebox';
-import type { EventCatalogue, EventTypeInfo } from '../../module-manifest.js';
+import type { EventCatalogue } from '../../event-catalogue.js';
+import type { EventTypeInfo } from '../../module-manifest.js';
 
 export type { EventTypeInfo };
 

@@ -127,6 +127,7 @@ export function groomingRouteList(deps: { config: Config; clock: Clock }): AnyRo
       method: 'post',
       path: '/v1/grooming/appointments',
       operationId: 'createGroomingAppointment',
+      emits: ['booking.created'],
       summary: 'Book a groom',
       description:
         access +
@@ -185,6 +186,7 @@ export function groomingRouteList(deps: { config: Config; clock: Clock }): AnyRo
       method: 'patch',
       path: '/v1/grooming/appointments/:id',
       operationId: 'updateGroomingAppointment',
+      emits: ['booking.cancelled'],
       summary: 'Move a groom to another state',
       description:
         access +

@@ -82,6 +82,6 @@ export const marketplaceEvents = {
 type MarketplaceEvents = typeof marketplaceEvents;
 
 // `emit` checks each payload against these schemas.
-declare module '../../module-manifest.js' {
+declare module '../../event-catalogue.js' {
   interface EventCatalogue extends MarketplaceEvents {}
 }

@@ -47,6 +47,7 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
       method: 'post',
       path: '/v1/orders',
       operationId: 'createOrder',
+      emits: ['booking.created', 'marketplace.booking_created', 'order.created'],
       summary: 'Order marketplace services',
       description:
         orderAccess +
@@ -129,6 +130,7 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
       method: 'post',
       path: '/v1/orders/:id/cancel',
       operationId: 'cancelOrder',
+      emits: ['booking.cancelled', 'order.cancelled'],
       summary: 'Cancel an unpaid order',
       description:
         orderAccess +
@@ -146,6 +148,7 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
       method: 'post',
       path: '/v1/orders/:id/refund',
       operationId: 'refundOrder',
+      emits: ['refund.created', 'order.refunded'],
       summary: 'Refund lines of a paid order',
       description:
         orderAccess +
@@ -166,6 +169,7 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
       method: 'post',
       path: '/v1/marketplace/bookings/:id/complete',
       operationId: 'completeMarketplaceBooking',
+      emits: ['marketplace.booking_completed'],
       summary: 'Complete a marketplace booking',
       description:
         orderAccess +

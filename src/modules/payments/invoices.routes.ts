@@ -25,6 +25,7 @@ export function invoiceRoutes(deps: { clock: Clock }): AnyRoute[] {
       method: 'post',
       path: '/v1/invoices',
       operationId: 'createInvoice',
+      emits: ['invoice.finalized', 'invoice.paid'],
       summary: 'Create an invoice',
       description:
         access +
@@ -98,6 +99,7 @@ export function invoiceRoutes(deps: { clock: Clock }): AnyRoute[] {
       method: 'post',
       path: '/v1/invoices/:id/finalize',
       operationId: 'finalizeInvoice',
+      emits: ['invoice.finalized', 'invoice.paid'],
       summary: 'Finalize a draft invoice',
       description: access + lifecycle + 'Emits `invoice.finalized` (and `invoice.paid` for a zero total). Posts receivable against revenue and tax payable.',
       tags,

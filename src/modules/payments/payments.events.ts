@@ -84,6 +84,6 @@ export const paymentsEvents = {
 type PaymentsEvents = typeof paymentsEvents;
 
 // `emit` checks each payload against these schemas.
-declare module '../../module-manifest.js' {
+declare module '../../event-catalogue.js' {
   interface EventCatalogue extends PaymentsEvents {}
 }

@@ -19,6 +19,7 @@ export function paymentAndRefundRoutes(deps: { clock: Clock }): AnyRoute[] {
       method: 'post',
       path: '/v1/payments',
       operationId: 'createPayment',
+      emits: ['payment.completed', 'invoice.paid', 'order.paid'],
       summary: 'Record a payment',
       description:
         access +
@@ -75,6 +76,7 @@ export function paymentAndRefundRoutes(deps: { clock: Clock }): AnyRoute[] {
       method: 'post',
       path: '/v1/refunds',
       operationId: 'createRefund',
+      emits: ['refund.created', 'order.refunded'],
       summary: 'Refund a payment',
       description:
         access +

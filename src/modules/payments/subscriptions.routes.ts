@@ -30,6 +30,7 @@ export function subscriptionRoutes(deps: { clock: Clock }): AnyRoute[] {
       method: 'post',
       path: '/v1/subscriptions',
       operationId: 'createSubscription',
+      emits: ['subscription.created'],
       summary: 'Create a subscription',
       description: access + states + billing + 'Emits `subscription.created` (and the invoice and payment events of any period billed at once).',
       tags,
@@ -95,6 +96,7 @@ export function subscriptionRoutes(deps: { clock: Clock }): AnyRoute[] {
       method: 'post',
       path: '/v1/subscriptions/:id/cancel',
       operationId: 'cancelSubscription',
+      emits: ['subscription.canceled'],
       summary: 'Cancel a subscription',
       description:
         access +

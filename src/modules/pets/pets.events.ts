@@ -25,6 +25,6 @@ export const petsEvents = {
 type PetsEvents = typeof petsEvents;
 
 // `emit` checks each payload against these schemas.
-declare module '../../module-manifest.js' {
+declare module '../../event-catalogue.js' {
   interface EventCatalogue extends PetsEvents {}
 }

@@ -26,6 +26,7 @@ export function petRoutes(deps: { clock: Clock }): AnyRoute[] {
       method: 'post',
       path: '/v1/pets',
       operationId: 'createPet',
+      emits: ['pet.registered'],
       summary: 'Register a pet',
       description: 'Emits `pet.registered`. The owner and location must be visible to the caller.',
       tags,

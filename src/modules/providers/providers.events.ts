@@ -38,6 +38,6 @@ export const providersEvents = {
 type ProvidersEvents = typeof providersEvents;
 
 // `emit` checks each payload against these schemas.
-declare module '../../module-manifest.js' {
+declare module '../../event-catalogue.js' {
   interface EventCatalogue extends ProvidersEvents {}
 }

@@ -132,6 +132,7 @@ function providerCoreRoutes(deps: RouteDeps): AnyRoute[] {
       method: 'post',
       path: '/v1/providers',
       operationId: 'createProvider',
+      emits: ['provider.onboarded'],
       summary: 'Onboard a provider',
       description:
         'A vet, groomer, sitter, walker or trainer working at one or more locations (each visible to the caller). `services` lists the ' +
@@ -209,6 +210,7 @@ function lifecycleRoutes(deps: { clock: Clock }): AnyRoute[] {
       method: 'post',
       path: '/v1/providers/:id/approve',
       operationId: 'approveProvider',
+      emits: ['provider.approved'],
       summary: 'Approve a marketplace provider',
       description:
         'Admin. pending → approved, and suspended → approved (the way back from a suspension). Refuses 422 `onboarding_incomplete` ' +

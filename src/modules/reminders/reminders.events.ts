@@ -27,6 +27,6 @@ export const remindersEvents = {
 type RemindersEvents = typeof remindersEvents;
 
 // `emit` checks each payload against these schemas.
-declare module '../../module-manifest.js' {
+declare module '../../event-catalogue.js' {
   interface EventCatalogue extends RemindersEvents {}
 }
