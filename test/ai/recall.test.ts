@@ -371,15 +371,25 @@ test.serial('a recall selecting more than 2,000 pet and vaccine pairs is 422 rec
   const parent = await createPetParent(t, bulk.id, { name: 'Pat Bulk', email: 'pat@example.com', reminderConsent: true });
   const pet = await createPet(t, parent.id, bulk.id, { name: 'Rex' });
   const first = await vaccinate(pet.id, 'Vaccine 0', '2025-11-01', '2026-11-01');
-  // 2,000 more vaccines overdue for the same pet, written straight to the table (2,001 pairs in all).
+  // 2,000 more vaccines overdue, written straight to the tables (2,001 pairs in all), spread over 40
+  // pets: each write's triggers walk its pet's vaccinations, so 2,000 on one pet would cost 2,000².
   const sqlite = t.stores.get('live').sqlite;
   const row = sqlite.prepare('select * from vaccinations where id = ?').get(first) as Record<string, unknown>;
+  const petRow = sqlite.prepare('select * from pets where id = ?').get(pet.id) as Record<string, unknown>;
+  const pets = [pet.id, ...Array.from({ length: 39 }, (_, i) => `pet_bulk${String(i).padStart(3, '0')}`)];
+  const insertPet = sqlite.prepare(
+    `insert into pets (${Object.keys(petRow).join(', ')}) values (${Object.keys(petRow)
+      .map((k) => `@${k}`)
+      .join(', ')})`,
+  );
   const insert = sqlite.prepare(
     'insert into vaccinations (id, tenant_id, location_id, pet_id, vaccine, vaccine_key, administered_on, due_on, lot_number, provider_id, recorded_by_client_id, recorded_by_role, created_at) ' +
       'values (@id, @tenant_id, @location_id, @pet_id, @vaccine, @vaccine_key, @administered_on, @due_on, @lot_number, @provider_id, @recorded_by_client_id, @recorded_by_role, @created_at)',
   );
   sqlite.transaction(() => {
-    for (let i = 1; i <= 2000; i++) insert.run({ ...row, id: `vac_bulk${String(i).padStart(5, '0')}`, vaccine: `Vaccine ${i}`, vaccine_key: `vaccine ${i}` });
+    for (const id of pets.slice(1)) insertPet.run({ ...petRow, id, name: `Rex ${id}` });
+    for (let i = 1; i <= 2000; i++)
+      insert.run({ ...row, id: `vac_bulk${String(i).padStart(5, '0')}`, pet_id: pets[i % pets.length], vaccine: `Vaccine ${i}`, vaccine_key: `vaccine ${i}` });
   })();
   try {
     const before = await counts();
@@ -394,6 +404,9 @@ test.serial('a recall selecting more than 2,000 pet and vaccine pairs is 422 rec
     a.is(narrow.status, 201, narrow.text);
     a.is(narrow.body.recipients.length, 2);
   } finally {
-    sqlite.prepare('delete from vaccinations where pet_id = ?').run(pet.id);
+    sqlite.transaction(() => {
+      for (const id of pets) sqlite.prepare('delete from vaccinations where pet_id = ?').run(id);
+      for (const id of pets.slice(1)) sqlite.prepare('delete from pets where id = ?').run(id);
+    })();
   }
 });
