@@ -334,8 +334,9 @@ class DayBuilder {
       config.locations.map((l) => l.zone),
     );
     this.shape = shapeAt(config.scale);
-    // Nothing is dated after "now": the anchor's end of day, or the real time when that is later.
-    this.nowMs = Math.max(Date.now() - 60_000, this.anchorMs);
+    // "Now" for the history is the anchor's midnight (UTC): never after the real time of any build or
+    // resume (ids must not be future-dated), and the same in every run, so the rows are too.
+    this.nowMs = this.anchorMs;
     this.petsAt = config.locations.map(() => []);
     this.invoiceNumbers = config.locations.map(() => 0);
     const file = dataKeyFile(t.dataDir);
