@@ -1,15 +1,17 @@
-import { createHash, type Hash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, promises as fs } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline as pipelineCallback, Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGunzip, createGzip } from 'node:zlib';
+import { createGunzip } from 'node:zlib';
 import SQLite from 'better-sqlite3';
 import type { Environment } from '../../config.js';
+import type { WorkerPool } from '../../jobs/worker-pool.js';
 import { ArchiveError } from './archive-error.js';
-import { decryptFrames, encryptedHeaderSize, encryptFrames, isEncryptedArchive, parseBackupKey } from './archive-encryption.js';
-import { readTar, tarBlocks, type TarFileToWrite } from './archive-tar.js';
+import { decryptFrames, encryptedHeaderSize, isEncryptedArchive, parseBackupKey } from './archive-encryption.js';
+import { readTar } from './archive-tar.js';
+import type { Manifest, ManifestFile } from './archive-manifest.js';
+import { writeArchiveOffThread } from './archive-writer.js';
 import { ByteReader } from './byte-reader.js';
 import { archivableFiles, backupStagingPrefix, insideDataDir, isRestorablePath, sidecarIn } from './data-dir-contents.js';
 import { isSqliteDatabase, snapshotDatabase } from './database-snapshot.js';
@@ -31,38 +33,7 @@ const manifestName = 'manifest.json';
 const environments: readonly Environment[] = ['live', 'sandbox'];
 const gzipMagic = Buffer.from([0x1f, 0x8b]);
 
-export interface ManifestFile {
-  path: string;
-  size: number;
-  sha256: string;
-}
-
-export interface Manifest {
-  /** 1: databases, documents/ and keys/ with the manifest first; 2: the whole data dir, manifest last. Both are read. */
-  format: 'petcare-backup/1' | 'petcare-backup/2';
-  createdAt: string;
-  platformVersion: string;
-  /** The newest migration applied to the databases in the archive. */
-  schemaVersion: string | null;
-  environments: Environment[];
-  files: ManifestFile[];
-  /** Files that are SQLite databases, copied through SQLite (format 2). */
-  databases?: string[];
-}
-
-/** `size` bytes of an open file, hashed as they are read (unless hashed already). */
-async function* readExactly(handle: FileHandle, size: number, hash: Hash | null): AsyncGenerator<Buffer> {
-  let position = 0;
-  while (position < size) {
-    const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, size - position));
-    const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
-    if (bytesRead === 0) throw new ArchiveError('a file shrank while it was archived');
-    const data = chunk.subarray(0, bytesRead);
-    hash?.update(data);
-    position += bytesRead;
-    yield data;
-  }
-}
+export type { Manifest, ManifestFile } from './archive-manifest.js';
 
 function latestMigration(file: string): string | null {
   const db = new SQLite(file, { readonly: true, fileMustExist: true });
@@ -110,6 +81,8 @@ export interface CreateArchiveOptions {
   unencrypted?: boolean;
   /** One archive at this path (a file, or a folder to put it in) instead of a dated one in backupDir; nothing is pruned. */
   out?: string | undefined;
+  /** Where the archive is written (the job runner's worker threads); default a worker of the module's own. */
+  workers?: WorkerPool | undefined;
 }
 
 export interface CreatedArchive {
@@ -184,56 +157,31 @@ export async function createArchive(options: CreateArchiveOptions): Promise<Crea
     const present = environments.filter((env) => databases.includes(`${env}.sqlite`));
     if (present.length === 0) throw new ArchiveError(`no database in ${dataDir}`);
 
-    const files: ManifestFile[] = [];
-    const manifestOf = (): Manifest => ({
-      format: 'petcare-backup/2',
-      createdAt: new Date(now).toISOString(),
-      platformVersion: options.platformVersion,
-      schemaVersion: latestMigration(sources.get(`${present[0]}.sqlite`)!),
-      environments: [...present],
-      files,
-      databases,
-    });
-    let manifest: Manifest | undefined;
-    const entries = async function* (): AsyncGenerator<TarFileToWrite> {
-      for (const [relative, source] of sources) {
-        let handle: FileHandle;
-        try {
-          handle = await fs.open(source, 'r');
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // deleted since it was listed (a document removed meanwhile)
-          throw err;
-        }
-        try {
-          const { size } = await handle.stat();
-          const known = hashed.get(relative);
-          const hash = known ? null : createHash('sha256');
-          const body = async function* (): AsyncGenerator<Buffer> {
-            yield* readExactly(handle, size, hash);
-            files.push(known ?? { path: relative, size, sha256: hash!.digest('hex') });
-          };
-          yield { path: relative, size, body: body() };
-        } finally {
-          await handle.close();
-        }
-      }
-      manifest = manifestOf();
-      const text = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
-      yield { path: manifestName, size: text.length, body: [text] };
-    };
-    const encrypt = key ? (source: AsyncIterable<Buffer>) => encryptFrames(source, key) : (source: AsyncIterable<Buffer>) => source;
-    await pipeline(
-      Readable.from(tarBlocks(entries(), new Date(now)), { objectMode: false }),
-      createGzip(),
-      encrypt,
-      createWriteStream(partial, { flags: 'wx', mode: 0o600, flush: true }),
+    // Read, tarred, gzipped and encrypted on a worker thread: nothing of it on the event loop.
+    const manifest = await writeArchiveOffThread(
+      {
+        sources: [...sources],
+        hashed: [...hashed],
+        header: {
+          format: 'petcare-backup/2',
+          createdAt: new Date(now).toISOString(),
+          platformVersion: options.platformVersion,
+          schemaVersion: latestMigration(sources.get(`${present[0]}.sqlite`)!),
+          environments: [...present],
+          databases,
+        },
+        mtime: now,
+        key: options.key ?? null,
+        partial,
+      },
+      options.workers,
     );
     await fs.chmod(partial, 0o600);
     // Renamed when complete: an archive cut short (disk full) never passes for one.
     await fs.rename(partial, file);
     completed = true;
     const deleted = options.out === undefined ? await pruneArchives(options.backupDir, options.keep) : 0;
-    return { file, manifest: manifest!, deleted, encrypted: key !== null, warning };
+    return { file, manifest, deleted, encrypted: key !== null, warning };
   } finally {
     await fs.rm(staging, { recursive: true, force: true });
     if (!completed) await fs.rm(partial, { force: true });

@@ -19,7 +19,7 @@ export function backupJob(): JobDefinition {
       '(required when PETCARE_BACKUP_DIR is outside the data dir), and keeps the newest PETCARE_BACKUPS_KEPT (7). Restore with the CLI: `petcare restore <archive>`.',
     schedule: { cron: '30 2 * * *' },
     maxAttempts: 2,
-    async run({ env, config, clock }): Promise<JobResult> {
+    async run({ env, config, clock, workers }): Promise<JobResult> {
       if (env !== environmentsOf(config)[0]) return { skipped: true, reason: 'the archive of the primary environment covers this one' };
       const { file, manifest, deleted, encrypted } = await createArchive({
         dataDir: config.dataDir,
@@ -28,6 +28,7 @@ export function backupJob(): JobDefinition {
         platformVersion: config.platformVersion,
         keep: config.backupsKept,
         key: config.backupKey,
+        workers,
       });
       return { file, files: manifest.files.length, schemaVersion: manifest.schemaVersion, encrypted, deleted };
     },
