@@ -25,8 +25,11 @@ import { LlmUnavailable, type LlmClient } from './llm-client.js';
 
 export { knowledgePdfLimits } from './knowledge-extraction.js';
 
-/** Chunks written per transaction: progress shows between them and API writes are not held up. */
-const chunkBatch = 200;
+/**
+ * Chunks written per transaction: progress shows between them and API writes are not held up. Each
+ * chunk also goes into the FTS index (a trigger): 50 keep a transaction to a few ms of the event loop.
+ */
+const chunkBatch = 50;
 /** Texts per embeddings request. */
 const embedBatch = 32;
 
