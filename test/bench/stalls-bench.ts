@@ -5,18 +5,29 @@
  * GET p99, writes completed, and the backup's duration. The targets: the backup completes while the
  * writes go on (it used to restart on every write and never finish), and the event loop's delay
  * with a backup stays of the order of the window without one.
+ * Then (issue 27.4) a probe: GET /v1/pets/:id every 50 ms and nothing else, quiet and during each
+ * heavy operation alone — 3 knowledge uploads of 25 MB extracted and indexed, a backup, a job
+ * catch-up (vaccination reminders for BENCH_STALL_REMINDERS pets at once). A probe's latency counts
+ * from when it was due, so a blocked event loop (which also delays the probe's own timer) shows.
+ * Target: the probe's max during each operation ≤ 3 × its quiet p99.
  *   npm run bench:stalls                       (BENCH_STALL_MB=150: the events table is filled to about that size)
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import path from 'node:path';
-import { statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { benchSetting } from './bench-servers.js';
 import { newId } from '../../src/db/ids.js';
+import { form } from '../ai/ai-support.js';
 import { createHousehold } from '../helpers/factories.js';
 import { startTestApp } from '../helpers/test-app.js';
 
 const targetMb = benchSetting('BENCH_STALL_MB', 150);
 const windowMs = benchSetting('BENCH_STALL_WINDOW_MS', 4000);
+const uploadMb = benchSetting('BENCH_STALL_UPLOAD_MB', 25);
+const reminders = benchSetting('BENCH_STALL_REMINDERS', 5000);
 
 const t = await startTestApp({ config: { rateLimitPerMinute: 100_000_000 } });
 const token = await t.adminToken();
@@ -109,4 +120,166 @@ console.log(`live.sqlite ${sizeMb.toFixed(0)} MB; one writer (POST /v1/pets) and
 console.log(row('no backup', quiet));
 console.log(row('backup running', backup));
 console.log(row('no backup, again', quietAgain));
+
+// ---- The probe: GET /v1/pets/:id every 50 ms, alone, quiet and during each heavy operation ----
+
+interface Probe {
+  p50: number;
+  p99: number;
+  max: number;
+  samples: number;
+  errors: number;
+  loopMax: number;
+  opMs: number;
+}
+
+const percentile = (sorted: number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? Number.NaN;
+
+/** Probes every 50 ms until `work` settles (and for at least `minMs`); each latency counts from when the probe was due. */
+async function probe(work: () => Promise<unknown>, minMs = 0): Promise<Probe> {
+  const histogram = monitorEventLoopDelay({ resolution: 5 });
+  histogram.enable();
+  const latencies: number[] = [];
+  let errors = 0;
+  const inFlight = new Set<Promise<void>>();
+  const started = performance.now();
+  let done = false;
+  const finished = work().finally(() => (done = true));
+  const opMsPromise = finished.then(() => performance.now() - started);
+  for (let n = 0; !done || performance.now() - started < minMs; n++) {
+    const due = started + n * 50;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const request = t.request('GET', `/v1/pets/${household.pet.id}`, { token }).then(
+      (res) => {
+        if (res.status !== 200) throw new Error(`probe: ${res.status}`);
+        latencies.push(performance.now() - due);
+      },
+      () => {
+        // A connection reset (the symptom of a long stall): counted, and its time counts too.
+        errors++;
+        latencies.push(performance.now() - due);
+      },
+    );
+    inFlight.add(request);
+    void request.finally(() => inFlight.delete(request));
+  }
+  await Promise.all(inFlight);
+  const opMs = await opMsPromise;
+  histogram.disable();
+  latencies.sort((a, b) => a - b);
+  return {
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    max: latencies.at(-1) ?? Number.NaN,
+    samples: latencies.length,
+    errors,
+    loopMax: histogram.max / 1e6,
+    opMs,
+  };
+}
+
+/** A text of about `mb` MB: paragraphs of sentences, so it chunks like a real document. */
+function bigText(mb: number, seed: number): Buffer {
+  const words = ['anaesthesia', 'fasting', 'vaccination', 'boarding', 'dose', 'weight', 'kennel', 'rabies', 'premedication', 'recovery', 'owner', 'consent'];
+  const sentences: string[] = [];
+  let size = 0;
+  for (let i = 0; size < mb * 1_000_000; i++) {
+    const sentence = `Rule ${seed}.${i} says the ${words[i % words.length]} of each ${words[(i * 7 + seed) % words.length]} is checked twice before the ${words[(i * 5 + 3) % words.length]}.`;
+    sentences.push(i % 6 === 5 ? `${sentence}\n\n` : `${sentence} `);
+    size += sentence.length + 1;
+  }
+  return Buffer.from(sentences.join(''), 'utf8');
+}
+
+/**
+ * The uploads are sent by a process of their own: the client's copies of 3 × 25 MB bodies would
+ * otherwise run on the server's event loop too and be counted as its stall.
+ */
+const uploader = `
+const { readFileSync } = require('node:fs');
+const [url, token, service, ...files] = process.argv.slice(1);
+Promise.all(files.map(async (file) => {
+  const res = await fetch(url + '/v1/ai/services/' + service + '/documents', {
+    method: 'POST',
+    headers: { authorization: 'Bearer ' + token, 'content-type': 'multipart/form-data; boundary=stalls' },
+    body: readFileSync(file),
+  });
+  const body = await res.json();
+  if (res.status !== 202) throw new Error('upload: ' + res.status + ' ' + JSON.stringify(body));
+  return body.id;
+})).then((ids) => console.log(JSON.stringify(ids)), (err) => { console.error(err); process.exit(1); });
+`;
+
+async function uploadsIndexed(): Promise<void> {
+  const svc = await t.request('POST', '/v1/ai/services', { token, body: { name: `Stalls ${newId('x')}` } });
+  if (svc.status !== 201) throw new Error(`service: ${svc.status} ${svc.text}`);
+  const child = spawn(process.execPath, ['-e', uploader, t.url, token, svc.body.id, ...forms], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk) => (out += chunk));
+  const [code] = await once(child, 'exit');
+  if (code !== 0) throw new Error(`the uploader exited with ${code}`);
+  const ids = JSON.parse(out) as string[];
+  for (;;) {
+    const docs = await Promise.all(ids.map((id) => t.request('GET', `/v1/ai/services/${svc.body.id}/documents/${id}`, { token })));
+    const failed = docs.find((d) => d.body.status === 'failed');
+    if (failed) throw new Error(`indexing failed: ${failed.body.error}`);
+    if (docs.every((d) => d.body.status === 'indexed')) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function backupRun(): Promise<void> {
+  t.clock.advance(60_000); // archives are named by the clock's time: not the first backup's name again
+  const res = await t.request('POST', '/v1/jobs/backup/run', { token, body: { wait: true, waitSeconds: 120 } });
+  if (res.status !== 200 || res.body.status !== 'succeeded') throw new Error(`backup: ${res.status} ${res.text}`);
+}
+
+// The catch-up: a vaccination due soon for each of `reminders` pets, never reminded (as after days of downtime).
+const today = new Date(t.clock.now()).toISOString().slice(0, 10);
+const due = new Date(t.clock.now() + 5 * 86_400_000).toISOString().slice(0, 10);
+const insertPet = live.sqlite.prepare(
+  'INSERT INTO pets (id, tenant_id, location_id, owner_id, name, breed, species, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+);
+const insertVaccination = live.sqlite.prepare(
+  'INSERT INTO vaccinations (id, tenant_id, location_id, pet_id, vaccine, vaccine_key, administered_on, due_on, recorded_by_client_id, recorded_by_role, created_at) ' +
+    'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+);
+live.sqlite.transaction(() => {
+  for (let i = 0; i < reminders; i++) {
+    const pet = newId('pet');
+    insertPet.run(pet, t.tenantId, household.location.id, household.parent.id, `Catch-up ${i}`, 'Beagle', 'dog', at, at);
+    insertVaccination.run(newId('vac'), t.tenantId, household.location.id, pet, 'Rabies', 'rabies', today, due, 'bench', 'admin', at);
+  }
+})();
+
+async function catchUp(): Promise<void> {
+  const res = await t.request('POST', '/v1/jobs/vaccination-reminders/run', { token, body: { wait: true, waitSeconds: 120 } });
+  if (res.status !== 200 || res.body.status !== 'succeeded') throw new Error(`reminders: ${res.status} ${res.text}`);
+}
+
+// Each upload's multipart body, written once to a file the uploader process sends as it is.
+const forms = [1, 2, 3].map((n) => {
+  const { rawBody } = form(bigText(uploadMb, n), `manual-${n}.txt`, 'text/plain', `Manual ${n}`);
+  const boundary = /^--(\S+)\r\n/.exec(rawBody.subarray(0, 100).toString('latin1'))![1]!;
+  const file = path.join(tmpdir(), `petcare-stalls-upload-${process.pid}-${n}`);
+  // The uploader declares one boundary for all three.
+  writeFileSync(file, Buffer.from(rawBody.toString('latin1').split(boundary).join('stalls'), 'latin1'));
+  return file;
+});
+const quietProbe = await probe(async () => undefined, windowMs);
+console.log(
+  `\nprobe: GET /v1/pets/:id every 50 ms, alone (latency from when each was due); target max ≤ 3 × quiet p99 (${(3 * quietProbe.p99).toFixed(1)} ms)`,
+);
+const report = (name: string, p: Probe) =>
+  console.log(
+    `${name.padEnd(30)} probe p50 ${p.p50.toFixed(1).padStart(6)} ms  p99 ${p.p99.toFixed(1).padStart(7)} ms  max ${p.max.toFixed(1).padStart(7)} ms ` +
+      `(${(p.max / quietProbe.p99).toFixed(1).padStart(5)} × quiet p99)  loop max ${p.loopMax.toFixed(0).padStart(5)} ms  ${p.samples} probes${p.errors ? ` (${p.errors} failed)` : ''}  took ${(p.opMs / 1000).toFixed(1)} s`,
+  );
+report('quiet', quietProbe);
+report(`3 × ${uploadMb} MB knowledge uploads`, await probe(uploadsIndexed));
+report('backup', await probe(backupRun));
+report(`catch-up: ${reminders} reminders`, await probe(catchUp));
+report('quiet, again', await probe(async () => undefined, windowMs));
+for (const file of forms) rmSync(file, { force: true });
 await t.close();
