@@ -2298,7 +2298,7 @@ export interface paths {
          * Create provider payout statements for a period
          * @description A provider_payout statement (stl_, in GET /v1/settlements too) per provider and currency: every unsettled sale and refund commission line of order lines completed by the end of periodEnd (UTC); net = gross − refunds − commission. A refund after a payout is a negative line on the next statement. Tenant-wide clients only (403 `tenant_wide_only`). Role admin. periodStart and periodEnd are UTC dates, inclusive (periodEnd not after today). 201 with the statements created plus any that already existed for exactly this period; asked again for the same period (and provider), 200 with the same list. Statements of other periods, paid ones above all, are never changed.
          *
-         *     Scope: `marketplace`. Roles: admin.
+         *     Scope: `marketplace`. Roles: admin. Tenant-wide: a client confined to locations is refused (403 `tenant_wide_only`).
          */
         post: operations["createProviderPayouts"];
         delete?: never;
@@ -2318,7 +2318,7 @@ export interface paths {
          * Get a provider payout statement with its lines
          * @description A provider_payout statement (stl_, in GET /v1/settlements too) per provider and currency: every unsettled sale and refund commission line of order lines completed by the end of periodEnd (UTC); net = gross − refunds − commission. A refund after a payout is a negative line on the next statement. Tenant-wide clients only (403 `tenant_wide_only`). Scope `marketplace.read`. The statement with every commission line it settled, so anyone can recompute it. Daily closes are not provider payouts: 404.
          *
-         *     Scope: `marketplace.read`.
+         *     Scope: `marketplace.read`. Tenant-wide: a client confined to locations is refused (403 `tenant_wide_only`).
          */
         get: operations["getProviderPayout"];
         put?: never;
@@ -2342,7 +2342,7 @@ export interface paths {
          * Mark a provider payout statement paid
          * @description A provider_payout statement (stl_, in GET /v1/settlements too) per provider and currency: every unsettled sale and refund commission line of order lines completed by the end of periodEnd (UTC); net = gross − refunds − commission. A refund after a payout is a negative line on the next statement. Tenant-wide clients only (403 `tenant_wide_only`). Role admin. pending → paid; a paid statement and its lines are immutable (SQLite triggers), so asking again is 409 `invalid_state_transition`. Posts the payout to the journal: provider_payable:<prv_> debited by net, cash:bank_transfer credited. Daily closes are not provider payouts: 404.
          *
-         *     Scope: `marketplace`. Roles: admin.
+         *     Scope: `marketplace`. Roles: admin. Tenant-wide: a client confined to locations is refused (403 `tenant_wide_only`).
          */
         post: operations["markProviderPayoutPaid"];
         delete?: never;
@@ -2688,7 +2688,7 @@ export interface paths {
          * List events
          * @description The outbox of domain events, newest first, as the webhook envelope {id, type, createdAt, data}. Filter by `type` (canonical or alias: asked by an alias, events are shown under that alias, as a webhook subscribed by it receives them) and `since` (created at or after). Events span every location, so a client confined to locations is refused (403 `tenant_wide_only`).
          *
-         *     Scope: `webhooks.read`.
+         *     Scope: `webhooks.read`. Tenant-wide: a client confined to locations is refused (403 `tenant_wide_only`).
          */
         get: operations["listEvents"];
         put?: never;
@@ -2710,7 +2710,7 @@ export interface paths {
          * Get an event
          * @description The envelope under its canonical type. Confined clients are refused (403 `tenant_wide_only`).
          *
-         *     Scope: `webhooks.read`.
+         *     Scope: `webhooks.read`. Tenant-wide: a client confined to locations is refused (403 `tenant_wide_only`).
          */
         get: operations["getEvent"];
         put?: never;
@@ -2754,7 +2754,7 @@ export interface paths {
          * List webhook endpoints
          * @description Newest first; filter by enabled. Secrets are never listed.
          *
-         *     Scope: `webhooks.read`.
+         *     Scope: `webhooks.read`. Tenant-wide: a client confined to locations is refused (403 `tenant_wide_only`).
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
@@ -2762,7 +2762,7 @@ export interface paths {
          * Register a webhook endpoint
          * @description Subscribes a URL to event types (canonical names, aliases or "*"). Answers with the signing `secret` (`whsec_…`), shown only here and on rotation: an idempotent replay omits it (`Idempotent-Replayed-Redacted: secret`). Events committed from now on are delivered; older ones can be replayed. Delivery is at-least-once and not ordered, also per endpoint: dedupe on the event `id`, order by `createdAt` if needed. Each POST carries `X-Service-Signature` and `Service-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, two v1 during a rotation), `X-Service-Event-Id`, `X-Service-Event-Type`, `X-Service-Delivery-Id`, `X-Service-Delivery-Attempt` and `X-Service-Delivery-Kind`. A 2xx within PETCARE_WEBHOOK_TIMEOUT_MS (10 s) is success; redirects are not followed; at most 64 KiB of the answer is read. The URL must be http(s) without credentials; loopback (127.0.0.0/8, ::1), unspecified (0.0.0.0, ::), link-local (169.254.0.0/16, fe80::/10), cloud-metadata (169.254.169.254, fd00:ec2::254, metadata.google.internal) and multicast addresses, in any form (IPv4-mapped IPv6 included), are refused unless PETCARE_WEBHOOK_ALLOW_HOSTS opens them; the host name is resolved and every address checked (400 `validation_failed`, field url), and again at every connection. Private LAN ranges are allowed. At most 50 endpoints per environment. Tenant-wide clients only (403 `tenant_wide_only`).
          *
-         *     Scope: `webhooks`.
+         *     Scope: `webhooks`. Tenant-wide: a client confined to locations is refused (403 `tenant_wide_only`).
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -2780,7 +2780,7 @@ export interface paths {
         };
         /**
          * Get a webhook endpoint
-         * @description Scope: `webhooks.read`.
+         * @description Scope: `webhooks.read`. Tenant-wide: a client confined to locations is refused (403 `tenant_wide_only`).
          */
         get: operations["getWebhookEndpoint"];
         put?: never;
@@ -2789,7 +2789,7 @@ export interface paths {
          * Delete a webhook endpoint
          * @description Stops its deliveries at once (attempts already in flight finish) and forgets its secrets. Answers `{id, deleted: true}`.
          *
-         *     Scope: `webhooks`.
+         *     Scope: `webhooks`. Tenant-wide: a client confined to locations is refused (403 `tenant_wide_only`).
          */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
@@ -2798,7 +2798,7 @@ export interface paths {
          * Update, disable or enable a webhook endpoint
          * @description Changes url, events, description or enabled. Disabling cancels deliveries waiting for an attempt (replay them later); enabling again delivers events committed from then on. Pending retries go to the new URL. The URL must be http(s) without credentials; loopback (127.0.0.0/8, ::1), unspecified (0.0.0.0, ::), link-local (169.254.0.0/16, fe80::/10), cloud-metadata (169.254.169.254, fd00:ec2::254, metadata.google.internal) and multicast addresses, in any form (IPv4-mapped IPv6 included), are refused unless PETCARE_WEBHOOK_ALLOW_HOSTS opens them; the host name is resolved and every address checked (400 `validation_failed`, field url), and again at every connection. Private LAN ranges are allowed.
          *
-         *     Scope: `webhooks`.
+         *     Scope: `webhooks`. Tenant-wide: a client confined to locations is refused (403 `tenant_wide_only`).
          */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
@@ -2816,7 +2816,7 @@ export interface paths {
          * Rotate the signing secret
          * @description Issues a new secret (shown only in this answer). The old one keeps signing beside it — two `v1=` values in the signature header — for `expiresInHours` (default PETCARE_WEBHOOK_SECRET_OVERLAP_HOURS, 24; 0 retires it at once). Rotating again during an overlap retires the oldest secret.
          *
-         *     Scope: `webhooks`.
+         *     Scope: `webhooks`. Tenant-wide: a client confined to locations is refused (403 `tenant_wide_only`).
          */
         post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
@@ -2838,7 +2838,7 @@ export interface paths {
          * Send a signed test event
          * @description Queues a synthetic `webhook.test` event ({endpointId, message}) to this endpoint, signed like any delivery, sent within a second even if the endpoint is disabled. It is outside the catalogue: not subscribable, not in GET /v1/events, attempted once and not retried. See the result in GET /v1/webhook-endpoints/:id/deliveries.
          *
-         *     Scope: `webhooks`.
+         *     Scope: `webhooks`. Tenant-wide: a client confined to locations is refused (403 `tenant_wide_only`).
          */
         post: operations["testWebhookEndpoint"];
         delete?: never;
@@ -2858,7 +2858,7 @@ export interface paths {
          * List delivery attempts of an endpoint
          * @description Every attempt, newest first: event id, type as delivered, attempt number, status, latency, response status and excerpt, error, and when the next attempt is due. Attempts still in flight are listed `in_flight` under the ids they keep. After a hard stop of the appliance, an event whose first attempt was cut is sent again as a new delivery (at-least-once: dedupe on the event id). Filter by eventId, deliveryId or status. Failed attempts are retried after the delays of PETCARE_WEBHOOK_RETRY_SCHEDULE (default 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, then a final attempt about 24 h after the first), each ±10 % jitter; then the delivery is `failed` and can be replayed.
          *
-         *     Scope: `webhooks.read`.
+         *     Scope: `webhooks.read`. Tenant-wide: a client confined to locations is refused (403 `tenant_wide_only`).
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -2882,7 +2882,7 @@ export interface paths {
          * Replay a time range of events to an endpoint
          * @description Re-sends the events created in [from, to) that the endpoint subscribes to, oldest first, at most 1000 per call (then `hasMore` and `nextFrom` say where to continue; a call never splits one millisecond, so when more events share the first instant they all come at once). Each is a NEW delivery (kind `replay`) with fresh signatures and the usual retries. The endpoint must be enabled (409).
          *
-         *     Scope: `webhooks`.
+         *     Scope: `webhooks`. Tenant-wide: a client confined to locations is refused (403 `tenant_wide_only`).
          */
         post: operations["replayWebhookEndpointEvents"];
         delete?: never;
@@ -2904,7 +2904,7 @@ export interface paths {
          * Replay an event
          * @description Re-sends the event as NEW deliveries (kind `replay`, fresh signatures, usual retries): to `endpointId` (which must be enabled and subscribed, else 409), or to every enabled endpoint subscribed to its type now, each under the name it subscribed by.
          *
-         *     Scope: `webhooks`.
+         *     Scope: `webhooks`. Tenant-wide: a client confined to locations is refused (403 `tenant_wide_only`).
          */
         post: operations["replayEvent"];
         delete?: never;
@@ -2946,7 +2946,7 @@ export interface paths {
          * List background jobs
          * @description Every job the runner knows, for the caller's environment: its schedule (cron in UTC, a poller interval, or on demand), last run, next run and runs open now. Tenant-wide clients only (403 `tenant_wide_only` for a client confined to locations).
          *
-         *     Scope: `admin.read`. Roles: admin.
+         *     Scope: `admin.read`. Roles: admin. Tenant-wide: a client confined to locations is refused (403 `tenant_wide_only`).
          */
         get: operations["listJobs"];
         put?: never;
@@ -2968,7 +2968,7 @@ export interface paths {
          * Get a background job with its recent runs
          * @description The job as listed, plus its 20 most recent queued runs (newest first). Finished runs are kept 7 days. Tenant-wide clients only (403 `tenant_wide_only` for a client confined to locations).
          *
-         *     Scope: `admin.read`. Roles: admin.
+         *     Scope: `admin.read`. Roles: admin. Tenant-wide: a client confined to locations is refused (403 `tenant_wide_only`).
          */
         get: operations["getJob"];
         put?: never;
@@ -2992,7 +2992,7 @@ export interface paths {
          * Run a background job now
          * @description Queues a run in the caller's environment and answers 202 with it; with `wait: true` answers 200 once it has finished (or 202 if it is still going after `waitSeconds`, 1–120, default 30). The connection stays open while the run is awaited: the server’s idle limit (30 s, for slow clients) does not count a silence while the answer is being produced. Jobs are safe to run again (reminders are sent once however often their job runs), so this call does not take an Idempotency-Key: each call queues a run. Tenant-wide clients only (403 `tenant_wide_only` for a client confined to locations).
          *
-         *     Scope: `admin`. Roles: admin.
+         *     Scope: `admin`. Roles: admin. Tenant-wide: a client confined to locations is refused (403 `tenant_wide_only`).
          */
         post: operations["runJob"];
         delete?: never;

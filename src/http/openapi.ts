@@ -69,6 +69,7 @@ function errorResponses(route: AnyRoute, extraCodes: ErrorCode[], extraHeaders: 
   if (!isPublic(route)) {
     codes.push('unauthorized', 'invalid_token', 'insufficient_scope', 'ip_not_allowed', 'rate_limited');
     if (route.access.roles) codes.push('forbidden_role');
+    if (route.tenantWide !== undefined) codes.push('tenant_wide_only');
     if (route.method !== 'get') codes.push('invalid_idempotency_key', 'idempotency_key_in_use', 'idempotency_key_mismatch');
   }
   const byStatus = new Map<number, ErrorCode[]>();
@@ -118,8 +119,9 @@ function operation(route: AnyRoute, variant: OperationVariant = {}): Json {
   };
   if (!isPublic(route)) {
     const roles = route.access.roles ? ` Roles: ${route.access.roles.join(', ')}.` : '';
+    const tenantWide = route.tenantWide !== undefined ? ' Tenant-wide: a client confined to locations is refused (403 `tenant_wide_only`).' : '';
     const scopes = scopesOf(route.access.scope);
-    op.description = `${route.description ? `${route.description}\n\n` : ''}Scope: ${scopes.map((s) => `\`${s}\``).join(' or ')}.${roles}`;
+    op.description = `${route.description ? `${route.description}\n\n` : ''}Scope: ${scopes.map((s) => `\`${s}\``).join(' or ')}.${roles}${tenantWide}`;
     op['x-required-scope'] = scopes.length === 1 ? scopes[0] : scopes;
     if (route.method !== 'get') {
       (op.parameters as Json[]).push({ $ref: '#/components/parameters/Idempotency-Key' });

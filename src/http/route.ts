@@ -98,6 +98,12 @@ export interface ProtectedRoute<P extends TSchema | undefined, Q extends TSchema
     RouteShape<P, Q, B, R> {
   /** `scope`: the one scope the call needs, or a list of scopes any one of which will do (DESIGN §3: marketplace bookings are `marketplace` or `bookings`). */
   access: { scope: Scope | readonly [Scope, ...Scope[]]; roles?: readonly Role[] };
+  /**
+   * The route spans every location of the tenant: the router refuses a client confined to locations
+   * (403 `tenant_wide_only`) right after the scope check, before reading its input; OpenAPI says so.
+   * `true`, or the reason the refusal gives.
+   */
+  tenantWide?: true | string;
   /** Writes run in one transaction with their audit row and idempotency record; default: true for non-GET. */
   transactional?: boolean;
   /**

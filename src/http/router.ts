@@ -98,13 +98,21 @@ function jsonBody(body: unknown): string | Buffer {
 const isJsonDocument = (body: unknown): boolean =>
   Array.isArray(body) || (typeof body === 'object' && body !== null && Object.getPrototypeOf(body) === Object.prototype);
 
+/** A `tenantWide` route spans every location: a client confined to locations is refused, whatever its input. */
+function refuseConfined(actor: Actor, tenantWide: true | string): void {
+  if (actor.locationIds === null) return;
+  const why = tenantWide === true ? 'This resource spans every location of the tenant' : tenantWide;
+  throw new AppError('tenant_wide_only', `${why}; use a client that is not confined to locations.`);
+}
+
 /**
  * The pipeline of a protected route, in the order outline uses:
- * auth (+ allowlist + rate limit) → scope/role → validate → [stage body] → idempotency → transaction → handler → respond.
+ * auth (+ allowlist + rate limit) → scope/role (+ tenant-wide) → validate → [stage body] → idempotency → transaction → handler → respond.
  */
 async function runProtected(route: AnyProtectedRoute, ctx: AppContext, deps: PipelineDeps): Promise<void> {
   const actor = await authenticate(ctx, deps);
   authorize(actor, route.access.scope, route.access.roles);
+  if (route.tenantWide !== undefined) refuseConfined(actor, route.tenantWide);
   const input = await readInput(route, ctx, deps);
   const store = deps.stores.get(actor.env);
   const transactional = route.transactional ?? route.method !== 'get';

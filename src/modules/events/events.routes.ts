@@ -3,7 +3,7 @@ import { foundOr404 } from '../../http/errors.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { aliasesOf, canonicalEventTypes, canonicalOf, eventTypeAliases, eventTypeInfo, testEventData, testEventType } from './event-types.js';
-import { requireTenantWide } from './events-access.js';
+import { eventsSpanTenant } from './events-access.js';
 import { presentEvent } from './events.presenter.js';
 import { findEvent, listEvents } from './events.repository.js';
 import { EventEnvelopeSchema, EventParams, EventTypeListSchema, listEventsQuery } from './events.schema.js';
@@ -57,11 +57,11 @@ export function eventRoutes(): AnyRoute[] {
         'client confined to locations is refused (403 `tenant_wide_only`).',
       tags,
       access: { scope: 'webhooks.read' },
+      tenantWide: eventsSpanTenant,
       query: listEventsQuery(),
       response: { status: 200, description: 'A page of events', schema: pageSchema(EventEnvelopeSchema) },
       errors: ['invalid_cursor', 'tenant_wide_only'],
       handler: async ({ db, actor, query }) => {
-        requireTenantWide(actor);
         const page = pageRequest(query);
         const canonical = query.type === undefined ? undefined : (canonicalOf(query.type) ?? undefined);
         const since = query.since === undefined ? undefined : new Date(query.since).toISOString();
@@ -77,11 +77,11 @@ export function eventRoutes(): AnyRoute[] {
       description: 'The envelope under its canonical type. Confined clients are refused (403 `tenant_wide_only`).',
       tags,
       access: { scope: 'webhooks.read' },
+      tenantWide: eventsSpanTenant,
       params: EventParams,
       response: { status: 200, description: 'The event', schema: EventEnvelopeSchema },
       errors: ['not_found', 'tenant_wide_only'],
       handler: async ({ db, actor, params }) => {
-        requireTenantWide(actor);
         const row = foundOr404(await findEvent(db, actor.tenantId, params.id), 'event', params.id);
         return { body: presentEvent(row) };
       },

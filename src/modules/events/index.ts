@@ -1,6 +1,6 @@
 export { emit, type EmittedEvent } from './emit.js';
 export { eventRoutes } from './events.routes.js';
-export { requireTenantWide } from './events-access.js';
+export { eventsSpanTenant } from './events-access.js';
 export { envelopeJson, presentEvent } from './events.presenter.js';
 export { eventsBetween, findEvent } from './events.repository.js';
 export { EventEnvelopeSchema, eventTypeNameSchema } from './events.schema.js';

@@ -3,7 +3,6 @@ import { foundOr404 } from '../../http/errors.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import type { JobRunner } from '../../jobs/runner.js';
 import { countOpenRuns, findSchedules, listJobRuns } from '../../jobs/jobs.repository.js';
-import { requireTenantWide } from '../events/index.js';
 import { presentJob, presentJobRun } from './jobs.presenter.js';
 import { JobDetailSchema, JobParams, JobRunSchema, JobSchema, RunJobBody } from './jobs.schema.js';
 
@@ -26,10 +25,10 @@ export function jobRoutes(deps: { runner: JobRunner }): AnyRoute[] {
         tenantWide,
       tags,
       access: { scope: 'admin.read', roles: ['admin'] },
+      tenantWide: jobsSpanTenant,
       response: { status: 200, description: 'The jobs', schema: Type.Object({ data: Type.Array(JobSchema) }, { additionalProperties: false }) },
       errors: ['tenant_wide_only'],
       handler: async ({ db, actor }) => {
-        requireTenantWide(actor, jobsSpanTenant);
         const [states, open] = await Promise.all([findSchedules(db), countOpenRuns(db)]);
         const data = runner.definitions().map((d) => presentJob(d, states.get(d.name), runner.nextRunAt(d.name), open.get(d.name) ?? 0));
         return { body: { data } };
@@ -43,11 +42,11 @@ export function jobRoutes(deps: { runner: JobRunner }): AnyRoute[] {
       description: 'The job as listed, plus its 20 most recent queued runs (newest first). Finished runs are kept 7 days.' + tenantWide,
       tags,
       access: { scope: 'admin.read', roles: ['admin'] },
+      tenantWide: jobsSpanTenant,
       params: JobParams,
       response: { status: 200, description: 'The job', schema: JobDetailSchema },
       errors: ['not_found', 'tenant_wide_only'],
       handler: async ({ db, actor, params }) => {
-        requireTenantWide(actor, jobsSpanTenant);
         const definition = definitionOf(params.name);
         const [states, open, runs] = await Promise.all([findSchedules(db), countOpenRuns(db), listJobRuns(db, definition.name, 20)]);
         return {
@@ -71,13 +70,13 @@ export function jobRoutes(deps: { runner: JobRunner }): AnyRoute[] {
         tenantWide,
       tags,
       access: { scope: 'admin', roles: ['admin'] },
+      tenantWide: jobsSpanTenant,
       params: JobParams,
       body: RunJobBody,
       transactional: false,
       response: { status: 202, description: 'The queued run (200 with the finished run when waited for)', schema: JobRunSchema },
       errors: ['not_found', 'tenant_wide_only'],
       handler: async ({ actor, params, body }) => {
-        requireTenantWide(actor, jobsSpanTenant);
         const definition = definitionOf(params.name);
         const id = await runner.enqueueNow(actor.env, definition.name);
         const run = foundOr404(await runner.waitFor(actor.env, id, body?.wait ? (body.waitSeconds ?? 30) * 1000 : 0), 'job run', id);

@@ -27,7 +27,7 @@ import {
   type OrdersPage,
 } from './marketplace.schema.js';
 import { cancelOrder, completeBooking, createOrder, getMarketplaceBooking, getOrder, refundOrder } from './orders.service.js';
-import { createPayouts, getStatement, markPayoutPaid } from './payouts.service.js';
+import { createPayouts, getStatement, markPayoutPaid, payoutsSpanTenant } from './payouts.service.js';
 
 const tags = ['Marketplace'];
 const orderAccess =
@@ -243,6 +243,7 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
         'asked again for the same period (and provider), 200 with the same list. Statements of other periods, paid ones above all, are never changed.',
       tags,
       access: { scope: 'marketplace', roles: ['admin'] },
+      tenantWide: payoutsSpanTenant,
       body: CreatePayoutsSchema,
       response: { status: 201, description: 'The statements of the period', schema: PayoutListSchema },
       errors: ['resource_missing', 'tenant_wide_only'],
@@ -261,6 +262,7 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
         'Scope `marketplace.read`. The statement with every commission line it settled, so anyone can recompute it. Daily closes are not provider payouts: 404.',
       tags,
       access: { scope: 'marketplace.read' },
+      tenantWide: payoutsSpanTenant,
       params: IdParams,
       response: { status: 200, description: 'The statement', schema: PayoutStatementSchema },
       errors: ['not_found', 'tenant_wide_only'],
@@ -277,6 +279,7 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
         'Posts the payout to the journal: provider_payable:<prv_> debited by net, cash:bank_transfer credited. Daily closes are not provider payouts: 404.',
       tags: ['Settlements'],
       access: { scope: 'marketplace', roles: ['admin'] },
+      tenantWide: payoutsSpanTenant,
       params: IdParams,
       response: { status: 200, description: 'The paid statement', schema: PayoutStatementSchema },
       errors: ['not_found', 'invalid_state_transition', 'tenant_wide_only'],

@@ -6,7 +6,7 @@ import { validationFailed } from '../../http/errors.js';
 import { pageRequest, pageSchema, toPage } from '../../http/paging.js';
 import { defineRoute, type AnyRoute, type StageInput, type Staged } from '../../http/route.js';
 import { validateBody } from '../../http/validation.js';
-import { requireTenantWide } from '../events/index.js';
+import { eventsSpanTenant } from '../events/index.js';
 import type { WebhookDispatcher } from './webhook-dispatcher.js';
 import { presentAttempt, presentEndpoint, presentEndpointWithSecret } from './webhooks.presenter.js';
 import { listAttempts, listEndpoints } from './webhooks.repository.js';
@@ -67,7 +67,6 @@ function jsonBodyWithUrlCheck<T extends { url?: string | undefined }>(schema: TS
     },
   });
   return async ({ ctx, actor }: StageInput<unknown, unknown>): Promise<Staged<T>> => {
-    requireTenantWide(actor);
     await parse(ctx, async () => undefined);
     const body = validateBody<T>(schema, ctx.request.body ?? {});
     if (body.url !== undefined) {
@@ -104,6 +103,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
         `${urlRules} At most 50 endpoints per environment. Tenant-wide clients only (403 \`tenant_wide_only\`).`,
       tags,
       access: { scope: 'webhooks' },
+      tenantWide: eventsSpanTenant,
       body: CreateEndpointSchema,
       stage: jsonBodyWithUrlCheck<CreateEndpointInput>(CreateEndpointSchema, deps),
       response: { status: 201, description: 'The endpoint with its secret', schema: EndpointWithSecretSchema },
@@ -122,11 +122,11 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
       description: 'Newest first; filter by enabled. Secrets are never listed.',
       tags,
       access: { scope: 'webhooks.read' },
+      tenantWide: eventsSpanTenant,
       query: ListEndpointsQuery,
       response: { status: 200, description: 'A page of endpoints', schema: pageSchema(EndpointSchema) },
       errors: ['invalid_cursor', 'tenant_wide_only'],
       handler: async ({ db, actor, query }) => {
-        requireTenantWide(actor);
         const page = pageRequest(query);
         return { body: toPage(await listEndpoints(db, actor.tenantId, page, query), page, presentEndpoint) };
       },
@@ -138,6 +138,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
       summary: 'Get a webhook endpoint',
       tags,
       access: { scope: 'webhooks.read' },
+      tenantWide: eventsSpanTenant,
       params: EndpointParams,
       response: { status: 200, description: 'The endpoint', schema: EndpointSchema },
       errors: ['not_found', 'tenant_wide_only'],
@@ -153,6 +154,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
         `enabling again delivers events committed from then on. Pending retries go to the new URL. ${urlRules}`,
       tags,
       access: { scope: 'webhooks' },
+      tenantWide: eventsSpanTenant,
       params: EndpointParams,
       body: UpdateEndpointSchema,
       stage: jsonBodyWithUrlCheck<UpdateEndpointInput>(UpdateEndpointSchema, deps),
@@ -168,6 +170,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
       description: 'Stops its deliveries at once (attempts already in flight finish) and forgets its secrets. Answers `{id, deleted: true}`.',
       tags,
       access: { scope: 'webhooks' },
+      tenantWide: eventsSpanTenant,
       params: EndpointParams,
       response: { status: 200, description: 'The endpoint is deleted', schema: DeletedEndpointSchema },
       errors: ['not_found', 'tenant_wide_only'],
@@ -186,6 +189,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
         'for `expiresInHours` (default PETCARE_WEBHOOK_SECRET_OVERLAP_HOURS, 24; 0 retires it at once). Rotating again during an overlap retires the oldest secret.',
       tags,
       access: { scope: 'webhooks' },
+      tenantWide: eventsSpanTenant,
       params: EndpointParams,
       body: RotateSecretSchema,
       response: { status: 200, description: 'The endpoint with its new secret', schema: EndpointWithSecretSchema },
@@ -207,6 +211,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
         'GET /v1/webhook-endpoints/:id/deliveries.',
       tags,
       access: { scope: 'webhooks' },
+      tenantWide: eventsSpanTenant,
       params: EndpointParams,
       response: { status: 202, description: 'The test delivery is queued', schema: TestEventResultSchema },
       errors: ['not_found', 'tenant_wide_only'],
@@ -229,6 +234,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
         'then a final attempt about 24 h after the first), each ±10 % jitter; then the delivery is `failed` and can be replayed.',
       tags,
       access: { scope: 'webhooks.read' },
+      tenantWide: eventsSpanTenant,
       params: EndpointParams,
       query: ListAttemptsQuery,
       response: { status: 200, description: 'A page of attempts', schema: pageSchema(AttemptSchema) },
@@ -251,6 +257,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
         'The endpoint must be enabled (409).',
       tags,
       access: { scope: 'webhooks' },
+      tenantWide: eventsSpanTenant,
       params: EndpointParams,
       body: ReplayRangeSchema,
       response: { status: 202, description: 'What was queued', schema: ReplayRangeResultSchema },
@@ -271,6 +278,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
         'or to every enabled endpoint subscribed to its type now, each under the name it subscribed by.',
       tags: ['Events'],
       access: { scope: 'webhooks' },
+      tenantWide: eventsSpanTenant,
       params: EndpointParams,
       body: ReplayEventSchema,
       response: { status: 202, description: 'The deliveries queued', schema: ReplayEventResultSchema },

@@ -4,7 +4,7 @@ import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
 import { conflict, foundOr404, missingReference, validationFailed } from '../../http/errors.js';
-import { envelopeJson, eventsBetween, findEvent, requireTenantWide, testEventType } from '../events/index.js';
+import { envelopeJson, eventsBetween, findEvent, testEventType } from '../events/index.js';
 import { canonicalTypesFor, deliveredTypeFor } from './subscriptions.js';
 import { newWebhookSecret } from './webhook-signature.js';
 import {
@@ -22,7 +22,6 @@ import type { DeliveryKind, WebhookDeliveriesTable, WebhookEndpointsTable } from
 import { isoAt as iso } from '../../clock.js';
 
 export async function getEndpoint(db: Executor, actor: Actor, id: string): Promise<WebhookEndpointsTable> {
-  requireTenantWide(actor);
   return foundOr404(await findEndpoint(db, actor.tenantId, id), 'webhook endpoint', id);
 }
 
@@ -53,7 +52,6 @@ function normalisedUrl(raw: string): string {
 }
 
 export async function createEndpoint(db: Executor, actor: Actor, input: CreateEndpointInput, now: number, box: SecretBox): Promise<EndpointWithSecret> {
-  requireTenantWide(actor);
   if ((await countEndpoints(db, actor.tenantId)) >= maxEndpointsPerEnvironment) {
     throw conflict(`An environment may have at most ${maxEndpointsPerEnvironment} webhook endpoints; delete one first.`);
   }
@@ -199,7 +197,6 @@ export async function queueTestEvent(db: Executor, actor: Actor, id: string, now
 
 /** Re-sends one event as new `replay` deliveries: to one endpoint, or to every enabled endpoint subscribed to it. */
 export async function replayEvent(db: Executor, actor: Actor, eventId: string, endpointId: string | undefined, now: number) {
-  requireTenantWide(actor);
   const event = foundOr404(await findEvent(db, actor.tenantId, eventId), 'event', eventId);
   let targets: WebhookEndpointsTable[];
   if (endpointId !== undefined) {
