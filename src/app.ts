@@ -99,8 +99,8 @@ export interface ModuleDeps extends Omit<AppDeps, 'validateResponses'> {
  * point only at modules listed before it: the sandbox reset erases latest first (see `ModuleReset`).
  * The docs come last: they describe every route.
  */
-const appModules = (gateway: ModuleManifest<ModuleDeps>): ModuleManifest<ModuleDeps>[] => [
-  gateway,
+const appModules = (gateway: ModuleManifest<ModuleDeps>): ModuleManifest<ModuleDeps>[] => [gateway, ...featureModules];
+const featureModules: ModuleManifest<ModuleDeps>[] = [
   businessClockModule,
   oauthModule,
   clientsModule,
@@ -131,6 +131,14 @@ const appModules = (gateway: ModuleManifest<ModuleDeps>): ModuleManifest<ModuleD
   docsModule,
   consoleModule,
 ];
+
+/**
+ * Every module's table policies, registered without building the app: the CLI runs the same
+ * repositories, whose scoped() queries need them (createApp registers them too, with the gateway's).
+ */
+export function registerModuleAccessPolicies(): void {
+  for (const module of featureModules) registerAccessPolicies(module.name, module.access ?? {});
+}
 
 /**
  * The housekeeping job runs its tasks, and GET /v1/jobs words its description, in this order, which

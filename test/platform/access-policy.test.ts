@@ -96,13 +96,6 @@ test('scoped() confines select, update, delete and insert to the caller’s tena
 
 /** Files not yet moved onto `scoped()` (issue 26.2); each module's move removes its files here. The list only shrinks. */
 const notYetScoped = new Set<string>([
-  'clients/client-directory.ts',
-  'clients/client-sessions.repository.ts',
-  'clients/clients.bootstrap.ts',
-  'clients/clients.repository.ts',
-  'oauth/refresh-tokens.repository.ts',
-  'webhooks/deliveries.repository.ts',
-  'webhooks/webhooks.repository.ts',
 ]);
 
 /** A query started on the raw database or transaction (a builder, or hand-written SQL), not on `scoped(…)` or `acrossTenants(…)`. */

@@ -1,5 +1,6 @@
 import type SQLite from 'better-sqlite3';
 import type { Environment } from '../../config.js';
+import { acrossTenants } from '../../db/access-policy.js';
 import type { Stores } from '../../db/stores.js';
 import type { ClientLookup, KnownCaller } from '../../http/authenticate.js';
 import { compileAllowlist } from '../../http/ip-allowlist.js';
@@ -86,7 +87,10 @@ export class ClientDirectory implements ClientLookup {
   async isRevoked(env: Environment, jti: string): Promise<boolean> {
     const cache = this.cache(env);
     if (!cache.revokedJtis) {
-      const rows = await this.stores.get(env).db.selectFrom('revoked_access_tokens').select('jti').execute();
+      const rows = await acrossTenants(this.stores.get(env).db, 'the revocation list is one for the whole environment')
+        .selectFrom('revoked_access_tokens')
+        .select('jti')
+        .execute();
       cache.revokedJtis = new Set(rows.map((r) => r.jti));
     }
     return cache.revokedJtis.has(jti);

@@ -1,26 +1,29 @@
 import type { Logger } from 'pino';
 import type { Config, Environment } from '../../config.js';
+import { acrossTenants, registerAccessPolicies } from '../../db/access-policy.js';
 import { newId } from '../../db/ids.js';
 import type { EnvironmentStore, Stores } from '../../db/stores.js';
 import { currentApiVersion } from '../../http/api-versions.js';
 import { allScopes } from '../../http/scopes.js';
 import { seedDefaultAppointmentTypes } from '../appointments/index.js';
 import { hashSecret, verifySecret } from './client-secrets.js';
+import { clientsModule } from './clients.module.js';
 import { countEnabledAdmins, findClientByPublicId, insertClient, updateClient } from './clients.repository.js';
 import { envTag, newCredentials } from './clients.service.js';
 
 /** One tenant (the clinic group) per appliance, with the same id in every environment. */
 async function ensureTenant(stores: Stores, name: string, now: number): Promise<string> {
   let tenantId: string | undefined;
+  const tenants = (store: EnvironmentStore) => acrossTenants(store.db, 'the tenants table itself, at first start');
   for (const store of stores.all()) {
-    const row = await store.db.selectFrom('tenants').select('id').orderBy('created_at').executeTakeFirst();
+    const row = await tenants(store).selectFrom('tenants').select('id').orderBy('created_at').executeTakeFirst();
     tenantId ??= row?.id;
   }
   tenantId ??= newId('ten');
   for (const store of stores.all()) {
-    const row = await store.db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
+    const row = await tenants(store).selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
     if (!row)
-      await store.db
+      await tenants(store)
         .insertInto('tenants')
         .values({ id: tenantId, name, created_at: new Date(now).toISOString() })
         .execute();
@@ -63,23 +66,27 @@ async function upsertAdmin(store: EnvironmentStore, tenantId: string, id: string
     }
     return;
   }
-  await insertClient(store.db, {
-    id: newId('cli'),
-    tenantId,
-    clientId: id,
-    name: 'Bootstrap admin',
-    role: 'admin',
-    scopes: allScopes.filter((s) => !s.endsWith('.read')),
-    secretHash: await hashSecret(secret),
-    locationIds: null,
-    ipAllowlist: null,
-    rateLimitPerMinute: null,
-    disabled: false,
-    tokenGeneration: 0,
-    apiVersion: currentApiVersion,
-    createdAt: at,
-    updatedAt: at,
-  });
+  await insertClient(
+    store.db,
+    { tenantId, locationIds: null },
+    {
+      id: newId('cli'),
+      tenantId,
+      clientId: id,
+      name: 'Bootstrap admin',
+      role: 'admin',
+      scopes: allScopes.filter((s) => !s.endsWith('.read')),
+      secretHash: await hashSecret(secret),
+      locationIds: null,
+      ipAllowlist: null,
+      rateLimitPerMinute: null,
+      disabled: false,
+      tokenGeneration: 0,
+      apiVersion: currentApiVersion,
+      createdAt: at,
+      updatedAt: at,
+    },
+  );
   logger.info({ env: store.env, clientId: id }, 'bootstrap admin client created');
 }
 
@@ -94,6 +101,9 @@ export async function bootstrapTenantAndAdmin(
   print: (text: string) => void,
   now: number = Date.now(),
 ): Promise<string> {
+  // The bootstrap runs before the app is built (which registers every module's policy), and in tests
+  // without one: it registers the policy of the table it writes through scoped() itself.
+  registerAccessPolicies(clientsModule.name, clientsModule.access ?? {});
   const tenantId = await ensureTenant(stores, config.tenantName, now);
   // The default appointment catalogue (inserts only the types a tenant lacks, so it is safe at every start).
   for (const store of stores.all()) await seedDefaultAppointmentTypes(store.db, tenantId, now);

@@ -20,7 +20,10 @@ export const clientsModule: ModuleManifest<Parameters<typeof clientRoutes>[0]> =
   tables: ['tenants', 'api_clients'],
   access: {
     tenants: { system: "the tenant itself, read by id from the caller's token" },
-    api_clients: { location: null, why: "API clients are the tenant's, managed by admins" },
+    api_clients: {
+      location: null,
+      why: "API clients are the tenant's, managed by admins; a location-scoped admin sees those confined within its locations (location_ids, a JSON list the clients module checks)",
+    },
   },
   reset: { keeps: { api_clients: 'API clients and their keys outlive a sandbox reset' } },
 };

@@ -1,9 +1,19 @@
 import { sql } from 'kysely';
+import { acrossTenants, scoped } from '../../db/access-policy.js';
 import type { ApiClientsTable, Executor } from '../../db/database.js';
+import type { AccessFilter } from '../../http/actor.js';
 import type { ApiVersion } from '../../http/api-versions.js';
 import type { Role, Scope } from '../../http/scopes.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import { inList } from '../../db/in-list.js';
+
+/**
+ * API clients are tenant-wide rows (the policy). A location-scoped admin sees only the clients
+ * confined to a subset of its locations (`location_ids`, a JSON list): listClients applies that
+ * rule, and the service's getClient for one client. Functions taking a bare tenant id read and
+ * write within that whole tenant.
+ */
+const tenant = (tenantId: string): AccessFilter => ({ tenantId, locationIds: null });
 
 export interface ApiClient {
   id: string;
@@ -67,42 +77,48 @@ function toRowPatch(patch: ApiClientPatch, updatedAt: string): Partial<ApiClient
 }
 
 export async function findClientById(db: Executor, tenantId: string, id: string): Promise<ApiClient | null> {
-  const row = await db.selectFrom('api_clients').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+  const row = await scoped(db, tenant(tenantId)).selectFrom('api_clients').selectAll().where('id', '=', id).executeTakeFirst();
   return row ? toApiClient(row) : null;
 }
 
 /** Unscoped lookup by resource id, for token verification (the token names its own client). */
 export async function findClientForToken(db: Executor, id: string): Promise<ApiClient | null> {
-  const row = await db.selectFrom('api_clients').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await acrossTenants(db, 'token verification: a verified token names its client, which names its tenant')
+    .selectFrom('api_clients')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row ? toApiClient(row) : null;
 }
 
+/** By the public OAuth id, in any tenant: how the token endpoint and the bootstrap find a client before they know its tenant. */
 export async function findClientByPublicId(db: Executor, clientId: string): Promise<ApiClient | null> {
-  const row = await db.selectFrom('api_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+  const row = await acrossTenants(db, 'a client logging in names only its public id; its tenant follows from the row')
+    .selectFrom('api_clients')
+    .selectAll()
+    .where('client_id', '=', clientId)
+    .executeTakeFirst();
   return row ? toApiClient(row) : null;
 }
 
-export async function insertClient(db: Executor, client: ApiClient): Promise<void> {
-  await db
-    .insertInto('api_clients')
-    .values({
-      id: client.id,
-      tenant_id: client.tenantId,
-      client_id: client.clientId,
-      name: client.name,
-      role: client.role,
-      scopes: client.scopes.join(' '),
-      secret_hash: client.secretHash,
-      location_ids: client.locationIds === null ? null : JSON.stringify(client.locationIds),
-      ip_allowlist: client.ipAllowlist === null ? null : JSON.stringify(client.ipAllowlist),
-      rate_limit_per_minute: client.rateLimitPerMinute,
-      disabled: client.disabled ? 1 : 0,
-      api_version: client.apiVersion,
-      token_generation: client.tokenGeneration,
-      created_at: client.createdAt,
-      updated_at: client.updatedAt,
-    })
-    .execute();
+export async function insertClient(db: Executor, access: AccessFilter, client: ApiClient): Promise<void> {
+  await scoped(db, access).insert('api_clients', {
+    id: client.id,
+    tenant_id: client.tenantId,
+    client_id: client.clientId,
+    name: client.name,
+    role: client.role,
+    scopes: client.scopes.join(' '),
+    secret_hash: client.secretHash,
+    location_ids: client.locationIds === null ? null : JSON.stringify(client.locationIds),
+    ip_allowlist: client.ipAllowlist === null ? null : JSON.stringify(client.ipAllowlist),
+    rate_limit_per_minute: client.rateLimitPerMinute,
+    disabled: client.disabled ? 1 : 0,
+    api_version: client.apiVersion,
+    token_generation: client.tokenGeneration,
+    created_at: client.createdAt,
+    updated_at: client.updatedAt,
+  });
 }
 
 /**
@@ -113,12 +129,11 @@ export async function insertClient(db: Executor, client: ApiClient): Promise<voi
  */
 export async function updateClient(db: Executor, tenantId: string, id: string, patch: ApiClientPatch, updatedAt: string): Promise<void> {
   const cut = patch.secretHash !== undefined || patch.disabled === true;
-  await db
+  await scoped(db, tenant(tenantId))
     .updateTable('api_clients')
     .set(toRowPatch(patch, updatedAt))
     .$if(cut, (q) => q.set({ token_generation: sql<number>`token_generation + 1` }))
     .where('id', '=', id)
-    .where('tenant_id', '=', tenantId)
     .execute();
 }
 
@@ -129,7 +144,7 @@ export async function listClients(
   filters: { role?: Role | undefined; disabled?: boolean | undefined },
   locationIds: readonly string[] | null,
 ): Promise<ApiClient[]> {
-  let query = db.selectFrom('api_clients').selectAll().where('tenant_id', '=', tenantId);
+  let query = scoped(db, tenant(tenantId)).selectFrom('api_clients').selectAll();
   // A location-scoped admin lists only clients confined to a subset of its locations.
   if (locationIds !== null) {
     query = query
@@ -153,10 +168,9 @@ export async function listClients(
  * confinement. An admin-role client without these cannot stand in for the last full admin.
  */
 export async function countEnabledAdmins(db: Executor, tenantId: string): Promise<number> {
-  const row = await db
+  const row = await scoped(db, tenant(tenantId))
     .selectFrom('api_clients')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('tenant_id', '=', tenantId)
     .where('role', '=', 'admin')
     .where('disabled', '=', 0)
     .where('location_ids', 'is', null)

@@ -111,7 +111,7 @@ export async function createClient(
     createdAt: at,
     updatedAt: at,
   };
-  await insertClient(target, client);
+  await insertClient(target, actor, client);
   return { client, secret, environment };
 }
 
@@ -151,7 +151,7 @@ export async function updateClientSettings(db: Executor, actor: Actor, id: strin
   const patch: ApiClientPatch = { ...input, role, scopes };
   const at = new Date(now).toISOString();
   await updateClient(db, actor.tenantId, id, patch, at);
-  if (input.disabled === true) await revokeClientRefreshTokens(db, id, at);
+  if (input.disabled === true) await revokeClientRefreshTokens(db, actor, id, at);
   return { ...existing, ...patch, updatedAt: at } as ApiClient;
 }
 
@@ -162,6 +162,6 @@ export async function rotateClientSecret(db: Executor, actor: Actor, id: string,
   const secret = `sk_${envTag(env)}_${randomSecret(32)}`;
   const at = new Date(now).toISOString();
   await updateClient(db, actor.tenantId, id, { secretHash: await hashSecret(secret) }, at);
-  await revokeClientRefreshTokens(db, id, at);
+  await revokeClientRefreshTokens(db, actor, id, at);
   return { client: { ...existing, updatedAt: at }, secret };
 }

@@ -4,6 +4,7 @@ import type { Config, Environment } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import { newId, randomSecret } from '../../db/ids.js';
 import type { EnvironmentStore, Stores } from '../../db/stores.js';
+import type { AccessFilter } from '../../http/actor.js';
 import { AppError } from '../../http/errors.js';
 import { compileAllowlist, normalizeIp } from '../../http/ip-allowlist.js';
 import { expandScopes, grantScopes, heldScopes, isScope, parseScopeString, type Scope } from '../../http/scopes.js';
@@ -115,6 +116,9 @@ function requestedScopes(scope: string | undefined, fallback: readonly Scope[]):
   return names as Scope[];
 }
 
+/** The tenant of the client the token endpoint has authenticated: its refresh tokens are found and written there. */
+const tenantOf = (client: ApiClient): AccessFilter => ({ tenantId: client.tenantId, locationIds: null });
+
 async function issue(deps: OAuthDeps, db: Executor, env: Environment, client: ApiClient, scopes: Scope[], familyId: string): Promise<TokenResponse> {
   const now = deps.clock.now();
   const { token } = deps.tokens.issue(
@@ -131,7 +135,7 @@ async function issue(deps: OAuthDeps, db: Executor, env: Environment, client: Ap
     familyId,
   );
   const refreshToken = `rt_${env === 'sandbox' ? 'test' : 'live'}_${randomSecret(32)}`;
-  await insertRefreshToken(db, {
+  await insertRefreshToken(db, tenantOf(client), {
     id: newId('rtk'),
     tenant_id: client.tenantId,
     client_id: client.id,
@@ -188,13 +192,13 @@ export async function exchangeToken(deps: OAuthDeps, authorization: string, ip: 
   return store.db
     .transaction()
     .execute(async (trx) => {
-      const row = await findRefreshTokenByHash(trx, hashToken(body.refresh_token as string));
+      const row = await findRefreshTokenByHash(trx, tenantOf(client), hashToken(body.refresh_token as string));
       if (!row || row.client_id !== client.id) throw new AppError('invalid_grant', 'The refresh token is not valid for this client.');
       if (row.revoked_at !== null) throw new AppError('invalid_grant', 'The refresh token has been revoked.');
       if (row.expires_at <= nowIso) throw new AppError('invalid_grant', 'The refresh token has expired.');
-      if (row.used_at !== null || !(await spendRefreshToken(trx, row.id, nowIso))) {
+      if (row.used_at !== null || !(await spendRefreshToken(trx, tenantOf(client), row.id, nowIso))) {
         // RFC 9700 §4.14.2: a spent token presented again means it leaked; the whole family dies.
-        await revokeFamily(trx, row.family_id, nowIso, accessTokensExpireBy(deps));
+        await revokeFamily(trx, tenantOf(client), row.family_id, nowIso, accessTokensExpireBy(deps));
         return null;
       }
       const original = row.scope.split(' ').filter(isScope);
@@ -219,9 +223,9 @@ export async function revokeToken(deps: OAuthDeps, authorization: string, ip: st
   if (!token) throw new AppError('invalid_request', 'token is required.');
   const nowIso = new Date(deps.clock.now()).toISOString();
   if (token.startsWith('rt_')) {
-    const row = await findRefreshTokenByHash(store.db, hashToken(token));
+    const row = await findRefreshTokenByHash(store.db, tenantOf(client), hashToken(token));
     if (row && row.client_id === client.id) {
-      await revokeFamily(store.db, row.family_id, nowIso, accessTokensExpireBy(deps));
+      await revokeFamily(store.db, tenantOf(client), row.family_id, nowIso, accessTokensExpireBy(deps));
       deps.directory.invalidate(store.env);
     }
     return;

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { isoAt as iso } from '../../clock.js';
+import { acrossTenants, scoped } from '../../db/access-policy.js';
 import type { Executor } from '../../db/database.js';
+import type { AccessFilter } from '../../http/actor.js';
 import { idFloor, newId } from '../../db/ids.js';
 import { fanOutAfter, liveDeliveryCondition, type WebhookAttemptsTable, type WebhookDeliveriesTable } from './webhooks.table.js';
 
@@ -52,10 +54,15 @@ export function inFlightAttempt(d: ClaimedDelivery, id: string): WebhookAttempts
 }
 
 /**
- * The delivery dispatcher's per-pass queries (no access policy: it works for the whole environment):
- * the idle check, restart recovery, cancellation and pruning. Its per-delivery statements
- * (fan-out, claim, record) are prepared once in delivery-statements.ts.
+ * The delivery dispatcher's per-pass queries (it works for the whole environment: `acrossTenants`,
+ * and a write to one delivery within that delivery's tenant): the idle check, restart recovery,
+ * cancellation and pruning. Its per-delivery statements (fan-out, claim, record) are prepared once
+ * in delivery-statements.ts.
  */
+const wholeEnvironment = 'the delivery dispatcher works for every tenant of the environment';
+
+/** A write to one tenant's delivery, by the dispatcher. */
+const tenantOf = (row: { tenant_id: string }): AccessFilter => ({ tenantId: row.tenant_id, locationIds: null });
 
 /** True when the dispatcher has something to do: events to fan out, due attempts, or (checkStale) claims to recover. */
 export async function hasWork(db: Executor, now: number, instanceId: string, checkStale: boolean): Promise<boolean> {
@@ -68,16 +75,16 @@ export async function hasWork(db: Executor, now: number, instanceId: string, che
                    WHERE d.endpoint_id = w.id AND w.deleted_at IS NULL AND d.status = 'pending' AND ${live} AND d.next_attempt_at <= ${at})
         OR (${checkStale ? 1 : 0} AND EXISTS (SELECT 1 FROM webhook_endpoints w CROSS JOIN webhook_deliveries d
                    WHERE d.endpoint_id = w.id AND d.status = 'sending' AND ${live} AND (d.claimed_by != ${instanceId} OR d.lease_until < ${at}))) AS work`.execute(
-    db,
+    acrossTenants(db, wholeEnvironment),
   );
   return Number(row.rows[0]?.work ?? 0) === 1;
 }
 
-export async function cancelDelivery(trx: Executor, id: string, reason: string, now: number): Promise<void> {
-  await trx
+export async function cancelDelivery(trx: Executor, delivery: { id: string; tenant_id: string }, reason: string, now: number): Promise<void> {
+  await scoped(trx, tenantOf(delivery))
     .updateTable('webhook_deliveries')
     .set({ status: 'cancelled', last_error: reason, next_attempt_at: null, finished_at: iso(now), updated_at: iso(now) })
-    .where('id', '=', id)
+    .where('id', '=', delivery.id)
     .where('status', '=', 'pending')
     .execute();
 }
@@ -93,7 +100,7 @@ export async function recoverInterrupted(trx: Executor, instanceId: string, mine
   const at = iso(now);
   const error = 'interrupted: the service stopped during the attempt; the next attempt follows';
   // CROSS JOIN: endpoints drive the loop (see hasWork).
-  const stale = await trx
+  const stale = await acrossTenants(trx, wholeEnvironment)
     .selectFrom('webhook_endpoints as w')
     .crossJoin('webhook_deliveries as d')
     .whereRef('d.endpoint_id', '=', 'w.id')
@@ -105,7 +112,8 @@ export async function recoverInterrupted(trx: Executor, instanceId: string, mine
   let recovered = 0;
   for (const row of stale) {
     if (row.attempt_id !== null && mine.has(row.attempt_id)) continue;
-    const legacy = await trx
+    const tenant = scoped(trx, tenantOf(row));
+    const legacy = await tenant
       .updateTable('webhook_attempts')
       .set({ status: 'interrupted', finished_at: at, error, next_retry_at: at })
       .where('delivery_id', '=', row.id)
@@ -113,13 +121,14 @@ export async function recoverInterrupted(trx: Executor, instanceId: string, mine
       .where('status', '=', 'in_flight')
       .executeTakeFirst();
     if (Number(legacy.numUpdatedRows) === 0) {
-      await trx
+      // ON CONFLICT DO NOTHING, which scoped().insert does not take; the row carries the delivery's tenant.
+      await acrossTenants(trx, "hand-written: the attempt row carries its delivery's tenant_id")
         .insertInto('webhook_attempts')
         .values({ ...inFlightAttempt(row, row.attempt_id ?? newId('wha')), status: 'interrupted', finished_at: at, error, next_retry_at: at })
         .onConflict((oc) => oc.doNothing())
         .execute();
     }
-    await trx
+    await tenant
       .updateTable('webhook_deliveries')
       .set({ status: 'pending', next_attempt_at: at, claimed_by: null, lease_until: null, last_error: 'interrupted', updated_at: at })
       .where('id', '=', row.id)
@@ -137,22 +146,23 @@ export async function recoverInterrupted(trx: Executor, instanceId: string, mine
  * deliveries that have no row: first attempts that succeeded).
  */
 export async function pruneFinished(trx: Executor, now: number, before: number): Promise<number> {
-  await trx
+  const all = acrossTenants(trx, wholeEnvironment);
+  await all
     .updateTable('webhook_deliveries')
     .set({ status: 'cancelled', last_error: 'endpoint deleted', next_attempt_at: null, finished_at: iso(now), updated_at: iso(now) })
     .where('status', '=', 'pending')
     .where(liveDelivery)
-    .where('endpoint_id', 'in', trx.selectFrom('webhook_endpoints').select('id').where('deleted_at', 'is not', null))
+    .where('endpoint_id', 'in', all.selectFrom('webhook_endpoints').select('id').where('deleted_at', 'is not', null))
     .execute();
   const cutoff = iso(before);
-  const old = trx.selectFrom('webhook_deliveries').select('id').where('finished_at', '<', cutoff);
-  await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', old).execute();
-  const result = await trx.deleteFrom('webhook_deliveries').where('finished_at', '<', cutoff).executeTakeFirst();
+  const old = all.selectFrom('webhook_deliveries').select('id').where('finished_at', '<', cutoff);
+  await all.deleteFrom('webhook_attempts').where('delivery_id', 'in', old).execute();
+  const result = await all.deleteFrom('webhook_deliveries').where('finished_at', '<', cutoff).executeTakeFirst();
   // Per endpoint, a range of the attempts' key (ids sort by time): never a scan of the whole history.
   const floor = idFloor('wha', before);
   let attemptsOnly = 0;
-  for (const { id } of await trx.selectFrom('webhook_endpoints').select('id').execute()) {
-    const gone = await trx
+  for (const { id } of await all.selectFrom('webhook_endpoints').select('id').execute()) {
+    const gone = await all
       .deleteFrom('webhook_attempts')
       .where('endpoint_id', '=', id)
       .where('id', '<', floor)

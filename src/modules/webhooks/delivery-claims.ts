@@ -53,10 +53,10 @@ export async function claimDue(
     if (due.length < room) drained.add(endpoint.id);
     for (const delivery of due) {
       if (delivery.enabled !== 1 && delivery.kind !== 'test') {
-        await cancelDelivery(trx, delivery.id, 'endpoint disabled', now);
+        await cancelDelivery(trx, delivery, 'endpoint disabled', now);
         cancelled++;
       } else if (delivery.payload === null && delivery.event_data === null) {
-        await cancelDelivery(trx, delivery.id, 'the event no longer exists', now);
+        await cancelDelivery(trx, delivery, 'the event no longer exists', now);
         cancelled++;
       } else {
         take.push(delivery);

@@ -128,7 +128,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
       errors: ['invalid_cursor', 'tenant_wide_only'],
       handler: async ({ db, actor, query }) => {
         const page = pageRequest(query);
-        return { body: toPage(await listEndpoints(db, actor.tenantId, page, query), page, presentEndpoint) };
+        return { body: toPage(await listEndpoints(db, actor, page, query), page, presentEndpoint) };
       },
     }),
     defineRoute({
@@ -243,7 +243,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
         const endpoint = await getEndpoint(db, actor, params.id);
         const page = pageRequest(query);
         const firstInFlight = webhooks.firstAttemptsInFlight(actor.env, endpoint.id);
-        return { body: toPage(await listAttempts(db, actor.tenantId, endpoint.id, page, query, firstInFlight), page, presentAttempt) };
+        return { body: toPage(await listAttempts(db, actor, endpoint.id, page, query, firstInFlight), page, presentAttempt) };
       },
     }),
     defineRoute({

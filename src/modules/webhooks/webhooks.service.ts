@@ -1,5 +1,6 @@
 import type { Config } from '../../config.js';
 import { SecretBox } from '../../db/secret-box.js';
+import { acrossTenants, scoped } from '../../db/access-policy.js';
 import type { Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { Actor } from '../../http/actor.js';
@@ -22,7 +23,7 @@ import type { DeliveryKind, WebhookDeliveriesTable, WebhookEndpointsTable } from
 import { isoAt as iso } from '../../clock.js';
 
 export async function getEndpoint(db: Executor, actor: Actor, id: string): Promise<WebhookEndpointsTable> {
-  return foundOr404(await findEndpoint(db, actor.tenantId, id), 'webhook endpoint', id);
+  return foundOr404(await findEndpoint(db, actor, id), 'webhook endpoint', id);
 }
 
 /** An endpoint as written, with its new secret in clear for the one answer that shows it (the row holds it sealed). */
@@ -52,7 +53,7 @@ function normalisedUrl(raw: string): string {
 }
 
 export async function createEndpoint(db: Executor, actor: Actor, input: CreateEndpointInput, now: number, box: SecretBox): Promise<EndpointWithSecret> {
-  if ((await countEndpoints(db, actor.tenantId)) >= maxEndpointsPerEnvironment) {
+  if ((await countEndpoints(db, actor)) >= maxEndpointsPerEnvironment) {
     throw conflict(`An environment may have at most ${maxEndpointsPerEnvironment} webhook endpoints; delete one first.`);
   }
   const at = iso(now);
@@ -73,7 +74,7 @@ export async function createEndpoint(db: Executor, actor: Actor, input: CreateEn
     updated_at: at,
     deleted_at: null,
   };
-  await insertEndpoint(db, row);
+  await insertEndpoint(db, actor, row);
   return { row, secret };
 }
 
@@ -87,9 +88,9 @@ export async function patchEndpoint(db: Executor, actor: Actor, id: string, inpu
   if (input.enabled !== undefined && (input.enabled ? 1 : 0) !== existing.enabled) {
     patch.enabled = input.enabled ? 1 : 0;
     if (input.enabled) patch.since_seq = await currentEventSeq(db);
-    else await cancelPendingDeliveries(db, id, 'endpoint disabled', at);
+    else await cancelPendingDeliveries(db, actor, id, 'endpoint disabled', at);
   }
-  await updateEndpoint(db, actor.tenantId, id, patch);
+  await updateEndpoint(db, actor, id, patch);
   return { ...existing, ...patch };
 }
 
@@ -97,7 +98,7 @@ export async function deleteEndpoint(db: Executor, actor: Actor, id: string, now
   await getEndpoint(db, actor, id);
   const at = iso(now);
   // The row stays as the parent of its delivery history; its secrets go.
-  await updateEndpoint(db, actor.tenantId, id, {
+  await updateEndpoint(db, actor, id, {
     deleted_at: at,
     enabled: 0,
     secret: '',
@@ -105,7 +106,7 @@ export async function deleteEndpoint(db: Executor, actor: Actor, id: string, now
     previous_secret_expires_at: null,
     updated_at: at,
   });
-  await cancelPendingDeliveries(db, id, 'endpoint deleted', at);
+  await cancelPendingDeliveries(db, actor, id, 'endpoint deleted', at);
 }
 
 export async function rotateEndpointSecret(
@@ -127,19 +128,19 @@ export async function rotateEndpointSecret(
     previous_secret_expires_at: hours > 0 ? iso(now + hours * 3_600_000) : null,
     updated_at: iso(now),
   };
-  await updateEndpoint(db, actor.tenantId, id, patch);
+  await updateEndpoint(db, actor, id, patch);
   return { row: { ...existing, ...patch }, secret };
 }
 
 /** Seals the secrets an older release stored in clear (a housekeeping task); returns how many rows. */
 export async function sealClearSecrets(db: Executor, box: SecretBox): Promise<number> {
-  const rows = await db
+  const rows = await acrossTenants(db, 'a housekeeping repair of the rows of every tenant')
     .selectFrom('webhook_endpoints')
-    .select(['id', 'secret', 'previous_secret'])
+    .select(['id', 'tenant_id', 'secret', 'previous_secret'])
     .where((eb) => eb.or([eb.and([eb('secret', '!=', ''), eb('secret', 'not like', 'sealed:%')]), eb('previous_secret', 'not like', 'sealed:%')]))
     .execute();
   for (const row of rows) {
-    await db
+    await scoped(db, { tenantId: row.tenant_id, locationIds: null })
       .updateTable('webhook_endpoints')
       .set({
         secret: row.secret === '' || SecretBox.isSealed(row.secret) ? row.secret : box.seal(row.secret),
@@ -191,7 +192,7 @@ export async function queueTestEvent(db: Executor, actor: Actor, id: string, now
     testEventType,
   );
   const row = delivery(endpoint, eventId, testEventType, 'test', now, payload);
-  await insertDeliveries(db, [row]);
+  await insertDeliveries(db, actor, [row]);
   return { deliveryId: row.id, endpointId: endpoint.id, eventId, type: testEventType };
 }
 
@@ -200,7 +201,7 @@ export async function replayEvent(db: Executor, actor: Actor, eventId: string, e
   const event = foundOr404(await findEvent(db, actor.tenantId, eventId), 'event', eventId);
   let targets: WebhookEndpointsTable[];
   if (endpointId !== undefined) {
-    const endpoint = await findEndpoint(db, actor.tenantId, endpointId);
+    const endpoint = await findEndpoint(db, actor, endpointId);
     if (!endpoint) throw missingReference('endpointId', 'webhook endpoint', endpointId);
     if (endpoint.enabled !== 1) throw conflict(`Webhook endpoint '${endpointId}' is disabled; enable it before replaying to it.`);
     if (deliveredTypeFor(event.type, JSON.parse(endpoint.events) as string[]) === null) {
@@ -208,14 +209,14 @@ export async function replayEvent(db: Executor, actor: Actor, eventId: string, e
     }
     targets = [endpoint];
   } else {
-    targets = await enabledEndpoints(db, actor.tenantId);
+    targets = await enabledEndpoints(db, actor);
   }
   const rows: WebhookDeliveriesTable[] = [];
   for (const endpoint of targets) {
     const type = deliveredTypeFor(event.type, JSON.parse(endpoint.events) as string[]);
     if (type !== null) rows.push(delivery(endpoint, event.id, type, 'replay', now));
   }
-  await insertDeliveries(db, rows);
+  await insertDeliveries(db, actor, rows);
   return { eventId: event.id, queued: rows.map((r) => ({ deliveryId: r.id, endpointId: r.endpoint_id, type: r.event_type })) };
 }
 
@@ -250,7 +251,7 @@ export async function replayRange(db: Executor, actor: Actor, endpointId: string
     const type = deliveredTypeFor(event.type, subscribed);
     if (type !== null) rows.push(delivery(endpoint, event.id, type, 'replay', now));
   }
-  await insertDeliveries(db, rows);
+  await insertDeliveries(db, actor, rows);
   return {
     endpointId: endpoint.id,
     from,
