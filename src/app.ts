@@ -33,7 +33,7 @@ import { ClientDirectory, clientsModule } from './modules/clients/index.js';
 import { consoleModule } from './modules/console/index.js';
 import { docsModule } from './modules/docs/index.js';
 import { documentsModule } from './modules/documents/index.js';
-import { eventsModule, registerEventTypes } from './modules/events/index.js';
+import { EventStreams, eventsModule, registerEventTypes } from './modules/events/index.js';
 import { groomingModule } from './modules/grooming/index.js';
 import { healthModule } from './modules/health/index.js';
 import { jobsModule } from './modules/jobs/index.js';
@@ -77,6 +77,8 @@ export interface PetCareApp {
   runner: JobRunner;
   /** Webhook delivery (run by the runner's `webhook-delivery` job); tests read its attempts in flight. */
   webhooks: WebhookDispatcher;
+  /** Open GET /v1/events/stream responses; the shutdown ends them before the drain. */
+  eventStreams: EventStreams;
 }
 
 /** The app's shared services: what a module's factories may take (each manifest names the part it needs). */
@@ -86,6 +88,7 @@ export interface ModuleDeps extends Omit<AppDeps, 'validateResponses'> {
   limiter: SlidingWindowLimiter;
   runner: JobRunner;
   webhooks: WebhookDispatcher;
+  eventStreams: EventStreams;
   audit: AuditLog;
   metrics: Metrics;
   /** Every route of the app, once built (the docs read it). */
@@ -161,6 +164,12 @@ export function createApp(deps: AppDeps): PetCareApp {
   const tokens = new AccessTokens(keys, config, clock);
   const runner = new JobRunner({ stores, config, clock, logger });
   const webhooks = new WebhookDispatcher({ config, clock, secretBox });
+  const eventStreams = new EventStreams({
+    perClient: config.eventStreamsPerClient,
+    pollMs: config.eventStreamPollMs,
+    heartbeatMs: config.eventStreamHeartbeatMs,
+    bufferBytes: config.eventStreamBufferBytes,
+  });
   // The gateway's own part: the idempotency records (no module owns them; src/http imports no module).
   const gateway: ModuleManifest<ModuleDeps> = {
     name: 'gateway',
@@ -196,6 +205,7 @@ export function createApp(deps: AppDeps): PetCareApp {
     limiter,
     runner,
     webhooks,
+    eventStreams,
     audit,
     metrics,
     routes: () => routes,
@@ -241,5 +251,5 @@ export function createApp(deps: AppDeps): PetCareApp {
   koa.use(apiVersionMiddleware());
   koa.use(router.routes());
   koa.use(router.allowedMethods());
-  return { koa, routes, tags: tagDescriptionsOf(modules), modules, audit, idempotency, directory, runner, webhooks };
+  return { koa, routes, tags: tagDescriptionsOf(modules), modules, audit, idempotency, directory, runner, webhooks, eventStreams };
 }

@@ -62,6 +62,7 @@ export async function openAppliance(options: ApplianceOptions): Promise<Applianc
     app,
     async close(jobsTimeoutMs) {
       stopWatchingKeys();
+      app.eventStreams.closeAll();
       await app.runner.stop(jobsTimeoutMs);
       await app.webhooks.drain();
       await app.audit.flush();

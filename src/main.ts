@@ -40,6 +40,8 @@ async function main(): Promise<void> {
       server.closeAllConnections();
     }, config.shutdownTimeoutMs);
     force.unref();
+    // Event streams never finish on their own: end them now, so the drain waits only for real requests.
+    appliance.app.eventStreams.closeAll();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();

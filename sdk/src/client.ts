@@ -11,6 +11,7 @@ import { PageIterable, type Page } from './pagination.js';
 import { Transport, paramCount, type PetCareOptions } from './transport.js';
 import type { Answer, Body, CallOptions, HttpMethod, IdArgs, ItemOf, Operation, OperationFn, PathsWith, QueryOf } from './types.js';
 import type { paths } from './openapi-types.js';
+import { eventStream, type EventStreamOptions, type StreamedEvent } from './event-stream.js';
 import { resources } from './resources.js';
 import { verifyWebhook } from './webhooks.js';
 
@@ -102,13 +103,18 @@ export interface RawRequest {
   body?: unknown;
 }
 
-/** The resources' methods (the `ai` resource is declared with its `upload` below). */
-export interface PetCare extends Omit<Resources, 'ai'> {}
+/** The resources' methods (`ai` and `events` are declared with their extra methods below). */
+export interface PetCare extends Omit<Resources, 'ai' | 'events'> {}
 
 /** The Pet-Care Platform client. */
 export class PetCare {
   /** Knowledge services, documents and answers, the agent query, the care coordinator and recalls; `ai.knowledge.upload` also sends files. */
   readonly ai!: Resources['ai'] & { knowledge: { upload: KnowledgeUploadFn } };
+  /**
+   * The event log; `events.stream({types, since, signal})` is the live stream (GET /v1/events/stream)
+   * as an async iterable that reconnects with backoff and resumes from the last event it yielded.
+   */
+  readonly events!: Resources['events'] & { stream(options?: EventStreamOptions): AsyncIterable<StreamedEvent> };
   /** `webhooks.verify(rawBody, signatureHeader, secret, options?)`: the same as the standalone `verifyWebhook`. */
   readonly webhooks = { verify: verifyWebhook };
 
@@ -119,6 +125,7 @@ export class PetCare {
     Object.assign(this, build(this.transport, resources));
     const knowledge = (this.ai as { knowledge: Record<string, unknown> }).knowledge;
     knowledge.upload = knowledgeUpload(this.transport, knowledge.add as KnowledgeUploadFn);
+    (this.events as { stream: unknown }).stream = (options?: EventStreamOptions) => eventStream(this.transport, options);
   }
 
   /** Any call by method and path template (`/v1/pets/{id}`), for what has no named method. */

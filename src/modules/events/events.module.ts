@@ -1,7 +1,9 @@
 import type { ModuleManifest } from '../../module-manifest.js';
+import type { EventStreams } from './event-stream.js';
+import { eventStreamRoutes } from './event-stream.routes.js';
 import { eventRoutes } from './events.routes.js';
 
-export const eventsModule: ModuleManifest<unknown> = {
+export const eventsModule: ModuleManifest<{ eventStreams: EventStreams }> = {
   name: 'events',
   sdk: {
     events: {
@@ -11,7 +13,8 @@ export const eventsModule: ModuleManifest<unknown> = {
       types: 'listEventTypes',
     },
   },
-  routes: () => eventRoutes(),
+  // The stream first: /v1/events/stream is not an event id.
+  routes: (deps) => [...eventStreamRoutes(deps.eventStreams), ...eventRoutes()],
   tags: { Events: 'The event stream (evt_ ids) in the seed envelope, the catalogue with data schemas, and replay.' },
   tables: ['events'],
   access: {

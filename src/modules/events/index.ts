@@ -1,4 +1,5 @@
 export { emit, type EmittedEvent } from './emit.js';
+export { EventStreams } from './event-stream.js';
 export { eventRoutes } from './events.routes.js';
 export { eventsSpanTenant } from './events-access.js';
 export { envelopeJson, presentEvent } from './events.presenter.js';
