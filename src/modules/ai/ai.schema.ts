@@ -1,8 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
-import { NonBlankText } from '../../http/schema-fields.js';
+import { NonBlankText, RecordId as Id } from '../../http/schema-fields.js';
 
-const Id = (prefix: string, what: string) => Type.String({ pattern: `^${prefix}_[a-z0-9_]{1,80}$`, maxLength: 100, description: `${what} (${prefix}_…).` });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const questionMaxLength = 2000;

@@ -4,7 +4,7 @@ import { boardingSpecies } from '../locations/index.js';
 /** Species a room may take: the same list the location's boardingRequiredVaccines names (the pets module's species). */
 export const Species = Type.Union(boardingSpecies.map((s) => Type.Literal(s)));
 
-export const RecordId = (prefix: string, what: string) => Type.String({ pattern: `^${prefix}_[a-z0-9_]{1,60}$`, description: `${what} (${prefix}_…).` });
+export { RecordId } from '../../http/schema-fields.js';
 export const IdParams = (what: string) => Type.Object({ id: Type.String({ maxLength: 100, description: what }) });
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 export const DateOnly = (description: string) => Type.String({ format: 'date', description: `${description} (YYYY-MM-DD).`, examples: ['2026-12-01'] });

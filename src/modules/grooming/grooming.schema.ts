@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
-import { NonBlankText } from '../../http/schema-fields.js';
+import { NonBlankText, RecordId as Id } from '../../http/schema-fields.js';
 import { LocationId } from '../locations/index.js';
 import { PetSizeSchema, petSizes } from '../pets/index.js';
 import { ProviderId } from '../providers/index.js';
@@ -15,7 +15,6 @@ export const membershipStatuses = ['active', 'cancelled'] as const;
 export const maxPackageMinutes = 600;
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-const Id = (prefix: string, what: string) => Type.String({ pattern: `^${prefix}_[a-z0-9_]{1,60}$`, description: `${what} id (${prefix}_…).` });
 const PetId = Id('pet', 'Pet');
 const ParentId = Id('usr', 'Pet parent');
 const PackageId = Id('pkg', 'Package');

@@ -1,7 +1,8 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { RecordId } from '../../http/schema-fields.js';
 
 /** Id fields of the payments module's bodies and filters: `prefix_` + the id alphabet. */
-export const RecordId = (prefix: string, what: string) => Type.String({ pattern: `^${prefix}_[a-z0-9_]{1,60}$`, description: `${what} (${prefix}_…).` });
+export { RecordId };
 
 export const ParentId = RecordId('usr', 'Pet parent id');
 export const PetId = RecordId('pet', 'Pet id');
