@@ -2677,6 +2677,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream events (Server-Sent Events)
+         * @description The live event log as `text/event-stream`, for software that cannot receive webhooks (a clinic PC behind NAT). Each event is one message: `id: <evt_…>`, `event: <type>`, `data: <envelope>` (the webhook envelope {id, type, createdAt, data}). What you see: the types your read scopes cover (pet.* with pets.read; appointment.*, booking.*, boarding.* and provider.* with bookings.read; payment.*, invoice.*, refund.* and subscription.* with payments.read; order.* and marketplace.* with marketplace.read; ai.* with ai.read; every type with webhooks.read), of your environment. A client confined to locations gets the events whose data names one of its locations (`locationId` or `locationIds`); events that name no location go to tenant-wide clients only. Resuming: send the last id you received as `Last-Event-ID` (an EventSource does so by itself) or `?since=`; the stream first sends every event after it from the log, in commit order, then live ones: none lost, none twice. An id the log does not hold (never, or no longer after a sandbox reset) is refused (400), so a client knows to resynchronise. A comment line (`: heartbeat`) comes every 15 s. At most PETCARE_EVENT_STREAMS_PER_CLIENT (default 5) open streams per client (429 `rate_limited` beyond). A reader that falls PETCARE_EVENT_STREAM_BUFFER_BYTES (default 1 MiB) behind is disconnected and resumes with its last id. On shutdown the appliance ends every stream at once (503 to new ones); reconnect after `retry` (2 s).
+         *
+         *     Scope: `webhooks.read` or `pets.read` or `bookings.read` or `payments.read` or `marketplace.read` or `ai.read`.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -28173,6 +28195,115 @@ export interface operations {
             };
             /** @description `internal_error`: Internal server error */
             500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated event types (canonical or alias; an alias is sent under that name). Default: every type your scopes show. Text: no control characters (one line); no unpaired surrogates. */
+                types?: string;
+                /** @description Resume after this event id (as `Last-Event-ID` does; the header wins when both are sent). Text: no control characters (one line); no unpaired surrogates. */
+                since?: string;
+            };
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream: messages until the client or the appliance closes it */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: The service is not ready */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Platform-Version": components["headers"]["X-Platform-Version"];
