@@ -3,17 +3,7 @@ import { h } from './dom.js';
 import { addDays, localDate, time } from './format.js';
 import { pager } from './pager.js';
 import type { Panel } from './panel.js';
-
-interface Appointment {
-  id: string;
-  status: string;
-  petId: string;
-  provider: { id: string; name: string };
-  type: string;
-  startsAt: string;
-  endsAt: string;
-  locationId: string;
-}
+import type { Appointment, Pet } from './api-types.js';
 
 /** Midnight of a local date as an instant with the browser's offset (the list filters on instants). */
 const midnight = (date: string): string => {
@@ -34,7 +24,7 @@ export const appointmentsPanel: Panel = {
     async function names(list: Appointment[]) {
       if (!session.scopes.has('pets.read')) return;
       const missing = [...new Set(list.map((a) => a.petId))].filter((id) => !petNames.has(id)).slice(0, 25);
-      const pets = await Promise.all(missing.map((id) => api<{ id: string; name: string }>('GET', `/v1/pets/${encodeURIComponent(id)}`)));
+      const pets = await Promise.all(missing.map((id) => api<Pet>('GET', `/v1/pets/${encodeURIComponent(id)}`)));
       for (const pet of pets) petNames.set(pet.id, pet.name);
     }
 

@@ -3,21 +3,7 @@ import { h } from './dom.js';
 import { dateTime } from './format.js';
 import { pager } from './pager.js';
 import type { Panel } from './panel.js';
-
-interface AuditEvent {
-  id: string;
-  occurredAt: string;
-  requestId: string;
-  clientId: string | null;
-  role: string | null;
-  ip: string;
-  method: string;
-  route: string;
-  path: string;
-  resourceId: string | null;
-  status: number;
-  latencyMs: number;
-}
+import type { AuditEvent } from './api-types.js';
 
 /** A datetime-local value (the browser's zone) as an ISO instant for the API. */
 const instant = (value: string): string | undefined => (value ? new Date(value).toISOString() : undefined);

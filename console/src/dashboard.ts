@@ -4,25 +4,7 @@ import { clearProblem, h, showProblem } from './dom.js';
 import { localDate, metricValue, monthRange } from './format.js';
 import { knownLocations } from './locations.js';
 import type { Panel } from './panel.js';
-
-interface Metric {
-  name: string;
-  value: number;
-  unit: string;
-  currency?: string;
-  breakdown?: { key: string; value: number }[];
-  from: string;
-  to: string;
-  asOf: string;
-  basis: { date: string; formula: string };
-}
-
-interface Series {
-  name: string;
-  unit: string;
-  currency?: string;
-  points: (SeriesPoint & { from: string; to: string })[];
-}
+import type { Metric, Series } from './api-types.js';
 
 const labels: Record<string, string> = {
   revenue_net: 'Revenue (net)',

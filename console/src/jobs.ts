@@ -2,23 +2,7 @@ import { api } from './api.js';
 import { append, clearProblem, h, showProblem } from './dom.js';
 import { dateTime } from './format.js';
 import type { Panel } from './panel.js';
-
-interface Job {
-  name: string;
-  description: string;
-  schedule: { type: 'cron'; expression: string } | { type: 'interval'; everyMs: number } | null;
-  lastRun: { at: string; status: string; error: string | null } | null;
-  nextRunAt: string | null;
-  openRuns: number;
-}
-interface JobRun {
-  id: string;
-  name: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed';
-  result: Record<string, unknown> | null;
-  error: string | null;
-  finishedAt: string | null;
-}
+import type { Job, JobDetail, JobRun } from './api-types.js';
 
 const scheduleText = (s: Job['schedule']): string =>
   s === null
@@ -51,7 +35,7 @@ export const jobsPanel: Panel = {
         for (let i = 0; i < 300 && current && (current.status === 'queued' || current.status === 'running'); i++) {
           progress.replaceChildren(h('progress', { 'aria-label': `${job.name} ${current.status}` }), ` ${current.status}`);
           await pause(i < 10 ? 300 : 1000);
-          const detail = await api<Job & { recentRuns: JobRun[] }>('GET', `/v1/jobs/${encodeURIComponent(job.name)}`);
+          const detail = await api<JobDetail>('GET', `/v1/jobs/${encodeURIComponent(job.name)}`);
           current = detail.recentRuns.find((r) => r.id === queued.id) ?? current;
         }
         if (current?.finishedAt) lastRun.textContent = `${current.status} · ${dateTime(current.finishedAt)}`;

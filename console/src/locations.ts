@@ -1,4 +1,5 @@
 import { api, type Page, type Session } from './api.js';
+import type { Location } from './api-types.js';
 
 /**
  * The locations the client may name, with their names where it may read them: an admin lists them
@@ -8,7 +9,7 @@ import { api, type Page, type Session } from './api.js';
 export async function knownLocations(session: Session): Promise<Map<string, string>> {
   const known = new Map<string, string>();
   if (session.role === 'admin' && session.scopes.has('admin.read')) {
-    const list = await api<Page<{ id: string; name: string }>>('GET', '/v1/locations', { query: { limit: '100' } });
+    const list = await api<Page<Location>>('GET', '/v1/locations', { query: { limit: '100' } });
     for (const l of list.data) if (!session.locations || session.locations.includes(l.id)) known.set(l.id, l.name);
   } else {
     for (const id of session.locations ?? []) known.set(id, id);

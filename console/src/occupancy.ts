@@ -3,23 +3,7 @@ import { clearProblem, h, showProblem } from './dom.js';
 import { addDays, dayNumber, localDate, weekday } from './format.js';
 import { knownLocations } from './locations.js';
 import type { Panel } from './panel.js';
-
-interface Counts {
-  capacity: number;
-  reserved: number;
-  checkedIn: number;
-  available: number;
-}
-interface Night extends Counts {
-  date: string;
-  byRoomType: (Counts & { roomType: string })[];
-}
-interface Occupancy {
-  locationId: string;
-  from: string;
-  to: string;
-  nights: Night[];
-}
+import type { OccupancyCounts as Counts, Occupancy, Room } from './api-types.js';
 
 /** A CSS class per band of use, so the grid reads at a glance (and each cell also says its numbers). */
 function level(c: Counts): string {
@@ -60,7 +44,7 @@ export const occupancyPanel: Panel = {
 
     async function locations() {
       // Rooms name the locations that board pets; an admin also gets their names.
-      const rooms = await api<Page<{ locationId: string }>>('GET', '/v1/boarding/rooms', { query: { limit: '100' } });
+      const rooms = await api<Page<Room>>('GET', '/v1/boarding/rooms', { query: { limit: '100' } });
       const ids = [...new Set(rooms.data.map((r) => r.locationId))];
       const names = await knownLocations(session);
       location.replaceChildren(...ids.map((id) => h('option', { value: id }, names.get(id) ?? id)));

@@ -2,28 +2,7 @@ import { api, type Page } from './api.js';
 import { clearProblem, h, showProblem } from './dom.js';
 import { dateTime } from './format.js';
 import type { Panel } from './panel.js';
-
-interface Endpoint {
-  id: string;
-  url: string;
-  description: string | null;
-  enabled: boolean;
-}
-interface Attempt {
-  id: string;
-  deliveryId: string;
-  eventId: string;
-  type: string;
-  kind: string;
-  attempt: number;
-  status: string;
-  deliveryStatus: string;
-  startedAt: string;
-  latencyMs: number | null;
-  responseStatus: number | null;
-  error: string | null;
-  nextRetryAt: string | null;
-}
+import type { Attempt, Endpoint, EventReplay } from './api-types.js';
 
 export const webhooksPanel: Panel = {
   id: 'webhooks',
@@ -45,7 +24,7 @@ export const webhooksPanel: Panel = {
       clearProblem(problem);
       button.disabled = true;
       try {
-        const result = await api<{ eventId: string; queued: { deliveryId: string }[] }>('POST', `/v1/events/${encodeURIComponent(a.eventId)}/replay`, {
+        const result = await api<EventReplay>('POST', `/v1/events/${encodeURIComponent(a.eventId)}/replay`, {
           body: { endpointId: endpoint.value },
         });
         done.textContent = `Replay of ${result.eventId} queued as ${result.queued.map((q) => q.deliveryId).join(', ') || 'nothing'}.`;
