@@ -1,5 +1,7 @@
 import test from 'ava';
 import type SQLite from 'better-sqlite3';
+import { SecretBox } from '../../src/db/secret-box.js';
+import { sealClearCalendarTokens } from '../../src/modules/appointments/appointments.repository.js';
 import { createHousehold, createLocation } from '../helpers/factories.js';
 import { useTestApp } from '../helpers/test-app.js';
 
@@ -183,4 +185,17 @@ test('the hot lists and point reads neither sort nor scan a big table', async (t
   // The plans of every statement, to read beside a failure (quiet when all is well).
   if (failures.length > 0) tt.log(report.join('\n'));
   tt.deepEqual(failures, []);
+});
+
+test.serial('the housekeeping that seals clear calendar tokens reads only the rows its partial index holds', async (tt) => {
+  const statements = await capture(async () => {
+    await sealClearCalendarTokens(t.stores.get('live').db, SecretBox.ephemeral());
+  });
+  const seal = statements.filter((source) => source.includes("not like 'sealed:%'"));
+  tt.is(seal.length, 1, 'the housekeeping asked for clear tokens once');
+  const plan = planOf(seal[0]!).map((p) => p.detail);
+  tt.true(
+    plan.some((detail) => detail.includes('appointments_clear_token_idx')),
+    plan.join('\n'),
+  );
 });
