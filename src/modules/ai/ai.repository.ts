@@ -1,6 +1,6 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { acrossTenants, scoped } from '../../db/access-policy.js';
-import { databaseIdentity, insertRow, runStatement, selectRows, type Executor } from '../../db/database.js';
+import { acrossTenants, insertCallersRow, scoped } from '../../db/access-policy.js';
+import { databaseIdentity, runStatement, selectRows, type Executor } from '../../db/database.js';
 import { VersionedCache } from '../../db/versioned-cache.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
@@ -322,8 +322,7 @@ export async function vectorSearch(
  * rather than `scoped().insert`'s query builder, after the same check (answers are tenant-wide rows).
  */
 export async function insertAnswer(db: Executor, access: AccessFilter, row: AiAnswersTable): Promise<void> {
-  if (row.tenant_id !== access.tenantId) throw new Error('insert into ai_answers: a row of another tenant');
-  await insertRow(acrossTenants(db, 'hand-written: the tenant of the row is checked above'), 'ai_answers', row);
+  await insertCallersRow(db, access, 'ai_answers', row);
 }
 
 /** An answer is readable by a caller who covers every location it drew from (tenant-wide answers: tenant-wide callers). */

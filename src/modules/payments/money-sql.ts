@@ -1,4 +1,4 @@
-import { acrossTenants, locationColumnOf, type ScopedTable } from '../../db/access-policy.js';
+import { acrossTenants, checkedRows, locationColumnOf, type ScopedTable } from '../../db/access-policy.js';
 import { runStatement, type Executor } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 
@@ -64,14 +64,7 @@ export const insertText = (table: string, columns: readonly string[], count = 1)
 export async function insertRows<Row extends object>(db: Executor, access: AccessFilter, table: ScopedTable, rows: readonly Row[]): Promise<void> {
   const first = rows[0];
   if (!first) return;
-  const locations = access.locationIds;
-  const location = locations === null ? null : locationColumnOf(table);
-  for (const row of rows as readonly Record<string, unknown>[]) {
-    if (row.tenant_id !== access.tenantId) throw new Error(`insert into ${table}: a row of another tenant`);
-    if (location !== null && locations !== null && !locations.includes(row[location] as string)) {
-      throw new Error(`insert into ${table}: a row at a location the caller does not cover`);
-    }
-  }
+  checkedRows(table, access, rows);
   const columns = Object.keys(first);
   const values: unknown[] = [];
   for (const row of rows) for (const column of columns) values.push((row as Record<string, unknown>)[column]);

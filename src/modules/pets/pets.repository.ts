@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { acrossTenants, scoped } from '../../db/access-policy.js';
-import { insertRow, type Executor, type PetsTable } from '../../db/database.js';
+import { insertCallersRow, scoped } from '../../db/access-policy.js';
+import type { Executor, PetsTable } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ListPetsFilters } from './pets.schema.js';
@@ -26,10 +26,7 @@ export async function listPets(db: Executor, actor: AccessFilter, page: PageRequ
  * than `scoped().insert`'s query builder, after the same check that it is the caller's to write.
  */
 export async function insertPet(db: Executor, access: AccessFilter, row: PetsTable): Promise<void> {
-  if (row.tenant_id !== access.tenantId) throw new Error('insert into pets: a row of another tenant');
-  if (access.locationIds !== null && !access.locationIds.includes(row.location_id))
-    throw new Error('insert into pets: a row at a location the caller does not cover');
-  await insertRow(acrossTenants(db, 'hand-written: the tenant and location of the row are checked above'), 'pets', row);
+  await insertCallersRow(db, access, 'pets', row);
 }
 
 /** Updates a pet the caller may see (a move to another location the caller covers included: the old location is checked). */
