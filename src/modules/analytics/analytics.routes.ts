@@ -21,7 +21,7 @@ export function analyticsRoutes(deps: { clock: Clock }): AnyRoute[] {
       description:
         access +
         'Answers each metric once with its value, unit and declared basis (which date places a record in the window, and the formula), and asOf (the time of the call): ' +
-        'figures come from daily aggregates that triggers keep in the same transaction as every write a metric reads (per location and UTC day; the two partial days at a window's ends in a location's time zone are read from the records), so they equal what the records give and never lag; a figure is also reused only while a change counter those writes move stands still, so none is stale. The `analytics-rebuild` job recomputes the aggregates from the records. A money metric (unit minor) answers once per currency of the locations covered and the rows found. ' +
+        'figures come from daily aggregates that triggers keep in the same transaction as every write a metric reads (per location and UTC day; the two partial days at a window’s ends in a location’s time zone are read from the records), so they equal what the records give and never lag; a figure is also reused only while a change counter those writes move stands still, so none is stale. The `analytics-rebuild` job recomputes the aggregates from the records. A money metric (unit minor) answers once per currency of the locations covered and the rows found. ' +
         'revenue_net reconciles with the journal to the cent. Emits nothing.',
       tags,
       access: { scope: 'analytics.read' },
