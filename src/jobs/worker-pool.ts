@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parentPort, Worker, workerData, type ResourceLimits } from 'node:worker_threads';
 
 /**
@@ -34,6 +36,11 @@ export interface WorkerTask<Part> {
   /** Called, in order, with each part the worker sends before its result. */
   onPart?: (part: Part) => void;
   resourceLimits?: ResourceLimits;
+  /**
+   * The same work in this thread, for a build without the worker module beside its caller (a
+   * single-file bundle, as the CLI's tests run): better than not doing it at all.
+   */
+  inline?: (input: never, send: (part: Part) => void) => Promise<unknown>;
 }
 
 /**
@@ -60,6 +67,7 @@ export class WorkerPool {
     }
     this.running++;
     try {
+      if (task.inline && !existsSync(fileURLToPath(task.script))) return (await task.inline(task.input as never, (part) => task.onPart?.(part))) as Result;
       return await this.spawn<Result, Part>(task);
     } finally {
       this.running--;

@@ -61,6 +61,22 @@ test('closing terminates running workers and refuses waiting and later tasks wit
   a.is(p.alive, 0);
 });
 
+test('a build without the worker module beside its caller (a single-file bundle) runs the inline fallback instead', async (a) => {
+  const p = pool();
+  const parts: number[] = [];
+  const result = await p.run<string, number>({
+    script: workerScript(import.meta.url, 'fixtures/no-such.worker'),
+    input: { n: 2 },
+    onPart: (n) => parts.push(n),
+    inline: async (input: { n: number }, send) => {
+      send(input.n);
+      return `inline ${input.n}`;
+    },
+  });
+  a.is(result, 'inline 2');
+  a.deepEqual(parts, [2]);
+});
+
 const t = useTestApp(test, { jobs: false });
 
 test('the job runner closes its pool when it stops', async (a) => {
