@@ -2620,7 +2620,7 @@ export interface paths {
         };
         /**
          * Every metric over a date range
-         * @description Needs `analytics.read` (admins; doctors read). A location-scoped client counts only its own locations; a locationId outside them → 404. from and to are local dates, both inclusive, each location counted in its own time zone; to before from, or a range over 2 years → 400. Answers each metric once with its value, unit and declared basis (which date places a record in the window, and the formula), and asOf (the time of the call): figures come from the records themselves, never a rollup; a figure is reused only while a change counter that triggers move on every write a metric reads stands still, so none is stale. A money metric (unit minor) answers once per currency of the locations covered and the rows found. revenue_net reconciles with the journal to the cent. Emits nothing.
+         * @description Needs `analytics.read` (admins; doctors read). A location-scoped client counts only its own locations; a locationId outside them → 404. from and to are local dates, both inclusive, each location counted in its own time zone; to before from, or a range over 2 years → 400. Answers each metric once with its value, unit and declared basis (which date places a record in the window, and the formula), and asOf (the time of the call): figures come from daily aggregates that triggers keep in the same transaction as every write a metric reads (per location and UTC day; the two partial days at a window’s ends in a location’s time zone are read from the records), so they equal what the records give and never lag; a figure is also reused only while a change counter those writes move stands still, so none is stale. The `analytics-rebuild` job recomputes the aggregates from the records. A money metric (unit minor) answers once per currency of the locations covered and the rows found. revenue_net reconciles with the journal to the cent. Emits nothing.
          *
          *     Scope: `analytics.read`.
          */
@@ -12612,7 +12612,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The document bytes */
+            /** @description The document bytes, as the type they were stored as */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12624,6 +12624,32 @@ export interface operations {
                 };
                 content: {
                     "application/octet-stream": string;
+                    "application/pdf": string;
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                    "text/plain": string;
+                    "text/markdown": string;
+                };
+            };
+            /** @description The byte range asked for (`Range`), with `Content-Range` */
+            206: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                    "application/pdf": string;
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                    "text/plain": string;
+                    "text/markdown": string;
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -24874,6 +24900,67 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The period was asked for before (or has nothing new to settle): the same statements */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Settlement id (stl_…). */
+                            id: string;
+                            /** @constant */
+                            kind: "provider_payout";
+                            providerId: string;
+                            /** Format: date */
+                            periodStart: string;
+                            /** Format: date */
+                            periodEnd: string;
+                            currency: string;
+                            /** @description Sum of the sale lines. */
+                            gross: number;
+                            /** @description Gross refunded: minus the sum of the refund lines (≥ 0). */
+                            refunds: number;
+                            /** @description Sum of the lines’ commission (refund lines count negative). */
+                            commission: number;
+                            /** @description gross − refunds − commission: what the provider is paid. */
+                            net: number;
+                            lines: {
+                                /** @description Commission line id (cml_…). */
+                                id: string;
+                                orderId: string;
+                                orderLineId: string;
+                                providerId: string;
+                                /** @description sale: accrued when the line was paid; refund: the negative line of a refund. */
+                                kind: "sale" | "refund";
+                                refundId: string | null;
+                                /** @description Signed: the line’s price (sale) or minus the gross refunded (refund). */
+                                gross: number;
+                                /** @description The rate snapshotted on the order line. */
+                                rateBps: number;
+                                /** @description Signed as gross. */
+                                commission: number;
+                                currency: string;
+                                status: "accrued" | "settled";
+                                settlementId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
+                            status: "pending" | "paid";
+                            /** Format: date-time */
+                            createdAt: string;
+                            paidAt: string | null;
+                        }[];
+                    };
+                };
+            };
             /** @description The statements of the period */
             201: {
                 headers: {
@@ -26149,7 +26236,43 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The document, queued for indexing (200: already in the service) */
+            /** @description The same bytes are already in the service: that document, unchanged */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Knowledge document id (kdoc_…). */
+                        id: string;
+                        serviceId: string;
+                        title: string;
+                        source: "file" | "pet_document" | "text";
+                        /** @description application/pdf, text/plain or text/markdown (from the content). */
+                        contentType: string;
+                        sourceDocumentId: string | null;
+                        status: "uploaded" | "extracting" | "indexed" | "failed";
+                        /** @description Of the file bytes, or of the UTF-8 text. */
+                        sha256: string;
+                        sizeBytes: number;
+                        pages: number | null;
+                        chunks: number | null;
+                        /** @description Share of the chunks indexed (1 when indexed). */
+                        progress: number;
+                        error: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        indexedAt: string | null;
+                    };
+                };
+            };
+            /** @description The document, queued for indexing */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -27985,6 +28108,7 @@ export interface operations {
                             denominator?: number;
                         }[];
                     } | string;
+                    "text/csv": string;
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -30663,7 +30787,39 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The queued run (200 with the finished run when waited for) */
+            /** @description With `{"wait":true}`: the run, finished */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description job_… */
+                        id: string;
+                        name: string;
+                        status: "queued" | "running" | "succeeded" | "failed";
+                        trigger: "schedule" | "manual" | "code";
+                        attempts: number;
+                        maxAttempts: number;
+                        /** Format: date-time */
+                        runAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        /** @description The summary the run returned (counts), or null. */
+                        result: Record<string, never> | null;
+                        error: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description The queued run */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -93,6 +93,16 @@ interface OperationVariant {
   extraHeaders?: Json;
 }
 
+/** The success body by media type: the route's own, then each other type it may answer with (text as a string, anything else as bytes). */
+function successContent(route: AnyRoute, contentType: string): Json {
+  const content: Json = { [contentType]: { schema: successSchema(route) } };
+  for (const other of route.response.contentTypes ?? []) {
+    const type = other.split(';')[0]!.trim();
+    content[type] = { schema: type.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary' } };
+  }
+  return content;
+}
+
 function operation(route: AnyRoute, variant: OperationVariant = {}): Json {
   const contentType = route.response.contentType?.split(';')[0] ?? 'application/json';
   const extraHeaders = variant.extraHeaders ?? {};
@@ -107,11 +117,12 @@ function operation(route: AnyRoute, variant: OperationVariant = {}): Json {
     ...(route.emits?.length ? { 'x-emits': [...route.emits] } : {}),
     parameters: parameters(route),
     responses: {
-      [String(route.response.status)]: {
-        description: route.response.description,
-        headers: successHeaders,
-        content: { [contentType]: { schema: successSchema(route) } },
-      },
+      ...Object.fromEntries(
+        [{ status: route.response.status, description: route.response.description }, ...(route.response.also ?? [])].map(({ status, description }) => [
+          String(status),
+          { description, headers: successHeaders, content: successContent(route, contentType) },
+        ]),
+      ),
       ...errorResponses(route, variant.extraCodes ?? [], extraHeaders),
     },
     // OpenAPI security requirements are alternatives: one entry per scope that will do.

@@ -85,7 +85,20 @@ interface RouteShape<P, Q, B, R> {
   body?: B;
   /** Accepted body media types; JSON unless stated. */
   bodyTypes?: MediaType[];
-  response: { status: number; description: string; schema: R; contentType?: string };
+  response: {
+    status: number;
+    description: string;
+    schema: R;
+    contentType?: string;
+    /**
+     * Other statuses the handler answers with the same body (a deduplicated upload's 200 beside 202).
+     * Declared here, they are in /openapi.json; an answer with a status declared nowhere fails the
+     * response check every test runs with (`validateResponses`).
+     */
+    also?: ReadonlyArray<{ status: number; description: string }>;
+    /** Other media types the handler may answer with (its `Content-Type` header), documented beside the main one. */
+    contentTypes?: readonly string[];
+  };
   /**
    * Older dated versions' answers (DESIGN §16), each a transform of the current answer; the router
    * applies the request's version when it responds (replays too), so the handler stays current-only.

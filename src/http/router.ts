@@ -56,8 +56,30 @@ function withoutFields(body: unknown, fields: readonly string[]): unknown {
   return copy;
 }
 
+/**
+ * The line /openapi.json holds (issue 28.1): a handler answers only statuses and media types its
+ * route declares. Checked wherever responses are validated (every test), so an undocumented answer
+ * fails the suite instead of surprising a generated client.
+ */
+function checkDeclared(route: AnyRoute, reply: Reply<unknown>): void {
+  // The docs page's and console's own files are not in the document.
+  if (isPublic(route) && route.hidden) return;
+  const status = reply.status ?? route.response.status;
+  const statuses = [route.response.status, ...(route.response.also ?? []).map((a) => a.status)];
+  if (!statuses.includes(status) && status !== 304) {
+    throw new Error(`response of ${routeKey(route)} has status ${status}, which its route does not declare (response.also)`);
+  }
+  const header = Object.entries(reply.headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+  if (header === undefined) return;
+  const type = header.split(';')[0]!.trim().toLowerCase();
+  const types = [route.response.contentType ?? 'application/json', ...(route.response.contentTypes ?? [])].map((t) => t.split(';')[0]!.trim().toLowerCase());
+  if (!types.includes(type))
+    throw new Error(`response of ${routeKey(route)} has Content-Type ${type}, which its route does not declare (response.contentTypes)`);
+}
+
 function respond(ctx: AppContext, route: AnyRoute, reply: Reply<unknown>, deps: PipelineDeps, replayed = false): void {
   // A replayed body was checked when first produced (and may be redacted since).
+  if (deps.validateResponses && !replayed) checkDeclared(route, reply);
   if (deps.validateResponses && !replayed && route.response.schema) {
     try {
       validateShape(route.response.schema, reply.body);

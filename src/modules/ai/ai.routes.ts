@@ -171,7 +171,12 @@ export function aiRouteList(deps: AiRouteDeps): AnyRoute[] {
       params: ServiceParams,
       body: KnowledgeUploadSchema,
       bodyTypes: ['multipart/form-data', 'application/json'],
-      response: { status: 202, description: 'The document, queued for indexing (200: already in the service)', schema: KnowledgeDocumentSchema },
+      response: {
+        status: 202,
+        description: 'The document, queued for indexing',
+        schema: KnowledgeDocumentSchema,
+        also: [{ status: 200, description: 'The same bytes are already in the service: that document, unchanged' }],
+      },
       errors: ['not_found', 'payload_too_large', 'unsupported_media_type', 'document_outside_service'],
       stage: async ({ params, actor, db, ctx }) =>
         stageKnowledgeUpload(files, {

@@ -45,7 +45,7 @@ export function analyticsRoutes(deps: { clock: Clock }): AnyRoute[] {
       access: { scope: 'analytics.read' },
       params: MetricParams,
       query: SeriesQuery,
-      response: { status: 200, description: 'The series (JSON), or its CSV text', schema: SeriesOrCsvSchema },
+      response: { status: 200, description: 'The series (JSON), or its CSV text', schema: SeriesOrCsvSchema, contentTypes: ['text/csv'] },
       errors: ['not_found'],
       handler: async ({ db, actor, params, query, ctx }) => {
         const series = await metricSeries(db, actor, params.name, query, query.interval ?? 'day', deps.clock.now());

@@ -1,3 +1,4 @@
+import { documentContentTypes } from './content-sniffing.js';
 import { publicBaseUrl } from '../../http/public-url.js';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
@@ -109,7 +110,14 @@ export function documentRoutes(deps: { config: Config; clock: Clock }): AnyRoute
       tags,
       access: { scope: 'pets.read' },
       params: DocumentParams,
-      response: { status: 200, description: 'The document bytes', schema: DocumentContentSchema, contentType: 'application/octet-stream' },
+      response: {
+        status: 200,
+        description: 'The document bytes, as the type they were stored as',
+        schema: DocumentContentSchema,
+        contentType: 'application/octet-stream',
+        contentTypes: [...documentContentTypes],
+        also: [{ status: 206, description: 'The byte range asked for (`Range`), with `Content-Range`' }],
+      },
       errors: ['not_found', 'range_not_satisfiable'],
       handler: async ({ db, actor, params, ctx }) => {
         const row = await getDocument(db, actor, params.id);

@@ -74,7 +74,12 @@ export function jobRoutes(deps: { runner: JobRunner }): AnyRoute[] {
       params: JobParams,
       body: RunJobBody,
       transactional: false,
-      response: { status: 202, description: 'The queued run (200 with the finished run when waited for)', schema: JobRunSchema },
+      response: {
+        status: 202,
+        description: 'The queued run',
+        schema: JobRunSchema,
+        also: [{ status: 200, description: 'With `{"wait":true}`: the run, finished' }],
+      },
       errors: ['not_found', 'tenant_wide_only'],
       handler: async ({ actor, params, body }) => {
         const definition = definitionOf(params.name);

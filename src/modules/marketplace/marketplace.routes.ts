@@ -245,7 +245,12 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
       access: { scope: 'marketplace', roles: ['admin'] },
       tenantWide: payoutsSpanTenant,
       body: CreatePayoutsSchema,
-      response: { status: 201, description: 'The statements of the period', schema: PayoutListSchema },
+      response: {
+        status: 201,
+        description: 'The statements of the period',
+        schema: PayoutListSchema,
+        also: [{ status: 200, description: 'The period was asked for before (or has nothing new to settle): the same statements' }],
+      },
       errors: ['resource_missing', 'tenant_wide_only'],
       handler: async ({ db, actor, body }) => {
         const result = await createPayouts(db, actor, body, await now(db, actor.env));
