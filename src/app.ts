@@ -136,11 +136,17 @@ const featureModules: ModuleManifest<ModuleDeps>[] = [
 ];
 
 /**
- * Every module's table policies, registered without building the app: the CLI runs the same
- * repositories, whose scoped() queries need them (createApp registers them too, with the gateway's).
+ * What the modules declare for everyone — table policies, event types, error codes — registered
+ * without building the app: the CLI runs the same services, whose scoped() queries, emits and
+ * AppErrors need them. createApp registers them too (with the gateway's), before any route is built:
+ * the routes' schemas list the event types, OpenAPI the error codes.
  */
-export function registerModuleAccessPolicies(): void {
-  for (const module of featureModules) registerAccessPolicies(module.name, module.access ?? {});
+export function registerModuleDeclarations(modules: readonly ModuleManifest<ModuleDeps>[] = featureModules): void {
+  for (const module of modules) {
+    registerAccessPolicies(module.name, module.access ?? {});
+    registerEventTypes(module.name, module.events ?? {});
+    registerErrorCodes(module.name, module.errors ?? {});
+  }
 }
 
 /**
@@ -186,12 +192,7 @@ export function createApp(deps: AppDeps): PetCareApp {
     reset: { erase: { tables: ['idempotency_keys'], run: async (db) => void (await db.deleteFrom('idempotency_keys').execute()) } },
   };
   const modules = appModules(gateway);
-  // Before any route is built: the routes' schemas list the event types, OpenAPI the error codes.
-  for (const module of modules) {
-    registerAccessPolicies(module.name, module.access ?? {});
-    registerEventTypes(module.name, module.events ?? {});
-    registerErrorCodes(module.name, module.errors ?? {});
-  }
+  registerModuleDeclarations(modules);
   const routes: AnyRoute[] = [];
   const shared: ModuleDeps = {
     config,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import type { Config, Environment } from '../config.js';
-import { registerModuleAccessPolicies } from '../app.js';
+import { registerModuleDeclarations } from '../app.js';
 import { openStores } from '../data-dir.js';
 import type { Executor } from '../db/database.js';
 import type { Stores } from '../db/stores.js';
@@ -106,8 +106,8 @@ export async function allPages<T extends { id: string }>(fetch: (page: PageReque
 
 /** Opens the environments whose database already exists: the CLI never creates a data dir by mistake. */
 export async function openSession(config: Config, json: boolean, out: (text: string) => void): Promise<Session> {
-  // The commands run the modules' repositories, which read and write through the access policies.
-  registerModuleAccessPolicies();
+  // The commands run the modules' services: their access policies, event types and error codes.
+  registerModuleDeclarations();
   const stores = await openStores(config, { existingOnly: true });
   const tenant = await stores.all()[0]?.db.selectFrom('tenants').select('id').orderBy('created_at').executeTakeFirst();
   if (!tenant) {
