@@ -109,14 +109,12 @@ function openQuote(command: string): boolean {
   return quote !== null;
 }
 
-/** The JSON at the start of an answer's text (before its prose), or null when it starts with none. */
-function jsonPrefix(text: string): string | null {
-  const start = text.trimStart();
-  if (!start.startsWith('{') && !start.startsWith('[')) return null;
+/** Walks JSON-ish text, skipping strings: the index where its first value closes (-1: it does not). */
+function closingIndex(text: string): number {
   let depth = 0;
   let inString = false;
-  for (let i = 0; i < start.length; i++) {
-    const c = start[i]!;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
     if (inString) {
       if (c === '\\') i++;
       else if (c === '"') inString = false;
@@ -124,31 +122,25 @@ function jsonPrefix(text: string): string | null {
     else if (c === '{' || c === '[') depth++;
     else if (c === '}' || c === ']') {
       depth--;
-      if (depth === 0) return start.slice(0, i + 1);
+      if (depth === 0) return i;
     }
   }
-  return start;
+  return -1;
 }
 
+/** The JSON at the start of an answer's text (before its prose), or null when it starts with none. */
+function jsonPrefix(text: string): string | null {
+  const start = text.trimStart();
+  if (!start.startsWith('{') && !start.startsWith('[')) return null;
+  const close = closingIndex(start);
+  return close === -1 ? start : start.slice(0, close + 1);
+}
+
+/** True when an answer's JSON is complete (its continuation lines, if any, have all been read). */
 const balanced = (text: string): boolean => {
   const json = jsonPrefix(text);
-  return json === null || (json.length > 0 && /[}\]]$/.test(json) && depthOf(json) === 0);
+  return json === null || closingIndex(json) === json.length - 1;
 };
-
-function depthOf(json: string): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < json.length; i++) {
-    const c = json[i]!;
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') depth++;
-    else if (c === '}' || c === ']') depth--;
-  }
-  return depth;
-}
 
 /** A parsed answer pattern. */
 type Pattern =
