@@ -95,8 +95,7 @@ test('scoped() confines select, update, delete and insert to the caller’s tena
 });
 
 /** Files not yet moved onto `scoped()` (issue 26.2); each module's move removes its files here. The list only shrinks. */
-const notYetScoped = new Set<string>([
-]);
+const notYetScoped = new Set<string>([]);
 
 /** A query started on the raw database or transaction (a builder, or hand-written SQL), not on `scoped(…)` or `acrossTenants(…)`. */
 const rawQuery =
