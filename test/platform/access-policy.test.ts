@@ -97,9 +97,9 @@ test('scoped() confines select, update, delete and insert to the caller’s tena
 /** Files not yet moved onto `scoped()` (issue 26.2); each module's move removes its files here. The list only shrinks. */
 const notYetScoped = new Set<string>([]);
 
-/** A query started on the raw database or transaction (a builder, or hand-written SQL), not on `scoped(…)` or `acrossTenants(…)`. */
+/** A query started on the raw database or transaction (a builder, its chain on one line or several, or hand-written SQL), not on `scoped(…)` or `acrossTenants(…)`. */
 const rawQuery =
-  /\b(?:db|trx|executor|tx)\.(?:selectFrom|updateTable|deleteFrom|insertInto|replaceInto)\(|\b(?:selectRows|runStatement|insertRow)\((?:db|trx|executor|tx)\b/g;
+  /\b(?:db|trx|executor|tx)\s*\.\s*(?:selectFrom|updateTable|deleteFrom|insertInto|replaceInto)\(|\b(?:selectRows|runStatement|insertRow)\(\s*(?:db|trx|executor|tx)\b/g;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
