@@ -6,8 +6,9 @@ import { pageQuery, type PageRequest } from '../../http/paging.js';
 type EventRow = Selectable<EventsTable>;
 
 /**
- * Events are tenant-wide (their data spans locations): the access check is `requireTenantWide`,
- * and the queries run for the whole tenant.
+ * Events are tenant-wide (their data spans locations): their routes are `tenantWide` (the router
+ * refuses a confined client), and the queries run for the whole tenant. The live stream filters by
+ * location itself (event-stream.ts).
  */
 const tenantEvents = (db: Executor, tenantId: string) => scoped(db, { tenantId, locationIds: null }).selectFrom('events').selectAll();
 
