@@ -12652,6 +12652,18 @@ export interface operations {
                     "text/markdown": string;
                 };
             };
+            /** @description Not modified: `If-None-Match` names the current ETag (no body) */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
             400: {
                 headers: {

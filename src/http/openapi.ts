@@ -120,7 +120,8 @@ function operation(route: AnyRoute, variant: OperationVariant = {}): Json {
       ...Object.fromEntries(
         [{ status: route.response.status, description: route.response.description }, ...(route.response.also ?? [])].map(({ status, description }) => [
           String(status),
-          { description, headers: successHeaders, content: successContent(route, contentType) },
+          // 304 carries no body (RFC 9110 §15.4.5).
+          status === 304 ? { description, headers: successHeaders } : { description, headers: successHeaders, content: successContent(route, contentType) },
         ]),
       ),
       ...errorResponses(route, variant.extraCodes ?? [], extraHeaders),

@@ -66,7 +66,7 @@ function checkDeclared(route: AnyRoute, reply: Reply<unknown>): void {
   if (isPublic(route) && route.hidden) return;
   const status = reply.status ?? route.response.status;
   const statuses = [route.response.status, ...(route.response.also ?? []).map((a) => a.status)];
-  if (!statuses.includes(status) && status !== 304) {
+  if (!statuses.includes(status)) {
     throw new Error(`response of ${routeKey(route)} has status ${status}, which its route does not declare (response.also)`);
   }
   const header = Object.entries(reply.headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type')?.[1];

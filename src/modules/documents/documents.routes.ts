@@ -116,7 +116,10 @@ export function documentRoutes(deps: { config: Config; clock: Clock }): AnyRoute
         schema: DocumentContentSchema,
         contentType: 'application/octet-stream',
         contentTypes: [...documentContentTypes],
-        also: [{ status: 206, description: 'The byte range asked for (`Range`), with `Content-Range`' }],
+        also: [
+          { status: 206, description: 'The byte range asked for (`Range`), with `Content-Range`' },
+          { status: 304, description: 'Not modified: `If-None-Match` names the current ETag (no body)' },
+        ],
       },
       errors: ['not_found', 'range_not_satisfiable'],
       handler: async ({ db, actor, params, ctx }) => {
