@@ -107,6 +107,11 @@ interface Stream {
   catchingUp: boolean;
 }
 
+/** A log row as the feed reads it: its commit position (rowid) and the envelope's parts. */
+const logColumns = [sql<number>`events.rowid`.as('seq'), 'id', 'tenant_id', 'type', 'data', 'created_at'] as const;
+
+const feedEvent = (row: LogRow): FeedEvent => ({ row, locations: locationsNamedBy(JSON.parse(row.data)) });
+
 const catchUpPage = 500;
 const feedPage = 1000;
 
@@ -174,13 +179,13 @@ class Feed {
       while (head > this.cursor) {
         const rows = await acrossTenants(this.db, 'the stream feed reads the log once for every tenant and hands each event to its own tenant’s streams')
           .selectFrom('events')
-          .select([sql<number>`rowid`.as('seq'), 'id', 'tenant_id', 'type', 'data', 'created_at'])
+          .select(logColumns)
           .where(sql<boolean>`rowid > ${this.cursor}`)
           .orderBy(sql`rowid`)
           .limit(feedPage)
           .execute();
         if (rows.length === 0) break;
-        const events = rows.map((row): FeedEvent => ({ row, locations: locationsNamedBy(JSON.parse(row.data)) }));
+        const events = rows.map(feedEvent);
         for (const stream of this.streams) if (!stream.catchingUp) for (const event of events) deliver(stream, event);
         this.cursor = rows.at(-1)!.seq;
         if (rows.length < feedPage) head = Math.max(head, this.cursor);
@@ -200,12 +205,12 @@ class Feed {
   private async catchUp(stream: Stream): Promise<void> {
     const rows = await scoped(this.db, { tenantId: stream.tenantId, locationIds: null })
       .selectFrom('events')
-      .select([sql<number>`events.rowid`.as('seq'), 'id', 'tenant_id', 'type', 'data', 'created_at'])
+      .select(logColumns)
       .where(sql<boolean>`events.rowid > ${stream.lastSeq} and events.rowid <= ${this.cursor}`)
       .orderBy(sql`events.rowid`)
       .limit(catchUpPage)
       .execute();
-    for (const row of rows) deliver(stream, { row, locations: locationsNamedBy(JSON.parse(row.data)) });
+    for (const row of rows) deliver(stream, feedEvent(row));
     if (rows.length < catchUpPage) {
       stream.lastSeq = Math.max(stream.lastSeq, this.cursor);
       stream.catchingUp = false;
