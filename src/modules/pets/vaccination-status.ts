@@ -16,19 +16,17 @@ export const dueSoonDays = 30;
  * the earlier one's due date); then the earliest of those due dates decides:
  * none → No records; before today → Overdue; within 30 days → Due soon; else Up to date.
  */
+/**
+ * The rule "per vaccine only the latest dose counts" as a window: 1 on the latest record (by
+ * administeredOn, then id) of each partition. The reminders job ranks by the same rule.
+ */
+export const latestDoseRank = (partition: 'vaccine_key' | 'pet_id, vaccine_key' | 'tenant_id, pet_id, vaccine_key') =>
+  sql<number>`row_number() over (partition by ${sql.raw(partition)} order by administered_on desc, id desc)`;
+
 function latestDoses(db: Executor, access: AccessFilter, partition: 'vaccine_key' | 'pet_id, vaccine_key') {
   return scoped(db, access)
     .selectFrom('vaccinations')
-    .select([
-      'id',
-      'tenant_id',
-      'pet_id',
-      'vaccine',
-      'vaccine_key',
-      'administered_on',
-      'due_on',
-      sql<number>`row_number() over (partition by ${sql.raw(partition)} order by administered_on desc, id desc)`.as('rank'),
-    ]);
+    .select(['id', 'tenant_id', 'pet_id', 'vaccine', 'vaccine_key', 'administered_on', 'due_on', latestDoseRank(partition).as('rank')]);
 }
 
 /** The latest doses above, as rows: the outer select reads only the scoped subquery. */

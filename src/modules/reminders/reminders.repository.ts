@@ -3,6 +3,7 @@ import { acrossTenants, scoped } from '../../db/access-policy.js';
 import type { Executor, LocationsTable, PetParentsTable, PetsTable } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import type { ReminderLedgerTable } from '../notifications/index.js';
+import { latestDoseRank } from '../pets/index.js';
 
 export type ReminderKind = 'vaccination' | 'appointment';
 
@@ -26,15 +27,7 @@ export async function findDueVaccinations(db: Executor, from: string, to: string
   const everyTenant = acrossTenants(db, 'the daily reminders job finds the vaccinations due in every tenant (each row keeps its tenant_id)');
   const latest = everyTenant
     .selectFrom('vaccinations')
-    .select([
-      'id',
-      'tenant_id',
-      'pet_id',
-      'vaccine',
-      'vaccine_key',
-      'due_on',
-      sql<number>`row_number() over (partition by tenant_id, pet_id, vaccine_key order by administered_on desc, id desc)`.as('rank'),
-    ]);
+    .select(['id', 'tenant_id', 'pet_id', 'vaccine', 'vaccine_key', 'due_on', latestDoseRank('tenant_id, pet_id, vaccine_key').as('rank')]);
   return everyTenant
     .selectFrom(latest.as('latest'))
     .select(['id', 'tenant_id', 'pet_id', 'vaccine', 'vaccine_key', 'due_on'])
