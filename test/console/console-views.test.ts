@@ -282,7 +282,7 @@ serial(
   },
 );
 
-serial('the appointments view shows an appointment booked over the API while it is open, without a reload', async (a) => {
+serial('the appointments view shows an appointment booked over the API while it is open, without a reload, also across a dropped connection', async (a) => {
   const { page } = await admin();
   await page.getByRole('link', { name: 'Appointments' }).click();
   await page.locator('#appointments-table').waitFor();
@@ -307,6 +307,40 @@ serial('the appointments view shows an appointment booked over the API while it 
   a.is(await row.locator('td').nth(2).innerText(), 'Juniper');
   a.true(await page.evaluate(() => (globalThis as unknown as { __samePage?: boolean }).__samePage === true), 'the same page: no reload');
   await shoot(page, 'appointments-live-desktop');
+
+  // The connection drops (the server cuts every socket); the page's reconnect is held until a booking
+  // has been made meanwhile: it resumes after the last event it had (Last-Event-ID) and gets the booking.
+  const [latest] = (await ok(await f.t.request('GET', '/v1/events?limit=1', { token }), 200, 'events')).data as Array<{ id: string }>;
+  const resumes: Array<string | undefined> = [];
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route('**/v1/events/stream', async (route) => {
+    resumes.push(route.request().headers()['last-event-id']);
+    await held;
+    await route.continue();
+  });
+  try {
+    f.t.server.closeAllConnections();
+    await page.locator('#live-status[data-state="connecting"]').waitFor({ timeout: 15_000 });
+    const missed = await ok(
+      await f.t.request('POST', '/v1/appointments', {
+        token,
+        body: { petId: r.juniper.id, providerId: r.providerId, type: 'checkup', startsAt: '2026-12-10T17:00:00Z' },
+      }),
+      201,
+      'appointment while disconnected',
+    );
+    await eventually(() => resumes.length > 0, { what: 'the page reconnecting' });
+    release();
+    await page.locator(`#appointments-table tr[data-id="${missed.id}"]`).waitFor({ timeout: 15_000 });
+    a.is(resumes[0], latest?.id, 'the reconnect resumed after the last event the page had');
+    await page.locator('#live-status[data-state="live"]').waitFor();
+  } finally {
+    release();
+    await page.unroute('**/v1/events/stream');
+  }
 
   // The dashboard, opened later, has followed too: a payment made meanwhile is in its figure.
   await ok(
@@ -348,9 +382,9 @@ serial('pets: search by name, page through a litter, open a pet with its owner, 
   await detail.locator('#pet-vaccinations tbody tr').nth(2).waitFor();
   a.deepEqual(await detail.locator('#pet-vaccinations tbody td:nth-child(4)').allInnerTexts(), ['Up to date', 'Overdue', 'Replaced'], 'latest first');
   await detail.locator('#pet-appointments tbody tr').first().waitFor();
-  // Today's, booked by the live test above, then the one on the 15th; the completed and past ones are not ahead.
+  // Today's two, booked by the live test above, then the one on the 15th.
   const ahead = await detail.locator('#pet-appointments tbody tr td:first-child').allInnerTexts();
-  a.deepEqual(ahead, ['10 Dec 2026 16:00–16:30', '15 Dec 2026 09:00–09:30']);
+  a.deepEqual(ahead, ['10 Dec 2026 16:00–16:30', '10 Dec 2026 17:00–17:30', '15 Dec 2026 09:00–09:30']);
   await shoot(page, 'pet-detail-desktop', { fullPage: true });
 
   // Back returns to the list as it was.
