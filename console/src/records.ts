@@ -36,6 +36,7 @@ export function recordsView(
   );
   body.append(listArea, detailArea);
   let shown: string | undefined;
+  let failed = false;
   let loading: Promise<void> = Promise.resolve();
 
   return {
@@ -43,24 +44,33 @@ export function recordsView(
       listArea.hidden = detail !== undefined;
       detailArea.hidden = detail === undefined;
       if (detail === undefined) {
-        clearProblem(problem);
+        // A detail's problem goes with it; the list's own (a 403) stays.
+        if (failed) clearProblem(problem);
+        failed = false;
         return false;
       }
-      if (detail !== shown) {
-        shown = detail;
-        clearProblem(problem);
-        detailBox.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
-        detailBox.setAttribute('aria-busy', 'true');
-        loading = options
-          .detail(detail, detailBox)
-          .catch((error: unknown) => {
-            // A record that failed to load is asked again the next time its address is opened.
+      // Read again each time it is opened (a payment may have come in); the same record stays on screen meanwhile.
+      if (detail !== shown) detailBox.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
+      shown = detail;
+      clearProblem(problem);
+      failed = false;
+      detailBox.setAttribute('aria-busy', 'true');
+      const box = h('div', {});
+      loading = options
+        .detail(detail, box)
+        .then(
+          () => {
+            if (shown === detail) detailBox.replaceChildren(...box.childNodes);
+          },
+          (error: unknown) => {
+            if (shown !== detail) return;
             shown = undefined;
+            failed = true;
             detailBox.replaceChildren();
             showProblem(problem, error);
-          })
-          .finally(() => detailBox.removeAttribute('aria-busy'));
-      }
+          },
+        )
+        .finally(() => detailBox.removeAttribute('aria-busy'));
       if (focus) void loading.then(() => detailBox.querySelector<HTMLElement>('h2')?.focus());
       return focus;
     },

@@ -378,6 +378,7 @@ serial('pets: search by name, page through a litter, open a pet with its owner, 
   a.is(await page.evaluate(() => (globalThis as unknown as PageGlobals).location.hash), `#pets/${r.juniper.id}`);
   const detail = page.locator('#panel-pets .record');
   await detail.locator('h2', { hasText: 'Juniper' }).waitFor();
+  await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.activeElement?.id === 'pet-title');
   await detail.locator('#pet-owner dd a', { hasText: 'Dana Whitfield' }).waitFor();
   await detail.locator('#pet-vaccinations tbody tr').nth(2).waitFor();
   a.deepEqual(await detail.locator('#pet-vaccinations tbody td:nth-child(4)').allInnerTexts(), ['Up to date', 'Overdue', 'Replaced'], 'latest first');
