@@ -147,3 +147,17 @@ export interface Page<T> {
   nextCursor: string | null;
   hasMore: boolean;
 }
+
+/**
+ * Opens `GET /v1/events/stream` (Server-Sent Events) with the bearer token, which an EventSource
+ * cannot send: a streamed fetch instead, read by live.ts. `lastEventId` resumes after that event.
+ * Any answer but 2xx throws the API's own problem.
+ */
+export async function openEventStream(lastEventId: string | undefined, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  const headers: Record<string, string> = { Authorization: `Bearer ${bearer()}`, Accept: 'text/event-stream' };
+  if (lastEventId) headers['Last-Event-ID'] = lastEventId;
+  const res = await send('/v1/events/stream', { method: 'GET', headers, signal });
+  if (!res.ok) throw await readProblem(res);
+  if (!res.body) throw new ApiProblem(0, 'No stream', 'The browser gave no readable body for the event stream.', undefined, undefined, undefined);
+  return res.body;
+}

@@ -1,6 +1,7 @@
 import { api, type Page } from './api.js';
 import { h } from './dom.js';
 import { addDays, localDate, time } from './format.js';
+import { refreshOnEvents } from './live.js';
 import { pager } from './pager.js';
 import type { Panel } from './panel.js';
 import type { Appointment, Pet } from './api-types.js';
@@ -88,5 +89,11 @@ export const appointmentsPanel: Panel = {
       more,
     );
     void load(false);
+    // A booking, a move or a completion made anywhere (the front desk, the SDK, a webhook consumer) shows without a reload.
+    refreshOnEvents(
+      list,
+      (event) => event.type.startsWith('appointment.'),
+      () => load(false),
+    );
   },
 };

@@ -35,24 +35,33 @@ export const auditPanel: Panel = {
           ? h('p', { class: 'muted' }, 'No calls match.')
           : h(
               'table',
-              { class: 'data', id: 'audit-table' },
+              { class: 'data audit', id: 'audit-table' },
               h('caption', {}, `${rows.length} calls, newest first`),
+              // Fixed columns: a path or id longer than its column is wrapped or cut (the whole of it in the title), never widens the page.
+              h('colgroup', {}, ...['time', 'client', 'call', 'resource', 'status', 'latency'].map((c) => h('col', { class: `col-${c}` }))),
               h('thead', {}, h('tr', {}, ...['Time', 'Client', 'Call', 'Resource', 'Status', 'Latency'].map((t) => h('th', { scope: 'col' }, t)))),
               h(
                 'tbody',
                 {},
-                ...rows.map((e) =>
-                  h(
+                ...rows.map((e) => {
+                  const call = `${e.method} ${e.path}`;
+                  const who = e.role ? `${e.role} · ${e.ip}` : '';
+                  return h(
                     'tr',
                     {},
                     h('td', {}, dateTime(e.occurredAt)),
-                    h('td', {}, e.clientId ?? '—', e.role ? h('div', { class: 'muted' }, `${e.role} · ${e.ip}`) : null),
-                    h('td', {}, h('span', { class: 'mono' }, `${e.method} ${e.path}`)),
-                    h('td', {}, e.resourceId ?? '—'),
+                    h(
+                      'td',
+                      { class: 'cut', title: [e.clientId, who].filter(Boolean).join('\n') || undefined },
+                      e.clientId ?? '—',
+                      who ? h('div', { class: 'muted' }, who) : null,
+                    ),
+                    h('td', { class: 'wrap', title: call }, h('span', { class: 'mono clamp' }, call)),
+                    h('td', { class: 'cut', title: e.resourceId ?? undefined }, e.resourceId ?? '—'),
                     h('td', {}, h('span', { class: `badge http-${Math.floor(e.status / 100)}xx` }, String(e.status))),
-                    h('td', {}, `${Math.round(e.latencyMs * 10) / 10} ms`),
-                  ),
-                ),
+                    h('td', { class: 'nowrap' }, `${Math.round(e.latencyMs * 10) / 10} ms`),
+                  );
+                }),
               ),
             ),
       );

@@ -1,11 +1,21 @@
 import uPlot from 'uplot';
 import { h } from './dom.js';
-import { metricValue } from './format.js';
+import { metricValue, minorDigits } from './format.js';
 
 export interface SeriesPoint {
   bucket: string;
   value: number;
 }
+
+/** One line of a chart: a metric's points, in one currency when it counts money. */
+export interface ChartSeries {
+  points: SeriesPoint[];
+  currency?: string | undefined;
+}
+
+/** Line colours, in series order; console.css gives the legend's swatches the same ones (`.series-<i>`). */
+const palette = ['#0f766e', '#b45309', '#6d28d9', '#be123c', '#1d4ed8', '#4d7c0f'] as const;
+const fills = ['rgba(15,118,110,0.12)', 'rgba(180,83,9,0.10)', 'rgba(109,40,217,0.10)', 'rgba(190,18,60,0.10)', 'rgba(29,78,216,0.10)', 'rgba(77,124,15,0.10)'];
 
 /** Seconds since the epoch of a local date's midnight (uPlot's time axis is in seconds). */
 const epochSeconds = (date: string): number => {
@@ -13,9 +23,9 @@ const epochSeconds = (date: string): number => {
   return new Date(y, m - 1, d).getTime() / 1000;
 };
 
-/** What the y axis shows: money in major units, ratios in percent, counts as they are. */
-function scaled(value: number, unit: string): number {
-  if (unit === 'minor') return value / 100;
+/** What the y axis shows: money in major units of its currency, ratios in percent, counts as they are. */
+function scaled(value: number, unit: string, currency: string | undefined): number {
+  if (unit === 'minor') return value / 10 ** minorDigits(currency);
   if (unit === 'ratio') return value * 100;
   return value;
 }
@@ -32,20 +42,54 @@ const resizer = new ResizeObserver((entries) => {
 });
 
 /**
- * A line chart of one metric's series (uPlot, drawn on a canvas) and, under it, the same numbers as
- * a table for keyboards and screen readers: the chart is a picture, the table is the record.
+ * A line chart of one metric (uPlot, drawn on a canvas) and, under it, the same numbers as a table
+ * for keyboards and screen readers: the chart is a picture, the table is the record. A money metric
+ * of locations in several currencies comes as one series per currency: each is its own line, named
+ * in a legend and in its own table column; amounts of different currencies are never added up.
  */
-export function metricChart(box: HTMLElement, title: string, unit: string, points: SeriesPoint[], currency?: string): void {
+export function metricChart(box: HTMLElement, title: string, unit: string, series: ChartSeries[]): void {
   for (const chart of charts) {
     if (box.contains(chart.root)) {
       chart.destroy();
       charts.delete(chart);
     }
   }
-  const plot = h('div', { class: 'chart', role: 'img', 'aria-label': `${title}, one point per day; the numbers are in the table below.` });
-  const axisUnit = unit === 'minor' ? (currency ?? '') : unit === 'ratio' ? '%' : '';
-  const rows = points.map((p) =>
-    h('tr', {}, h('th', { scope: 'row' }, p.bucket), h('td', { 'data-value': String(p.value) }, metricValue(p.value, unit, currency))),
+  const lines = series.length ? series : [{ points: [] }];
+  const several = lines.length > 1;
+  const name = (s: ChartSeries) => (s.currency && several ? s.currency : title);
+  // Every day any series has, in order: the series of one request share their buckets, but a gap must not shift a line.
+  const buckets = [...new Set(lines.flatMap((s) => s.points.map((p) => p.bucket)))].sort();
+  const byBucket = lines.map((s) => new Map(s.points.map((p) => [p.bucket, p.value])));
+  const plot = h('div', {
+    class: 'chart',
+    role: 'img',
+    'aria-label': `${title}, one point per day${several ? `, one line per currency (${lines.map((s) => s.currency).join(', ')})` : ''}; the numbers are in the table below.`,
+  });
+  const currencies = lines.map((s) => s.currency).filter((c): c is string => !!c);
+  const axisUnit = unit === 'minor' ? currencies.join(' · ') : unit === 'ratio' ? '%' : '';
+  const legend = several
+    ? h(
+        'ul',
+        { class: 'legend chart-legend', 'aria-label': `${title}: lines` },
+        ...lines.map((s, i) =>
+          h('li', { 'data-currency': s.currency }, h('span', { class: `swatch series-${i % palette.length}`, 'aria-hidden': 'true' }), name(s)),
+        ),
+      )
+    : null;
+  const rows = buckets.map((bucket) =>
+    h(
+      'tr',
+      {},
+      h('th', { scope: 'row' }, bucket),
+      ...lines.map((s, i) => {
+        const value = byBucket[i]?.get(bucket);
+        return h(
+          'td',
+          { 'data-value': value === undefined ? undefined : String(value), 'data-currency': s.currency },
+          value === undefined ? '—' : metricValue(value, unit, s.currency),
+        );
+      }),
+    ),
   );
   const data = h(
     'details',
@@ -54,11 +98,11 @@ export function metricChart(box: HTMLElement, title: string, unit: string, point
     h(
       'table',
       { class: 'data compact' },
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Day'), h('th', { scope: 'col' }, 'Value'))),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Day'), ...lines.map((s) => h('th', { scope: 'col' }, several ? name(s) : 'Value')))),
       h('tbody', {}, ...rows),
     ),
   );
-  box.replaceChildren(plot, data);
+  box.replaceChildren(plot, legend ?? '', data);
   const width = Math.max(200, Math.floor(box.clientWidth || 400));
   const chart = new uPlot(
     {
@@ -82,9 +126,26 @@ export function metricChart(box: HTMLElement, title: string, unit: string, point
           label: axisUnit && axisUnit !== '%' ? axisUnit : undefined,
         },
       ],
-      series: [{}, { label: title, stroke: '#0f766e', width: 2, fill: 'rgba(15,118,110,0.12)', points: { show: points.length <= 31, size: 5 } }],
+      series: [
+        {},
+        ...lines.map((s, i) => ({
+          label: name(s),
+          stroke: palette[i % palette.length],
+          width: 2,
+          fill: several ? undefined : fills[i % fills.length],
+          points: { show: buckets.length <= 31, size: 5 },
+        })),
+      ],
     },
-    [points.map((p) => epochSeconds(p.bucket)), points.map((p) => scaled(p.value, unit))],
+    [
+      buckets.map(epochSeconds),
+      ...lines.map((s, i) =>
+        buckets.map((bucket) => {
+          const value = byBucket[i]?.get(bucket);
+          return value === undefined ? null : scaled(value, unit, s.currency);
+        }),
+      ),
+    ],
     plot,
   );
   charts.add(chart);

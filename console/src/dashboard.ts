@@ -2,6 +2,7 @@ import { api } from './api.js';
 import { metricChart, type SeriesPoint } from './charts.js';
 import { clearProblem, h, showProblem } from './dom.js';
 import { localDate, metricValue, monthRange } from './format.js';
+import { refreshOnEvents } from './live.js';
 import { knownLocations } from './locations.js';
 import type { Panel } from './panel.js';
 import type { Metric, Series } from './api-types.js';
@@ -44,13 +45,16 @@ export const dashboardPanel: Panel = {
       try {
         const locationId = location.value || undefined;
         const summary = await api<{ metrics: Metric[] }>('GET', '/v1/analytics/summary', { query: { from, to, locationId } });
-        // Locations in several currencies give one revenue figure each; the chart follows the first.
-        const currency = summary.metrics.find((m) => m.name === 'revenue_net')?.currency;
+        // Locations in several currencies give one revenue figure each: the chart draws one line per currency.
+        const currencies = summary.metrics.filter((m) => m.name === 'revenue_net' && m.currency).map((m) => m.currency);
+        const asked = (name: (typeof charted)[number]) => (name === 'revenue_net' && currencies.length > 0 ? currencies : [undefined]);
         const series = await Promise.all(
           charted.map((name) =>
-            api<Series>('GET', `/v1/analytics/metrics/${name}`, {
-              query: { from, to, locationId, interval: 'day', currency: name === 'revenue_net' ? currency : undefined },
-            }),
+            Promise.all(
+              asked(name).map((currency) =>
+                api<Series>('GET', `/v1/analytics/metrics/${name}`, { query: { from, to, locationId, interval: 'day', currency } }),
+              ),
+            ),
           ),
         );
         kpis.replaceChildren(
@@ -72,10 +76,17 @@ export const dashboardPanel: Panel = {
         );
         const asOf = summary.metrics[0]?.asOf;
         note.textContent = `${from} to ${to}, each location in its own time zone${asOf ? `; as of ${new Date(asOf).toLocaleString()}` : ''}. Hover a figure for how it is counted.`;
-        series.forEach((s, i) => {
+        series.forEach((lines, i) => {
           const name = charted[i];
           const box = name && boxes.get(name);
-          if (box) metricChart(box, labels[s.name] ?? s.name, s.unit, s.points, s.currency);
+          const first = lines[0];
+          if (box && first)
+            metricChart(
+              box,
+              labels[first.name] ?? first.name,
+              first.unit,
+              lines.map((s) => ({ points: s.points, currency: s.currency })),
+            );
         });
       } catch (error) {
         showProblem(problem, error);
@@ -101,6 +112,8 @@ export const dashboardPanel: Panel = {
     );
     body.append(form, note, kpis, h('div', { class: 'charts' }, ...figures));
     void load();
+    // Every event can move a figure (payments, bookings, stays, pets…): the month is read again after each burst.
+    refreshOnEvents(body, () => true, load, { quietMs: 1_000, maxWaitMs: 5_000 });
     knownLocations(session).then(
       (known) => location.append(...[...known].map(([id, name]) => h('option', { value: id }, name))),
       (error: unknown) => showProblem(problem, error),

@@ -1,7 +1,10 @@
-/** Money in minor units shown in its currency (2 decimals for most; Intl knows the exceptions). */
+/** Decimal places of a currency's minor unit (2 for most; Intl knows the exceptions, e.g. JPY 0). */
+export const minorDigits = (currency = 'USD'): number =>
+  new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+
+/** Money in minor units shown in its currency. */
 export function money(minor: number, currency = 'USD'): string {
-  const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).format(minor / 10 ** digits);
+  return new Intl.NumberFormat('en', { style: 'currency', currency }).format(minor / 10 ** minorDigits(currency));
 }
 
 export const percent = (ratio: number): string => `${(ratio * 100).toFixed(1)} %`;
@@ -46,3 +49,14 @@ const noon = (date: string): Date => {
 export const weekday = (date: string): string => noon(date).toLocaleDateString(undefined, { weekday: 'short' });
 
 export const dayNumber = (date: string): string => String(noon(date).getDate());
+
+/** A calendar date (YYYY-MM-DD) in the reader's format, e.g. 10 Dec 2026. */
+export const longDate = (date: string | null | undefined): string =>
+  date ? noon(date.slice(0, 10)).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' }) : '—';
+
+/** A status as a class name part: "Due soon" → due-soon. */
+export const slug = (text: string): string =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');

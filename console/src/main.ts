@@ -5,12 +5,16 @@ import { appointmentsPanel } from './appointments.js';
 import { auditPanel } from './audit.js';
 import { dashboardPanel } from './dashboard.js';
 import { byId, clearProblem, h, showProblem } from './dom.js';
+import { invoicesPanel } from './invoices.js';
 import { jobsPanel } from './jobs.js';
+import { onLiveState, stopLive } from './live.js';
 import { occupancyPanel } from './occupancy.js';
+import { parentsPanel } from './parents.js';
 import { allows, type Panel } from './panel.js';
+import { petsPanel } from './pets.js';
 import { webhooksPanel } from './webhooks.js';
 
-const panels: Panel[] = [dashboardPanel, occupancyPanel, appointmentsPanel, webhooksPanel, jobsPanel, auditPanel];
+const panels: Panel[] = [dashboardPanel, occupancyPanel, appointmentsPanel, petsPanel, parentsPanel, invoicesPanel, webhooksPanel, jobsPanel, auditPanel];
 
 const signInSection = byId('sign-in');
 const signInForm = byId<HTMLFormElement>('sign-in-form');
@@ -23,6 +27,7 @@ const nav = byId('nav');
 const panelBox = byId('panels');
 const sessionBar = byId('session');
 const who = byId('session-who');
+const liveStatus = byId('live-status');
 
 const mounted = new Map<string, HTMLElement>();
 
@@ -61,7 +66,9 @@ function route(focus: boolean): void {
   const session = currentSession();
   if (!session) return;
   const visible = panels.filter((p) => allows(p, session));
-  const wanted = location.hash.slice(1);
+  // #pets, or #pets/pet_123 for one pet's detail.
+  const [wanted, ...rest] = location.hash.slice(1).split('/');
+  const detail = rest.length ? decodeURIComponent(rest.join('/')) : undefined;
   // A panel the scopes do not allow is still opened when its address is asked for: the API then answers for itself (403).
   const panel = panels.find((p) => p.id === wanted) ?? visible[0];
   for (const link of nav.querySelectorAll('a')) {
@@ -71,13 +78,18 @@ function route(focus: boolean): void {
   for (const [id, el] of mounted) el.hidden = id !== panel?.id;
   if (!panel) {
     panelBox.replaceChildren(
-      h('p', { class: 'notice' }, 'This client has none of the scopes the console panels need (analytics.read, bookings.read, webhooks.read, admin.read).'),
+      h(
+        'p',
+        { class: 'notice' },
+        'This client has none of the scopes the console panels need (analytics.read, bookings.read, pets.read, payments.read, webhooks.read, admin.read).',
+      ),
     );
     return;
   }
   const el = section(panel, session);
   el.hidden = false;
-  if (focus) el.querySelector<HTMLElement>('h1')?.focus();
+  const focused = panel.show?.(panel.id === wanted ? detail : undefined, focus) ?? false;
+  if (focus && !focused) el.querySelector<HTMLElement>('h1')?.focus();
 }
 
 function enter(session: Session): void {
@@ -97,6 +109,7 @@ function enter(session: Session): void {
 }
 
 function leave(problem?: unknown): void {
+  stopLive();
   signOut();
   for (const el of mounted.values()) el.remove();
   mounted.clear();
@@ -128,10 +141,25 @@ signInForm.addEventListener('submit', (event) => {
     });
 });
 
+// The event stream's state, once a panel follows it (dashboard, appointments).
+onLiveState((state) => {
+  liveStatus.hidden = state.kind === 'off' && (state.reason === 'not started' || state.reason === 'signed out');
+  liveStatus.dataset.state = state.kind;
+  liveStatus.textContent =
+    state.kind === 'live'
+      ? 'Live'
+      : state.kind === 'connecting'
+        ? 'Connecting…'
+        : state.kind === 'retrying'
+          ? `Reconnecting in ${state.inSeconds} s`
+          : `Live updates off (${state.reason})`;
+  liveStatus.title = state.kind === 'live' ? 'Dashboard and appointments refresh from the event stream' : state.kind === 'off' ? 'Use Show to refresh' : '';
+});
+
 byId('sign-out').addEventListener('click', () => leave());
 // Only panel addresses route; other fragments (the skip link's #main) keep the panel that is open.
 window.addEventListener('hashchange', () => {
-  if (panels.some((p) => `#${p.id}` === location.hash)) route(true);
+  if (panels.some((p) => `#${p.id}` === location.hash || location.hash.startsWith(`#${p.id}/`))) route(true);
 });
 
 document.addEventListener('api-unauthorized', (event) => leave((event as CustomEvent<unknown>).detail));

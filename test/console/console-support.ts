@@ -72,9 +72,10 @@ export async function openPage(browser: Browser, viewport = desktop): Promise<{ 
   return { context, page, logs, tokens };
 }
 
-export async function shoot(page: Page, name: string): Promise<void> {
+/** A screenshot of the window, or with `fullPage` of the whole page (a record's detail taller than the window). */
+export async function shoot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
   mkdirSync(screenshotDir, { recursive: true });
-  await page.screenshot({ path: path.join(screenshotDir, `${name}.png`) });
+  await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: options.fullPage ?? false });
 }
 
 export async function signIn(page: Page, url: string, clientId: string, clientSecret: string): Promise<void> {
