@@ -208,3 +208,28 @@ test('a client confined to a location imports into it only; access, templates, l
   a.is(late.body.code, 'invalid_state_transition');
   a.is((await t.request('GET', '/v1/imports/imp_nope', { token: admin })).status, 404);
 });
+
+test('providers go in with their locations and services; a re-run updates them; an unknown service or location is refused', async (a) => {
+  const other = await createLocation(t);
+  const csv = (name: string) =>
+    `externalId,name,kind,locationIds,services,status\nV-1,${name},vet,${loc.id};${other.id},vaccination,active\nV-2,Groomer,groomer,,,inactive\nV-3,Bad,vet,loc_nowhere,haircut,retired\n`;
+  const first = await importFile(t, admin, csv('Dr. Import'), { type: 'providers', locationId: loc.id });
+  a.like(first, { status: 'done', total: 3, created: 2, failed: 1 });
+  a.deepEqual(first.errors, [
+    { row: 4, field: 'status', message: 'must be one of: active, inactive' },
+    { row: 4, field: 'locationIds[0]', message: "no location with id 'loc_nowhere'" },
+    { row: 4, field: 'services[0]', message: "unknown appointment type 'haircut'" },
+  ]);
+  const vet = (await t.request('GET', '/v1/providers?externalId=V-1', { token: admin })).body.data[0];
+  a.like(vet, { name: 'Dr. Import', kind: 'vet', status: 'active', services: ['vaccination'], externalId: 'V-1' });
+  a.deepEqual([...vet.locationIds].sort(), [loc.id, other.id].sort());
+  const groomer = (await t.request('GET', '/v1/providers?externalId=V-2', { token: admin })).body.data[0];
+  a.like(groomer, { status: 'inactive', locationIds: [loc.id], services: [] });
+  const again = await importFile(t, admin, csv('Dr. Renamed'), { type: 'providers', locationId: loc.id });
+  a.like(again, { created: 0, updated: 1, skipped: 1, failed: 1 });
+  a.is((await t.request('GET', '/v1/providers?externalId=V-1', { token: admin })).body.data[0].name, 'Dr. Renamed');
+  // Appointments are not importable yet: refused before the file is kept.
+  const later = await postImport(t.url, admin, 'externalId\nX\n', { type: 'appointments' });
+  a.is(later.status, 400);
+  a.is(later.body.errors[0].field, 'type');
+});

@@ -6,13 +6,15 @@ import { type AccessFilter, wholeTenant } from '../../http/actor.js';
 import { AppError, type FieldError } from '../../http/errors.js';
 import { externalIdMaxLength } from '../../http/schema-fields.js';
 import { validateBody } from '../../http/validation.js';
-import { findLocation } from '../locations/index.js';
+import { findLocation, missingLocations } from '../locations/index.js';
 import { medicalRecordKindSchemas } from '../medical-records/index.js';
 import { CreatePetParentSchema } from '../pet-parents/index.js';
 import { CreatePetSchema } from '../pets/index.js';
+import { CreateProviderSchema } from '../providers/index.js';
+import { unknownAppointmentTypes } from '../scheduling/index.js';
 import { CreateVaccinationSchema, vaccineKey } from '../vaccinations/index.js';
 import type { SourceRow } from './import-rows.js';
-import { insertImported, rowsByExternalId, updateImported, type ImportedTable } from './imports.repository.js';
+import { insertImported, providerLocationIds, replaceProviderLocations, rowsByExternalId, updateImported, type ImportedTable } from './imports.repository.js';
 import type { ImportType } from './imports.table.js';
 
 /** A column of an import type's file: the API field it fills, or a reference by external id. */
@@ -348,6 +350,8 @@ const vaccinations: TypeHandler = {
     const existing = await existingOf(run, 'vaccinations', rows);
     const petsByExternal = await petsOf(run, rows);
     const plans: Planned[] = [];
+    // Today at each pet's location, once per batch.
+    const todays = new Map<string, string>();
     for (const source of rows) {
       const v = source.values;
       const errors = [...externalIdErrors(v), ...dateErrors(v, ['administeredOn', 'dueOn'])];
@@ -362,8 +366,12 @@ const vaccinations: TypeHandler = {
       if (checked.value && pet && errors.length === 0) {
         // The API's rules (POST /v1/pets/:id/vaccinations), with its messages.
         const input = checked.value;
-        const place = await visibleLocation(run, pet.location_id);
-        const today = place ? localDate(run.now, place.timezone) : utcDate(run.now);
+        let today = todays.get(pet.location_id);
+        if (today === undefined) {
+          const place = await visibleLocation(run, pet.location_id);
+          today = place ? localDate(run.now, place.timezone) : utcDate(run.now);
+          todays.set(pet.location_id, today);
+        }
         if (input.administeredOn > today)
           errors.push({ field: 'administeredOn', message: `cannot be in the future (today is ${today} at the pet's location)` });
         if (input.dueOn <= input.administeredOn) errors.push({ field: 'dueOn', message: 'must be after administeredOn' });
@@ -478,12 +486,114 @@ const medicalRecords: TypeHandler = {
   },
 };
 
+/** A list cell: values separated by `;`, `|` or blanks (`loc_a;loc_b`). */
+const listOf = (value: string | undefined): string[] | undefined =>
+  value === undefined
+    ? undefined
+    : value
+        .split(/[;|\s]+/)
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
+
+const providers: TypeHandler = {
+  columns: [
+    externalIdColumn,
+    { name: 'name', required: true, description: 'Display name (1–200 characters).' },
+    { name: 'kind', required: true, description: 'vet, groomer, sitter, walker or trainer.' },
+    { name: 'locationIds', required: false, description: "Where the provider works: loc_… ids separated by ; (default: the import's locationId)." },
+    { name: 'services', required: false, description: 'Appointment type codes separated by ; (empty: every type).' },
+    { name: 'status', required: false, description: 'active or inactive (default active).' },
+  ],
+  async plan(run, rows) {
+    const existing = await existingOf(run, 'providers', rows);
+    const current = await rowsByExternalId(
+      run.db,
+      run.access,
+      'providers',
+      rows.flatMap((r) => (r.values.externalId ? [r.values.externalId] : [])),
+    );
+    const plans: Planned[] = [];
+    for (const source of rows) {
+      const v = source.values;
+      const errors = externalIdErrors(v);
+      const locationIds = listOf(v.locationIds) ?? (run.locationId ? [run.locationId] : []);
+      const body: Record<string, unknown> = { name: v.name, kind: v.kind, locationIds, services: listOf(v.services) };
+      for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
+      const checked = validated<{ name: string; kind: string; locationIds: string[]; services?: string[] }>(CreateProviderSchema, body);
+      if (checked.errors) errors.push(...checked.errors);
+      const status = v.status?.trim().toLowerCase() ?? 'active';
+      if (status !== 'active' && status !== 'inactive') errors.push({ field: 'status', message: 'must be one of: active, inactive' });
+      let services: string[] = [];
+      if (checked.value) {
+        const missing = await missingLocations(run.db, run.access, checked.value.locationIds);
+        for (const id of missing) errors.push({ field: `locationIds[${checked.value.locationIds.indexOf(id)}]`, message: `no location with id '${id}'` });
+        services = [...new Set((checked.value.services ?? []).map((s) => s.toLowerCase()))].sort();
+        for (const code of await unknownAppointmentTypes(run.db, run.access, services)) {
+          errors.push({ field: `services[${services.indexOf(code)}]`, message: `unknown appointment type '${code}'` });
+        }
+      }
+      const found = v.externalId ? existing.get(v.externalId) : undefined;
+      // A provider is visible to a confined importer through a location it works at (its policy).
+      if (found && v.externalId && !current.has(v.externalId)) errors.push(outside('provider'));
+      if (found && found.status !== 'active' && found.status !== 'inactive') {
+        errors.push({ field: 'externalId', message: `names a marketplace provider (${found.status}); imports update staff providers only` });
+      }
+      if (errors.length > 0 || !checked.value) {
+        plans.push({ row: source.row, errors });
+        continue;
+      }
+      const input = checked.value;
+      const externalId = v.externalId as string;
+      const locations = [...new Set(input.locationIds)].sort();
+      const at = new Date(run.now).toISOString();
+      const fields = { name: input.name, kind: input.kind, status, services: JSON.stringify(services) };
+      if (!found) {
+        const row: Database['providers'] = {
+          id: newId('prv'),
+          tenant_id: run.access.tenantId,
+          ...fields,
+          rating: null,
+          rating_count: 0,
+          created_at: at,
+          updated_at: at,
+          external_id: externalId,
+        };
+        plans.push({
+          row: source.row,
+          op: 'create',
+          write: async (trx) => {
+            await insertImported(trx, run.access, 'providers', row);
+            await replaceProviderLocations(trx, run.access, row.id, run.access.tenantId, locations);
+          },
+        });
+        continue;
+      }
+      const changed = changes(found, fields);
+      const known = (await providerLocationIds(run.db, run.access, found.id)).join(';');
+      if (!changed && known === locations.join(';')) {
+        plans.push({ row: source.row, op: 'skip' });
+        continue;
+      }
+      plans.push({
+        row: source.row,
+        op: 'update',
+        write: async (trx) => {
+          await updateImported(trx, run.access, 'providers', found.id, { ...(changed ?? {}), updated_at: at });
+          await replaceProviderLocations(trx, run.access, found.id, run.access.tenantId, locations);
+        },
+      });
+    }
+    return plans;
+  },
+};
+
 /** The import types built so far, by type; the others are refused at upload with a message. */
 export const typeHandlers: Partial<Record<ImportType, TypeHandler>> = {
   'pet-parents': petParents,
   pets,
   vaccinations,
   'medical-records': medicalRecords,
+  providers,
 };
 
 /** The columns of a type's CSV template, in order. */

@@ -90,3 +90,9 @@ export async function replaceProviderLocations(
     );
   }
 }
+
+/** The locations (visible to `access`) an imported provider works at, sorted. */
+export async function providerLocationIds(db: Executor, access: AccessFilter, providerId: string): Promise<string[]> {
+  const rows = await scoped(db, access).selectFrom('provider_locations').select('location_id').where('provider_id', '=', providerId).execute();
+  return rows.map((r) => r.location_id).sort();
+}
