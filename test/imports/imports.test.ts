@@ -274,3 +274,26 @@ test('appointments: history goes in as it was (a completed visit sets lastVisit)
   const again = await importFile(t, admin, csv, { type: 'appointments' });
   a.like(again, { created: 0, skipped: 2, failed: 3 });
 });
+
+test('an Idempotency-Key replay answers the first import and queues no second one', async (a) => {
+  const send = async () => {
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from(parentsCsv('I'))], { type: 'text/csv' }), 'parents.csv');
+    form.append('type', 'pet-parents');
+    form.append('locationId', loc.id);
+    const res = await fetch(`${t.url}/v1/imports`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'idempotency-key': 'import-once' },
+      body: form,
+    });
+    return { status: res.status, replayed: res.headers.get('idempotent-replayed'), body: await res.json() };
+  };
+  const first = await send();
+  a.is(first.status, 202);
+  const second = await send();
+  a.is(second.status, 202);
+  a.is(second.replayed, 'true');
+  a.is(second.body.id, first.body.id);
+  const runs = await t.stores.get('live').db.selectFrom('imports').select('id').where('sha256', '=', first.body.sha256).execute();
+  a.is(runs.length, 1);
+});
