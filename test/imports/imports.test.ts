@@ -286,7 +286,7 @@ test('an Idempotency-Key replay answers the first import and queues no second on
       headers: { authorization: `Bearer ${admin}`, 'idempotency-key': 'import-once' },
       body: form,
     });
-    return { status: res.status, replayed: res.headers.get('idempotent-replayed'), body: await res.json() };
+    return { status: res.status, replayed: res.headers.get('idempotent-replayed'), body: (await res.json()) as { id: string; sha256: string } };
   };
   const first = await send();
   a.is(first.status, 202);
