@@ -119,6 +119,8 @@ export interface PetParentsTable {
   reminder_consent: number;
   created_at: string;
   updated_at: string;
+  /** The source system's id of an imported row (imports module), null otherwise; unique per tenant. */
+  external_id?: string | null;
 }
 
 export interface PetsTable {

@@ -23,6 +23,7 @@ const appointmentKeys = [
   'createdAt',
   'updatedAt',
   'calendarUrl',
+  'externalId',
 ];
 
 let admin: string;
@@ -76,6 +77,7 @@ test('POST /v1/appointments with the seed body answers 201 with both forms of th
     createdAt: new Date(now).toISOString(),
     updatedAt: new Date(now).toISOString(),
     calendarUrl: res.body.calendarUrl,
+    externalId: null,
   });
   a.regex(res.body.calendarUrl, new RegExp(`^${t.url}/v1/calendar/${res.body.id}\\.ics\\?token=ct_live_[A-Za-z0-9_-]{32}$`));
   const got = await t.request('GET', `/v1/appointments/${res.body.id}`, { token: reader.accessToken });

@@ -22,6 +22,7 @@ const recordKeys = [
   'locationId',
   'recordedBy',
   'createdAt',
+  'externalId',
 ];
 const empty = {
   text: null,
@@ -36,6 +37,7 @@ const empty = {
   amends: null,
   amendmentReason: null,
   supersededBy: null,
+  externalId: null,
 };
 
 let admin: string;

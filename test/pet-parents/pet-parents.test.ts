@@ -2,7 +2,7 @@ import test from 'ava';
 import { createLocation, createPetParent } from '../helpers/factories.js';
 import { type TokenSet, useTestApp } from '../helpers/test-app.js';
 
-const parentKeys = ['id', 'name', 'email', 'phone', 'locationId', 'reminderConsent', 'createdAt', 'updatedAt'].sort();
+const parentKeys = ['id', 'name', 'email', 'phone', 'locationId', 'reminderConsent', 'createdAt', 'updatedAt', 'externalId'].sort();
 
 // Tests that compare table-wide counts or move the clock run serially (AVA runs them before concurrent ones).
 let admin: string;
@@ -50,6 +50,7 @@ test('POST /v1/pet-parents creates a parent; GET returns exactly the documented 
     reminderConsent: true,
     createdAt: new Date(t.clock.now()).toISOString(),
     updatedAt: new Date(t.clock.now()).toISOString(),
+    externalId: null,
   });
   a.deepEqual(created.body, res.body);
   const row = await db().selectFrom('pet_parents').selectAll().where('id', '=', created.body.id).executeTakeFirstOrThrow();

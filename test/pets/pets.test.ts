@@ -3,7 +3,21 @@ import { createLocation, createPet, createPetParent } from '../helpers/factories
 import { type TokenSet, useTestApp } from '../helpers/test-app.js';
 
 /** GET /v1/pets/:id: the seed's six fields plus ours, and nothing else. */
-const petKeys = ['id', 'name', 'breed', 'ownerId', 'vaccinationStatus', 'lastVisit', 'species', 'birthDate', 'locationId', 'createdAt', 'updatedAt', 'size'];
+const petKeys = [
+  'id',
+  'name',
+  'breed',
+  'ownerId',
+  'vaccinationStatus',
+  'lastVisit',
+  'species',
+  'birthDate',
+  'locationId',
+  'createdAt',
+  'updatedAt',
+  'size',
+  'externalId',
+];
 const isoUtc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 // Tests that compare table-wide counts run serially (AVA runs serial tests before concurrent ones).
@@ -70,6 +84,7 @@ test('POST /v1/pets creates a pet and GET /v1/pets/:id returns exactly the docum
     createdAt: res.body.createdAt,
     updatedAt: res.body.updatedAt,
     size: null,
+    externalId: null,
   });
   a.regex(res.body.createdAt, isoUtc);
   a.is(res.body.updatedAt, res.body.createdAt);

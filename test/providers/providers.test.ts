@@ -4,7 +4,7 @@ import { type TokenSet, useTestApp } from '../helpers/test-app.js';
 import { createProvider, eventsWith } from '../appointments/scheduling-support.js';
 
 /** Providers (prv_): onboarding, reading, patching, listing; scope, role and location rules. */
-const providerKeys = ['id', 'name', 'kind', 'status', 'locationIds', 'services', 'rating', 'ratingCount', 'createdAt', 'updatedAt'];
+const providerKeys = ['id', 'name', 'kind', 'status', 'locationIds', 'services', 'rating', 'ratingCount', 'createdAt', 'updatedAt', 'externalId'];
 
 let admin: string;
 let staff: TokenSet; // staff, bookings

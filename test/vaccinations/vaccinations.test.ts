@@ -3,7 +3,7 @@ import { createLocation, createPet, createPetParent } from '../helpers/factories
 import { TestClock, type TokenSet, useTestApp } from '../helpers/test-app.js';
 
 /** POST/GET /v1/pets/:id/vaccinations and GET /v1/vaccinations/:id. */
-const vaccinationKeys = ['id', 'petId', 'vaccine', 'administeredOn', 'dueOn', 'lotNumber', 'providerId', 'locationId', 'recordedBy', 'createdAt'];
+const vaccinationKeys = ['id', 'petId', 'vaccine', 'administeredOn', 'dueOn', 'lotNumber', 'providerId', 'locationId', 'recordedBy', 'createdAt', 'externalId'];
 
 let admin: string;
 let staff: TokenSet; // staff, pets: records vaccinations
@@ -72,6 +72,7 @@ test('staff records a vaccination: 201 with every documented field, readable by 
     locationId: locationA.id,
     recordedBy: { clientId: staff.id, role: 'staff' },
     createdAt: new Date(now).toISOString(),
+    externalId: null,
   });
 
   const byId = await t.request('GET', `/v1/vaccinations/${res.body.id}`, { token: reader.accessToken });

@@ -27,6 +27,7 @@ export const presentAppointment = (row: AppointmentRecord, links: AppointmentLin
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   calendarUrl: calendarUrl(links, row),
+  externalId: row.external_id ?? null,
 });
 
 /** API version 2025-06-01's appointment (PATCH answer), from the current one: no `provider`, upper-case status and type. */
@@ -43,6 +44,7 @@ export const presentAppointment20250601 = (current: AppointmentOut): Appointment
   createdAt: current.createdAt,
   updatedAt: current.updatedAt,
   calendarUrl: current.calendarUrl,
+  externalId: current.externalId,
 });
 
 /** API version 2025-06-01's provider match: the ranked providers as a bare array, best first. */

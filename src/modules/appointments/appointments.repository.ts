@@ -31,6 +31,7 @@ export interface AppointmentFilters {
   petId?: string | undefined;
   locationId?: string | undefined;
   status?: string | undefined;
+  externalId?: string | undefined;
 }
 
 export async function listAppointments(db: Executor, actor: AccessFilter, page: PageRequest, filters: AppointmentFilters): Promise<AppointmentRecord[]> {
@@ -41,6 +42,7 @@ export async function listAppointments(db: Executor, actor: AccessFilter, page: 
   if (filters.petId !== undefined) query = query.where('a.pet_id', '=', filters.petId);
   if (filters.locationId !== undefined) query = query.where('a.location_id', '=', filters.locationId);
   if (filters.status !== undefined) query = query.where('a.status', '=', filters.status);
+  if (filters.externalId !== undefined) query = query.where('a.external_id', '=', filters.externalId);
   return pageQuery(query, page, 'a.id').execute();
 }
 

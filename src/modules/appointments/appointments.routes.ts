@@ -109,6 +109,7 @@ export function appointmentRoutes(deps: AppointmentDeps): AnyRoute[] {
           petId: query.petId,
           locationId: query.locationId,
           status: query.status === undefined ? undefined : parseStatus(query.status),
+          externalId: query.externalId,
         });
         const links = linksOf(ctx);
         return { body: toPage(rows, page, (row) => presentAppointment(row, links)) };

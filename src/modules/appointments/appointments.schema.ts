@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
+import { ExternalIdFilter, ExternalIdOut } from '../../http/schema-fields.js';
 import { LocationId } from '../locations/index.js';
 import { holdingStatuses as schedulingHoldingStatuses } from '../scheduling/index.js';
 import { ProviderId, TypeCode } from '../providers/index.js';
@@ -41,6 +42,7 @@ export const AppointmentSchema = Type.Object(
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
     calendarUrl: Type.String({ description: 'An ICS (RFC 5545) entry for calendars; works without a bearer token. Treat it as a secret.' }),
+    externalId: ExternalIdOut,
   },
   { additionalProperties: false },
 );
@@ -78,6 +80,7 @@ export const ListAppointmentsQuery = Type.Object(
     petId: Type.Optional(Type.String({ maxLength: 100 })),
     locationId: Type.Optional(Type.String({ maxLength: 100 })),
     status: Type.Optional(StatusInput),
+    externalId: ExternalIdFilter,
   },
   { additionalProperties: false },
 );

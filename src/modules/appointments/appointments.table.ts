@@ -26,6 +26,8 @@ export interface AppointmentsTable {
   calendar_token: string;
   /** ICS SEQUENCE: bumped on every change a calendar shows (time, provider, status). */
   sequence: number;
+  /** The source system's id of an imported row (imports module), null otherwise; unique per tenant. */
+  external_id?: string | null;
 }
 
 /** The tenant's catalogue of appointment types (durations and buffers in minutes). */

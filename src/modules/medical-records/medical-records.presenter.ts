@@ -23,4 +23,5 @@ export const presentMedicalRecord = (row: MedicalRecordsTable, supersededBy: str
   locationId: row.location_id,
   recordedBy: { clientId: row.author_client_id, role: row.author_role },
   createdAt: row.created_at,
+  externalId: row.external_id ?? null,
 });

@@ -21,6 +21,7 @@ export async function listMedicalRecords(
 ): Promise<MedicalRecordsTable[]> {
   let query = scoped(db, access).selectFrom('medical_records as r').selectAll('r').where('r.pet_id', '=', petId);
   if (filters.kind !== undefined) query = query.where('r.kind', '=', filters.kind);
+  if (filters.externalId !== undefined) query = query.where('r.external_id', '=', filters.externalId);
   if (filters.current === true) {
     // An amendment is of the same pet as the record it corrects.
     query = query.where(({ not, exists, selectFrom }) => not(exists(selectFrom('medical_records as a').select('a.id').whereRef('a.amends', '=', 'r.id'))));

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
-import { NonBlankText } from '../../http/schema-fields.js';
+import { ExternalIdFilter, ExternalIdOut, NonBlankText } from '../../http/schema-fields.js';
 
 export const medicalRecordKinds = ['note', 'diagnosis', 'prescription', 'weight', 'allergy'] as const;
 export const allergySeverities = ['mild', 'moderate', 'severe'] as const;
@@ -105,6 +105,7 @@ export const MedicalRecordSchema = Type.Object(
       { additionalProperties: false, description: 'The API client that wrote the record and its role at the time.' },
     ),
     createdAt: Type.String({ format: 'date-time' }),
+    externalId: ExternalIdOut,
   },
   { additionalProperties: false },
 );
@@ -126,6 +127,7 @@ export const ListMedicalRecordsQuery = Type.Object(
       ),
     ),
     current: Type.Optional(Type.Boolean({ description: 'true: leave out records an amendment supersedes (only current versions).' })),
+    externalId: ExternalIdFilter,
   },
   { additionalProperties: false },
 );

@@ -27,6 +27,8 @@ export interface MedicalRecordsTable {
   author_client_id: string;
   author_role: string;
   created_at: string;
+  /** The source system's id of an imported row (imports module), null otherwise; unique per tenant. */
+  external_id?: string | null;
 }
 
 /** While a tenant has a row here, its medical records may be deleted (sandbox reset only). */

@@ -11,4 +11,5 @@ export const presentPetParent = (row: PetParentsTable): Static<typeof PetParentS
   reminderConsent: row.reminder_consent === 1,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+  externalId: row.external_id ?? null,
 });

@@ -17,6 +17,7 @@ export async function listPetParents(db: Executor, actor: AccessFilter, page: Pa
   if (filters.locationId !== undefined) query = query.where('location_id', '=', filters.locationId);
   if (filters.email !== undefined) query = query.where(sql`lower(email)`, '=', filters.email.toLowerCase());
   if (filters.name !== undefined) query = query.where(sql`instr(lower(name), ${filters.name.toLowerCase()})`, '>', 0);
+  if (filters.externalId !== undefined) query = query.where('external_id', '=', filters.externalId);
   return pageQuery(query, page).execute();
 }
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
-import { NonBlankText } from '../../http/schema-fields.js';
+import { ExternalIdFilter, ExternalIdOut, NonBlankText } from '../../http/schema-fields.js';
 import { LocationId } from '../locations/index.js';
 
 const Name = NonBlankText(200);
@@ -17,6 +17,7 @@ export const PetParentSchema = Type.Object(
     reminderConsent: Type.Boolean({ description: 'Whether reminders may be sent to this parent.' }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
+    externalId: ExternalIdOut,
   },
   { additionalProperties: false },
 );
@@ -50,6 +51,7 @@ export const ListPetParentsQuery = Type.Object(
     locationId: Type.Optional(Type.String({ maxLength: 100 })),
     email: Type.Optional(Type.String({ maxLength: 254, description: 'Exact email, case-insensitive.' })),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Case-insensitive substring of the name.' })),
+    externalId: ExternalIdFilter,
   },
   { additionalProperties: false },
 );

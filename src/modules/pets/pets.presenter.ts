@@ -17,4 +17,5 @@ export const presentPet = (row: PetsTable, vaccinationStatus: VaccinationStatus)
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   size: (row.size ?? null) as Static<typeof PetSchema>['size'],
+  externalId: row.external_id ?? null,
 });

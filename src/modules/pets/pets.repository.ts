@@ -18,6 +18,7 @@ export async function listPets(db: Executor, actor: AccessFilter, page: PageRequ
   if (filters.ownerId !== undefined) query = query.where('owner_id', '=', filters.ownerId);
   if (filters.locationId !== undefined) query = query.where('location_id', '=', filters.locationId);
   if (filters.name !== undefined) query = query.where(sql`instr(lower(name), ${filters.name.toLowerCase()})`, '>', 0);
+  if (filters.externalId !== undefined) query = query.where('external_id', '=', filters.externalId);
   return pageQuery(query, page).execute();
 }
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
-import { NonBlankText } from '../../http/schema-fields.js';
+import { ExternalIdFilter, ExternalIdOut, NonBlankText } from '../../http/schema-fields.js';
 import { LocationId } from '../locations/index.js';
 import { petSizes } from './pets.table.js';
 
@@ -37,6 +37,7 @@ export const PetSchema = Type.Object(
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
     size: Type.Union([PetSizeSchema, Type.Null()], { description: 'small | medium | large | xlarge, or null when not recorded.' }),
+    externalId: ExternalIdOut,
   },
   { additionalProperties: false },
 );
@@ -74,6 +75,7 @@ export const ListPetsQuery = Type.Object(
     ownerId: Type.Optional(Type.String({ maxLength: 100 })),
     locationId: Type.Optional(Type.String({ maxLength: 100 })),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Case-insensitive substring of the name.' })),
+    externalId: ExternalIdFilter,
   },
   { additionalProperties: false },
 );

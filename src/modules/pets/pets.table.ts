@@ -15,5 +15,7 @@ declare module '../../db/database.js' {
      * of vaccinationStatus. Kept by triggers on vaccinations; code never writes it.
      */
     vaccination_earliest_due?: string | null;
+    /** The source system's id of an imported pet (imports module), null otherwise; unique per tenant. */
+    external_id?: string | null;
   }
 }

@@ -52,10 +52,12 @@ function filtersOf(query: ListProvidersFilters): ProviderFilters {
     kind: query.kind,
     service: query.service?.toLowerCase(),
     status: query.status,
-    statuses: query.status === undefined ? bookableStatuses : undefined,
+    // A look-up by externalId finds the provider whatever its status (an import's check).
+    statuses: query.status === undefined && query.externalId === undefined ? bookableStatuses : undefined,
     category: query.category as ListingCategory | undefined,
     minRating: query.minRating,
     q: query.q,
+    externalId: query.externalId,
   };
 }
 

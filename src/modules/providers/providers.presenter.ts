@@ -29,6 +29,7 @@ export const presentProvider = (row: ProviderRecord): ProviderOut => {
     ratingCount: row.rating_count,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    externalId: row.external_id ?? null,
   };
   const market = row.marketplace;
   if (market) {

@@ -66,6 +66,8 @@ export interface ProviderFilters {
   minRating?: number | undefined;
   /** Text in the name or the marketplace bio, case-insensitive. */
   q?: string | undefined;
+  /** The provider imported with this id. */
+  externalId?: string | undefined;
 }
 
 /** `%text%` for LIKE with its wildcards taken literally (ESCAPE '\\'). */
@@ -88,6 +90,7 @@ function filtered(db: Executor, actor: AccessFilter, filters: ProviderFilters) {
     );
   }
   if (filters.kind !== undefined) query = query.where('providers.kind', '=', filters.kind);
+  if (filters.externalId !== undefined) query = query.where('providers.external_id', '=', filters.externalId);
   if (filters.status !== undefined) query = query.where('providers.status', '=', filters.status);
   if (filters.statuses !== undefined) query = query.where('providers.status', 'in', [...filters.statuses]);
   if (filters.minRating !== undefined) query = query.where('providers.rating', '>=', filters.minRating);

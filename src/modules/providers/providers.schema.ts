@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
-import { NonBlankText } from '../../http/schema-fields.js';
+import { ExternalIdFilter, ExternalIdOut, NonBlankText } from '../../http/schema-fields.js';
 import { LocationId } from '../locations/index.js';
 // The file, not the payments index: payments loads the sandbox, which loads appointments, which loads this module.
 import { maxAmount } from '../payments/index.js';
@@ -135,6 +135,7 @@ export const ProviderSchema = Type.Object(
     marketplace: Type.Optional(MarketplaceProfile),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
+    externalId: ExternalIdOut,
   },
   { additionalProperties: false },
 );
@@ -178,6 +179,7 @@ export const ListProvidersQuery = Type.Object(
     category: Type.Optional(Category),
     minRating: Type.Optional(Type.Number({ minimum: 1, maximum: 5, description: 'Only providers rated at least this (unrated providers drop out).' })),
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Text in the name or the marketplace bio (case-insensitive).' })),
+    externalId: ExternalIdFilter,
     availableOn: Type.Optional(
       Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10, description: 'A local date (YYYY-MM-DD) with at least one open slot.' }),
     ),

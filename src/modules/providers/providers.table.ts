@@ -16,6 +16,8 @@ export interface ProvidersTable {
   rating_count: number;
   created_at: string;
   updated_at: string;
+  /** The source system's id of an imported row (imports module), null otherwise; unique per tenant. */
+  external_id?: string | null;
 }
 
 /** Where a provider works; location-scoped clients see a provider through these rows. */

@@ -13,4 +13,5 @@ export const presentVaccination = (row: VaccinationsTable): Static<typeof Vaccin
   locationId: row.location_id,
   recordedBy: { clientId: row.recorded_by_client_id, role: row.recorded_by_role },
   createdAt: row.created_at,
+  externalId: row.external_id ?? null,
 });

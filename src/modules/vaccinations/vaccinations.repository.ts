@@ -21,6 +21,7 @@ export async function listVaccinations(
 ): Promise<VaccinationsTable[]> {
   let query = scoped(db, access).selectFrom('vaccinations').selectAll().where('pet_id', '=', petId);
   if (filters.vaccine !== undefined) query = query.where('vaccine_key', '=', vaccineKey(filters.vaccine));
+  if (filters.externalId !== undefined) query = query.where('external_id', '=', filters.externalId);
   return pageQuery(query, page).execute();
 }
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
-import { NonBlankText } from '../../http/schema-fields.js';
+import { ExternalIdFilter, ExternalIdOut, NonBlankText } from '../../http/schema-fields.js';
 import { ProviderId } from '../providers/index.js';
 
 export const vaccineMaxLength = 200;
@@ -24,6 +24,7 @@ export const VaccinationSchema = Type.Object(
       { additionalProperties: false, description: 'The API client that recorded it and its role at the time.' },
     ),
     createdAt: Type.String({ format: 'date-time' }),
+    externalId: ExternalIdOut,
   },
   { additionalProperties: false },
 );
@@ -46,6 +47,7 @@ export const ListVaccinationsQuery = Type.Object(
   {
     ...pageQueryFields,
     vaccine: Type.Optional(Type.String({ minLength: 1, maxLength: vaccineMaxLength, description: 'Exact vaccine name, case-insensitive.' })),
+    externalId: ExternalIdFilter,
   },
   { additionalProperties: false },
 );

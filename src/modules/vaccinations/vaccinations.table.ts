@@ -19,6 +19,8 @@ export interface VaccinationsTable {
   recorded_by_client_id: string;
   recorded_by_role: string;
   created_at: string;
+  /** The source system's id of an imported row (imports module), null otherwise; unique per tenant. */
+  external_id?: string | null;
 }
 
 export interface VaccinationsTables {
