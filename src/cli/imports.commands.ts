@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import progress from 'cli-progress';
 import pino from 'pino';
 import { SecretBox } from '../db/secret-box.js';
 import { createImport, getImport, ImportFiles, presentImport, runImport, stageImportFile } from '../modules/imports/index.js';
@@ -6,13 +7,9 @@ import type { CliCommand, CommandContext } from './command.js';
 import { audited, environmentOf, operator } from './session.js';
 
 /** A progress bar on stderr when it is a terminal (cli-progress), else nothing: the report says it all. */
-async function progressBar(type: string): Promise<{ update(processed: number, total: number): void; stop(): void }> {
+function progressBar(type: string): { update(processed: number, total: number): void; stop(): void } {
   const quiet = { update: () => undefined, stop: () => undefined };
   if (!process.stderr.isTTY) return quiet;
-  // A development dependency: a production install without it imports without the bar.
-  const loaded = await import('cli-progress').catch(() => null);
-  if (!loaded) return quiet;
-  const progress = loaded.default;
   const bar = new progress.SingleBar(
     { format: `${type} |{bar}| {percentage}% {value}/{total} rows {duration_formatted}`, stream: process.stderr },
     progress.Presets.shades_classic,
@@ -59,7 +56,7 @@ async function importCommand(ctx: CommandContext): Promise<void> {
     await staged.discard();
     throw error;
   }
-  const bar = await progressBar(type);
+  const bar = progressBar(type);
   try {
     await runImport(
       {
