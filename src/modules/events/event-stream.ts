@@ -87,10 +87,11 @@ interface LogRow {
   created_at: string;
 }
 
-/** One event as the feed hands it out: parsed once for all streams. */
+/** One event as the feed hands it out: parsed once, and its SSE frame built once per name it is sent under, for all streams. */
 interface FeedEvent {
   row: LogRow;
   locations: string[];
+  frames: Map<string, string>;
 }
 
 interface Stream {
@@ -110,7 +111,7 @@ interface Stream {
 /** A log row as the feed reads it: its commit position (rowid) and the envelope's parts. */
 const logColumns = [sql<number>`events.rowid`.as('seq'), 'id', 'tenant_id', 'type', 'data', 'created_at'] as const;
 
-const feedEvent = (row: LogRow): FeedEvent => ({ row, locations: locationsNamedBy(JSON.parse(row.data)) });
+const feedEvent = (row: LogRow): FeedEvent => ({ row, locations: locationsNamedBy(JSON.parse(row.data)), frames: new Map() });
 
 const catchUpPage = 500;
 const feedPage = 1000;
@@ -186,7 +187,7 @@ class Feed {
           .execute();
         if (rows.length === 0) break;
         const events = rows.map(feedEvent);
-        for (const stream of this.streams) if (!stream.catchingUp) for (const event of events) deliver(stream, event);
+        for (const stream of this.streams) if (!stream.catchingUp) deliver(stream, events);
         this.cursor = rows.at(-1)!.seq;
         if (rows.length < feedPage) head = Math.max(head, this.cursor);
       }
@@ -210,7 +211,7 @@ class Feed {
       .orderBy(sql`events.rowid`)
       .limit(catchUpPage)
       .execute();
-    for (const row of rows) deliver(stream, feedEvent(row));
+    deliver(stream, rows.map(feedEvent));
     if (rows.length < catchUpPage) {
       stream.lastSeq = Math.max(stream.lastSeq, this.cursor);
       stream.catchingUp = false;
@@ -218,15 +219,31 @@ class Feed {
   }
 }
 
-/** Writes one event to a stream if its caller may see it; every event moves the stream's position. */
-function deliver(stream: Stream, { row, locations }: FeedEvent): void {
-  if (row.seq <= stream.lastSeq) return;
+/**
+ * Writes the events a stream's caller may see to it, in one write (one trip through the stream and
+ * the socket per stream and tick, not one per event: with 200 streams a tick's burst of socket
+ * writes is what an ordinary request would wait behind); every event moves the stream's position.
+ */
+function deliver(stream: Stream, events: readonly FeedEvent[]): void {
+  let text = '';
+  for (const event of events) text += frameFor(stream, event);
+  if (text) write(stream, text);
+}
+
+/** The SSE frame of one event for a stream ('' when its caller may not see it). */
+function frameFor(stream: Stream, { row, locations, frames }: FeedEvent): string {
+  if (row.seq <= stream.lastSeq) return '';
   stream.lastSeq = row.seq;
-  if (row.tenant_id !== stream.tenantId || stream.out.destroyed) return;
+  if (row.tenant_id !== stream.tenantId || stream.out.destroyed) return '';
   const name = stream.names.get(row.type);
-  if (name === undefined) return;
-  if (stream.locationIds !== null && !locations.some((id) => stream.locationIds!.includes(id))) return;
-  write(stream, `id: ${row.id}\nevent: ${name}\ndata: ${envelopeJson(row, name)}\n\n`);
+  if (name === undefined) return '';
+  if (stream.locationIds !== null && !locations.some((id) => stream.locationIds!.includes(id))) return '';
+  let frame = frames.get(name);
+  if (frame === undefined) {
+    frame = `id: ${row.id}\nevent: ${name}\ndata: ${envelopeJson(row, name)}\n\n`;
+    frames.set(name, frame);
+  }
+  return frame;
 }
 
 function write(stream: Stream, text: string): void {
