@@ -1,12 +1,45 @@
-export { PetCare, type Resources, type ListFn, type RawRequest } from './client.js';
-export type { PetCareOptions } from './transport.js';
+export {
+  PetCare,
+  type Resources,
+  type ListFn,
+  type RawRequest,
+  type AppointmentCalendarFn,
+  type DocumentContent,
+  type DocumentDownloadFn,
+  type KnowledgeFile,
+  type KnowledgeUploadFn,
+  type PetDocumentFile,
+  type PetDocumentUploadFn,
+} from './client.js';
+export { defaultTimeoutMs, type PetCareOptions } from './transport.js';
 export type { EventStreamOptions, StreamedEvent } from './event-stream.js';
-export { PetCareError, WebhookVerificationError, type FieldError, type ProblemBody } from './errors.js';
+export {
+  PetCareError,
+  PetCareInvalidRequestError,
+  PetCareAuthenticationError,
+  PetCarePermissionError,
+  PetCareNotFoundError,
+  PetCareConflictError,
+  PetCareRateLimitError,
+  PetCareAPIError,
+  PetCareConnectionError,
+  PetCareTimeoutError,
+  WebhookVerificationError,
+  type ClientErrorCode,
+  type CodeWithStatus,
+  type ErrorCode,
+  type ErrorCodes,
+  type FieldError,
+  type PetCareErrorInit,
+  type ProblemBody,
+  type RateLimitInfo,
+} from './errors.js';
 export { PageIterable, type Page } from './pagination.js';
 export { verifyWebhook, webhooks, type VerifyOptions, type WebhookEvent } from './webhooks.js';
 export type {
   Answer,
   AnswerOf,
+  ApiPromise,
   Body,
   BodyOf,
   CallOptions,
@@ -17,6 +50,8 @@ export type {
   PathsWith,
   Query,
   QueryOf,
+  ResponseInfo,
+  WithResponse,
   components,
   operations,
   paths,

@@ -1,3 +1,5 @@
+import type { ApiPromise } from './types.js';
+
 /** A page as every list answers it. */
 export interface Page<T> {
   data: T[];
@@ -10,7 +12,7 @@ export interface Page<T> {
  * following `nextCursor`), or `pages()` for the pages themselves. Nothing is fetched until iterated.
  */
 export class PageIterable<T> implements AsyncIterable<T> {
-  constructor(private readonly fetchPage: (cursor: string | undefined) => Promise<Page<T>>) {}
+  constructor(private readonly fetchPage: (cursor: string | undefined) => ApiPromise<Page<T>>) {}
 
   /** Every page, first to last. */
   async *pages(): AsyncGenerator<Page<T>, void, undefined> {
@@ -27,8 +29,8 @@ export class PageIterable<T> implements AsyncIterable<T> {
     for await (const page of this.pages()) yield* page.data;
   }
 
-  /** Only the first page (one request). */
-  firstPage(): Promise<Page<T>> {
+  /** Only the first page (one request); `firstPage().withResponse()` gives its headers too. */
+  firstPage(): ApiPromise<Page<T>> {
     return this.fetchPage(undefined);
   }
 

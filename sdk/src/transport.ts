@@ -1,11 +1,12 @@
 /**
  * The HTTP core every SDK method goes through: the token (fetched, refreshed, shared by concurrent
- * calls), Idempotency-Key on writes, Petcare-Version, retries with backoff and jitter, and the
- * problem body turned into a PetCareError.
+ * calls), Idempotency-Key on writes, Petcare-Version, a timeout per try, retries with backoff and
+ * jitter, the problem body turned into a PetCareError of its status family, and the answer's
+ * headers kept for `withResponse()`.
  */
 import { randomUUID } from 'node:crypto';
-import { PetCareError, type ProblemBody } from './errors.js';
-import type { CallOptions, HttpMethod } from './types.js';
+import { PetCareConnectionError, PetCareError, PetCareTimeoutError, rateLimitOf, type ProblemBody } from './errors.js';
+import type { ApiPromise, CallOptions, HttpMethod, ResponseInfo, WithResponse } from './types.js';
 
 export interface PetCareOptions {
   /** Where the appliance answers, e.g. `https://petcare.example.com` (no `/v1`). */
@@ -24,6 +25,12 @@ export interface PetCareOptions {
   retryBaseDelayMs?: number;
   /** Longest wait between two tries, Retry-After included (default 30 s). */
   maxRetryDelayMs?: number;
+  /**
+   * How long one try may wait for its whole answer (headers and body), in ms, before it is abandoned:
+   * retried like a network error, and after the last try thrown as `PetCareTimeoutError`
+   * (default 60 000; 0: no limit). A call can set its own (`{ timeoutMs }`).
+   */
+  timeoutMs?: number;
   /** Refresh the token when it has less than this left (default 60 s). */
   refreshMarginSeconds?: number;
   /** The clock that decides when the token is near expiry, in ms (default Date.now). */
@@ -38,6 +45,24 @@ export interface RequestInput {
   /** A multipart body (file uploads); fetch sets its content type and boundary. Re-sent as is on a retry. */
   form?: FormData;
 }
+
+/** How a successful answer's body is read (JSON or text by its type, unless the method wants bytes or text). */
+export type BodyReader = (res: Response) => Promise<unknown>;
+
+/** Where a call goes and how: an already filled path with its query, the Accept header, whether it needs the token. */
+interface Target {
+  path: string;
+  accept?: string;
+  /** A public route (the calendar link carries its own secret): no bearer token. */
+  anonymous?: boolean;
+  read?: BodyReader;
+}
+
+/** The reason a try's own timeout aborts its fetch with (a network-level failure, retried like one). */
+const timedOut = (ms: number) => new DOMException(`no answer within ${ms} ms`, 'TimeoutError');
+
+/** The default for `timeoutMs`. */
+export const defaultTimeoutMs = 60_000;
 
 interface TokenState {
   accessToken: string;
@@ -93,7 +118,30 @@ function queryString(query: Record<string, unknown> | undefined): string {
   return s ? `?${s}` : '';
 }
 
-async function readBody(res: Response): Promise<unknown> {
+/** The parts of an answer `withResponse()` shows. */
+export function responseInfo(res: Response): ResponseInfo {
+  return {
+    status: res.status,
+    headers: res.headers,
+    requestId: res.headers.get('x-request-id') ?? undefined,
+    rateLimit: rateLimitOf(res.headers),
+    apiVersion: res.headers.get('petcare-version') ?? undefined,
+    idempotentReplayed: res.headers.get('idempotent-replayed') === 'true',
+  };
+}
+
+/**
+ * The promise a method returns: it resolves to the answer's data, and `withResponse()` to the data
+ * and the response of the same call. A call whose caller only ever uses `withResponse()` leaves no
+ * unhandled rejection behind.
+ */
+export function apiPromise<T>(exchange: Promise<WithResponse<T>>): ApiPromise<T> {
+  const data = exchange.then((answer) => answer.data);
+  data.catch(() => undefined);
+  return Object.assign(data, { withResponse: () => exchange });
+}
+
+export async function readBody(res: Response): Promise<unknown> {
   const text = await res.text();
   if (!text) return undefined;
   const type = res.headers.get('content-type') ?? '';
@@ -123,6 +171,7 @@ export class Transport {
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
   private readonly marginMs: number;
+  private readonly timeoutMs: number;
   private readonly now: () => number;
   private token: TokenState | undefined;
   private pendingToken: Promise<TokenState> | undefined;
@@ -136,13 +185,29 @@ export class Transport {
     this.baseDelayMs = options.retryBaseDelayMs ?? 500;
     this.maxDelayMs = options.maxRetryDelayMs ?? 30_000;
     this.marginMs = (options.refreshMarginSeconds ?? 60) * 1000;
+    this.timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
     this.now = options.now ?? Date.now;
   }
 
-  /** Sends a call: token, headers, retries; the parsed answer or a PetCareError. */
-  async request(method: HttpMethod, pathTemplate: string, input: RequestInput = {}, options: CallOptions = {}): Promise<unknown> {
-    const url = this.baseUrl + fillPath(pathTemplate, input.ids) + queryString(input.query);
-    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+  /** Sends a call: token, headers, retries; the parsed answer (and its response) or a PetCareError. */
+  request(method: HttpMethod, pathTemplate: string, input: RequestInput = {}, options: CallOptions = {}, read?: BodyReader): ApiPromise<unknown> {
+    // fillPath throws synchronously on missing ids: inside the promise, so the caller gets a rejection.
+    return apiPromise(
+      Promise.resolve().then(() =>
+        this.call(method, { path: fillPath(pathTemplate, input.ids) + queryString(input.query), ...(read ? { read } : {}) }, input, options),
+      ),
+    );
+  }
+
+  /** A GET of a path that is already filled in (with its query), e.g. one the API gave as a link. */
+  get(target: Target, options: CallOptions = {}): ApiPromise<unknown> {
+    return apiPromise(this.call('get', target, {}, options));
+  }
+
+  private async call(method: HttpMethod, target: Target, input: RequestInput, options: CallOptions): Promise<WithResponse<unknown>> {
+    const url = this.baseUrl + target.path;
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const headers: Record<string, string> = { accept: target.accept ?? 'application/json', ...options.headers };
     const version = options.apiVersion ?? this.options.apiVersion;
     if (version) headers['petcare-version'] = version;
     // One key for every try of this call: a retry after a lost answer replays instead of writing twice.
@@ -156,15 +221,14 @@ export class Transport {
     }
     let refreshedAfter401 = false;
     for (;;) {
-      const token = await this.accessToken();
-      const res = await this.send(
+      const token = target.anonymous ? undefined : await this.accessToken();
+      const { res, parsed } = await this.send(
         url,
-        { method: method.toUpperCase(), headers: { ...headers, authorization: `Bearer ${token.accessToken}` }, body },
-        options.signal,
+        { method: method.toUpperCase(), headers: token ? { ...headers, authorization: `Bearer ${token.accessToken}` } : headers, body },
+        { signal: options.signal, timeoutMs, read: target.read },
       );
-      const parsed = await readBody(res);
-      if (res.ok) return parsed;
-      if (res.status === 401 && !refreshedAfter401 && (parsed as ProblemBody | undefined)?.code === 'invalid_token') {
+      if (res.ok) return { data: parsed, response: responseInfo(res) };
+      if (token && res.status === 401 && !refreshedAfter401 && (parsed as ProblemBody | undefined)?.code === 'invalid_token') {
         // Expired or revoked early: get a fresh token once and try again.
         refreshedAfter401 = true;
         if (this.token === token) this.token = { ...token, expiresAt: 0 };
@@ -184,10 +248,23 @@ export class Transport {
     const version = this.options.apiVersion;
     for (let refreshed = false; ; refreshed = true) {
       const token = await this.accessToken();
-      const res = await this.fetchImpl(url, {
-        headers: { accept: 'text/event-stream', ...(version ? { 'petcare-version': version } : {}), ...headers, authorization: `Bearer ${token.accessToken}` },
-        signal,
-      });
+      // The timeout covers the wait for the stream's headers, not the stream itself.
+      const connect = this.timeoutMs > 0 ? new AbortController() : undefined;
+      const timer = connect && setTimeout(() => connect.abort(timedOut(this.timeoutMs)), this.timeoutMs);
+      let res: Response;
+      try {
+        res = await this.fetchImpl(url, {
+          headers: {
+            accept: 'text/event-stream',
+            ...(version ? { 'petcare-version': version } : {}),
+            ...headers,
+            authorization: `Bearer ${token.accessToken}`,
+          },
+          signal: connect ? (signal ? AbortSignal.any([signal, connect.signal]) : connect.signal) : signal,
+        });
+      } finally {
+        clearTimeout(timer);
+      }
       if (res.status !== 401 || refreshed) return res;
       await res.body?.cancel().catch(() => undefined);
       if (this.token === token) this.token = { ...token, expiresAt: 0 };
@@ -204,22 +281,34 @@ export class Transport {
     return this.backoff(attempt, res ? retryAfterSeconds(res.headers) : undefined);
   }
 
-  /** Fetches with retries on network errors, 429 and 5xx (each retry after backoff or Retry-After). */
-  private async send(url: string, init: RequestInit, signal: AbortSignal | undefined): Promise<Response> {
+  /**
+   * Fetches and reads the answer, with retries on network errors, timeouts, 429 and 5xx (each retry
+   * after backoff or Retry-After). Each try has `timeoutMs` for its answer, body included.
+   */
+  private async send(
+    url: string,
+    init: RequestInit,
+    { signal, timeoutMs, read = readBody }: { signal: AbortSignal | undefined; timeoutMs: number; read?: BodyReader | undefined },
+  ): Promise<{ res: Response; parsed: unknown }> {
     for (let attempt = 0; ; attempt++) {
-      let res: Response;
+      const limit = timeoutMs > 0 ? new AbortController() : undefined;
+      const timer = limit && setTimeout(() => limit.abort(timedOut(timeoutMs)), timeoutMs);
+      const trySignal = limit ? (signal ? AbortSignal.any([signal, limit.signal]) : limit.signal) : signal;
+      let retryAfter: number | undefined;
       try {
-        res = await this.fetchImpl(url, { ...init, signal });
+        const res = await this.fetchImpl(url, { ...init, signal: trySignal });
+        if (!retryableStatus(res.status) || attempt >= this.maxRetries) return { res, parsed: res.ok ? await read(res) : await readBody(res) };
+        retryAfter = retryAfterSeconds(res.headers);
+        await res.body?.cancel().catch(() => undefined);
       } catch (error) {
         if (signal?.aborted) throw error;
-        if (attempt >= this.maxRetries)
-          throw new PetCareError(0, undefined, { cause: error, message: `connection_error: ${String((error as Error)?.message ?? error)}` });
-        await sleep(this.backoff(attempt, undefined), signal);
-        continue;
+        if (attempt >= this.maxRetries) {
+          if (limit?.signal.aborted) throw new PetCareTimeoutError(timeoutMs, { cause: error });
+          throw new PetCareConnectionError({ cause: error, message: `connection_error: ${String((error as Error)?.message ?? error)}` });
+        }
+      } finally {
+        clearTimeout(timer);
       }
-      if (!retryableStatus(res.status) || attempt >= this.maxRetries) return res;
-      const retryAfter = retryAfterSeconds(res.headers);
-      await res.body?.cancel().catch(() => undefined);
       await sleep(this.backoff(attempt, retryAfter), signal);
     }
   }
@@ -233,7 +322,7 @@ export class Transport {
 
   private problem(res: Response, parsed: unknown): PetCareError {
     const body = parsed && typeof parsed === 'object' ? (parsed as ProblemBody) : undefined;
-    return new PetCareError(res.status, body, { headers: res.headers, retryAfter: retryAfterSeconds(res.headers) });
+    return PetCareError.from(res.status, body, { headers: res.headers, retryAfter: retryAfterSeconds(res.headers) });
   }
 
   /** The current access token, refreshed near expiry; concurrent calls share one token request. */
@@ -266,16 +355,15 @@ export class Transport {
   }
 
   private async tokenCall(grant: Record<string, string>): Promise<TokenAnswer> {
-    const res = await this.send(
+    const { res, parsed } = await this.send(
       `${this.baseUrl}/oauth/token`,
       {
         method: 'POST',
         headers: { accept: 'application/json', 'content-type': 'application/json' },
         body: JSON.stringify({ ...grant, client_id: this.options.clientId, client_secret: this.options.clientSecret }),
       },
-      undefined,
+      { signal: undefined, timeoutMs: this.timeoutMs },
     );
-    const parsed = await readBody(res);
     if (!res.ok) throw this.problem(res, parsed);
     return parsed as TokenAnswer;
   }

@@ -3,6 +3,7 @@
  * JSON body and success answer. Every SDK method's signature is computed from these, so a route
  * change reaches the SDK through `npm run sdk:types` alone.
  */
+import type { RateLimitInfo } from './errors.js';
 import type { paths } from './openapi-types.js';
 
 export type { paths, components, operations } from './openapi-types.js';
@@ -49,7 +50,35 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** Aborts the call (and its retries). */
   signal?: AbortSignal;
+  /** How long one try may wait for its whole answer, in ms (default: the client's `timeoutMs`; 0: no limit). */
+  timeoutMs?: number;
 }
+
+/** What a successful answer said besides its body: `withResponse()` gives it. */
+export interface ResponseInfo {
+  status: number;
+  headers: Headers;
+  /** X-Request-Id: quote it in a support request. */
+  requestId: string | undefined;
+  /** The client's rate limit after this call (RateLimit headers); undefined on routes without one. */
+  rateLimit: RateLimitInfo | undefined;
+  /** The API version the server answered in (Petcare-Version). */
+  apiVersion: string | undefined;
+  /** True when the server replayed the first answer to this Idempotency-Key (Idempotent-Replayed). */
+  idempotentReplayed: boolean;
+}
+
+/** An answer and what came with it. */
+export interface WithResponse<T> {
+  data: T;
+  response: ResponseInfo;
+}
+
+/**
+ * What every call returns: a promise of the parsed answer, as before, that also offers
+ * `withResponse()`, the same call's answer with its status and headers (no second request).
+ */
+export type ApiPromise<T> = Promise<T> & { withResponse(): Promise<WithResponse<T>> };
 
 /** What a call takes after its ids: the query (GET, DELETE) or the body (other methods), then options. */
 export type InputArgs<M extends HttpMethod, O> = M extends 'get' | 'delete'
@@ -67,4 +96,4 @@ export type InputArgs<M extends HttpMethod, O> = M extends 'get' | 'delete'
 /** An SDK method for `method path`: ids, then query or body, then options. */
 export type OperationFn<P extends keyof paths & string, M extends HttpMethod> = (
   ...args: [...IdArgs<P>, ...InputArgs<M, Operation<P, M>>]
-) => Promise<AnswerOf<Operation<P, M>>>;
+) => ApiPromise<AnswerOf<Operation<P, M>>>;

@@ -93,3 +93,52 @@ export const problem = (status: number, code: string, detail: string, errors?: {
   requestId: 'req_test',
   ...(errors ? { errors } : {}),
 });
+
+export interface HeldServer {
+  url: string;
+  /** Requests to paths other than /oauth/token, in order. */
+  calls: { method: string; path: string; headers: http.IncomingHttpHeaders }[];
+  /** Answers every request held so far with 200 and this JSON body. */
+  release(body: unknown): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A server on 127.0.0.1 that grants tokens at once and holds every other request unanswered until
+ * `release` (with `headersFirst`, it sends the status and headers at once and holds the body): a
+ * deterministic way to make a call outlast its timeout.
+ */
+export async function startHeldServer(options: { headersFirst?: boolean } = {}): Promise<HeldServer> {
+  const calls: HeldServer['calls'] = [];
+  const held: http.ServerResponse[] = [];
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.url === '/oauth/token') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ access_token: 'token-1', token_type: 'Bearer', expires_in: 3600, scope: 'pets' }));
+        return;
+      }
+      calls.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers });
+      if (options.headersFirst) res.writeHead(200, { 'content-type': 'application/json' }).flushHeaders();
+      held.push(res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls,
+    release(body) {
+      for (const res of held.splice(0)) {
+        if (res.destroyed) continue;
+        if (!res.headersSent) res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { generateSdkResources, generateSdkTypes, sdkResourcesPath, sdkTypesPath } from '../../scripts/generate-sdk-types.js';
+import {
+  generateSdkErrorCodes,
+  generateSdkResources,
+  generateSdkTypes,
+  sdkErrorCodesPath,
+  sdkResourcesPath,
+  sdkTypesPath,
+} from '../../scripts/generate-sdk-types.js';
 
 /** Fails naming the first line where the checked-in file differs from what the generator writes now. */
 function sameAsGenerated(a: ExecutionContext, file: string, expected: string, from: string): void {
@@ -30,4 +37,9 @@ test('sdk/src/openapi-types.ts matches the OpenAPI document the server serves', 
 /** The SDK's resource table is generated from the manifests' `sdk` names and their routes: a new or renamed method fails here until regenerated. */
 test("sdk/src/resources.ts matches the manifests' SDK names and their routes", async (a) => {
   sameAsGenerated(a, sdkResourcesPath, await generateSdkResources(), "the manifests' sdk names and the routes");
+});
+
+/** The SDK's error codes are generated from the codes the API declares: a new module code fails here until regenerated. */
+test("sdk/src/error-codes.ts matches the API's error codes", async (a) => {
+  sameAsGenerated(a, sdkErrorCodesPath, await generateSdkErrorCodes(), "the gateway's and the modules' error codes");
 });

@@ -87,10 +87,11 @@ interface LogRow {
   created_at: string;
 }
 
-/** One event as the feed hands it out: parsed once for all streams. */
+/** One event as the feed hands it out: parsed once, and its SSE frame built once per name it is sent under, for all streams. */
 interface FeedEvent {
   row: LogRow;
   locations: string[];
+  frames: Map<string, string>;
 }
 
 interface Stream {
@@ -110,10 +111,17 @@ interface Stream {
 /** A log row as the feed reads it: its commit position (rowid) and the envelope's parts. */
 const logColumns = [sql<number>`events.rowid`.as('seq'), 'id', 'tenant_id', 'type', 'data', 'created_at'] as const;
 
-const feedEvent = (row: LogRow): FeedEvent => ({ row, locations: locationsNamedBy(JSON.parse(row.data)) });
+const feedEvent = (row: LogRow): FeedEvent => ({ row, locations: locationsNamedBy(JSON.parse(row.data)), frames: new Map() });
 
 const catchUpPage = 500;
 const feedPage = 1000;
+/**
+ * Streams written to before the feed gives the event loop a turn: each stream's write becomes a
+ * socket write (a syscall) as the turn ends, and 200 of them in one turn are a burst an ordinary
+ * request would wait behind.
+ */
+const streamsPerTurn = 25;
+const loopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 class Feed {
   readonly streams = new Set<Stream>();
@@ -186,8 +194,15 @@ class Feed {
           .execute();
         if (rows.length === 0) break;
         const events = rows.map(feedEvent);
-        for (const stream of this.streams) if (!stream.catchingUp) for (const event of events) deliver(stream, event);
+        // The cursor moves first: a stream that opens while the delivery below gives the loop a turn
+        // starts after these rows, and one resuming from an id among them catches up to the cursor.
         this.cursor = rows.at(-1)!.seq;
+        let written = 0;
+        for (const stream of [...this.streams]) {
+          if (stream.catchingUp || !this.streams.has(stream)) continue;
+          deliver(stream, events);
+          if (++written % streamsPerTurn === 0) await loopTurn();
+        }
         if (rows.length < feedPage) head = Math.max(head, this.cursor);
       }
     } finally {
@@ -210,7 +225,7 @@ class Feed {
       .orderBy(sql`events.rowid`)
       .limit(catchUpPage)
       .execute();
-    for (const row of rows) deliver(stream, feedEvent(row));
+    deliver(stream, rows.map(feedEvent));
     if (rows.length < catchUpPage) {
       stream.lastSeq = Math.max(stream.lastSeq, this.cursor);
       stream.catchingUp = false;
@@ -218,19 +233,36 @@ class Feed {
   }
 }
 
-/** Writes one event to a stream if its caller may see it; every event moves the stream's position. */
-function deliver(stream: Stream, { row, locations }: FeedEvent): void {
-  if (row.seq <= stream.lastSeq) return;
+/**
+ * Writes the events a stream's caller may see to it, in one write (one trip through the stream and
+ * the socket per stream and tick, not one per event: with 200 streams a tick's burst of socket
+ * writes is what an ordinary request would wait behind); every event moves the stream's position.
+ */
+function deliver(stream: Stream, events: readonly FeedEvent[]): void {
+  let text = '';
+  for (const event of events) text += frameFor(stream, event);
+  if (text) write(stream, text);
+}
+
+/** The SSE frame of one event for a stream ('' when its caller may not see it). */
+function frameFor(stream: Stream, { row, locations, frames }: FeedEvent): string {
+  if (row.seq <= stream.lastSeq) return '';
   stream.lastSeq = row.seq;
-  if (row.tenant_id !== stream.tenantId || stream.out.destroyed) return;
+  if (row.tenant_id !== stream.tenantId || stream.out.destroyed) return '';
   const name = stream.names.get(row.type);
-  if (name === undefined) return;
-  if (stream.locationIds !== null && !locations.some((id) => stream.locationIds!.includes(id))) return;
-  write(stream, `id: ${row.id}\nevent: ${name}\ndata: ${envelopeJson(row, name)}\n\n`);
+  if (name === undefined) return '';
+  if (stream.locationIds !== null && !locations.some((id) => stream.locationIds!.includes(id))) return '';
+  let frame = frames.get(name);
+  if (frame === undefined) {
+    frame = `id: ${row.id}\nevent: ${name}\ndata: ${envelopeJson(row, name)}\n\n`;
+    frames.set(name, frame);
+  }
+  return frame;
 }
 
 function write(stream: Stream, text: string): void {
-  if (stream.out.destroyed) return;
+  // Ended: the appliance is stopping (closeAll) while a tick gives the loop a turn.
+  if (stream.out.destroyed || stream.out.writableEnded) return;
   stream.out.write(text);
   if (stream.out.writableLength + stream.out.readableLength > stream.limitBytes) stream.out.destroy();
 }
