@@ -126,6 +126,8 @@ export interface ErrorCodes {
   internal_error: 500;
   /** 503: The service is not ready */
   service_unavailable: 503;
+  /** 400: The import file is not UTF-8 text */
+  import_encoding_unsupported: 400;
 }
 
 /** Every `code` the API answers a problem with. */
