@@ -40,6 +40,7 @@ import { jobsModule } from './modules/jobs/index.js';
 import { locationsModule } from './modules/locations/index.js';
 import { marketplaceModule } from './modules/marketplace/index.js';
 import { medicalRecordsModule } from './modules/medical-records/index.js';
+import { importsModule } from './modules/imports/index.js';
 import { notificationsModule } from './modules/notifications/index.js';
 import { AccessTokens, oauthModule, type SigningKeys } from './modules/oauth/index.js';
 import { paymentsModule } from './modules/payments/index.js';
@@ -124,6 +125,7 @@ const featureModules: ModuleManifest<ModuleDeps>[] = [
   marketplaceModule,
   aiModule,
   analyticsModule,
+  importsModule,
   eventsModule,
   webhooksModule,
   auditModule,

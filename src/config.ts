@@ -47,6 +47,8 @@ export interface Config {
   /** Host headers (host or host:port) links may be built from when publicUrl is unset; others get the listener's address. */
   readonly allowedHosts: readonly string[];
   readonly documentMaxBytes: number;
+  /** Largest import file (POST /v1/imports), in bytes; 413 beyond. */
+  readonly importMaxBytes: number;
   /** Slots closer than this to now are not offered nor bookable. */
   readonly bookingMinNoticeMinutes: number;
   /** How often the job runner looks for due work (and the webhook fan-out for new events). */
@@ -348,6 +350,7 @@ export function loadConfig(rawEnv: Env = process.env, overrides: Partial<Config>
     backupKey: backupKey(env),
     allowedHosts: list(env, 'PETCARE_ALLOWED_HOSTS', []).map((host) => host.toLowerCase()),
     documentMaxBytes: int(env, 'PETCARE_DOCUMENT_MAX_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    importMaxBytes: int(env, 'PETCARE_IMPORT_MAX_BYTES', 512 * 1024 * 1024, 1024, 16 * 1024 * 1024 * 1024),
     bookingMinNoticeMinutes: int(env, 'PETCARE_BOOKING_MIN_NOTICE_MINUTES', 60, 0, 30 * 24 * 60),
     jobPollMs: int(env, 'PETCARE_JOB_POLL_MS', 250, 10, 60_000),
     webhookRetrySchedule: seconds(env, 'PETCARE_WEBHOOK_RETRY_SCHEDULE', defaultWebhookRetrySchedule),

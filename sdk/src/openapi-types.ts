@@ -2677,6 +2677,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List imports
+         * @description Admin only. Newest first.
+         *
+         *     Scope: `admin.read`. Roles: admin.
+         */
+        get: operations["listImports"];
+        put?: never;
+        /**
+         * Import a file of pet parents, pets, vaccinations or medical-record notes
+         * @description Admin only. multipart/form-data: `file` (CSV with a header row, or NDJSON: one JSON object a line; UTF-8, a byte order mark is fine), `type`, `dryRun` (true|false), `mapping` (a JSON object renaming source columns to ours) and `locationId` (where rows without their own go; required for a client confined to locations). The file is streamed to the data dir, never held in memory; limit 536870912 bytes (PETCARE_IMPORT_MAX_BYTES), else 413. Refused at once (400): a file that is not UTF-8 (UTF-16, Latin-1: code `import_encoding_unsupported`), an empty file, a header row without a required column (named). Then 202 and the import runs in the background: GET it for progress (processed of total) and the row errors. Rows go in through the repositories: no events, webhooks or reminders fire for history. A re-run of the same file updates the records imported before (by externalId) instead of duplicating them.
+         *
+         *     Scope: `admin`. Roles: admin.
+         */
+        post: operations["createImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/imports/templates/{type}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An import type's CSV template (the header row)
+         * @description Admin only. The header row of a CSV file for the type: its columns, required ones first as documented in the README.
+         *
+         *     Scope: `admin.read`. Roles: admin.
+         */
+        get: operations["getImportTemplate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an import and its progress
+         * @description Admin only. Counts, the first 1,000 row errors and the status.
+         *
+         *     Scope: `admin.read`. Roles: admin.
+         */
+        get: operations["getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/imports/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an import
+         * @description Admin only. Stops it before its next batch; the batches committed stay. 409 once it has ended.
+         *
+         *     Scope: `admin`. Roles: admin.
+         */
+        post: operations["cancelImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events/stream": {
         parameters: {
             query?: never;
@@ -3207,7 +3301,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "validation_failed" | "malformed_json" | "resource_missing" | "invalid_idempotency_key" | "invalid_cursor" | "unsupported_api_version" | "invalid_request" | "invalid_grant" | "invalid_scope" | "unsupported_grant_type" | "invalid_client" | "unauthorized" | "invalid_token" | "insufficient_scope" | "forbidden_role" | "ip_not_allowed" | "sandbox_only" | "environment_not_allowed" | "tenant_wide_only" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_key_in_use" | "conflict" | "last_admin" | "slot_unavailable" | "invalid_state_transition" | "job_running" | "wallet_exists" | "no_vacancy" | "room_unavailable" | "stylist_unavailable" | "no_stylist_available" | "dose_already_logged" | "already_rated" | "already_replied" | "embedding_mismatch" | "gone" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "idempotency_key_mismatch" | "recipient_unreachable" | "amount_exceeds_due" | "insufficient_funds" | "refund_exceeds_payment" | "clock_backwards" | "clock_out_of_range" | "vaccinations_required" | "dose_not_scheduled" | "no_membership_credit" | "no_package_credit" | "onboarding_incomplete" | "provider_not_bookable" | "booking_not_completed" | "locations_required" | "document_outside_service" | "recall_too_large" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "validation_failed" | "malformed_json" | "resource_missing" | "invalid_idempotency_key" | "invalid_cursor" | "unsupported_api_version" | "invalid_request" | "invalid_grant" | "invalid_scope" | "unsupported_grant_type" | "invalid_client" | "unauthorized" | "invalid_token" | "insufficient_scope" | "forbidden_role" | "ip_not_allowed" | "sandbox_only" | "environment_not_allowed" | "tenant_wide_only" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_key_in_use" | "conflict" | "last_admin" | "slot_unavailable" | "invalid_state_transition" | "job_running" | "wallet_exists" | "no_vacancy" | "room_unavailable" | "stylist_unavailable" | "no_stylist_available" | "dose_already_logged" | "already_rated" | "already_replied" | "embedding_mismatch" | "gone" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "idempotency_key_mismatch" | "recipient_unreachable" | "amount_exceeds_due" | "insufficient_funds" | "refund_exceeds_payment" | "clock_backwards" | "clock_out_of_range" | "vaccinations_required" | "dose_not_scheduled" | "no_membership_credit" | "no_package_credit" | "onboarding_incomplete" | "provider_not_bookable" | "booking_not_completed" | "locations_required" | "document_outside_service" | "recall_too_large" | "rate_limited" | "internal_error" | "service_unavailable" | "import_encoding_unsupported";
             /** @description Same as the X-Request-Id response header. */
             requestId: string;
             /** @description The request path. */
@@ -5277,6 +5371,8 @@ export interface operations {
                 email?: string;
                 /** @description Case-insensitive substring of the name. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                 name?: string;
+                /** @description Only the record imported with this externalId (exact). Text: no control characters (one line); no unpaired surrogates. */
+                externalId?: string;
             };
             header?: {
                 /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
@@ -5312,6 +5408,8 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                            externalId: string | null;
                         }[];
                         /** @description Pass as ?cursor= to get the next page. */
                         nextCursor: string | null;
@@ -5437,6 +5535,8 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     };
                 };
             };
@@ -5593,6 +5693,8 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     };
                 };
             };
@@ -5728,6 +5830,8 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     };
                 };
             };
@@ -5870,6 +5974,8 @@ export interface operations {
                 locationId?: string;
                 /** @description Case-insensitive substring of the name. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
                 name?: string;
+                /** @description Only the record imported with this externalId (exact). Text: no control characters (one line); no unpaired surrogates. */
+                externalId?: string;
             };
             header?: {
                 /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
@@ -5911,6 +6017,8 @@ export interface operations {
                             updatedAt: string;
                             /** @description small | medium | large | xlarge, or null when not recorded. */
                             size: ("small" | "medium" | "large" | "xlarge") | null;
+                            /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                            externalId: string | null;
                         }[];
                         /** @description Pass as ?cursor= to get the next page. */
                         nextCursor: string | null;
@@ -6045,6 +6153,8 @@ export interface operations {
                         updatedAt: string;
                         /** @description small | medium | large | xlarge, or null when not recorded. */
                         size: ("small" | "medium" | "large" | "xlarge") | null;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     };
                 };
             };
@@ -6207,6 +6317,8 @@ export interface operations {
                         updatedAt: string;
                         /** @description small | medium | large | xlarge, or null when not recorded. */
                         size: ("small" | "medium" | "large" | "xlarge") | null;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     };
                 };
             };
@@ -6352,6 +6464,8 @@ export interface operations {
                         updatedAt: string;
                         /** @description small | medium | large | xlarge, or null when not recorded. */
                         size: ("small" | "medium" | "large" | "xlarge") | null;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     };
                 };
             };
@@ -6529,6 +6643,8 @@ export interface operations {
                         updatedAt: string;
                         /** @description small | medium | large | xlarge, or null when not recorded. */
                         size: ("small" | "medium" | "large" | "xlarge") | null;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     };
                 };
             };
@@ -7267,6 +7383,8 @@ export interface operations {
                 minRating?: number;
                 /** @description Text in the name or the marketplace bio (case-insensitive). Text: no control characters (one line); no unpaired surrogates. */
                 q?: string;
+                /** @description Only the record imported with this externalId (exact). Text: no control characters (one line); no unpaired surrogates. */
+                externalId?: string;
                 /** @description A local date (YYYY-MM-DD) with at least one open slot. Years 0001–9999. */
                 availableOn?: string;
             };
@@ -7336,6 +7454,8 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                            externalId: string | null;
                         }[];
                         /** @description Pass as ?cursor= to get the next page. */
                         nextCursor: string | null;
@@ -7517,6 +7637,8 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     };
                 };
             };
@@ -7705,6 +7827,8 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     };
                 };
             };
@@ -7880,6 +8004,8 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     };
                 };
             };
@@ -8083,6 +8209,8 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     };
                 };
             };
@@ -8262,6 +8390,8 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     };
                 };
             };
@@ -9840,6 +9970,8 @@ export interface operations {
                 locationId?: string;
                 /** @description One of confirmed, checked_in, in_progress, completed, cancelled, no_show; case-insensitive (CONFIRMED = confirmed). Text: no control characters (one line); no unpaired surrogates. */
                 status?: string;
+                /** @description Only the record imported with this externalId (exact). Text: no control characters (one line); no unpaired surrogates. */
+                externalId?: string;
             };
             header?: {
                 /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
@@ -9890,6 +10022,8 @@ export interface operations {
                             updatedAt: string;
                             /** @description An ICS (RFC 5545) entry for calendars; works without a bearer token. Treat it as a secret. */
                             calendarUrl: string;
+                            /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                            externalId: string | null;
                         }[];
                         /** @description Pass as ?cursor= to get the next page. */
                         nextCursor: string | null;
@@ -10040,6 +10174,8 @@ export interface operations {
                         updatedAt: string;
                         /** @description An ICS (RFC 5545) entry for calendars; works without a bearer token. Treat it as a secret. */
                         calendarUrl: string;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     };
                 };
             };
@@ -10279,6 +10415,8 @@ export interface operations {
                         updatedAt: string;
                         /** @description An ICS (RFC 5545) entry for calendars; works without a bearer token. Treat it as a secret. */
                         calendarUrl: string;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     };
                 };
             };
@@ -10436,6 +10574,8 @@ export interface operations {
                         updatedAt: string;
                         /** @description An ICS (RFC 5545) entry for calendars; works without a bearer token. Treat it as a secret. */
                         calendarUrl: string;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     } | {
                         /** @description Appointment id (apt_…). */
                         id: string;
@@ -10456,6 +10596,8 @@ export interface operations {
                         updatedAt: string;
                         /** @description An ICS (RFC 5545) entry for calendars; works without a bearer token. Treat it as a secret. */
                         calendarUrl: string;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                         /** @description Upper-case state (CONFIRMED, CHECKED_IN, …). */
                         status: "CONFIRMED" | "CHECKED_IN" | "IN_PROGRESS" | "COMPLETED" | "CANCELLED" | "NO_SHOW";
                         /** @description Upper-case appointment type code (VET_CONSULTATION). */
@@ -10793,6 +10935,8 @@ export interface operations {
                 cursor?: string;
                 /** @description Exact vaccine name, case-insensitive. Text: no control characters (one line); no unpaired surrogates. */
                 vaccine?: string;
+                /** @description Only the record imported with this externalId (exact). Text: no control characters (one line); no unpaired surrogates. */
+                externalId?: string;
             };
             header?: {
                 /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
@@ -10843,6 +10987,8 @@ export interface operations {
                             };
                             /** Format: date-time */
                             createdAt: string;
+                            /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                            externalId: string | null;
                         }[];
                         /** @description Pass as ?cursor= to get the next page. */
                         nextCursor: string | null;
@@ -11002,6 +11148,8 @@ export interface operations {
                         };
                         /** Format: date-time */
                         createdAt: string;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     };
                 };
             };
@@ -11182,6 +11330,8 @@ export interface operations {
                         };
                         /** Format: date-time */
                         createdAt: string;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     };
                 };
             };
@@ -11274,6 +11424,8 @@ export interface operations {
                 kind?: "note" | "diagnosis" | "prescription" | "weight" | "allergy";
                 /** @description true: leave out records an amendment supersedes (only current versions). */
                 current?: boolean;
+                /** @description Only the record imported with this externalId (exact). Text: no control characters (one line); no unpaired surrogates. */
+                externalId?: string;
             };
             header?: {
                 /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
@@ -11327,6 +11479,8 @@ export interface operations {
                             };
                             /** Format: date-time */
                             createdAt: string;
+                            /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                            externalId: string | null;
                         }[];
                         /** @description Pass as ?cursor= to get the next page. */
                         nextCursor: string | null;
@@ -11494,6 +11648,8 @@ export interface operations {
                         };
                         /** Format: date-time */
                         createdAt: string;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     };
                 };
             };
@@ -11707,6 +11863,8 @@ export interface operations {
                         };
                         /** Format: date-time */
                         createdAt: string;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     };
                 };
             };
@@ -11890,6 +12048,8 @@ export interface operations {
                         };
                         /** Format: date-time */
                         createdAt: string;
+                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+                        externalId: string | null;
                     };
                 };
             };
@@ -28304,6 +28464,768 @@ export interface operations {
             };
             /** @description `not_found`: The resource does not exist */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listImports: {
+        parameters: {
+            query?: {
+                /** @description Page size (1–100, default 25). */
+                limit?: number;
+                /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of imports */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Import id (imp_…). */
+                            id: string;
+                            /** @description What the file holds: pet-parents, pets, vaccinations, medical-records (notes), appointments or providers. */
+                            type: "pet-parents" | "pets" | "vaccinations" | "medical-records" | "appointments" | "providers";
+                            /** @description queued → validating (reads the file once: counts rows, finds duplicate externalIds) → importing → done; or failed, or cancelled. */
+                            status: "queued" | "validating" | "importing" | "done" | "failed" | "cancelled";
+                            /** @description true: every row is checked, nothing is written; the counts say what a real run would do. */
+                            dryRun: boolean;
+                            format: "csv" | "ndjson";
+                            /** @description Where rows without their own locationId go. */
+                            locationId: string | null;
+                            /** @description Source column → column name, as given. */
+                            mapping: Record<string, never>;
+                            filename: string | null;
+                            sizeBytes: number;
+                            sha256: string;
+                            /** @description Data rows in the file; null until validation has read it. */
+                            total: number | null;
+                            /** @description Rows done (committed in batches). */
+                            processed: number;
+                            created: number;
+                            updated: number;
+                            /** @description Rows with nothing to change (a re-run of the same row), or a medical record imported before. */
+                            skipped: number;
+                            /** @description Rows refused; the first 1,000 reasons are in errors. */
+                            failed: number;
+                            errors: {
+                                /** @description CSV: the row number with the header as row 1 (as a spreadsheet shows it); NDJSON: the line number. */
+                                row: number;
+                                /** @description The column (after the mapping), or `row` for a row that could not be read. */
+                                field: string;
+                                /** @description The API's own validation message. */
+                                message: string;
+                            }[];
+                            /** @description Why the whole import failed (status failed). */
+                            failure: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                        }[];
+                        /** @description Pass as ?cursor= to get the next page. */
+                        nextCursor: string | null;
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist; `forbidden_role`: The client role may not do this */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The CSV (header row first) or NDJSON file, UTF-8 (a byte order mark is fine).
+                     */
+                    file: string;
+                    /** @description What the file holds: pet-parents, pets, vaccinations, medical-records (notes), appointments or providers. */
+                    type: "pet-parents" | "pets" | "vaccinations" | "medical-records" | "appointments" | "providers";
+                    dryRun?: "true" | "false";
+                    /** @description JSON object: source column → column name. Text: no control characters (one line); no unpaired surrogates. */
+                    mapping?: string;
+                    /** @description Location id (loc_…). */
+                    locationId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The queued import */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Import id (imp_…). */
+                        id: string;
+                        /** @description What the file holds: pet-parents, pets, vaccinations, medical-records (notes), appointments or providers. */
+                        type: "pet-parents" | "pets" | "vaccinations" | "medical-records" | "appointments" | "providers";
+                        /** @description queued → validating (reads the file once: counts rows, finds duplicate externalIds) → importing → done; or failed, or cancelled. */
+                        status: "queued" | "validating" | "importing" | "done" | "failed" | "cancelled";
+                        /** @description true: every row is checked, nothing is written; the counts say what a real run would do. */
+                        dryRun: boolean;
+                        format: "csv" | "ndjson";
+                        /** @description Where rows without their own locationId go. */
+                        locationId: string | null;
+                        /** @description Source column → column name, as given. */
+                        mapping: Record<string, never>;
+                        filename: string | null;
+                        sizeBytes: number;
+                        sha256: string;
+                        /** @description Data rows in the file; null until validation has read it. */
+                        total: number | null;
+                        /** @description Rows done (committed in batches). */
+                        processed: number;
+                        created: number;
+                        updated: number;
+                        /** @description Rows with nothing to change (a re-run of the same row), or a medical record imported before. */
+                        skipped: number;
+                        /** @description Rows refused; the first 1,000 reasons are in errors. */
+                        failed: number;
+                        errors: {
+                            /** @description CSV: the row number with the header as row 1 (as a spreadsheet shows it); NDJSON: the line number. */
+                            row: number;
+                            /** @description The column (after the mapping), or `row` for a row that could not be read. */
+                            field: string;
+                            /** @description The API's own validation message. */
+                            message: string;
+                        }[];
+                        /** @description Why the whole import failed (status failed). */
+                        failure: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                    };
+                };
+            };
+            /** @description `resource_missing`: A referenced resource does not exist; `import_encoding_unsupported`: The import file is not UTF-8 text; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist; `forbidden_role`: The client role may not do this */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The request body media type is not supported */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `locations_required`: A client confined to locations must bind what it creates to its locations; `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getImportTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description What the file holds: pet-parents, pets, vaccinations, medical-records (notes), appointments or providers. */
+                type: "pet-parents" | "pets" | "vaccinations" | "medical-records" | "appointments" | "providers";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The header row */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist; `forbidden_role`: The client role may not do this */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description Import id (imp_…). Text: no control characters (one line); no unpaired surrogates. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Import id (imp_…). */
+                        id: string;
+                        /** @description What the file holds: pet-parents, pets, vaccinations, medical-records (notes), appointments or providers. */
+                        type: "pet-parents" | "pets" | "vaccinations" | "medical-records" | "appointments" | "providers";
+                        /** @description queued → validating (reads the file once: counts rows, finds duplicate externalIds) → importing → done; or failed, or cancelled. */
+                        status: "queued" | "validating" | "importing" | "done" | "failed" | "cancelled";
+                        /** @description true: every row is checked, nothing is written; the counts say what a real run would do. */
+                        dryRun: boolean;
+                        format: "csv" | "ndjson";
+                        /** @description Where rows without their own locationId go. */
+                        locationId: string | null;
+                        /** @description Source column → column name, as given. */
+                        mapping: Record<string, never>;
+                        filename: string | null;
+                        sizeBytes: number;
+                        sha256: string;
+                        /** @description Data rows in the file; null until validation has read it. */
+                        total: number | null;
+                        /** @description Rows done (committed in batches). */
+                        processed: number;
+                        created: number;
+                        updated: number;
+                        /** @description Rows with nothing to change (a re-run of the same row), or a medical record imported before. */
+                        skipped: number;
+                        /** @description Rows refused; the first 1,000 reasons are in errors. */
+                        failed: number;
+                        errors: {
+                            /** @description CSV: the row number with the header as row 1 (as a spreadsheet shows it); NDJSON: the line number. */
+                            row: number;
+                            /** @description The column (after the mapping), or `row` for a row that could not be read. */
+                            field: string;
+                            /** @description The API's own validation message. */
+                            message: string;
+                        }[];
+                        /** @description Why the whole import failed (status failed). */
+                        failure: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist; `forbidden_role`: The client role may not do this */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 visible ASCII), scoped to the client. A retry with the same key and body replays the first response for 24 h; another body answers 422. An empty or malformed key is 400 `invalid_idempotency_key`: never run as a write without a key. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
+                "Petcare-Version"?: components["parameters"]["Petcare-Version"];
+            };
+            path: {
+                /** @description Import id (imp_…). Text: no control characters (one line); no unpaired surrogates. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled import */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Import id (imp_…). */
+                        id: string;
+                        /** @description What the file holds: pet-parents, pets, vaccinations, medical-records (notes), appointments or providers. */
+                        type: "pet-parents" | "pets" | "vaccinations" | "medical-records" | "appointments" | "providers";
+                        /** @description queued → validating (reads the file once: counts rows, finds duplicate externalIds) → importing → done; or failed, or cancelled. */
+                        status: "queued" | "validating" | "importing" | "done" | "failed" | "cancelled";
+                        /** @description true: every row is checked, nothing is written; the counts say what a real run would do. */
+                        dryRun: boolean;
+                        format: "csv" | "ndjson";
+                        /** @description Where rows without their own locationId go. */
+                        locationId: string | null;
+                        /** @description Source column → column name, as given. */
+                        mapping: Record<string, never>;
+                        filename: string | null;
+                        sizeBytes: number;
+                        sha256: string;
+                        /** @description Data rows in the file; null until validation has read it. */
+                        total: number | null;
+                        /** @description Rows done (committed in batches). */
+                        processed: number;
+                        created: number;
+                        updated: number;
+                        /** @description Rows with nothing to change (a re-run of the same row), or a medical record imported before. */
+                        skipped: number;
+                        /** @description Rows refused; the first 1,000 reasons are in errors. */
+                        failed: number;
+                        errors: {
+                            /** @description CSV: the row number with the header as row 1 (as a spreadsheet shows it); NDJSON: the line number. */
+                            row: number;
+                            /** @description The column (after the mapping), or `row` for a row that could not be read. */
+                            field: string;
+                            /** @description The API's own validation message. */
+                            message: string;
+                        }[];
+                        /** @description Why the whole import failed (status failed). */
+                        failure: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                    };
+                };
+            };
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Authentication is required; `invalid_token`: The access token is invalid or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: The token lacks a required scope; `ip_not_allowed`: The request comes from an address outside the client allowlist; `forbidden_role`: The client role may not do this */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: The resource does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_state_transition`: The resource cannot move to the requested state; `idempotency_key_in_use`: A request with this Idempotency-Key is still being processed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Platform-Version": components["headers"]["X-Platform-Version"];
+                    "Petcare-Version": components["headers"]["Petcare-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_mismatch`: The Idempotency-Key was used with a different request */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Platform-Version": components["headers"]["X-Platform-Version"];

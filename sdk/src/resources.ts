@@ -386,6 +386,18 @@ export const resources = {
       records: ['list', '/v1/analytics/metrics/{name}/records'],
     },
   },
+  imports: {
+    /** Import a file of pet parents, pets, vaccinations or medical-record notes */
+    create: ['post', '/v1/imports'],
+    /** List imports */
+    list: ['list', '/v1/imports'],
+    /** Get an import and its progress */
+    get: ['get', '/v1/imports/{id}'],
+    /** Cancel an import */
+    cancel: ['action', '/v1/imports/{id}/cancel'],
+    /** An import type's CSV template (the header row) */
+    template: ['get', '/v1/imports/templates/{type}'],
+  },
   events: {
     /** List events */
     list: ['list', '/v1/events'],

@@ -1,0 +1,120 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { parse } from 'csv-parse';
+import { parse as parseSync } from 'csv-parse/sync';
+
+/** One data row of an import file, its columns already renamed by the mapping; empty cells are left out. */
+export interface SourceRow {
+  /** Where it is in the file: CSV counts the header as row 1 (a spreadsheet's row number); NDJSON counts lines. */
+  row: number;
+  values: Record<string, string>;
+  /** Why the row could not be read at all (a CSV record of the wrong width, an NDJSON line that is no object). */
+  unreadable?: { field: string; message: string };
+}
+
+export type ImportFormat = 'csv' | 'ndjson';
+
+const withoutBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+
+/** CSV unless the first character (after a UTF-8 byte order mark and blanks) opens a JSON object. */
+export function formatOf(head: Buffer): ImportFormat {
+  return withoutBom(head.toString('utf8')).trimStart().startsWith('{') ? 'ndjson' : 'csv';
+}
+
+const renamed = (name: string, mapping: Readonly<Record<string, string>>): string => mapping[name.trim()] ?? name.trim();
+
+/**
+ * The column names of the file's first row (CSV: the header; NDJSON: the keys of the first object),
+ * renamed by the mapping, from the first bytes of the file; null when they cannot be read there.
+ */
+export function headerOf(head: Buffer, format: ImportFormat, mapping: Readonly<Record<string, string>>): string[] | null {
+  const text = withoutBom(head.toString('utf8'));
+  if (format === 'ndjson') {
+    const line = text.trimStart().split('\n', 1)[0] ?? '';
+    try {
+      const first = JSON.parse(line) as unknown;
+      return first && typeof first === 'object' && !Array.isArray(first) ? Object.keys(first).map((k) => renamed(k, mapping)) : null;
+    } catch {
+      return null;
+    }
+  }
+  try {
+    const [header] = parseSync(text, { to_line: 1, relax_quotes: false, skip_empty_lines: true }) as string[][];
+    return header ? header.map((name) => renamed(name, mapping)) : null;
+  } catch {
+    return null;
+  }
+}
+
+const cellText = (value: unknown): string | undefined => {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value === 'string') return value === '' ? undefined : value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+};
+
+/**
+ * The data rows of a stored import file, streamed (csv-parse's streaming parser for CSV, one line at a
+ * time for NDJSON): memory stays flat whatever the file's size. `skip` data rows are passed over
+ * unread (a resumed import). A CSV record whose width differs from the header's is yielded as unreadable.
+ */
+export async function* readRows(file: string, format: ImportFormat, mapping: Readonly<Record<string, string>>, skip = 0): AsyncGenerator<SourceRow> {
+  const input = createReadStream(file);
+  try {
+    if (format === 'csv') {
+      const parser = input.pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: true }));
+      let header: string[] | null = null;
+      let index = 0;
+      for await (const record of parser as AsyncIterable<{ record: string[] }>) {
+        const cells = record.record;
+        if (header === null) {
+          header = cells.map((name) => renamed(name, mapping));
+          continue;
+        }
+        index += 1;
+        if (index <= skip) continue;
+        const row = index + 1;
+        if (cells.length !== header.length) {
+          yield { row, values: {}, unreadable: { field: 'row', message: `has ${cells.length} fields; the header row has ${header.length}` } };
+          continue;
+        }
+        const values: Record<string, string> = {};
+        for (let i = 0; i < header.length; i += 1) {
+          const value = cellText(cells[i]);
+          if (value !== undefined) values[header[i] as string] = value;
+        }
+        yield { row, values };
+      }
+      return;
+    }
+    const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+    let line = 0;
+    let index = 0;
+    for await (const raw of lines) {
+      line += 1;
+      const text = line === 1 ? withoutBom(raw) : raw;
+      if (text.trim() === '') continue;
+      index += 1;
+      if (index <= skip) continue;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        yield { row: line, values: {}, unreadable: { field: 'row', message: 'is not valid JSON' } };
+        continue;
+      }
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        yield { row: line, values: {}, unreadable: { field: 'row', message: 'is not a JSON object' } };
+        continue;
+      }
+      const values: Record<string, string> = {};
+      for (const [key, value] of Object.entries(parsed)) {
+        const cell = cellText(value);
+        if (cell !== undefined) values[renamed(key, mapping)] = cell;
+      }
+      yield { row: line, values };
+    }
+  } finally {
+    input.destroy();
+  }
+}

@@ -1,0 +1,490 @@
+import type { TSchema } from '@sinclair/typebox';
+import { localDate, isCalendarDate, utcDate } from '../../calendar-dates.js';
+import type { Database, Executor, PetParentsTable, PetsTable } from '../../db/database.js';
+import { newId } from '../../db/ids.js';
+import { type AccessFilter, wholeTenant } from '../../http/actor.js';
+import { AppError, type FieldError } from '../../http/errors.js';
+import { externalIdMaxLength } from '../../http/schema-fields.js';
+import { validateBody } from '../../http/validation.js';
+import { findLocation } from '../locations/index.js';
+import { medicalRecordKindSchemas } from '../medical-records/index.js';
+import { CreatePetParentSchema } from '../pet-parents/index.js';
+import { CreatePetSchema } from '../pets/index.js';
+import { CreateVaccinationSchema, vaccineKey } from '../vaccinations/index.js';
+import type { SourceRow } from './import-rows.js';
+import { insertImported, rowsByExternalId, updateImported, type ImportedTable } from './imports.repository.js';
+import type { ImportType } from './imports.table.js';
+
+/** A column of an import type's file: the API field it fills, or a reference by external id. */
+export interface ColumnSpec {
+  readonly name: string;
+  readonly required: boolean;
+  readonly description: string;
+}
+
+/** What a batch is planned and written with: the importer's access, the import's location, its clock. */
+export interface ImportRun {
+  readonly db: Executor;
+  readonly access: AccessFilter;
+  readonly clientId: string;
+  readonly role: string;
+  /** The form's locationId: where rows without their own go. */
+  readonly locationId: string | null;
+  readonly now: number;
+  /** Per run: locations the importer may see, by id (null: not visible), with their time zone. */
+  readonly locations: Map<string, { timezone: string } | null>;
+}
+
+/** A row that passed every check: what it will do, and the write that does it (in the batch's transaction). */
+export interface RowPlan {
+  readonly row: number;
+  readonly op: 'create' | 'update' | 'skip';
+  write?(trx: Executor): Promise<void>;
+}
+
+/** A row refused, with every reason found (the API's own messages). */
+export interface RowFailure {
+  readonly row: number;
+  readonly errors: FieldError[];
+}
+
+export type Planned = RowPlan | RowFailure;
+export const isFailure = (planned: Planned): planned is RowFailure => 'errors' in planned;
+
+export interface TypeHandler {
+  readonly columns: readonly ColumnSpec[];
+  /** Checks a batch of rows (look-ups for the whole batch at once) and plans each one's write. */
+  plan(run: ImportRun, rows: readonly SourceRow[]): Promise<Planned[]>;
+}
+
+const externalIdColumn: ColumnSpec = {
+  name: 'externalId',
+  required: true,
+  description: "The record's id in the source system (1–100 characters): a re-run updates the record imported with it.",
+};
+
+/** The API's validation of a body (schema and string rules), as row errors instead of a thrown 400. */
+function validated<T>(schema: TSchema, body: Record<string, unknown>): { value: T; errors: null } | { value: null; errors: FieldError[] } {
+  try {
+    return { value: validateBody<T>(schema, body), errors: null };
+  } catch (err) {
+    if (err instanceof AppError && err.errors) return { value: null, errors: err.errors };
+    throw err;
+  }
+}
+
+const datePattern = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Dates in another format (12/03/2021, 2021-3-12) are refused by name of the expected one, before the API's checks. */
+function dateErrors(values: Record<string, string>, fields: readonly string[]): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const field of fields) {
+    const value = values[field];
+    if (value === undefined) continue;
+    if (!datePattern.test(value)) errors.push({ field, message: `'${value.slice(0, 40)}' is not a date in the expected format YYYY-MM-DD` });
+    else if (!isCalendarDate(value)) errors.push({ field, message: `'${value}' is not a calendar date` });
+  }
+  return errors;
+}
+
+function booleanOf(value: string | undefined): boolean | undefined | null {
+  if (value === undefined) return undefined;
+  const text = value.trim().toLowerCase();
+  if (['true', 'yes', 'y', '1'].includes(text)) return true;
+  if (['false', 'no', 'n', '0'].includes(text)) return false;
+  return null;
+}
+
+function externalIdErrors(values: Record<string, string>): FieldError[] {
+  const id = values.externalId;
+  if (id === undefined) return [{ field: 'externalId', message: 'is required' }];
+  if (id.length > externalIdMaxLength) return [{ field: 'externalId', message: `must be at most ${externalIdMaxLength} characters` }];
+  if (id.trim() === '') return [{ field: 'externalId', message: 'must not be blank' }];
+  return [];
+}
+
+/** A location the importer may see (looked up once per run), with its time zone; null when it may not. */
+async function visibleLocation(run: ImportRun, id: string): Promise<{ timezone: string } | null> {
+  if (!run.locations.has(id)) {
+    const found = await findLocation(run.db, run.access, id);
+    run.locations.set(id, found ? { timezone: found.timezone } : null);
+  }
+  return run.locations.get(id) ?? null;
+}
+
+/** The existing rows of `table` for the batch's external ids, in the whole tenant (a row outside the importer's locations is refused by name). */
+async function existingOf<T extends ImportedTable>(run: ImportRun, table: T, rows: readonly SourceRow[]) {
+  return rowsByExternalId(
+    run.db,
+    wholeTenant(run.access),
+    table,
+    rows.flatMap((r) => (r.values.externalId ? [r.values.externalId] : [])),
+  );
+}
+
+const outside = (kind: string): FieldError => ({ field: 'externalId', message: `belongs to a ${kind} at a location outside the importer's locations` });
+const unknownReference = (field: string, kind: string, id: string, type: ImportType): FieldError => ({
+  field,
+  message: `no ${kind} with externalId '${id.slice(0, externalIdMaxLength)}' (import the ${type} file first; a record outside the importer's locations is not found either)`,
+});
+
+const canSee = (access: AccessFilter, locationId: string): boolean => access.locationIds === null || access.locationIds.includes(locationId);
+
+/** Fields of `patch` that differ from `current`: an unchanged row is skipped, not rewritten. */
+function changes<T extends object>(current: T, patch: Partial<T>): Partial<T> | null {
+  const changed: Partial<T> = {};
+  let any = false;
+  for (const [key, value] of Object.entries(patch) as Array<[keyof T, T[keyof T]]>) {
+    if ((current[key] ?? null) !== (value ?? null)) {
+      changed[key] = value;
+      any = true;
+    }
+  }
+  return any ? changed : null;
+}
+
+/** A create, an update of what changed (with updated_at when the table has one), or a skip. */
+function upsertPlan<T extends ImportedTable>(
+  run: ImportRun,
+  table: T,
+  row: number,
+  existing: (Database[T] & { id: string }) | undefined,
+  create: () => Database[T],
+  patch: Partial<Database[T]>,
+  stamp: boolean,
+): RowPlan {
+  if (!existing) return { row, op: 'create', write: (trx) => insertImported(trx, run.access, table, create()) };
+  const changed = changes(existing, patch);
+  if (!changed) return { row, op: 'skip' };
+  const full = stamp ? ({ ...changed, updated_at: new Date(run.now).toISOString() } as Partial<Database[T]>) : changed;
+  return { row, op: 'update', write: (trx) => updateImported(trx, run.access, table, existing.id, full) };
+}
+
+const petParents: TypeHandler = {
+  columns: [
+    externalIdColumn,
+    { name: 'name', required: true, description: 'Full name (1–200 characters).' },
+    { name: 'email', required: false, description: 'Email address for reminders.' },
+    { name: 'phone', required: false, description: 'Phone number, E.164 preferred.' },
+    { name: 'locationId', required: false, description: "loc_…; required unless the import's locationId is given." },
+    { name: 'reminderConsent', required: false, description: 'true or false (yes/no, 1/0); default false.' },
+  ],
+  async plan(run, rows) {
+    const existing = await existingOf(run, 'pet_parents', rows);
+    const plans: Planned[] = [];
+    for (const source of rows) {
+      const v = source.values;
+      const errors = externalIdErrors(v);
+      const consent = booleanOf(v.reminderConsent);
+      if (consent === null) errors.push({ field: 'reminderConsent', message: 'must be true or false' });
+      const locationId = v.locationId ?? run.locationId ?? undefined;
+      const body: Record<string, unknown> = { name: v.name, locationId, email: v.email, phone: v.phone, reminderConsent: consent ?? undefined };
+      for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
+      const checked = validated<{ name: string; email?: string | null; phone?: string | null; locationId: string; reminderConsent?: boolean }>(
+        CreatePetParentSchema,
+        body,
+      );
+      if (checked.errors) errors.push(...checked.errors);
+      if (checked.value && !(await visibleLocation(run, checked.value.locationId))) {
+        errors.push({ field: 'locationId', message: `no location with id '${checked.value.locationId}'` });
+      }
+      const current = v.externalId ? existing.get(v.externalId) : undefined;
+      if (current && !canSee(run.access, current.location_id)) errors.push(outside('pet parent'));
+      if (errors.length > 0 || !checked.value) {
+        plans.push({ row: source.row, errors });
+        continue;
+      }
+      const input = checked.value;
+      const externalId = v.externalId as string;
+      const at = new Date(run.now).toISOString();
+      plans.push(
+        upsertPlan(
+          run,
+          'pet_parents',
+          source.row,
+          current,
+          (): PetParentsTable => ({
+            id: newId('usr'),
+            tenant_id: run.access.tenantId,
+            location_id: input.locationId,
+            name: input.name,
+            email: input.email ?? null,
+            phone: input.phone ?? null,
+            reminder_consent: input.reminderConsent ? 1 : 0,
+            created_at: at,
+            updated_at: at,
+            external_id: externalId,
+          }),
+          {
+            location_id: input.locationId,
+            name: input.name,
+            email: input.email ?? null,
+            phone: input.phone ?? null,
+            reminder_consent: input.reminderConsent ? 1 : 0,
+          },
+          true,
+        ),
+      );
+    }
+    return plans;
+  },
+};
+
+const pets: TypeHandler = {
+  columns: [
+    externalIdColumn,
+    { name: 'name', required: true, description: "The pet's name (1–100 characters)." },
+    { name: 'breed', required: true, description: 'Breed (1–100 characters).' },
+    { name: 'species', required: true, description: 'dog, cat, rabbit, bird, reptile, ferret, guinea_pig, hamster, horse or other.' },
+    { name: 'ownerExternalId', required: true, description: 'The externalId of its pet parent (imported before, as pet-parents).' },
+    { name: 'locationId', required: false, description: "loc_…; default: the import's locationId, else the owner's location." },
+    { name: 'birthDate', required: false, description: 'YYYY-MM-DD, not in the future.' },
+    { name: 'size', required: false, description: 'small, medium, large or xlarge.' },
+  ],
+  async plan(run, rows) {
+    const existing = await existingOf(run, 'pets', rows);
+    const owners = await rowsByExternalId(
+      run.db,
+      run.access,
+      'pet_parents',
+      rows.flatMap((r) => (r.values.ownerExternalId ? [r.values.ownerExternalId] : [])),
+    );
+    const today = utcDate(run.now);
+    const plans: Planned[] = [];
+    for (const source of rows) {
+      const v = source.values;
+      const errors = [...externalIdErrors(v), ...dateErrors(v, ['birthDate'])];
+      const owner = v.ownerExternalId ? owners.get(v.ownerExternalId) : undefined;
+      if (v.ownerExternalId === undefined) errors.push({ field: 'ownerExternalId', message: 'is required' });
+      else if (!owner) errors.push(unknownReference('ownerExternalId', 'pet parent', v.ownerExternalId, 'pet-parents'));
+      const locationId = v.locationId ?? run.locationId ?? owner?.location_id;
+      const body: Record<string, unknown> = {
+        name: v.name,
+        breed: v.breed,
+        species: v.species,
+        ownerId: owner?.id ?? 'usr_unresolved',
+        locationId: locationId ?? 'loc_unresolved',
+        birthDate: v.birthDate,
+        size: v.size,
+      };
+      for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
+      const checked = validated<{
+        name: string;
+        breed: string;
+        species: string;
+        ownerId: string;
+        locationId: string;
+        birthDate?: string | null;
+        size?: string | null;
+      }>(CreatePetSchema, body);
+      if (checked.errors) errors.push(...checked.errors.filter((e) => !(e.field === 'birthDate' && errors.some((o) => o.field === 'birthDate'))));
+      if (v.birthDate !== undefined && datePattern.test(v.birthDate) && isCalendarDate(v.birthDate) && v.birthDate > today) {
+        errors.push({ field: 'birthDate', message: 'cannot be in the future' });
+      }
+      if (owner && checked.value && !(await visibleLocation(run, checked.value.locationId))) {
+        errors.push({ field: 'locationId', message: `no location with id '${checked.value.locationId}'` });
+      }
+      const current = v.externalId ? existing.get(v.externalId) : undefined;
+      if (current && !canSee(run.access, current.location_id)) errors.push(outside('pet'));
+      if (errors.length > 0 || !checked.value || !owner) {
+        plans.push({ row: source.row, errors });
+        continue;
+      }
+      const input = checked.value;
+      const externalId = v.externalId as string;
+      const at = new Date(run.now).toISOString();
+      const fields = {
+        location_id: input.locationId,
+        owner_id: owner.id,
+        name: input.name,
+        breed: input.breed,
+        species: input.species,
+        birth_date: input.birthDate ?? null,
+        size: input.size ?? null,
+      };
+      plans.push(
+        upsertPlan(
+          run,
+          'pets',
+          source.row,
+          current,
+          (): PetsTable => ({
+            id: newId('pet'),
+            tenant_id: run.access.tenantId,
+            ...fields,
+            last_visit: null,
+            created_at: at,
+            updated_at: at,
+            external_id: externalId,
+          }),
+          fields,
+          true,
+        ),
+      );
+    }
+    return plans;
+  },
+};
+
+/** The pets a batch of rows refers to by `petExternalId`, visible to the importer. */
+const petsOf = (run: ImportRun, rows: readonly SourceRow[]) =>
+  rowsByExternalId(
+    run.db,
+    run.access,
+    'pets',
+    rows.flatMap((r) => (r.values.petExternalId ? [r.values.petExternalId] : [])),
+  );
+
+const vaccinations: TypeHandler = {
+  columns: [
+    externalIdColumn,
+    { name: 'petExternalId', required: true, description: 'The externalId of the pet (imported before, as pets).' },
+    { name: 'vaccine', required: true, description: 'Vaccine name, e.g. Rabies.' },
+    { name: 'administeredOn', required: true, description: "YYYY-MM-DD; not after today's date at the pet's location, nor before its birthDate." },
+    { name: 'dueOn', required: true, description: 'YYYY-MM-DD, after administeredOn: when the next dose is due (reminded as usual when it comes).' },
+    { name: 'lotNumber', required: false, description: 'Lot number (1–100 characters).' },
+  ],
+  async plan(run, rows) {
+    const existing = await existingOf(run, 'vaccinations', rows);
+    const petsByExternal = await petsOf(run, rows);
+    const plans: Planned[] = [];
+    for (const source of rows) {
+      const v = source.values;
+      const errors = [...externalIdErrors(v), ...dateErrors(v, ['administeredOn', 'dueOn'])];
+      const pet = v.petExternalId ? petsByExternal.get(v.petExternalId) : undefined;
+      if (v.petExternalId === undefined) errors.push({ field: 'petExternalId', message: 'is required' });
+      else if (!pet) errors.push(unknownReference('petExternalId', 'pet', v.petExternalId, 'pets'));
+      const body: Record<string, unknown> = { vaccine: v.vaccine, administeredOn: v.administeredOn, dueOn: v.dueOn, lotNumber: v.lotNumber };
+      for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
+      const checked = validated<{ vaccine: string; administeredOn: string; dueOn: string; lotNumber?: string | null }>(CreateVaccinationSchema, body);
+      // The format message above already names these fields.
+      if (checked.errors) errors.push(...checked.errors.filter((e) => !errors.some((o) => o.field === e.field)));
+      if (checked.value && pet && errors.length === 0) {
+        // The API's rules (POST /v1/pets/:id/vaccinations), with its messages.
+        const input = checked.value;
+        const place = await visibleLocation(run, pet.location_id);
+        const today = place ? localDate(run.now, place.timezone) : utcDate(run.now);
+        if (input.administeredOn > today)
+          errors.push({ field: 'administeredOn', message: `cannot be in the future (today is ${today} at the pet's location)` });
+        if (input.dueOn <= input.administeredOn) errors.push({ field: 'dueOn', message: 'must be after administeredOn' });
+        const earliest = pet.birth_date ?? '1900-01-01';
+        if (input.administeredOn < earliest)
+          errors.push({ field: 'administeredOn', message: `cannot be before ${pet.birth_date ? "the pet's birthDate" : '1900'} (${earliest})` });
+        if (input.dueOn > '2199-12-31') errors.push({ field: 'dueOn', message: 'must be before 2200' });
+      }
+      const current = v.externalId ? existing.get(v.externalId) : undefined;
+      if (current && !canSee(run.access, current.location_id)) errors.push(outside('vaccination'));
+      if (errors.length > 0 || !checked.value || !pet) {
+        plans.push({ row: source.row, errors });
+        continue;
+      }
+      const input = checked.value;
+      const externalId = v.externalId as string;
+      const vaccine = input.vaccine.trim();
+      const fields = {
+        pet_id: pet.id,
+        location_id: pet.location_id,
+        vaccine,
+        vaccine_key: vaccineKey(vaccine),
+        administered_on: input.administeredOn,
+        due_on: input.dueOn,
+        lot_number: input.lotNumber?.trim() ?? null,
+      };
+      plans.push(
+        upsertPlan(
+          run,
+          'vaccinations',
+          source.row,
+          current,
+          () => ({
+            id: newId('vac'),
+            tenant_id: run.access.tenantId,
+            ...fields,
+            provider_id: null,
+            recorded_by_client_id: run.clientId,
+            recorded_by_role: run.role,
+            created_at: new Date(run.now).toISOString(),
+            external_id: externalId,
+          }),
+          fields,
+          false,
+        ),
+      );
+    }
+    return plans;
+  },
+};
+
+const medicalRecords: TypeHandler = {
+  columns: [
+    externalIdColumn,
+    { name: 'petExternalId', required: true, description: 'The externalId of the pet (imported before, as pets).' },
+    {
+      name: 'text',
+      required: true,
+      description: 'The note (1–10,000 characters). Imported as kind note; records are append-only, so a re-run skips a note imported before.',
+    },
+  ],
+  async plan(run, rows) {
+    const existing = await existingOf(run, 'medical_records', rows);
+    const petsByExternal = await petsOf(run, rows);
+    const plans: Planned[] = [];
+    for (const source of rows) {
+      const v = source.values;
+      const errors = externalIdErrors(v);
+      const pet = v.petExternalId ? petsByExternal.get(v.petExternalId) : undefined;
+      if (v.petExternalId === undefined) errors.push({ field: 'petExternalId', message: 'is required' });
+      else if (!pet) errors.push(unknownReference('petExternalId', 'pet', v.petExternalId, 'pets'));
+      const checked = validated<{ kind: 'note'; text: string }>(
+        medicalRecordKindSchemas.note,
+        v.text === undefined ? { kind: 'note' } : { kind: 'note', text: v.text },
+      );
+      if (checked.errors) errors.push(...checked.errors);
+      const current = v.externalId ? existing.get(v.externalId) : undefined;
+      if (current && !canSee(run.access, current.location_id)) errors.push(outside('medical record'));
+      if (errors.length > 0 || !checked.value || !pet) {
+        plans.push({ row: source.row, errors });
+        continue;
+      }
+      if (current) {
+        plans.push({ row: source.row, op: 'skip' });
+        continue;
+      }
+      const row: Database['medical_records'] = {
+        id: newId('med'),
+        tenant_id: run.access.tenantId,
+        location_id: pet.location_id,
+        pet_id: pet.id,
+        kind: 'note',
+        text: checked.value.text,
+        diagnosis_code: null,
+        medication: null,
+        dosage: null,
+        frequency: null,
+        duration_days: null,
+        weight_kg: null,
+        allergen: null,
+        severity: null,
+        amends: null,
+        amendment_reason: null,
+        author_client_id: run.clientId,
+        author_role: run.role,
+        created_at: new Date(run.now).toISOString(),
+        external_id: v.externalId as string,
+      };
+      plans.push({ row: source.row, op: 'create', write: (trx) => insertImported(trx, run.access, 'medical_records', row) });
+    }
+    return plans;
+  },
+};
+
+/** The import types built so far, by type; the others are refused at upload with a message. */
+export const typeHandlers: Partial<Record<ImportType, TypeHandler>> = {
+  'pet-parents': petParents,
+  pets,
+  vaccinations,
+  'medical-records': medicalRecords,
+};
+
+/** The columns of a type's CSV template, in order. */
+export const templateColumns = (type: ImportType): readonly ColumnSpec[] => typeHandlers[type]?.columns ?? [];

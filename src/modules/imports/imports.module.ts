@@ -1,0 +1,26 @@
+import type { Clock } from '../../clock.js';
+import type { Config } from '../../config.js';
+import type { JobRunner } from '../../jobs/runner.js';
+import type { ModuleManifest } from '../../module-manifest.js';
+import { importsErrorCodes } from './imports.errors.js';
+import { importJob } from './imports.jobs.js';
+import { importRoutes } from './imports.routes.js';
+import type { ImportsTables } from './imports.table.js';
+
+declare module '../../db/database.js' {
+  interface Database extends ImportsTables {}
+}
+
+export const importsModule: ModuleManifest<{ config: Config; clock: Clock; runner: JobRunner }> = {
+  name: 'imports',
+  errors: importsErrorCodes,
+  sdk: { imports: { create: 'createImport', list: 'listImports', get: 'getImport', cancel: 'cancelImport', template: 'getImportTemplate' } },
+  routes: (deps) => importRoutes(deps),
+  jobs: () => [importJob()],
+  tags: { Imports: 'Bulk imports (imp_ ids) of a practice moving in: pet parents, pets, vaccinations and medical-record notes, from CSV or NDJSON.' },
+  tables: ['imports'],
+  access: {
+    imports: { location: null, why: "an import is the tenant's admin work; each row it writes is checked against the importer's locations" },
+  },
+  reset: { rows: ['imports'] },
+};

@@ -1,0 +1,92 @@
+import { insertCallersRow, scoped } from '../../db/access-policy.js';
+import type { Database, Executor } from '../../db/database.js';
+import type { AccessFilter } from '../../http/actor.js';
+import { pageQuery, type PageRequest } from '../../http/paging.js';
+import type { ImportStatus, ImportsTable } from './imports.table.js';
+
+export async function insertImport(db: Executor, access: AccessFilter, row: ImportsTable): Promise<void> {
+  await scoped(db, access).insert('imports', row);
+}
+
+export async function findImport(db: Executor, access: AccessFilter, id: string): Promise<ImportsTable | null> {
+  return (await scoped(db, access).selectFrom('imports').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
+export async function listImports(db: Executor, access: AccessFilter, page: PageRequest): Promise<ImportsTable[]> {
+  return pageQuery(scoped(db, access).selectFrom('imports').selectAll(), page).execute();
+}
+
+/** Updates an import; with `onlyIf`, only while its status is one of those (a cancel is never overwritten by the job). */
+export async function updateImport(
+  db: Executor,
+  access: AccessFilter,
+  id: string,
+  patch: Partial<ImportsTable>,
+  onlyIf?: readonly ImportStatus[],
+): Promise<void> {
+  let query = scoped(db, access).updateTable('imports').set(patch).where('id', '=', id);
+  if (onlyIf !== undefined) query = query.where('status', 'in', [...onlyIf]);
+  await query.execute();
+}
+
+/** Tables an import writes, each with an `external_id` column. */
+export type ImportedTable = 'pet_parents' | 'pets' | 'vaccinations' | 'medical_records' | 'providers' | 'appointments';
+
+/**
+ * The rows of `table` with these external ids that `access` may see (one query per batch, through
+ * the partial unique index on (tenant_id, external_id)), by external id.
+ */
+export async function rowsByExternalId<T extends ImportedTable>(
+  db: Executor,
+  access: AccessFilter,
+  table: T,
+  externalIds: readonly string[],
+): Promise<Map<string, Database[T]>> {
+  const found = new Map<string, Database[T]>();
+  if (externalIds.length === 0) return found;
+  // One shape for every table: each has external_id (migration add_external_ids).
+  const rows = (await scoped(db, access)
+    .selectFrom(table as 'pets')
+    .selectAll()
+    .where('external_id', 'in', [...new Set(externalIds)])
+    .execute()) as unknown as Array<Database[T] & { external_id: string }>;
+  for (const row of rows) found.set(row.external_id, row);
+  return found;
+}
+
+/** Inserts one imported row (prepared SQL, after the check that it is the importer's to write). */
+export async function insertImported<T extends ImportedTable>(db: Executor, access: AccessFilter, table: T, row: Database[T]): Promise<void> {
+  await insertCallersRow(db, access, table, row);
+}
+
+/** Updates one imported row the importer may see. */
+export async function updateImported<T extends ImportedTable>(
+  db: Executor,
+  access: AccessFilter,
+  table: T,
+  id: string,
+  patch: Partial<Database[T]>,
+): Promise<void> {
+  await scoped(db, access)
+    .updateTable(table as 'pets')
+    .set(patch as Partial<Database['pets']>)
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Rows of `provider_locations` for an imported provider (replaced on a re-run). */
+export async function replaceProviderLocations(
+  db: Executor,
+  access: AccessFilter,
+  providerId: string,
+  tenantId: string,
+  locationIds: readonly string[],
+): Promise<void> {
+  await scoped(db, access).deleteFrom('provider_locations').where('provider_id', '=', providerId).execute();
+  if (locationIds.length > 0) {
+    await scoped(db, access).insert(
+      'provider_locations',
+      locationIds.map((location_id) => ({ provider_id: providerId, location_id, tenant_id: tenantId })),
+    );
+  }
+}
