@@ -213,12 +213,28 @@ function buildServer(): string {
   return serverRoot;
 }
 
-/** The server's resident set in MB, from /proc (null where there is none). */
-function rssMb(pid: number | undefined): number | null {
+/**
+ * The server's resident set in MB, from /proc (null where there is none): in all, and its anonymous part
+ * (heaps, buffers). The rest is mostly the database file mapped by SQLite (mmap_size): pages of a file
+ * the kernel may drop at any time, which grow with the file as the import writes it, not with the import.
+ */
+interface Rss {
+  total: number;
+  anon: number;
+  file: number;
+}
+
+/** Each part's own peak. */
+const peakOf = (a: Rss | null, b: Rss): Rss =>
+  a === null ? b : { total: Math.max(a.total, b.total), anon: Math.max(a.anon, b.anon), file: Math.max(a.file, b.file) };
+
+function rssOf(pid: number | undefined): Rss | null {
   if (pid === undefined) return null;
   try {
-    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : null;
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? Number.NaN);
+    const rss = { total: kb('VmRSS') / 1024, anon: kb('RssAnon') / 1024, file: (kb('RssFile') + kb('RssShmem')) / 1024 };
+    return Number.isFinite(rss.total) ? rss : null;
   } catch {
     return null;
   }
@@ -329,7 +345,8 @@ interface ImportFigures {
   failed: number;
   firstErrors: unknown[];
   status: string;
-  rssPeakMb: number | null;
+  /** The peak of each part during this import (each part's own peak). */
+  rssPeak: Rss | null;
   probe: ProbeFigures;
 }
 
@@ -340,16 +357,16 @@ async function runImport(
   type: string,
   file: { file: string; rows: number; bytes: number },
   locationId: string,
-  onRss: (mb: number) => void,
+  onRss: (rss: Rss) => void,
 ): Promise<ImportFigures> {
   const probe = probeOf();
   const cpuBefore = server.cpuSeconds();
-  let rssPeak: number | null = null;
+  let rssPeak: Rss | null = null;
   const sampleRss = () => {
-    const mb = rssMb(server.child.pid);
-    if (mb !== null) {
-      rssPeak = Math.max(rssPeak ?? 0, mb);
-      onRss(mb);
+    const rss = rssOf(server.child.pid);
+    if (rss !== null) {
+      rssPeak = peakOf(rssPeak, rss);
+      onRss(rss);
     }
   };
   const sampler = setInterval(sampleRss, 100);
@@ -390,7 +407,7 @@ async function runImport(
       const elapsed = (performance.now() - started) / 1000;
       log(
         `  ${type}: ${String(body.status).padEnd(10)} ${fmt(Number(body.processed))} / ${body.total === null ? '?' : fmt(Number(body.total))} rows` +
-          `  ${fmt(Number(body.processed) / Math.max(0.001, elapsed))} rows/s  RSS ${fmt(rssMb(server.child.pid) ?? 0)} MB  ${elapsed.toFixed(1)} s`,
+          `  ${fmt(Number(body.processed) / Math.max(0.001, elapsed))} rows/s  RSS ${fmt(rssOf(server.child.pid)?.total ?? 0)} MB (anon ${fmt(rssOf(server.child.pid)?.anon ?? 0)})  ${elapsed.toFixed(1)} s`,
       );
     }
     if (done) break;
@@ -417,7 +434,7 @@ async function runImport(
     failed: Number(body.failed),
     firstErrors: Array.isArray(body.errors) ? body.errors.slice(0, 5) : [],
     status: String(body.status),
-    rssPeakMb: rssPeak,
+    rssPeak,
     probe: probeFigures,
   };
 }
@@ -462,9 +479,9 @@ try {
   log(`  sequential ${fmt(sequential.perSecond)} pets/s, ${concurrency} in flight ${fmt(concurrent.perSecond)} pets/s`);
 
   await sleep(2000);
-  const rssBefore = rssMb(gateway.child.pid);
-  let rssMax = rssBefore ?? 0;
-  const onRss = (mb: number) => (rssMax = Math.max(rssMax, mb));
+  const rssBefore = rssOf(gateway.child.pid);
+  let rssMax = rssBefore;
+  const onRss = (rss: Rss) => (rssMax = peakOf(rssMax, rss));
   const windowFrom = Number(process.hrtime.bigint() / 1000n);
   const imports: ImportFigures[] = [];
   for (const type of ['pet-parents', 'pets', 'vaccinations'] as const) {
@@ -481,7 +498,7 @@ try {
   const found = Array.isArray(check.data) ? (check.data[0] as Fields | undefined) : undefined;
   if (!found) throw new Error(`GET /v1/pets?externalId=${petId(pets - 1)} found nothing after the import`);
   await sleep(5000);
-  const rssAfter = rssMb(gateway.child.pid);
+  const rssAfter = rssOf(gateway.child.pid);
   const quietAgain = await quietProbe(gateway.url, petPath, fx.token, 5_000);
   await gateway.stop();
   server = null;
@@ -490,7 +507,10 @@ try {
   const petsImport = imports.find((i) => i.type === 'pets')!;
   const ratioSequential = petsImport.rowsPerSecond / sequential.perSecond;
   const ratioConcurrent = petsImport.rowsPerSecond / concurrent.perSecond;
-  const growth = rssBefore === null ? null : rssMax - rssBefore;
+  const growth =
+    rssBefore === null || rssMax === null
+      ? null
+      : { total: rssMax.total - rssBefore.total, anon: rssMax.anon - rssBefore.anon, file: rssMax.file - rssBefore.file };
   const during = imports.filter((i) => !i.type.includes('re-run'));
   const worstP99 = Math.max(...during.map((i) => i.probe.p99));
   const mark = (pass: boolean) => (pass ? 'met' : '**missed**');
@@ -501,7 +521,7 @@ try {
     log(
       `| ${i.type} | ${fmt(i.rows)} | ${fmt(i.bytes / 1024 / 1024, 1)} MB | **${fmt(i.rowsPerSecond)}** | ${i.uploadSeconds.toFixed(1)} s | ${i.serverSeconds.toFixed(1)} s | ` +
         `${i.serverCpuSeconds === null ? '?' : `${i.serverCpuSeconds.toFixed(1)} s`} | ${fmt(i.created)} / ${fmt(i.updated)} / ${fmt(i.skipped)} / ${fmt(i.failed)} | ` +
-        `${i.rssPeakMb === null ? '?' : `${fmt(i.rssPeakMb)} MB`} | ${i.probe.p50.toFixed(1)} / ${i.probe.p99.toFixed(1)} / ${i.probe.max.toFixed(1)} ms |`,
+        `${i.rssPeak === null ? '?' : `${fmt(i.rssPeak.total)} MB (anon ${fmt(i.rssPeak.anon)})`} | ${i.probe.p50.toFixed(1)} / ${i.probe.p99.toFixed(1)} / ${i.probe.max.toFixed(1)} ms |`,
     );
   }
   log('');
@@ -512,9 +532,12 @@ try {
     `pets import / one by one: ${ratioSequential.toFixed(1)}× sequential, ${ratioConcurrent.toFixed(1)}× with ${concurrency} in flight ` +
       `(target ≥ ${targets.importOverOneByOne}×: ${mark(ratioSequential >= targets.importOverOneByOne)} against sequential, ${mark(ratioConcurrent >= targets.importOverOneByOne)} against ${concurrency} in flight)`,
   );
+  const mb = (r: Rss | null, part: keyof Rss) => (r === null ? '?' : fmt(r[part]));
   log(
-    `server RSS: before ${fmt(rssBefore ?? 0)} MB, peak during ${fmt(rssMax)} MB, after ${fmt(rssAfter ?? 0)} MB: growth ${growth === null ? '?' : fmt(growth)} MB ` +
-      `(target < ${targets.rssGrowthMb} MB: ${mark(growth !== null && growth < targets.rssGrowthMb)})`,
+    `server RSS: before ${mb(rssBefore, 'total')} MB, peak during ${mb(rssMax, 'total')} MB, after ${mb(rssAfter, 'total')} MB: growth ${growth === null ? '?' : fmt(growth.total)} MB; ` +
+      `of it anonymous memory (heaps, buffers): before ${mb(rssBefore, 'anon')} MB, peak ${mb(rssMax, 'anon')} MB, after ${mb(rssAfter, 'anon')} MB: growth ${growth === null ? '?' : fmt(growth.anon)} MB ` +
+      `(target < ${targets.rssGrowthMb} MB: ${mark(growth !== null && growth.anon < targets.rssGrowthMb)} for the anonymous part, ${mark(growth !== null && growth.total < targets.rssGrowthMb)} for the whole RSS; ` +
+      `the rest is the database file mapped by SQLite, mmap_size)`,
   );
   log(
     `GET /v1/pets/:id probe p99: quiet ${quiet.p99.toFixed(1)} ms (again after: ${quietAgain.p99.toFixed(1)} ms), during the imports up to ${worstP99.toFixed(1)} ms ` +
