@@ -2693,7 +2693,7 @@ export interface paths {
         get: operations["listImports"];
         put?: never;
         /**
-         * Import a file of pet parents, pets, vaccinations or medical-record notes
+         * Import a file of pet parents, pets, vaccinations, medical-record notes, appointments or providers
          * @description Admin only. multipart/form-data: `file` (CSV with a header row, or NDJSON: one JSON object a line; UTF-8, a byte order mark is fine), `type`, `dryRun` (true|false), `mapping` (a JSON object renaming source columns to ours) and `locationId` (where rows without their own go; required for a client confined to locations). The file is streamed to the data dir, never held in memory; limit 536870912 bytes (PETCARE_IMPORT_MAX_BYTES), else 413. Refused at once (400): a file that is not UTF-8 (UTF-16, Latin-1: code `import_encoding_unsupported`), an empty file, a header row without a required column (named). Then 202 and the import runs in the background: GET it for progress (processed of total) and the row errors. Rows go in through the repositories: no events, webhooks or reminders fire for history. A re-run of the same file updates the records imported before (by externalId) instead of duplicating them.
          *
          *     Scope: `admin`. Roles: admin.

@@ -387,7 +387,7 @@ export const resources = {
     },
   },
   imports: {
-    /** Import a file of pet parents, pets, vaccinations or medical-record notes */
+    /** Import a file of pet parents, pets, vaccinations, medical-record notes, appointments or providers */
     create: ['post', '/v1/imports'],
     /** List imports */
     list: ['list', '/v1/imports'],

@@ -202,9 +202,75 @@ test('a client confined to a location imports into it only; access, templates, l
   a.is(list.body.data.length, 2);
   a.true(list.body.hasMore);
 
-  const done = list.body.data[0];
-  const late = await t.request('POST', `/v1/imports/${done.id}/cancel`, { token: admin });
+  // An import that has ended (this test's own: the file's other tests run at the same time).
+  const late = await t.request('POST', `/v1/imports/${report.id}/cancel`, { token: admin });
   a.is(late.status, 409);
   a.is(late.body.code, 'invalid_state_transition');
   a.is((await t.request('GET', '/v1/imports/imp_nope', { token: admin })).status, 404);
+});
+
+test('providers go in with their locations and services; a re-run updates them; an unknown service or location is refused', async (a) => {
+  const other = await createLocation(t);
+  const csv = (name: string) =>
+    `externalId,name,kind,locationIds,services,status\nV-1,${name},vet,${loc.id};${other.id},vaccination,active\nV-2,Groomer,groomer,,,inactive\nV-3,Bad,vet,loc_nowhere,haircut,retired\n`;
+  const first = await importFile(t, admin, csv('Dr. Import'), { type: 'providers', locationId: loc.id });
+  a.like(first, { status: 'done', total: 3, created: 2, failed: 1 });
+  a.deepEqual(first.errors, [
+    { row: 4, field: 'status', message: 'must be one of: active, inactive' },
+    { row: 4, field: 'locationIds[0]', message: "no location with id 'loc_nowhere'" },
+    { row: 4, field: 'services[0]', message: "unknown appointment type 'haircut'" },
+  ]);
+  const vet = (await t.request('GET', '/v1/providers?externalId=V-1', { token: admin })).body.data[0];
+  a.like(vet, { name: 'Dr. Import', kind: 'vet', status: 'active', services: ['vaccination'], externalId: 'V-1' });
+  a.deepEqual([...vet.locationIds].sort(), [loc.id, other.id].sort());
+  const groomer = (await t.request('GET', '/v1/providers?externalId=V-2', { token: admin })).body.data[0];
+  a.like(groomer, { status: 'inactive', locationIds: [loc.id], services: [] });
+  const again = await importFile(t, admin, csv('Dr. Renamed'), { type: 'providers', locationId: loc.id });
+  a.like(again, { created: 0, updated: 1, skipped: 1, failed: 1 });
+  a.is((await t.request('GET', '/v1/providers?externalId=V-1', { token: admin })).body.data[0].name, 'Dr. Renamed');
+});
+
+test('appointments: history goes in as it was (a completed visit sets lastVisit); visits to come hold their provider and are never double-booked', async (a) => {
+  await importFile(t, admin, `externalId,name\nAP-P,Appointment Parent\n`, { type: 'pet-parents', locationId: loc.id });
+  await importFile(t, admin, `externalId,name,breed,species,ownerExternalId\nAP-A,Rex,Beagle,dog,AP-P\n`, { type: 'pets' });
+  await importFile(t, admin, `externalId,name,kind\nAP-V,Dr. Ap,vet\n`, { type: 'providers', locationId: loc.id });
+  const next = new Date(t.clock.now() + 3 * 86_400_000).toISOString().slice(0, 10);
+  const csv =
+    'externalId,petExternalId,providerExternalId,type,startsAt,status,notes\n' +
+    'AP-1,AP-A,AP-V,VET_CONSULTATION,2024-03-01T09:30:00Z,,Annual check\n' +
+    `AP-2,AP-A,AP-V,vet_consultation,${next}T10:00:00Z,,\n` +
+    `AP-3,AP-A,AP-V,vet_consultation,${next}T10:10:00Z,,\n` +
+    'AP-4,AP-A,AP-V,vet_consultation,01/03/2024 09:30,,\n' +
+    `AP-5,AP-A,AP-V,vet_consultation,${next}T12:00:00Z,completed,\n`;
+  const report = await importFile(t, admin, csv, { type: 'appointments' });
+  a.like(report, { status: 'done', total: 5, created: 2, failed: 3 });
+  a.is(report.errors.length, 3);
+  a.like(report.errors[0], { row: 4, field: 'startsAt' });
+  a.regex(report.errors[0].message, /already has an appointment/);
+  a.deepEqual(report.errors.slice(1), [
+    { row: 5, field: 'startsAt', message: "'01/03/2024 09:30' is not a date-time in the expected format (ISO 8601 with an offset, e.g. 2024-03-01T09:30:00Z)" },
+    { row: 6, field: 'status', message: 'a future appointment is confirmed or cancelled' },
+  ]);
+  const past = (await t.request('GET', '/v1/appointments?externalId=AP-1', { token: admin })).body.data[0];
+  a.like(past, {
+    status: 'completed',
+    type: 'vet_consultation',
+    startsAt: '2024-03-01T09:30:00.000Z',
+    notes: 'Annual check',
+    locationId: loc.id,
+    externalId: 'AP-1',
+  });
+  a.regex(past.calendarUrl, /token=ct_live_/);
+  const pet = (await t.request('GET', '/v1/pets?externalId=AP-A', { token: admin })).body.data[0];
+  a.is(pet.lastVisit, '2024-03-01');
+  const coming = (await t.request('GET', '/v1/appointments?externalId=AP-2', { token: admin })).body.data[0];
+  a.is(coming.status, 'confirmed');
+  // The imported visit holds the provider's time against API bookings too.
+  const clash = await t.request('POST', '/v1/appointments', {
+    token: admin,
+    body: { petId: pet.id, providerId: coming.providerId, type: 'vet_consultation', startsAt: `${next}T10:00:00Z`, locationId: loc.id },
+  });
+  a.is(clash.status, 409);
+  const again = await importFile(t, admin, csv, { type: 'appointments' });
+  a.like(again, { created: 0, skipped: 2, failed: 3 });
 });

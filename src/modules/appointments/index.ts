@@ -13,3 +13,5 @@ export { seedDefaultAppointmentTypes, defaultAppointmentTypes } from './appointm
 export { findAppointment, type AppointmentRecord } from './appointments.repository.js';
 export { appointmentHousekeeping } from './appointments.jobs.js';
 export { appointmentsModule } from './appointments.module.js';
+export { calendarTokenPrefix } from './appointments.service.js';
+export { appointmentStatuses } from './appointments.schema.js';

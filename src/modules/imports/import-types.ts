@@ -1,18 +1,30 @@
 import type { TSchema } from '@sinclair/typebox';
+import type { Environment } from '../../config.js';
 import { localDate, isCalendarDate, utcDate } from '../../calendar-dates.js';
 import type { Database, Executor, PetParentsTable, PetsTable } from '../../db/database.js';
-import { newId } from '../../db/ids.js';
+import { newId, randomSecret } from '../../db/ids.js';
 import { type AccessFilter, wholeTenant } from '../../http/actor.js';
 import { AppError, type FieldError } from '../../http/errors.js';
 import { externalIdMaxLength } from '../../http/schema-fields.js';
 import { validateBody } from '../../http/validation.js';
-import { findLocation } from '../locations/index.js';
+import { findLocation, missingLocations } from '../locations/index.js';
 import { medicalRecordKindSchemas } from '../medical-records/index.js';
 import { CreatePetParentSchema } from '../pet-parents/index.js';
-import { CreatePetSchema } from '../pets/index.js';
+import { appointmentStatuses, calendarTokenPrefix } from '../appointments/index.js';
+import { CreatePetSchema, recordPetVisit } from '../pets/index.js';
+import { CreateProviderSchema } from '../providers/index.js';
+import { busyIntervals, holdingStatuses, parseInstant, toIso, unknownAppointmentTypes, type Interval } from '../scheduling/index.js';
 import { CreateVaccinationSchema, vaccineKey } from '../vaccinations/index.js';
 import type { SourceRow } from './import-rows.js';
-import { insertImported, rowsByExternalId, updateImported, type ImportedTable } from './imports.repository.js';
+import {
+  appointmentTypesOf,
+  insertImported,
+  providerLocationIds,
+  replaceProviderLocations,
+  rowsByExternalId,
+  updateImported,
+  type ImportedTable,
+} from './imports.repository.js';
 import type { ImportType } from './imports.table.js';
 
 /** A column of an import type's file: the API field it fills, or a reference by external id. */
@@ -33,6 +45,10 @@ export interface ImportRun {
   readonly now: number;
   /** Per run: locations the importer may see, by id (null: not visible), with their time zone. */
   readonly locations: Map<string, { timezone: string } | null>;
+  /** The environment (calendar links of imported appointments carry its prefix). */
+  readonly env: Environment;
+  /** Seals the calendar token of an imported appointment, as the API stores it. */
+  readonly seal: (plain: string) => string;
 }
 
 /** A row that passed every check: what it will do, and the write that does it (in the batch's transaction). */
@@ -348,6 +364,8 @@ const vaccinations: TypeHandler = {
     const existing = await existingOf(run, 'vaccinations', rows);
     const petsByExternal = await petsOf(run, rows);
     const plans: Planned[] = [];
+    // Today at each pet's location, once per batch.
+    const todays = new Map<string, string>();
     for (const source of rows) {
       const v = source.values;
       const errors = [...externalIdErrors(v), ...dateErrors(v, ['administeredOn', 'dueOn'])];
@@ -362,8 +380,12 @@ const vaccinations: TypeHandler = {
       if (checked.value && pet && errors.length === 0) {
         // The API's rules (POST /v1/pets/:id/vaccinations), with its messages.
         const input = checked.value;
-        const place = await visibleLocation(run, pet.location_id);
-        const today = place ? localDate(run.now, place.timezone) : utcDate(run.now);
+        let today = todays.get(pet.location_id);
+        if (today === undefined) {
+          const place = await visibleLocation(run, pet.location_id);
+          today = place ? localDate(run.now, place.timezone) : utcDate(run.now);
+          todays.set(pet.location_id, today);
+        }
         if (input.administeredOn > today)
           errors.push({ field: 'administeredOn', message: `cannot be in the future (today is ${today} at the pet's location)` });
         if (input.dueOn <= input.administeredOn) errors.push({ field: 'dueOn', message: 'must be after administeredOn' });
@@ -478,12 +500,249 @@ const medicalRecords: TypeHandler = {
   },
 };
 
+/** A list cell: values separated by `;`, `|` or blanks (`loc_a;loc_b`). */
+const listOf = (value: string | undefined): string[] | undefined =>
+  value === undefined
+    ? undefined
+    : value
+        .split(/[;|\s]+/)
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
+
+const providers: TypeHandler = {
+  columns: [
+    externalIdColumn,
+    { name: 'name', required: true, description: 'Display name (1–200 characters).' },
+    { name: 'kind', required: true, description: 'vet, groomer, sitter, walker or trainer.' },
+    { name: 'locationIds', required: false, description: "Where the provider works: loc_… ids separated by ; (default: the import's locationId)." },
+    { name: 'services', required: false, description: 'Appointment type codes separated by ; (empty: every type).' },
+    { name: 'status', required: false, description: 'active or inactive (default active).' },
+  ],
+  async plan(run, rows) {
+    const existing = await existingOf(run, 'providers', rows);
+    const current = await rowsByExternalId(
+      run.db,
+      run.access,
+      'providers',
+      rows.flatMap((r) => (r.values.externalId ? [r.values.externalId] : [])),
+    );
+    const plans: Planned[] = [];
+    for (const source of rows) {
+      const v = source.values;
+      const errors = externalIdErrors(v);
+      const locationIds = listOf(v.locationIds) ?? (run.locationId ? [run.locationId] : []);
+      const body: Record<string, unknown> = { name: v.name, kind: v.kind, locationIds, services: listOf(v.services) };
+      for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
+      const checked = validated<{ name: string; kind: string; locationIds: string[]; services?: string[] }>(CreateProviderSchema, body);
+      if (checked.errors) errors.push(...checked.errors);
+      const status = v.status?.trim().toLowerCase() ?? 'active';
+      if (status !== 'active' && status !== 'inactive') errors.push({ field: 'status', message: 'must be one of: active, inactive' });
+      let services: string[] = [];
+      if (checked.value) {
+        const missing = await missingLocations(run.db, run.access, checked.value.locationIds);
+        for (const id of missing) errors.push({ field: `locationIds[${checked.value.locationIds.indexOf(id)}]`, message: `no location with id '${id}'` });
+        services = [...new Set((checked.value.services ?? []).map((s) => s.toLowerCase()))].sort();
+        for (const code of await unknownAppointmentTypes(run.db, run.access, services)) {
+          errors.push({ field: `services[${services.indexOf(code)}]`, message: `unknown appointment type '${code}'` });
+        }
+      }
+      const found = v.externalId ? existing.get(v.externalId) : undefined;
+      // A provider is visible to a confined importer through a location it works at (its policy).
+      if (found && v.externalId && !current.has(v.externalId)) errors.push(outside('provider'));
+      if (found && found.status !== 'active' && found.status !== 'inactive') {
+        errors.push({ field: 'externalId', message: `names a marketplace provider (${found.status}); imports update staff providers only` });
+      }
+      if (errors.length > 0 || !checked.value) {
+        plans.push({ row: source.row, errors });
+        continue;
+      }
+      const input = checked.value;
+      const externalId = v.externalId as string;
+      const locations = [...new Set(input.locationIds)].sort();
+      const at = new Date(run.now).toISOString();
+      const fields = { name: input.name, kind: input.kind, status, services: JSON.stringify(services) };
+      if (!found) {
+        const row: Database['providers'] = {
+          id: newId('prv'),
+          tenant_id: run.access.tenantId,
+          ...fields,
+          rating: null,
+          rating_count: 0,
+          created_at: at,
+          updated_at: at,
+          external_id: externalId,
+        };
+        plans.push({
+          row: source.row,
+          op: 'create',
+          write: async (trx) => {
+            await insertImported(trx, run.access, 'providers', row);
+            await replaceProviderLocations(trx, run.access, row.id, run.access.tenantId, locations);
+          },
+        });
+        continue;
+      }
+      const changed = changes(found, fields);
+      const known = (await providerLocationIds(run.db, run.access, found.id)).join(';');
+      if (!changed && known === locations.join(';')) {
+        plans.push({ row: source.row, op: 'skip' });
+        continue;
+      }
+      plans.push({
+        row: source.row,
+        op: 'update',
+        write: async (trx) => {
+          await updateImported(trx, run.access, 'providers', found.id, { ...(changed ?? {}), updated_at: at });
+          await replaceProviderLocations(trx, run.access, found.id, run.access.tenantId, locations);
+        },
+      });
+    }
+    return plans;
+  },
+};
+
+const minuteMs = 60_000;
+const statusList = appointmentStatuses.join(', ');
+
+const appointments: TypeHandler = {
+  columns: [
+    externalIdColumn,
+    { name: 'petExternalId', required: true, description: 'The externalId of the pet (imported before, as pets).' },
+    { name: 'providerExternalId', required: true, description: 'The externalId of the provider (imported before, as providers).' },
+    { name: 'type', required: true, description: 'Appointment type code of the tenant (case-insensitive), e.g. vet_consultation: it gives the duration.' },
+    { name: 'startsAt', required: true, description: 'ISO 8601 instant with offset, e.g. 2024-03-01T09:30:00Z.' },
+    { name: 'status', required: false, description: `${statusList}; default completed for a past start, confirmed for a future one.` },
+    { name: 'locationId', required: false, description: "loc_…; default: the import's locationId, else the pet's location." },
+    { name: 'notes', required: false, description: 'Free text (up to 2,000 characters).' },
+  ],
+  async plan(run, rows) {
+    const existing = await existingOf(run, 'appointments', rows);
+    const petsByExternal = await petsOf(run, rows);
+    const providers = await rowsByExternalId(
+      run.db,
+      run.access,
+      'providers',
+      rows.flatMap((r) => (r.values.providerExternalId ? [r.values.providerExternalId] : [])),
+    );
+    const types = await appointmentTypesOf(run.db, run.access);
+    // Future visits of this batch, per provider: a file must not double-book a provider either.
+    const planned = new Map<string, Interval[]>();
+    const plans: Planned[] = [];
+    for (const source of rows) {
+      const v = source.values;
+      const errors = externalIdErrors(v);
+      const pet = v.petExternalId ? petsByExternal.get(v.petExternalId) : undefined;
+      if (v.petExternalId === undefined) errors.push({ field: 'petExternalId', message: 'is required' });
+      else if (!pet) errors.push(unknownReference('petExternalId', 'pet', v.petExternalId, 'pets'));
+      const provider = v.providerExternalId ? providers.get(v.providerExternalId) : undefined;
+      if (v.providerExternalId === undefined) errors.push({ field: 'providerExternalId', message: 'is required' });
+      else if (!provider) errors.push(unknownReference('providerExternalId', 'provider', v.providerExternalId, 'providers'));
+      const type = v.type === undefined ? undefined : types.get(v.type.trim().toLowerCase());
+      if (v.type === undefined) errors.push({ field: 'type', message: 'is required' });
+      else if (!type) errors.push({ field: 'type', message: `unknown appointment type '${v.type.slice(0, 50)}'` });
+      const start = v.startsAt === undefined ? null : parseInstant(v.startsAt);
+      if (v.startsAt === undefined) errors.push({ field: 'startsAt', message: 'is required' });
+      else if (start === null)
+        errors.push({
+          field: 'startsAt',
+          message: `'${v.startsAt.slice(0, 40)}' is not a date-time in the expected format (ISO 8601 with an offset, e.g. 2024-03-01T09:30:00Z)`,
+        });
+      const future = start !== null && start >= run.now;
+      const status = v.status?.trim().toLowerCase() ?? (future ? 'confirmed' : 'completed');
+      if (!(appointmentStatuses as readonly string[]).includes(status)) errors.push({ field: 'status', message: `must be one of: ${statusList}` });
+      else if (future && !['confirmed', 'cancelled'].includes(status))
+        errors.push({ field: 'status', message: 'a future appointment is confirmed or cancelled' });
+      if (v.notes !== undefined && v.notes.length > 2000) errors.push({ field: 'notes', message: 'must be at most 2000 characters' });
+      const locationId = v.locationId ?? run.locationId ?? pet?.location_id;
+      if (locationId !== undefined && !(await visibleLocation(run, locationId)))
+        errors.push({ field: 'locationId', message: `no location with id '${locationId}'` });
+      const current = v.externalId ? existing.get(v.externalId) : undefined;
+      if (current && !canSee(run.access, current.location_id)) errors.push(outside('appointment'));
+      if (errors.length > 0 || !pet || !provider || !type || start === null || locationId === undefined) {
+        plans.push({ row: source.row, errors });
+        continue;
+      }
+      const end = start + type.duration_minutes * minuteMs;
+      const blocked: Interval = { from: start - type.buffer_before_minutes * minuteMs, to: end + type.buffer_after_minutes * minuteMs };
+      // A visit still to come holds its provider's time as a booking does: no double booking, in the file or with the calendar.
+      if (future && (holdingStatuses as readonly string[]).includes(status)) {
+        const busy = [
+          ...((await busyIntervals(run.db, [provider.id], blocked.from, blocked.to, current?.id)).get(provider.id) ?? []),
+          ...(planned.get(provider.id) ?? []),
+        ];
+        if (busy.some((b) => b.from < blocked.to && blocked.from < b.to)) {
+          plans.push({
+            row: source.row,
+            errors: [{ field: 'startsAt', message: `the provider already has an appointment at ${toIso(start)}–${toIso(end)} (buffers included)` }],
+          });
+          continue;
+        }
+        planned.set(provider.id, [...(planned.get(provider.id) ?? []), blocked]);
+      }
+      const at = new Date(run.now).toISOString();
+      const fields = {
+        location_id: locationId,
+        pet_id: pet.id,
+        provider_id: provider.id,
+        type: type.code,
+        status,
+        starts_at: toIso(start),
+        ends_at: toIso(end),
+        notes: v.notes ?? null,
+        blocked_from: toIso(blocked.from),
+        blocked_until: toIso(blocked.to),
+      };
+      const visit = status === 'completed' ? localDate(start, (await visibleLocation(run, locationId))?.timezone ?? 'UTC') : null;
+      const recordVisit = async (trx: Executor) => {
+        if (visit) await recordPetVisit(trx, run.access, pet.id, visit, at);
+      };
+      if (!current) {
+        const row: Database['appointments'] = {
+          id: newId('apt'),
+          tenant_id: run.access.tenantId,
+          ...fields,
+          created_at: at,
+          updated_at: at,
+          calendar_token: run.seal(calendarTokenPrefix[run.env] + randomSecret(24)),
+          sequence: 0,
+          external_id: v.externalId as string,
+        };
+        plans.push({
+          row: source.row,
+          op: 'create',
+          write: async (trx) => {
+            await insertImported(trx, run.access, 'appointments', row);
+            await recordVisit(trx);
+          },
+        });
+        continue;
+      }
+      const changed = changes(current, fields);
+      if (!changed) {
+        plans.push({ row: source.row, op: 'skip' });
+        continue;
+      }
+      plans.push({
+        row: source.row,
+        op: 'update',
+        write: async (trx) => {
+          await updateImported(trx, run.access, 'appointments', current.id, { ...changed, updated_at: at, sequence: current.sequence + 1 });
+          await recordVisit(trx);
+        },
+      });
+    }
+    return plans;
+  },
+};
+
 /** The import types built so far, by type; the others are refused at upload with a message. */
 export const typeHandlers: Partial<Record<ImportType, TypeHandler>> = {
   'pet-parents': petParents,
   pets,
   vaccinations,
   'medical-records': medicalRecords,
+  appointments,
+  providers,
 };
 
 /** The columns of a type's CSV template, in order. */

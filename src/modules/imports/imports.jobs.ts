@@ -1,3 +1,4 @@
+import type { SecretBox } from '../../db/secret-box.js';
 import type { JobDefinition } from '../../jobs/job-definition.js';
 import { ImportFiles } from './import-files.js';
 import { importJobName, runImport } from './imports.service.js';
@@ -7,7 +8,7 @@ import { importJobName, runImport } from './imports.service.js';
  * environment. A run stopped by a restart is taken up where its last batch committed: the runner
  * queues an interrupted run again at start (kill -9 included), and a graceful stop queues the rest.
  */
-export function importJob(): JobDefinition {
+export function importJob(deps: { secretBox: Pick<SecretBox, 'seal'> }): JobDefinition {
   return {
     name: importJobName,
     description:
@@ -19,7 +20,15 @@ export function importJob(): JobDefinition {
       const importId = String(ctx.payload.importId ?? '');
       const tenantId = String(ctx.payload.tenantId ?? '');
       const outcome = await runImport(
-        { env: ctx.env, db: ctx.store.db, files: new ImportFiles(ctx.config.dataDir), now: () => ctx.clock.now(), signal: ctx.signal, logger: ctx.logger },
+        {
+          env: ctx.env,
+          db: ctx.store.db,
+          files: new ImportFiles(ctx.config.dataDir),
+          now: () => ctx.clock.now(),
+          signal: ctx.signal,
+          logger: ctx.logger,
+          secrets: deps.secretBox,
+        },
         importId,
         tenantId,
       );

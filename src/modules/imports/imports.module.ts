@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
+import type { SecretBox } from '../../db/secret-box.js';
 import type { JobRunner } from '../../jobs/runner.js';
 import type { ModuleManifest } from '../../module-manifest.js';
 import { importsErrorCodes } from './imports.errors.js';
@@ -11,13 +12,16 @@ declare module '../../db/database.js' {
   interface Database extends ImportsTables {}
 }
 
-export const importsModule: ModuleManifest<{ config: Config; clock: Clock; runner: JobRunner }> = {
+export const importsModule: ModuleManifest<{ config: Config; clock: Clock; runner: JobRunner; secretBox: SecretBox }> = {
   name: 'imports',
   errors: importsErrorCodes,
   sdk: { imports: { create: 'createImport', list: 'listImports', get: 'getImport', cancel: 'cancelImport', template: 'getImportTemplate' } },
   routes: (deps) => importRoutes(deps),
-  jobs: () => [importJob()],
-  tags: { Imports: 'Bulk imports (imp_ ids) of a practice moving in: pet parents, pets, vaccinations and medical-record notes, from CSV or NDJSON.' },
+  jobs: (deps) => [importJob(deps)],
+  tags: {
+    Imports:
+      'Bulk imports (imp_ ids) of a practice moving in: pet parents, pets, vaccinations, medical-record notes, appointments and providers, from CSV or NDJSON.',
+  },
   tables: ['imports'],
   access: {
     imports: { location: null, why: "an import is the tenant's admin work; each row it writes is checked against the importer's locations" },

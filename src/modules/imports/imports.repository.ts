@@ -90,3 +90,15 @@ export async function replaceProviderLocations(
     );
   }
 }
+
+/** The locations (visible to `access`) an imported provider works at, sorted. */
+export async function providerLocationIds(db: Executor, access: AccessFilter, providerId: string): Promise<string[]> {
+  const rows = await scoped(db, access).selectFrom('provider_locations').select('location_id').where('provider_id', '=', providerId).execute();
+  return rows.map((r) => r.location_id).sort();
+}
+
+/** The tenant's appointment types by code (durations and buffers), for imported appointments. */
+export async function appointmentTypesOf(db: Executor, access: AccessFilter): Promise<Map<string, Database['appointment_types']>> {
+  const rows = await scoped(db, access).selectFrom('appointment_types').selectAll().execute();
+  return new Map(rows.map((row) => [row.code, row]));
+}

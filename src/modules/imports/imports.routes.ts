@@ -20,7 +20,7 @@ export function importRoutes(deps: { config: Config; clock: Clock; runner: JobRu
       method: 'post',
       path: '/v1/imports',
       operationId: 'createImport',
-      summary: 'Import a file of pet parents, pets, vaccinations or medical-record notes',
+      summary: 'Import a file of pet parents, pets, vaccinations, medical-record notes, appointments or providers',
       description:
         'Admin only. multipart/form-data: `file` (CSV with a header row, or NDJSON: one JSON object a line; UTF-8, a byte order mark is fine), `type`, ' +
         '`dryRun` (true|false), `mapping` (a JSON object renaming source columns to ours) and `locationId` (where rows without their own go; ' +

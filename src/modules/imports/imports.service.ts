@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Environment } from '../../config.js';
 import { holdsConnection, type Db, type Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
+import type { SecretBox } from '../../db/secret-box.js';
 import type { AccessFilter, Actor } from '../../http/actor.js';
 import { AppError, foundOr404, missingReference, validationFailed, type FieldError } from '../../http/errors.js';
 import type { PageRequest } from '../../http/paging.js';
@@ -231,6 +232,8 @@ export interface ImportJobContext {
   readonly now: () => number;
   readonly signal: AbortSignal;
   readonly logger: Logger;
+  /** Seals secrets as the API stores them (an imported appointment's calendar token). */
+  readonly secrets: Pick<SecretBox, 'seal'>;
 }
 
 export interface ImportOutcome {
@@ -302,6 +305,8 @@ export async function runImport(ctx: ImportJobContext, importId: string, tenantI
       locationId: row.location_id,
       now: ctx.now(),
       locations: new Map(),
+      env: ctx.env,
+      seal: (plain) => ctx.secrets.seal(plain),
     };
     const dryRun = row.dry_run === 1;
     let batch: SourceRow[] = [];

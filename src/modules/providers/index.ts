@@ -6,3 +6,4 @@ export { BookableNotFound, findBookableListing, isBookable, type BookableListing
 export { eraseMarketplaceProviderRecords } from './listings.repository.js';
 export { providerRoutes } from './providers.routes.js';
 export { providersModule } from './providers.module.js';
+export { CreateProviderSchema } from './providers.schema.js';
