@@ -16,6 +16,7 @@ import { clientCommands } from './cli/clients.commands.js';
 import { cliOptions, UsageError, type CliCommand, type Values } from './cli/command.js';
 import { backupCommands } from './cli/backups.commands.js';
 import { keyCommands } from './cli/keys.commands.js';
+import { importCommands } from './cli/imports.commands.js';
 import { locationCommands } from './cli/locations.commands.js';
 import { openSession, type Session } from './cli/session.js';
 import { systemClock } from './clock.js';
@@ -45,6 +46,11 @@ Commands:
                  Encrypted when PETCARE_BACKUP_KEY(_FILE) is set; without a key an archive outside the data
                  dir is refused unless --unencrypted (it holds the signing keys). Prints the archive's path last.
   backup verify <archive>   Reads an archive and checks every file against its sha256 (writes nothing).
+  import <type> <file> [--dry-run] [--location loc_…] [--mapping <file.json>] [--env live|sandbox]
+                 Imports a CSV (header row) or NDJSON file of pet-parents, pets, vaccinations, medical-records,
+                 appointments or providers as POST /v1/imports does, here, with a progress bar; prints the report
+                 (counts and the first row errors; --json: the import object). A re-run of the same file updates
+                 or skips what is there already. Exit 1 when a row failed.
   restore <archive> [--force]
                  Replaces the contents of PETCARE_DATA_DIR (--force when it holds data), staged inside it;
                  refused while any appliance process uses it; the archive is verified before anything moves.
@@ -59,7 +65,7 @@ Environment: PETCARE_DATA_DIR, PETCARE_SANDBOX_ONLY, PETCARE_BACKUP_DIR, PETCARE
 Exit codes: 0 ok, 1 refused (the reason is printed), 2 usage error.`;
 
 /** Each command group lives in src/cli/<group>.commands.ts; this file parses the line and runs one. */
-const commands: Record<string, CliCommand> = { ...clientCommands, ...locationCommands, ...keyCommands, ...backupCommands };
+const commands: Record<string, CliCommand> = { ...clientCommands, ...locationCommands, ...keyCommands, ...backupCommands, ...importCommands };
 
 /** Request body fields as the operator typed them, so messages name the flag to fix. */
 const flagOf: Record<string, string> = {
@@ -71,6 +77,9 @@ const flagOf: Record<string, string> = {
   ipAllowlist: '--ip-allowlist',
   rateLimitPerMinute: '--rate-limit',
   timezone: '--timezone',
+  locationId: '--location',
+  mapping: '--mapping',
+  dryRun: '--dry-run',
 };
 const flagName = (field: string) => field.replace(/^body\.?/, '').replace(/^[A-Za-z]+/, (f) => flagOf[f] ?? f);
 
@@ -110,14 +119,25 @@ export async function runCli(
     const stray = given.filter((k) => !command.options.includes(k));
     if (stray.length > 0) throw new UsageError(`"${name}" does not take ${stray.map((k) => `--${k}`).join(', ')}.`);
     const wanted = command.takesId ? 'one client id (cli_…)' : command.argument ? `one argument: ${command.argument}` : null;
-    if (wanted ? args.length !== 1 : args.length !== 0) {
+    if (command.arguments) {
+      if (args.length !== command.arguments.length) throw new UsageError(`"${name}" takes ${command.arguments.join(' ')}.`);
+    } else if (wanted ? args.length !== 1 : args.length !== 0) {
       throw new UsageError(wanted ? `"${name}" takes ${wanted}.` : `"${name}" takes no arguments (got "${args.join(' ')}").`);
     }
 
     const config = loadConfig(env);
     // Opened on first use: a command on the keys file alone needs no database.
     const openOnce = async () => (session ??= await openSession(config, values.json, out));
-    await command.run({ config, values, id: command.takesId ? (args[0] ?? '') : '', argument: args[0] ?? '', clock: systemClock, out, session: openOnce });
+    await command.run({
+      config,
+      values,
+      id: command.takesId ? (args[0] ?? '') : '',
+      argument: args[0] ?? '',
+      args,
+      clock: systemClock,
+      out,
+      session: openOnce,
+    });
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {

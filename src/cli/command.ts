@@ -17,6 +17,9 @@ export const cliOptions = {
   force: { type: 'boolean' },
   out: { type: 'string' },
   unencrypted: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  location: { type: 'string' },
+  mapping: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -33,6 +36,9 @@ export interface Values {
   force?: boolean;
   out?: string;
   unencrypted?: boolean;
+  'dry-run'?: boolean;
+  location?: string;
+  mapping?: string;
   json: boolean;
   help: boolean;
 }
@@ -45,6 +51,8 @@ export interface CommandContext {
   readonly id: string;
   /** The positional argument of a command that declares `argument` (e.g. an archive path). */
   readonly argument: string;
+  /** The positional arguments of a command that declares `arguments` (e.g. `import TYPE FILE`). */
+  readonly args: readonly string[];
   readonly clock: Clock;
   readonly out: (text: string) => void;
   session(): Promise<Session>;
@@ -57,6 +65,8 @@ export interface CliCommand {
   readonly takesId?: boolean;
   /** Takes one other positional argument, described here for the usage message (e.g. 'an archive path'). */
   readonly argument?: string;
+  /** Takes these positional arguments, in order (named for the usage message). */
+  readonly arguments?: readonly string[];
   run(ctx: CommandContext): Promise<void>;
 }
 

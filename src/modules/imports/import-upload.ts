@@ -29,7 +29,7 @@ const malformed = (message: string): AppError => validationFailed([{ field: 'bod
  * file is refused rather than transcoded: the same bytes are valid in several single-byte
  * encodings, and guessing wrong would import names with the wrong letters without a word.
  */
-class TextInspector {
+export class TextInspector {
   private readonly hash = createHash('sha256');
   private readonly decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   size = 0;

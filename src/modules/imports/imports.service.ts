@@ -1,6 +1,7 @@
-import { promises as fs } from 'node:fs';
+import { createReadStream, promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
+import path from 'node:path';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import type { Environment } from '../../config.js';
@@ -17,7 +18,7 @@ import { findLocation } from '../locations/index.js';
 import type { ImportFiles } from './import-files.js';
 import { formatOf, headerOf, readRows, type ImportFormat, type SourceRow } from './import-rows.js';
 import { isFailure, typeHandlers, type ImportRun, type Planned, type TypeHandler } from './import-types.js';
-import { receiveImport } from './import-upload.js';
+import { receiveImport, TextInspector } from './import-upload.js';
 import { findImport, insertImport, listImports as listImportRows, updateImport } from './imports.repository.js';
 import { ImportFieldsSchema, maxReportedErrors, type ImportFields } from './imports.schema.js';
 import type { ImportStatus, ImportsTable, ImportType } from './imports.table.js';
@@ -85,6 +86,60 @@ function missingColumns(type: ImportType, header: readonly string[], formLocatio
     .map((field) => ({ field, message: `is a required column of a ${type} import and is missing from the header row` }));
 }
 
+/** The form's fields and the received file, checked: type, mapping, location, format and header row. */
+async function checkedImport(
+  input: { actor: Actor; db: Executor },
+  id: string,
+  rawFields: Record<string, string>,
+  file: { head: Buffer; sizeBytes: number; sha256: string; filename: string | undefined },
+): Promise<StagedImport> {
+  const fields = validateBody<ImportFields>(ImportFieldsSchema, rawFields);
+  const mapping = mappingOf(fields.mapping);
+  handlerOf(fields.type);
+  const locationId = fields.locationId ?? null;
+  if (locationId !== null && !(await findLocation(input.db, input.actor, locationId))) throw missingReference('locationId', 'location', locationId);
+  // A client confined to locations imports into one of them, named on the form (rows may name others of its own).
+  if (locationId === null && input.actor.locationIds !== null) {
+    throw new AppError('locations_required', 'A client confined to locations must name the locationId the import goes to.', {
+      errors: [{ field: 'locationId', message: 'is required for a client confined to locations' }],
+    });
+  }
+  const format = formatOf(file.head);
+  const header = headerOf(file.head, format, mapping);
+  if (!header) {
+    throw validationFailed([
+      { field: 'file', message: format === 'csv' ? 'has no readable header row' : 'does not start with a JSON object on its first line' },
+    ]);
+  }
+  const missing = missingColumns(fields.type, header, locationId);
+  if (missing.length > 0) throw validationFailed(missing, `The file lacks required columns: ${missing.map((m) => m.field).join(', ')}.`);
+  return {
+    id,
+    type: fields.type,
+    dryRun: fields.dryRun === 'true',
+    mapping,
+    locationId,
+    format,
+    filename: file.filename ? file.filename.slice(0, 255) : null,
+    sizeBytes: file.sizeBytes,
+    sha256: file.sha256,
+  };
+}
+
+/** The staged file's persist (renamed to its final name once the row commits) and discard. */
+function stagedFile(files: ImportFiles, env: Environment, tempPath: string, value: StagedImport, fingerprint: unknown): Staged<StagedImport> {
+  const finalPath = files.pathOf(env, value.id, value.format);
+  return {
+    value,
+    fingerprint,
+    persist: () => fs.rename(tempPath, finalPath),
+    discard: async () => {
+      await files.remove(tempPath);
+      await files.remove(finalPath);
+    },
+  };
+}
+
 /**
  * Reads the form (POST /v1/imports): streams the file to a temp file in the data dir, refuses a
  * file that is not UTF-8, checks the fields and the header row (400 naming a missing column,
@@ -111,47 +166,41 @@ export async function stageImport(
     await handle.sync();
     await handle.close();
     out = null;
-    const fields = validateBody<ImportFields>(ImportFieldsSchema, received.fields);
-    const mapping = mappingOf(fields.mapping);
-    handlerOf(fields.type);
-    const locationId = fields.locationId ?? null;
-    if (locationId !== null && !(await findLocation(input.db, input.actor, locationId))) throw missingReference('locationId', 'location', locationId);
-    // A client confined to locations imports into one of them, named on the form (rows may name others of its own).
-    if (locationId === null && input.actor.locationIds !== null) {
-      throw new AppError('locations_required', 'A client confined to locations must name the locationId the import goes to.', {
-        errors: [{ field: 'locationId', message: 'is required for a client confined to locations' }],
-      });
+    const value = await checkedImport(input, id, received.fields, received);
+    return stagedFile(files, input.env, tempPath, value, { sha256: received.sha256, sizeBytes: received.sizeBytes, fields: received.fields });
+  } catch (err) {
+    await out?.close().catch(() => undefined);
+    await files.remove(tempPath);
+    throw err;
+  }
+}
+
+/**
+ * The same checks for a file on this machine (the operator CLI's `petcare import`): copied into the
+ * data dir through the same UTF-8 and size checks, streamed.
+ */
+export async function stageImportFile(
+  files: ImportFiles,
+  input: { env: Environment; actor: Actor; db: Executor; source: string; fields: Record<string, string>; maxBytes: number },
+): Promise<Staged<StagedImport>> {
+  const id = newId('imp');
+  await files.ensureDirectory(input.env);
+  const tempPath = files.tempPathOf(input.env, id);
+  const handle: FileHandle = await fs.open(tempPath, 'wx', 0o640);
+  let out: FileHandle | null = handle;
+  try {
+    const inspector = new TextInspector(input.maxBytes, 64 * 1024);
+    for await (const chunk of createReadStream(input.source)) {
+      inspector.push(chunk as Buffer);
+      await handle.write(chunk as Buffer);
     }
-    const format = formatOf(received.head);
-    const header = headerOf(received.head, format, mapping);
-    if (!header) {
-      throw validationFailed([
-        { field: 'file', message: format === 'csv' ? 'has no readable header row' : 'does not start with a JSON object on its first line' },
-      ]);
-    }
-    const missing = missingColumns(fields.type, header, locationId);
-    if (missing.length > 0) throw validationFailed(missing, `The file lacks required columns: ${missing.map((m) => m.field).join(', ')}.`);
-    const finalPath = files.pathOf(input.env, id, format);
-    const value: StagedImport = {
-      id,
-      type: fields.type,
-      dryRun: fields.dryRun === 'true',
-      mapping,
-      locationId,
-      format,
-      filename: received.filename ? received.filename.slice(0, 255) : null,
-      sizeBytes: received.sizeBytes,
-      sha256: received.sha256,
-    };
-    return {
-      value,
-      fingerprint: { sha256: received.sha256, sizeBytes: received.sizeBytes, fields: received.fields },
-      persist: () => fs.rename(tempPath, finalPath),
-      discard: async () => {
-        await files.remove(tempPath);
-        await files.remove(finalPath);
-      },
-    };
+    if (inspector.size === 0) throw validationFailed([{ field: 'file', message: 'is empty' }]);
+    const file = inspector.finish();
+    await handle.sync();
+    await handle.close();
+    out = null;
+    const value = await checkedImport(input, id, input.fields, { ...file, filename: path.basename(input.source) });
+    return stagedFile(files, input.env, tempPath, value, { sha256: file.sha256 });
   } catch (err) {
     await out?.close().catch(() => undefined);
     await files.remove(tempPath);
@@ -160,7 +209,13 @@ export async function stageImport(
 }
 
 /** Writes the import row and queues its job run, in the request's transaction (both or neither). */
-export async function createImport(db: Executor, actor: Actor, staged: StagedImport, now: number): Promise<ImportsTable> {
+export async function createImport(
+  db: Executor,
+  actor: Actor,
+  staged: StagedImport,
+  now: number,
+  options: { queue: boolean } = { queue: true },
+): Promise<ImportsTable> {
   const at = new Date(now).toISOString();
   const row: ImportsTable = {
     id: staged.id,
@@ -234,6 +289,8 @@ export interface ImportJobContext {
   readonly logger: Logger;
   /** Seals secrets as the API stores them (an imported appointment's calendar token). */
   readonly secrets: Pick<SecretBox, 'seal'>;
+  /** Called after validation and after each committed batch (the CLI's progress bar). */
+  readonly onProgress?: (progress: { status: ImportStatus; total: number; processed: number }) => void;
 }
 
 export interface ImportOutcome {
@@ -295,6 +352,7 @@ export async function runImport(ctx: ImportJobContext, importId: string, tenantI
       await updateImport(ctx.db, tenant, row.id, { status: 'importing', total, started_at: startedAt, updated_at: stamp() }, running);
     }
     row = { ...current, status: 'importing', total, started_at: startedAt };
+    ctx.onProgress?.({ status: 'importing', total, processed: row.processed });
     const errors = JSON.parse(row.errors) as Array<{ row: number; field: string; message: string }>;
     const counts = { processed: row.processed, created: row.created, updated: row.updated, skipped: row.skipped, failed: row.failed };
     const run: ImportRun = {
@@ -315,6 +373,7 @@ export async function runImport(ctx: ImportJobContext, importId: string, tenantI
       if (!still || still.status !== 'importing') return false;
       await writeBatch(ctx, { ...run, now: ctx.now() }, handler, batch, duplicates, dryRun, counts, errors, importId, tenant);
       batch = [];
+      ctx.onProgress?.({ status: 'importing', total, processed: counts.processed });
       await turn();
       return true;
     };
