@@ -24,7 +24,7 @@
  *
  * Options: --parents, --vaccinations, --one-by-one (2000), --concurrency (16), --seed (29), --rerun (import
  * the pets file again: every row unchanged), --skip-build (reuse .cache/import-bench/dist), --server-node-args
- * (flags for the server's node, e.g. "--max-old-space-size=128" to tell garbage from what is kept). Env: BENCH_PIN=0
+ * (flags for the server's node, e.g. --server-node-args=--max-old-space-size=128 to tell garbage from what is kept). Env: BENCH_PIN=0
  * (no taskset), BENCH_LOG_LEVEL (the server's, default info).
  */
 import { execFile, execSync } from 'node:child_process';
