@@ -25,4 +25,9 @@ export class ImportFiles {
   async remove(file: string): Promise<void> {
     await fs.rm(file, { force: true });
   }
+
+  /** Every waiting file of an environment (the sandbox reset erases its imports). */
+  async removeAll(env: Environment): Promise<void> {
+    await fs.rm(this.directoryOf(env), { recursive: true, force: true });
+  }
 }

@@ -12,7 +12,7 @@ export function importJob(deps: { secretBox: Pick<SecretBox, 'seal'> }): JobDefi
   return {
     name: importJobName,
     description:
-      'Runs one bulk import (POST /v1/imports): validates the file, then writes its rows in batches of 500, each in one transaction with its progress. ' +
+      'Runs one bulk import (POST /v1/imports): validates the file, then writes its rows in batches of 100, each in one transaction with its progress. ' +
       'Queued by the upload; an interrupted run resumes from the last committed batch.',
     schedule: null,
     maxAttempts: 1,

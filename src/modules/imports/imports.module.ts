@@ -3,6 +3,7 @@ import type { Config } from '../../config.js';
 import type { SecretBox } from '../../db/secret-box.js';
 import type { JobRunner } from '../../jobs/runner.js';
 import type { ModuleManifest } from '../../module-manifest.js';
+import { ImportFiles } from './import-files.js';
 import { importsErrorCodes } from './imports.errors.js';
 import { importJob } from './imports.jobs.js';
 import { importRoutes } from './imports.routes.js';
@@ -26,5 +27,5 @@ export const importsModule: ModuleManifest<{ config: Config; clock: Clock; runne
   access: {
     imports: { location: null, why: "an import is the tenant's admin work; each row it writes is checked against the importer's locations" },
   },
-  reset: { rows: ['imports'] },
+  reset: { rows: ['imports'], files: (dataDir, env) => new ImportFiles(dataDir).removeAll(env) },
 };
