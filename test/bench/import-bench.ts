@@ -306,10 +306,14 @@ interface OneByOne {
   concurrency: number;
   seconds: number;
   perSecond: number;
+  /** The server's CPU (user + system) per pet: a figure that depends less on what else the machine runs. */
+  serverCpuUsPerPet: number | null;
 }
 
-async function postPets(url: string, fx: { token: string; ownerId: string; locationId: string }, n: number, inFlight: number): Promise<OneByOne> {
+async function postPets(server: GatewayServer, fx: { token: string; ownerId: string; locationId: string }, n: number, inFlight: number): Promise<OneByOne> {
+  const url = server.url;
   let next = 0;
+  const cpuBefore = server.cpuSeconds();
   const started = performance.now();
   const worker = async () => {
     while (next < n) {
@@ -326,7 +330,9 @@ async function postPets(url: string, fx: { token: string; ownerId: string; locat
   };
   await Promise.all(Array.from({ length: inFlight }, worker));
   const seconds = (performance.now() - started) / 1000;
-  return { pets: n, concurrency: inFlight, seconds, perSecond: n / seconds };
+  const cpuAfter = server.cpuSeconds();
+  const serverCpuUsPerPet = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1e6) / n;
+  return { pets: n, concurrency: inFlight, seconds, perSecond: n / seconds, serverCpuUsPerPet };
 }
 
 // ---- An import: uploaded by curl, polled until it ends ----
@@ -471,14 +477,14 @@ try {
   const petPath = `/v1/pets/${fx.petId}`;
   const probeOf = () => startProbe(gateway.url, petPath, fx.token);
   // A warm-up: JIT and SQLite's page cache, so the quiet probe measures the API and not its first calls.
-  await postPets(gateway.url, fx, 200, 4);
+  await postPets(gateway, fx, 200, 4);
   for (let i = 0; i < 200; i++) await expectStatus(gateway.url, 'GET', petPath, 200, undefined, fx.token);
 
   log('quiet probe (GET /v1/pets/:id every 50 ms, 10 s)…');
   const quiet = await quietProbe(gateway.url, petPath, fx.token, 10_000);
   log(`POST /v1/pets one by one: ${fmt(oneByOne)} pets sequentially, then ${fmt(oneByOne)} with ${concurrency} in flight…`);
-  const sequential = await postPets(gateway.url, fx, oneByOne, 1);
-  const concurrent = await postPets(gateway.url, fx, oneByOne, concurrency);
+  const sequential = await postPets(gateway, fx, oneByOne, 1);
+  const concurrent = await postPets(gateway, fx, oneByOne, concurrency);
   log(`  sequential ${fmt(sequential.perSecond)} pets/s, ${concurrency} in flight ${fmt(concurrent.perSecond)} pets/s`);
 
   await sleep(2000);
@@ -518,18 +524,21 @@ try {
   const worstP99 = Math.max(...during.map((i) => i.probe.p99));
   const mark = (pass: boolean) => (pass ? 'met' : '**missed**');
   log('');
-  log(`| import | rows | file | rows/s | upload | server time | server CPU | created / updated / skipped / failed | RSS peak | probe p50 / p99 / max |`);
+  log(
+    `| import | rows | file | rows/s | upload | server time | server CPU (per row) | created / updated / skipped / failed | RSS peak | probe p50 / p99 / max |`,
+  );
   log(`|---|---|---|---|---|---|---|---|---|---|`);
   for (const i of imports) {
     log(
       `| ${i.type} | ${fmt(i.rows)} | ${fmt(i.bytes / 1024 / 1024, 1)} MB | **${fmt(i.rowsPerSecond)}** | ${i.uploadSeconds.toFixed(1)} s | ${i.serverSeconds.toFixed(1)} s | ` +
-        `${i.serverCpuSeconds === null ? '?' : `${i.serverCpuSeconds.toFixed(1)} s`} | ${fmt(i.created)} / ${fmt(i.updated)} / ${fmt(i.skipped)} / ${fmt(i.failed)} | ` +
+        `${i.serverCpuSeconds === null ? '?' : `${i.serverCpuSeconds.toFixed(1)} s (${fmt((i.serverCpuSeconds * 1e6) / i.rows)} µs)`} | ${fmt(i.created)} / ${fmt(i.updated)} / ${fmt(i.skipped)} / ${fmt(i.failed)} | ` +
         `${i.rssPeak === null ? '?' : `${fmt(i.rssPeak.total)} MB (anon ${fmt(i.rssPeak.anon)})`} | ${i.probe.p50.toFixed(1)} / ${i.probe.p99.toFixed(1)} / ${i.probe.max.toFixed(1)} ms |`,
     );
   }
   log('');
   log(
-    `POST /v1/pets one by one: sequential ${fmt(sequential.perSecond)} pets/s (${fmt(sequential.pets)} in ${sequential.seconds.toFixed(1)} s), ${concurrent.concurrency} in flight ${fmt(concurrent.perSecond)} pets/s`,
+    `POST /v1/pets one by one: sequential ${fmt(sequential.perSecond)} pets/s (${fmt(sequential.pets)} in ${sequential.seconds.toFixed(1)} s), ${concurrent.concurrency} in flight ${fmt(concurrent.perSecond)} pets/s; ` +
+      `server CPU per pet ${fmt(sequential.serverCpuUsPerPet ?? Number.NaN)} µs and ${fmt(concurrent.serverCpuUsPerPet ?? Number.NaN)} µs`,
   );
   log(
     `pets import / one by one: ${ratioSequential.toFixed(1)}× sequential, ${ratioConcurrent.toFixed(1)}× with ${concurrency} in flight ` +
