@@ -511,8 +511,8 @@ export function planPractice(tenantId: string, now: number): PracticePlan {
   const todayAt = (locationId: string) => localDate(now, loc.get(locationId)!.timezone);
   const tenant = { tenant_id: tenantId };
 
-  // Locations, a year and a half old.
-  const locationsCreated = now - 540 * dayMs;
+  // Locations opened just before the history starts (the settlement job closes every day since: a few hundred closes, not years of them).
+  const locationsCreated = now - (pastDays + 5) * dayMs;
   const locations: Row[] = practiceLocations.map(({ priceFactor: _, prefix: __, ...l }) => ({
     ...l,
     ...tenant,
@@ -521,15 +521,15 @@ export function planPractice(tenantId: string, now: number): PracticePlan {
   }));
 
   // Parents: the three named ones, then 27 more spread over the clinics.
-  const parents: Row[] = fixedParents.map((p) => ({ ...p, ...tenant, created_at: at(now - 420 * dayMs), updated_at: at(now - 420 * dayMs) }));
-  const parentCreated = new Map<string, number>(parents.map((p) => [p.id as string, now - 420 * dayMs]));
+  const parents: Row[] = fixedParents.map((p) => ({ ...p, ...tenant, created_at: at(locationsCreated + dayMs), updated_at: at(locationsCreated + dayMs) }));
+  const parentCreated = new Map<string, number>(parents.map((p) => [p.id as string, locationsCreated + dayMs]));
   const parentLocation = new Map<string, string>(fixedParents.map((p) => [p.id, p.location_id]));
   const spread = ['loc_demo_downtown', 'loc_demo_downtown', 'loc_demo_riverside', 'loc_demo_harbour'];
   for (let i = 0; i < 27; i++) {
     const first = firstNames[i % firstNames.length]!;
     const last = r.pick(lastNames);
     const locationId = spread[i % spread.length]!;
-    const created = now - r.int(40, 520) * dayMs - r.int(0, dayMs);
+    const created = now - r.int(30, pastDays) * dayMs - r.int(0, dayMs);
     const phone =
       locationId === 'loc_demo_riverside'
         ? `+44 20 7946 ${String(100 + i).padStart(4, '0')}`
@@ -559,13 +559,20 @@ export function planPractice(tenantId: string, now: number): PracticePlan {
     location_id: p.location_id,
     species: p.species,
     size: p.size,
-    created: now - 400 * dayMs,
+    created: locationsCreated + dayMs,
     fixed: true,
   }));
-  const petRows: Row[] = fixedPets.map((p) => ({ ...p, ...tenant, last_visit: null, created_at: at(now - 400 * dayMs), updated_at: at(now - 400 * dayMs) }));
+  const petRows: Row[] = fixedPets.map((p) => ({
+    ...p,
+    ...tenant,
+    last_visit: null,
+    created_at: at(locationsCreated + dayMs),
+    updated_at: at(locationsCreated + dayMs),
+  }));
   const generatedParents = parents.slice(fixedParents.length);
   for (let i = 0; i < 95; i++) {
-    const owner = i < generatedParents.length ? generatedParents[i]! : r.pick(parents);
+    // The named parents keep exactly their named pets (tutorials list Alex's two).
+    const owner = i < generatedParents.length ? generatedParents[i]! : r.pick(generatedParents);
     const ownerId = owner.id as string;
     const species = r.weighted([
       ['dog', 55],
