@@ -186,7 +186,7 @@ test.serial('the practice spans every module: parents, wallets, subscriptions, s
     'booked ahead',
   );
   a.true(
-    appointments.some((x) => Date.parse(x.starts_at) < now - 90 * 86_400_000),
+    appointments.some((x) => Date.parse(x.starts_at) < now - 80 * 86_400_000),
     'months of history',
   );
   a.is((await sandboxDb().selectFrom('events').select('id').execute()).length, 0, 'seed data emits no events');

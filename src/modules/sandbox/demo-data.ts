@@ -1,23 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { acrossTenants, scoped, type ScopedTable } from '../../db/access-policy.js';
+import { acrossTenants, insertCallersRow, scoped, type ScopedTable } from '../../db/access-policy.js';
 import { runStatement, selectRows, type Executor } from '../../db/database.js';
 import { resetSteps, type ModuleManifest } from '../../module-manifest.js';
 import { dayMs } from '../../calendar-dates.js';
 import { seedDefaultAppointmentTypes } from '../appointments/index.js';
 import { createMembership } from '../grooming/index.js';
 import { createSubscription } from '../payments/index.js';
-import { fixedParents, fixedPets, knowledgeDocumentText, planPractice, practiceLocations, practiceProviders, practiceSchedules } from './demo-practice.js';
+import { knowledgeDocumentText, planPractice } from './demo-practice.js';
 
 /**
  * Demo data of the sandbox: the practice of demo-practice.ts. Ids of the rows docs and tutorials
  * name are fixed (loc_demo_downtown, usr_demo_alex, pet_demo_bella, prv_demo_chen, vac_demo_…), so
  * a sandbox client scoped to a demo location keeps working across resets.
  */
-export const demoLocations = practiceLocations;
-export const demoParents = fixedParents;
-export const demoPets = fixedPets;
-export const demoProviders = practiceProviders;
-export const demoSchedules = practiceSchedules;
 
 /** What a seeding wrote, by kind (the reset's answer). */
 export interface SeededCounts {
@@ -40,15 +35,14 @@ export interface SeededCounts {
   knowledgeDocuments: number;
 }
 
-/** Rows per statement: well under SQLite's bound-parameter limit for the widest table. */
-const chunk = 300;
-
+/**
+ * One prepared insert per row (`insertCallersRow`, the hot paths' insert, with the access policy's
+ * check): thousands of rows through Kysely's builder cost several times what SQLite takes to write them.
+ */
 async function insertAll(db: Executor, tenantId: string, table: string, rows: readonly Record<string, unknown>[]): Promise<void> {
-  const tenant = scoped(db, { tenantId, locationIds: null });
-  for (let i = 0; i < rows.length; i += chunk) {
-    // The plan's rows are the tables' rows (demo-practice.ts builds each with every column).
-    await tenant.insert(table as ScopedTable, rows.slice(i, i + chunk) as never);
-  }
+  const access = { tenantId, locationIds: null };
+  // The plan's rows are the tables' rows (demo-practice.ts builds each with every column).
+  for (const row of rows) await insertCallersRow(db, access, table as ScopedTable, row as never);
 }
 
 /**
@@ -60,7 +54,7 @@ async function insertAll(db: Executor, tenantId: string, table: string, rows: re
 export async function insertDemoData(db: Executor, tenantId: string, now: number): Promise<SeededCounts> {
   const plan = planPractice(tenantId, now);
   const [before] = await selectRows<{ seq: number | null }>(
-    acrossTenants(db, 'the event log position before seeding'),
+    acrossTenants(db, 'hand-written: the event log position before seeding'),
     'select max(seq) as seq from events',
     [],
   );
@@ -134,7 +128,7 @@ export async function insertDemoData(db: Executor, tenantId: string, now: number
     tenantId,
     before?.seq ?? 0,
   ]);
-  const count = (table: string, where: (row: Record<string, unknown>) => boolean = () => true) => (rows.get(table) ?? []).filter(where).length;
+  const count = (table: string) => rows.get(table)?.length ?? 0;
   return {
     locations: count('locations'),
     petParents: count('pet_parents'),

@@ -6,7 +6,7 @@ import { DemoRandom } from './demo-random.js';
 
 /**
  * The sandbox's demo practice (DESIGN §18): three clinics in three time zones, their parents and
- * pets, four months of appointments and grooms behind and a month booked ahead, vaccinations up to
+ * pets, three months of appointments and grooms behind and a month booked ahead, vaccinations up to
  * date, due and overdue, invoices paid, open and refunded with their journal entries, wallets,
  * boarding stays with care plans, marketplace orders with commission and reviews, and a knowledge
  * service with a document. Built as plain rows by a seeded PRNG, dated from `now`, so a reset at
@@ -16,7 +16,7 @@ import { DemoRandom } from './demo-random.js';
 
 type Row = Record<string, unknown>;
 
-export interface DemoLocation {
+interface DemoLocation {
   id: string;
   name: string;
   timezone: string;
@@ -27,7 +27,7 @@ export interface DemoLocation {
   prefix: string;
 }
 
-export const practiceLocations: readonly DemoLocation[] = [
+const practiceLocations: readonly DemoLocation[] = [
   {
     id: 'loc_demo_downtown',
     name: 'Downtown Veterinary Clinic',
@@ -58,13 +58,13 @@ export const practiceLocations: readonly DemoLocation[] = [
 ];
 
 /** The parents, pets, providers and vaccinations docs and tutorials name; the rest of the practice is generated around them. */
-export const fixedParents = [
+const fixedParents = [
   { id: 'usr_demo_alex', name: 'Alex Morgan', email: 'alex@example.com', phone: '+1 555 0100', location_id: 'loc_demo_downtown', reminder_consent: 1 },
   { id: 'usr_demo_sam', name: 'Sam Patel', email: 'sam@example.com', phone: '+1 555 0101', location_id: 'loc_demo_downtown', reminder_consent: 0 },
   { id: 'usr_demo_jo', name: 'Jo Williams', email: 'jo@example.org', phone: '+44 20 7946 0000', location_id: 'loc_demo_riverside', reminder_consent: 1 },
 ] as const;
 
-export const fixedPets = [
+const fixedPets = [
   {
     id: 'pet_demo_bella',
     name: 'Bella',
@@ -119,7 +119,7 @@ export const fixedPets = [
 
 const clinicalServices = ['checkup', 'vaccination', 'vet_consultation', 'dental', 'surgery'];
 
-export interface DemoProvider {
+interface DemoProvider {
   id: string;
   name: string;
   kind: 'vet' | 'groomer' | 'walker' | 'sitter' | 'trainer';
@@ -128,7 +128,7 @@ export interface DemoProvider {
 }
 
 /** Providers with working hours (in each location's zone), so availability shows slots at once. */
-export const practiceProviders: readonly DemoProvider[] = [
+const practiceProviders: readonly DemoProvider[] = [
   { id: 'prv_demo_chen', name: 'Dr. Maya Chen', kind: 'vet', services: [], location_ids: ['loc_demo_downtown'] },
   {
     id: 'prv_demo_okafor',
@@ -148,7 +148,7 @@ export const practiceProviders: readonly DemoProvider[] = [
 
 const weekdays = (days: readonly number[], start: string, end: string) => days.map((weekday) => ({ weekday, start, end }));
 
-export const practiceSchedules = [
+const practiceSchedules = [
   {
     id: 'sch_demo_chen_downtown',
     provider_id: 'prv_demo_chen',
@@ -383,7 +383,7 @@ const typeMinutes: Record<string, { duration: number; before: number; after: num
   surgery: { duration: 120, before: 30, after: 30 },
 };
 
-export const groomingPackages = [
+const groomingPackages = [
   {
     key: 'full',
     name: 'Full groom',
@@ -415,7 +415,7 @@ export const groomingPackages = [
 
 const sizes = ['small', 'medium', 'large', 'xlarge'] as const;
 
-export const boardingRooms = [
+const boardingRooms = [
   { location_id: 'loc_demo_riverside', name: 'Garden Suites', room_type: 'suite', species: 'dog', capacity: 6, rate: 4500 },
   { location_id: 'loc_demo_riverside', name: 'Cattery', room_type: 'cattery', species: 'cat', capacity: 6, rate: 2500 },
   { location_id: 'loc_demo_harbour', name: 'Kennel Runs', room_type: 'kennel', species: 'dog', capacity: 8, rate: 6000 },
@@ -492,7 +492,7 @@ const minutesOf = (time: string): number => Number(time.slice(0, 2)) * 60 + Numb
 const timeOf = (minutes: number): string => `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 
 /** Days of history and of bookings ahead. */
-const pastDays = 120;
+const pastDays = 90;
 const aheadDays = 30;
 /**
  * Around the day of seeding the named providers and pets keep their mornings free: tutorials and
@@ -846,12 +846,15 @@ export function planPractice(tenantId: string, now: number): PracticePlan {
     });
     return { id, total, subtotal, paidAt };
   };
+  // Refunds by count rather than chance, so every clinic shows some in any month of the history.
+  let settled = 0;
   const outcomeFor = (when: number): 'paid' | 'open' | 'refunded' | 'partly_refunded' => {
     const age = (now - when) / dayMs;
     if (age < 21 && r.chance(0.3)) return 'open';
     if (age >= 21 && r.chance(0.03)) return 'open';
-    if (r.chance(0.025)) return 'refunded';
-    if (r.chance(0.03)) return 'partly_refunded';
+    settled++;
+    if (settled % 29 === 0) return 'refunded';
+    if (settled % 13 === 0) return 'partly_refunded';
     return 'paid';
   };
   const methodFor = () =>
@@ -1001,7 +1004,7 @@ export function planPractice(tenantId: string, now: number): PracticePlan {
     const taken = new Map<string, number>();
     const petBusyUntil = new Map<string, string>();
     const guests = petsAt(l.id, [room.species]);
-    for (let d = -75; d <= aheadDays; d++) {
+    for (let d = -60; d <= aheadDays; d++) {
       const arrivals = (r.chance(0.4) ? 1 : 0) + (room.capacity > 5 && r.chance(0.15) ? 1 : 0);
       for (let k = 0; k < arrivals; k++) {
         const checkIn = addDays(today, d);
@@ -1191,7 +1194,7 @@ export function planPractice(tenantId: string, now: number): PracticePlan {
           const minutes = pkg.durations[sizeIndex]!;
           if (m + minutes > minutesOf(window.end)) break;
           const start = localInstant(date, timeOf(m), l.timezone);
-          const fill = d < 0 ? 0.16 : d <= 7 ? 0.3 : 0.1;
+          const fill = d < 0 ? 0.14 : d <= 7 ? 0.3 : 0.1;
           if (keepFree || !r.chance(fill) || pet.created > start - dayMs || (keepFree && pet.fixed)) {
             m += 30;
             continue;

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import { scoped } from '../../db/access-policy.js';
-import type { Db } from '../../db/database.js';
+import { holdsConnection, type Db } from '../../db/database.js';
 import type { JobRunner } from '../../jobs/runner.js';
 import { AppError } from '../../http/errors.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
@@ -14,7 +14,12 @@ import { sandboxClockRoutes } from './sandbox-clock.routes.js';
 /** Seeds demo data on a sandbox that has no locations yet (first start). */
 export async function seedSandboxIfEmpty(db: Db, tenantId: string, now: number): Promise<void> {
   const any = await scoped(db, { tenantId, locationIds: null }).selectFrom('locations').select('id').limit(1).executeTakeFirst();
-  if (!any) await db.transaction().execute(async (trx) => void (await insertDemoData(trx, tenantId, now)));
+  if (any) return;
+  await db.transaction().execute(async (trx) => {
+    // Held for the whole callback, as the router holds its own: the seed's prepared inserts run at once.
+    holdsConnection(trx, db);
+    await insertDemoData(trx, tenantId, now);
+  });
 }
 
 const ResetResultSchema = Type.Object(
@@ -58,7 +63,7 @@ export function sandboxRoutes(deps: { clock: Clock; config: Config; runner?: Job
       summary: 'Reset the sandbox to its demo data',
       description:
         'Deletes every sandbox location, pet parent, pet (with its records and document files), appointment, provider, money record (invoices, payments, wallets, journal), event and idempotency record, returns the test clock to real time, then re-seeds the demo practice, dated from the moment of the reset (three locations in three time zones, ~30 parents and 100 pets, ' +
-        'four months of appointments, grooms and stays behind and a month ahead, vaccinations current, due and overdue, invoices paid, open and refunded, wallets and subscriptions, ' +
+        'three months of appointments, grooms and stays behind and a month ahead, vaccinations current, due and overdue, invoices paid, open and refunded, wallets and subscriptions, ' +
         'marketplace orders with reviews, a knowledge service with a document; fixed ids such as loc_demo_downtown, pet_demo_bella and prv_demo_chen). API clients, keys and the audit trail are kept. Sandbox admin clients only; live data is never touched.',
       tags: ['Sandbox'],
       access: { scope: 'admin', roles: ['admin'] },
