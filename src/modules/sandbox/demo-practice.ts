@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { isoAt } from '../../clock.js';
-import { addDays, dayMs, localDate } from '../../calendar-dates.js';
+import { addDays, dayMs, localDate, utcDate } from '../../calendar-dates.js';
 import { accounts, taxOf } from '../payments/index.js';
 import { DemoRandom } from './demo-random.js';
 
@@ -487,6 +487,12 @@ function localInstant(date: string, time: string, zone: string): number {
   }
   return Date.parse(`${date}T${time}:00Z`) - offset * 60_000;
 }
+/** The local date of a daytime instant, from the same cached offsets (luxon per call cost more than the rest of the plan). */
+function localDay(ms: number, zone: string): string {
+  const date = utcDate(ms);
+  localInstant(date, '12:00', zone);
+  return utcDate(ms + offsets.get(`${zone}|${date}`)! * 60_000);
+}
 const weekdayOf = (date: string): number => new Date(`${date}T00:00:00Z`).getUTCDay() || 7;
 const minutesOf = (time: string): number => Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5));
 const timeOf = (minutes: number): string => `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
@@ -590,7 +596,7 @@ export function planPractice(tenantId: string, now: number): PracticePlan {
     else if (species === 'cat') [breed, size] = [r.pick(catBreeds), r.chance(0.3) ? 'medium' : 'small'];
     else [breed, size] = [r.pick(rabbitBreeds), 'small'];
     const id = r.id('pet', created);
-    const birth = addDays(localDate(now, 'UTC'), -r.int(200, 14 * 365));
+    const birth = addDays(utcDate(now), -r.int(200, 14 * 365));
     pets.push({ id, owner_id: ownerId, location_id: parentLocation.get(ownerId)!, species, size, created, fixed: false });
     petRows.push({
       id,
@@ -763,7 +769,7 @@ export function planPractice(tenantId: string, now: number): PracticePlan {
       [accounts.revenue(l.id), -subtotal],
       [accounts.taxPayable(l.id), -tax],
     ]);
-    const dueOn = addDays(localDate(opts.when, l.timezone), 14);
+    const dueOn = addDays(localDay(opts.when, l.timezone), 14);
     if (outcome === 'open') {
       finalize.push({
         id,
@@ -918,7 +924,7 @@ export function planPractice(tenantId: string, now: number): PracticePlan {
             sequence: 0,
           });
           if (status === 'completed') {
-            const visit = localDate(start, l.timezone);
+            const visit = localDay(start, l.timezone);
             if ((lastVisit.get(pet.id) ?? '') < visit) lastVisit.set(pet.id, visit);
             const lines = visitLines[type]!.map(([description, usd]) => [description, price(usd, l.id)] as const);
             bill({ locationId: l.id, parentId: pet.owner_id, petId: pet.id, when: end + 5 * 60_000, lines, sourceId: id }, outcomeFor(end), methodFor());
@@ -933,8 +939,8 @@ export function planPractice(tenantId: string, now: number): PracticePlan {
     ...row,
     ...tenant,
     vaccine_key: row.vaccine.toLowerCase(),
-    administered_on: addDays(localDate(now, 'UTC'), given),
-    due_on: addDays(localDate(now, 'UTC'), due),
+    administered_on: addDays(utcDate(now), given),
+    due_on: addDays(utcDate(now), due),
     lot_number: `DEMO-${row.vaccine.toUpperCase()}-1`,
     recorded_by_client_id: 'demo-data',
     recorded_by_role: 'admin',
@@ -1272,7 +1278,7 @@ export function planPractice(tenantId: string, now: number): PracticePlan {
     const ordered = now - r.int(1, 90) * dayMs - r.int(0, dayMs);
     const pet = r.pick(petsAt(locationId, ['dog', 'cat']).filter((p) => p.created < ordered - dayMs));
     if (!pet) continue;
-    const serviceDate = addDays(localDate(ordered, l.timezone), r.int(1, 12));
+    const serviceDate = addDays(localDay(ordered, l.timezone), r.int(1, 12));
     const start = localInstant(serviceDate, timeOf(r.int(8, 16) * 60), l.timezone);
     const end = start + (listing.duration_minutes as number) * 60_000;
     const orderId = r.id('ord', ordered);
