@@ -84,6 +84,14 @@ test.serial('every §14 metric is non-zero on the demo practice, at every locati
   }
 });
 
+test.serial("the console dashboard's window, the current month, shows every metric non-zero too", async (a) => {
+  const summary = await get('/v1/analytics/summary?from=2026-11-01&to=2026-11-30');
+  const zero = summary.metrics.filter((m: { value: number }) => m.value === 0).map((m: { name: string; currency?: string }) => `${m.name} ${m.currency ?? ''}`);
+  a.deepEqual(zero, []);
+  const series = await get('/v1/analytics/metrics/appointments_by_status?from=2026-11-01&to=2026-11-30&interval=day');
+  a.true(series.points.filter((p: { value: number }) => p.value > 0).length > 15, 'most days of the month have appointments');
+});
+
 test.serial('the figures agree with the records behind them, the ledger and the lists', async (a) => {
   const summary = await get(`/v1/analytics/summary?${window}`);
   const metric = (name: string, currency?: string) =>

@@ -1272,10 +1272,11 @@ export function planPractice(tenantId: string, now: number): PracticePlan {
   const commissionLines: Row[] = [];
   const reviews: Row[] = [];
   for (let i = 0; i < 45; i++) {
-    const listing = r.pick(listingRows);
+    // Each listing in turn, one order about every two days: every clinic's marketplace has orders in any month.
+    const listing = listingRows[i % listingRows.length]!;
     const locationId = providerLocation.get(listing.provider_id as string)!;
     const l = loc.get(locationId)!;
-    const ordered = now - r.int(1, 90) * dayMs - r.int(0, dayMs);
+    const ordered = now - (2 * i + 1) * dayMs - r.int(0, dayMs);
     const pet = r.pick(petsAt(locationId, ['dog', 'cat']).filter((p) => p.created < ordered - dayMs));
     if (!pet) continue;
     const serviceDate = addDays(localDay(ordered, l.timezone), r.int(1, 12));
