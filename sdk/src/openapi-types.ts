@@ -3156,7 +3156,7 @@ export interface paths {
         put?: never;
         /**
          * Reset the sandbox to its demo data
-         * @description Deletes every sandbox location, pet parent, pet (with its records and document files), appointment, provider, money record (invoices, payments, wallets, journal), event and idempotency record, returns the test clock to real time, then re-seeds the demo data (fixed ids such as loc_demo_downtown, pet_demo_bella and prv_demo_chen; providers with working hours and vaccinations dated from the day of the reset). API clients, keys and the audit trail are kept. Sandbox admin clients only; live data is never touched.
+         * @description Deletes every sandbox location, pet parent, pet (with its records and document files), appointment, provider, money record (invoices, payments, wallets, journal), event and idempotency record, returns the test clock to real time, then re-seeds the demo practice, dated from the moment of the reset (three locations in three time zones, ~30 parents and 100 pets, three months of appointments, grooms and stays behind and a month ahead, vaccinations current, due and overdue, invoices paid, open and refunded, wallets and subscriptions, marketplace orders with reviews, a knowledge service with a document; fixed ids such as loc_demo_downtown, pet_demo_bella and prv_demo_chen). API clients, keys and the audit trail are kept. Sandbox admin clients only; live data is never touched.
          *
          *     Scope: `admin`. Roles: admin.
          */
@@ -32237,12 +32237,25 @@ export interface operations {
                         environment: "sandbox";
                         /** Format: date-time */
                         resetAt: string;
+                        /** @description What the reset seeded, by kind: the demo practice (README, Sandbox). */
                         seeded: {
                             locations: number;
                             petParents: number;
                             pets: number;
                             providers: number;
                             vaccinations: number;
+                            appointments: number;
+                            invoices: number;
+                            payments: number;
+                            refunds: number;
+                            wallets: number;
+                            subscriptions: number;
+                            boardingStays: number;
+                            grooms: number;
+                            memberships: number;
+                            marketplaceOrders: number;
+                            reviews: number;
+                            knowledgeDocuments: number;
                         };
                     };
                 };

@@ -42,7 +42,17 @@ test.serial('a reset removes sandbox bookings, providers and custom types and re
   a.is(reset.status, 200, reset.text);
   a.is((await t.request('GET', `/v1/appointments/${booked.body.id}`, { token: sandbox })).status, 404);
   const providers = await t.request('GET', '/v1/providers', { token: sandbox });
-  a.deepEqual(providers.body.data.map((p: { id: string }) => p.id).sort(), ['prv_demo_chen', 'prv_demo_okafor', 'prv_demo_rosa']);
+  a.deepEqual(providers.body.data.map((p: { id: string }) => p.id).sort(), [
+    'prv_demo_barkley',
+    'prv_demo_chen',
+    'prv_demo_kim',
+    'prv_demo_nair',
+    'prv_demo_okafor',
+    'prv_demo_rosa',
+    'prv_demo_sitwell',
+    'prv_demo_trails',
+    'prv_demo_walsh',
+  ]);
   const types = await t.request('GET', '/v1/appointment-types?includeInactive=true', { token: sandbox });
   const codes = types.body.data.map((x: { code: string }) => x.code);
   a.false(codes.includes('temp_type'));

@@ -63,19 +63,17 @@ test('POST /v1/sandbox/reset erases rooms, stays, night counters, care plans, th
     const reset = await req('POST', '/v1/sandbox/reset');
     a.is(reset.status, 200, reset.text);
     const db = t.stores.get('sandbox').db;
-    for (const table of [
-      'boarding_rooms',
-      'boarding_stays',
-      'boarding_nights',
-      'boarding_night_totals',
-      'boarding_care_plans',
-      'boarding_doses',
-      'boarding_dose_alerts',
-      'boarding_erasures',
-    ] as const) {
+    // What the test made is gone (the room type, the stay, its plan and dose log); the demo practice's boarding is seeded again.
+    for (const table of ['boarding_rooms', 'boarding_stays', 'boarding_nights', 'boarding_night_totals'] as const) {
+      a.is((await db.selectFrom(table).select('tenant_id').where('room_type', '=', 'standard').execute()).length, 0, table);
+    }
+    a.is((await db.selectFrom('boarding_stays').select('booking_id').where('booking_id', '=', stay.body.id).execute()).length, 0);
+    a.is((await db.selectFrom('boarding_care_plans').select('id').where('id', '=', plan.body.id).execute()).length, 0);
+    for (const table of ['boarding_doses', 'boarding_dose_alerts', 'boarding_erasures'] as const) {
       a.is((await db.selectFrom(table).select('tenant_id').execute()).length, 0, table);
     }
-    a.is((await db.selectFrom('bookings').select('id').execute()).length, 0);
+    a.is((await db.selectFrom('bookings').select('id').where('id', '=', stay.body.id).execute()).length, 0);
+    a.true((await db.selectFrom('boarding_stays').select('booking_id').execute()).length > 0, 'the demo stays are back');
     a.is((await t.stores.get('live').db.selectFrom('boarding_rooms').select('id').execute()).length, 1);
   } finally {
     await t.close();

@@ -70,7 +70,14 @@ test('POST /v1/sandbox/reset removes every grooming row of the sandbox and leave
   for (const table of tables) a.true((await sandboxDb.selectFrom(table).selectAll().execute()).length > 0, table);
   const reset = await t.request('POST', '/v1/sandbox/reset', { token });
   a.is(reset.status, 200, reset.text);
-  for (const table of tables) a.deepEqual(await sandboxDb.selectFrom(table).selectAll().execute(), [], table);
-  a.deepEqual(await sandboxDb.selectFrom('bookings').selectAll().where('kind', '=', 'grooming').execute(), []);
+  // What the test made is gone; what is left is the demo practice's grooming, seeded again.
+  a.deepEqual(await sandboxDb.selectFrom('grooming_packages').select('id').where('location_id', '=', location.id).execute(), []);
+  a.deepEqual(await sandboxDb.selectFrom('grooming_package_credits').select('id').where('parent_id', '=', parent.id).execute(), []);
+  a.deepEqual(await sandboxDb.selectFrom('grooming_memberships').select('id').where('parent_id', '=', parent.id).execute(), []);
+  for (const table of ['grooming_appointments', 'grooming_credit_uses'] as const)
+    a.deepEqual(await sandboxDb.selectFrom(table).select('booking_id').where('booking_id', '=', g.body.id).execute(), [], table);
+  a.deepEqual(await sandboxDb.selectFrom('bookings').select('id').where('kind', '=', 'grooming').where('location_id', '=', location.id).execute(), []);
+  const demoGrooms = await sandboxDb.selectFrom('bookings').select('location_id').where('kind', '=', 'grooming').execute();
+  a.true(demoGrooms.length > 0 && demoGrooms.every((b) => b.location_id.startsWith('loc_demo_')), 'the demo practice grooms again');
   a.is((await t.request('GET', `/v1/grooming/packages/${live.body.id}`, { token: await t.adminToken() })).status, 200);
 });

@@ -18,9 +18,12 @@ test.serial('a sandbox order runs through payout, and a sandbox reset erases ord
   const reset = await t.request('POST', '/v1/sandbox/reset', { token, body: {} });
   tt.is(reset.status, 200, reset.text);
   const db = t.stores.get('sandbox').db;
-  for (const table of ['marketplace_orders', 'marketplace_order_lines', 'marketplace_commission_lines'] as const) {
-    tt.is((await db.selectFrom(table).selectAll().execute()).length, 0, table);
+  // The test's order is gone with its lines and commission; the demo practice's orders are seeded again.
+  tt.is((await db.selectFrom('marketplace_orders').select('id').where('id', '=', o.id).execute()).length, 0);
+  for (const table of ['marketplace_order_lines', 'marketplace_commission_lines'] as const) {
+    tt.is((await db.selectFrom(table).select('id').where('order_id', '=', o.id).execute()).length, 0, table);
   }
+  tt.true((await db.selectFrom('marketplace_orders').select('id').execute()).length > 0, 'the demo orders are back');
   tt.is((await t.request('GET', `/v1/orders/${o.id}`, { token })).status, 404);
 });
 

@@ -1,1 +1,3 @@
 export { groomingModule } from './grooming.module.js';
+// The sandbox's demo practice sells its memberships the way the API does.
+export { createMembership } from './grooming-credits.service.js';

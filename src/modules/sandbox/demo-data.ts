@@ -1,206 +1,193 @@
-import { scoped, type ScopedTable } from '../../db/access-policy.js';
-import type { Executor } from '../../db/database.js';
+import { createHash, randomBytes } from 'node:crypto';
+import { acrossTenants, insertCallersRow, scoped, type ScopedTable } from '../../db/access-policy.js';
+import { runStatement, selectRows, type Executor } from '../../db/database.js';
 import { resetSteps, type ModuleManifest } from '../../module-manifest.js';
+import { dayMs } from '../../calendar-dates.js';
 import { seedDefaultAppointmentTypes } from '../appointments/index.js';
-import { dayMs, utcDate } from '../../calendar-dates.js';
+import { createMembership } from '../grooming/index.js';
+import { createSubscription } from '../payments/index.js';
+import { knowledgeDocumentText, planPractice } from './demo-practice.js';
 
 /**
- * Demo data of the sandbox. Ids are fixed so a sandbox client scoped to a demo location keeps
- * working across resets, and so docs and tutorials can name them.
+ * Demo data of the sandbox: the practice of demo-practice.ts. Ids of the rows docs and tutorials
+ * name are fixed (loc_demo_downtown, usr_demo_alex, pet_demo_bella, prv_demo_chen, vac_demo_…), so
+ * a sandbox client scoped to a demo location keeps working across resets.
  */
-export const demoLocations = [
-  { id: 'loc_demo_downtown', name: 'Downtown Veterinary Clinic', timezone: 'America/New_York', currency: 'USD', tax_rate_bps: 825 },
-  { id: 'loc_demo_riverside', name: 'Riverside Grooming & Boarding', timezone: 'Europe/London', currency: 'GBP', tax_rate_bps: 2000 },
-] as const;
 
-export const demoParents = [
-  { id: 'usr_demo_alex', name: 'Alex Morgan', email: 'alex@example.com', phone: '+1 555 0100', location_id: 'loc_demo_downtown', reminder_consent: 1 },
-  { id: 'usr_demo_sam', name: 'Sam Patel', email: 'sam@example.com', phone: '+1 555 0101', location_id: 'loc_demo_downtown', reminder_consent: 0 },
-  { id: 'usr_demo_jo', name: 'Jo Williams', email: 'jo@example.org', phone: '+44 20 7946 0000', location_id: 'loc_demo_riverside', reminder_consent: 1 },
-] as const;
-
-export const demoPets = [
-  {
-    id: 'pet_demo_bella',
-    name: 'Bella',
-    breed: 'Labrador Retriever',
-    species: 'dog',
-    owner_id: 'usr_demo_alex',
-    location_id: 'loc_demo_downtown',
-    birth_date: '2020-03-14',
-    last_visit: '2026-10-02',
-  },
-  {
-    id: 'pet_demo_milo',
-    name: 'Milo',
-    breed: 'Maine Coon',
-    species: 'cat',
-    owner_id: 'usr_demo_alex',
-    location_id: 'loc_demo_downtown',
-    birth_date: '2019-07-01',
-    last_visit: null,
-  },
-  {
-    id: 'pet_demo_luna',
-    name: 'Luna',
-    breed: 'Border Collie',
-    species: 'dog',
-    owner_id: 'usr_demo_sam',
-    location_id: 'loc_demo_downtown',
-    birth_date: '2022-01-20',
-    last_visit: '2026-09-15',
-  },
-  {
-    id: 'pet_demo_oscar',
-    name: 'Oscar',
-    breed: 'Holland Lop',
-    species: 'rabbit',
-    owner_id: 'usr_demo_jo',
-    location_id: 'loc_demo_riverside',
-    birth_date: null,
-    last_visit: null,
-  },
-  {
-    id: 'pet_demo_daisy',
-    name: 'Daisy',
-    breed: 'Cavalier King Charles Spaniel',
-    species: 'dog',
-    owner_id: 'usr_demo_jo',
-    location_id: 'loc_demo_riverside',
-    birth_date: '2018-11-05',
-    last_visit: '2026-11-01',
-  },
-] as const;
-
-/** Providers with working hours (in each location's zone), so availability shows slots at once. */
-export const demoProviders = [
-  { id: 'prv_demo_chen', name: 'Dr. Maya Chen', kind: 'vet', services: [], location_ids: ['loc_demo_downtown'] },
-  {
-    id: 'prv_demo_okafor',
-    name: 'Dr. Samuel Okafor',
-    kind: 'vet',
-    services: ['checkup', 'vaccination', 'vet_consultation'],
-    location_ids: ['loc_demo_downtown', 'loc_demo_riverside'],
-  },
-  { id: 'prv_demo_rosa', name: 'Rosa Lindqvist', kind: 'groomer', services: ['grooming'], location_ids: ['loc_demo_riverside'] },
-] as const;
-
-const weekdays = (days: readonly number[], start: string, end: string) => days.map((weekday) => ({ weekday, start, end }));
-
-export const demoSchedules = [
-  {
-    id: 'sch_demo_chen_downtown',
-    provider_id: 'prv_demo_chen',
-    location_id: 'loc_demo_downtown',
-    weekly: [...weekdays([1, 2, 3, 4, 5], '09:00', '12:30'), ...weekdays([1, 2, 3, 4, 5], '13:30', '17:00')],
-  },
-  { id: 'sch_demo_okafor_downtown', provider_id: 'prv_demo_okafor', location_id: 'loc_demo_downtown', weekly: weekdays([1, 3, 5], '10:00', '18:00') },
-  {
-    id: 'sch_demo_okafor_riverside',
-    provider_id: 'prv_demo_okafor',
-    location_id: 'loc_demo_riverside',
-    weekly: [...weekdays([2, 4], '09:00', '17:00'), ...weekdays([6], '09:00', '13:00')],
-  },
-  { id: 'sch_demo_rosa_riverside', provider_id: 'prv_demo_rosa', location_id: 'loc_demo_riverside', weekly: weekdays([2, 3, 4, 5, 6], '08:30', '16:30') },
-] as const;
-
-/**
- * Vaccinations relative to the day of seeding, so the demo shows every vaccinationStatus:
- * Bella is due soon, Milo up to date, Luna overdue, Oscar has no records, Daisy is up to date.
- */
-export function demoVaccinations(now: number) {
-  const rows = [
-    {
-      id: 'vac_demo_bella_rabies',
-      pet_id: 'pet_demo_bella',
-      location_id: 'loc_demo_downtown',
-      vaccine: 'Rabies',
-      given: -345,
-      due: 20,
-      provider_id: 'prv_demo_chen',
-    },
-    {
-      id: 'vac_demo_bella_dhpp',
-      pet_id: 'pet_demo_bella',
-      location_id: 'loc_demo_downtown',
-      vaccine: 'DHPP',
-      given: -100,
-      due: 265,
-      provider_id: 'prv_demo_chen',
-    },
-    {
-      id: 'vac_demo_milo_fvrcp',
-      pet_id: 'pet_demo_milo',
-      location_id: 'loc_demo_downtown',
-      vaccine: 'FVRCP',
-      given: -60,
-      due: 305,
-      provider_id: 'prv_demo_okafor',
-    },
-    { id: 'vac_demo_luna_dhpp', pet_id: 'pet_demo_luna', location_id: 'loc_demo_downtown', vaccine: 'DHPP', given: -375, due: -10, provider_id: null },
-    {
-      id: 'vac_demo_daisy_rabies',
-      pet_id: 'pet_demo_daisy',
-      location_id: 'loc_demo_riverside',
-      vaccine: 'Rabies',
-      given: -30,
-      due: 700,
-      provider_id: 'prv_demo_okafor',
-    },
-  ];
-  return rows.map(({ given, due, ...row }) => ({
-    ...row,
-    vaccine_key: row.vaccine.toLowerCase(),
-    administered_on: utcDate(now + given * dayMs),
-    due_on: utcDate(now + due * dayMs),
-    lot_number: `DEMO-${row.vaccine.toUpperCase()}-1`,
-    recorded_by_client_id: 'demo-data',
-    recorded_by_role: 'admin',
-  }));
+/** What a seeding wrote, by kind (the reset's answer). */
+export interface SeededCounts {
+  locations: number;
+  petParents: number;
+  pets: number;
+  providers: number;
+  vaccinations: number;
+  appointments: number;
+  invoices: number;
+  payments: number;
+  refunds: number;
+  wallets: number;
+  subscriptions: number;
+  boardingStays: number;
+  grooms: number;
+  memberships: number;
+  marketplaceOrders: number;
+  reviews: number;
+  knowledgeDocuments: number;
 }
 
-/** Seeds the demo rows of one sandbox tenant (its whole tenant: the rows sit at both demo locations). */
-export async function insertDemoData(db: Executor, tenantId: string, now: number): Promise<void> {
-  const at = new Date(now).toISOString();
-  const tenant = scoped(db, { tenantId, locationIds: null });
-  await tenant.insert(
-    'locations',
-    demoLocations.map((l) => ({ ...l, tenant_id: tenantId, created_at: at, updated_at: at })),
+/**
+ * One prepared insert per row (`insertCallersRow`, the hot paths' insert, with the access policy's
+ * check): thousands of rows through Kysely's builder cost several times what SQLite takes to write them.
+ */
+async function insertAll(db: Executor, tenantId: string, table: string, rows: readonly Record<string, unknown>[]): Promise<void> {
+  const access = { tenantId, locationIds: null };
+  // The plan's rows are the tables' rows (demo-practice.ts builds each with every column).
+  for (const row of rows) await insertCallersRow(db, access, table as ScopedTable, row as never);
+}
+
+/**
+ * Seeds the demo practice of one sandbox tenant, in the caller's transaction. The bulk goes in as
+ * rows (fast: the appliance seeds at first start); subscriptions and grooming memberships go
+ * through the payments and grooming services, which bill their past periods from the wallets. No
+ * event announces seed data: those the services emitted are taken back before the commit.
+ */
+export async function insertDemoData(db: Executor, tenantId: string, now: number): Promise<SeededCounts> {
+  const plan = planPractice(tenantId, now);
+  const [before] = await selectRows<{ seq: number | null }>(
+    acrossTenants(db, 'hand-written: the event log position before seeding'),
+    'select max(seq) as seq from events',
+    [],
   );
-  await tenant.insert(
-    'pet_parents',
-    demoParents.map((p) => ({ ...p, tenant_id: tenantId, created_at: at, updated_at: at })),
-  );
-  await tenant.insert(
-    'pets',
-    demoPets.map((p) => ({ ...p, tenant_id: tenantId, created_at: at, updated_at: at })),
-  );
+  const rows = new Map(plan.tables);
+  for (const [table, tableRows] of plan.tables) {
+    if (tableRows.length === 0) continue;
+    if (table === 'appointments') {
+      // Calendar links are secrets: random (sealed later by the appointments housekeeping), never from the seed.
+      for (const row of tableRows) row.calendar_token = `ct_test_${randomBytes(18).toString('base64url')}`;
+    }
+    await insertAll(db, tenantId, table, tableRows);
+    if (table === 'invoice_lines') {
+      // Lines go on drafts only (a trigger): the invoices reach their final state once their lines are in.
+      const invoicesOfTenant = acrossTenants(db, 'hand-written: tenant_id in its text');
+      for (const f of plan.finalize) {
+        await runStatement(
+          invoicesOfTenant,
+          `update invoices set number = ?, status = ?, amount_paid = ?, amount_refunded = ?, due_on = ?, updated_at = ?, finalized_at = ?, paid_at = ?
+           where id = ? and tenant_id = ? and status = 'draft'`,
+          [f.number, f.status, f.amount_paid, f.amount_refunded, f.due_on, f.updated_at, f.finalized_at, f.paid_at, f.id, tenantId],
+        );
+      }
+    }
+  }
+  for (const counter of plan.counters) {
+    await runStatement(
+      acrossTenants(db, 'hand-written: tenant_id in its text'),
+      'insert into invoice_number_counters (tenant_id, location_id, prefix, last_number) values (?, ?, ?, ?)',
+      [counter.tenant_id, counter.location_id, counter.prefix, counter.last_number],
+    );
+  }
   await seedDefaultAppointmentTypes(db, tenantId, now);
-  await tenant.insert(
-    'providers',
-    demoProviders.map(({ location_ids: _, services, ...p }) => ({
-      ...p,
+  const access = { tenantId, locationIds: null };
+  for (const plan_ of plan.wellnessPlans) {
+    await createSubscription(
+      db,
+      access,
+      {
+        parentId: plan_.parentId,
+        petId: plan_.petId,
+        locationId: plan_.locationId,
+        description: 'Wellness plan: exams, vaccines and 10% off treatments',
+        amount: plan_.amount,
+        interval: 'month',
+        collection: plan_.collection,
+        startDate: plan_.startDate,
+      },
+      now,
+    );
+  }
+  for (const m of plan.memberships) {
+    await createMembership(
+      db,
+      access,
+      {
+        parentId: m.parentId,
+        petId: m.petId,
+        packageId: m.packageId,
+        locationId: m.locationId,
+        sessionsPerPeriod: 1,
+        price: m.price,
+        interval: 'month',
+        collection: 'wallet',
+      },
+      now,
+    );
+  }
+  await insertKnowledgeDocument(db, tenantId, now);
+  // Seed data is not news: the events the services emitted go before anything can read them.
+  await runStatement(acrossTenants(db, 'hand-written: tenant_id in its text'), 'delete from events where tenant_id = ? and seq > ?', [
+    tenantId,
+    before?.seq ?? 0,
+  ]);
+  const count = (table: string) => rows.get(table)?.length ?? 0;
+  return {
+    locations: count('locations'),
+    petParents: count('pet_parents'),
+    pets: count('pets'),
+    providers: count('providers'),
+    vaccinations: count('vaccinations'),
+    appointments: count('appointments'),
+    invoices: await countRows(db, tenantId, 'invoices'),
+    payments: await countRows(db, tenantId, 'payments'),
+    refunds: count('refunds'),
+    wallets: count('wallets'),
+    subscriptions: plan.wellnessPlans.length + plan.memberships.length,
+    boardingStays: count('boarding_stays'),
+    grooms: count('grooming_appointments'),
+    memberships: plan.memberships.length,
+    marketplaceOrders: count('marketplace_orders'),
+    reviews: count('provider_reviews'),
+    knowledgeDocuments: 1,
+  };
+}
+
+async function countRows(db: Executor, tenantId: string, table: 'invoices' | 'payments'): Promise<number> {
+  const [row] = await selectRows<{ n: number }>(
+    acrossTenants(db, 'hand-written: tenant_id in its text'),
+    `select count(*) as n from ${table} where tenant_id = ?`,
+    [tenantId],
+  );
+  return row?.n ?? 0;
+}
+
+/** The clinic handbook as a text document of the demo knowledge service: queued, so the ai-indexing job indexes it (lexical search needs no LLM). */
+async function insertKnowledgeDocument(db: Executor, tenantId: string, now: number): Promise<void> {
+  const at = new Date(now - 30 * dayMs).toISOString();
+  const bytes = Buffer.from(knowledgeDocumentText, 'utf8');
+  await insertAll(db, tenantId, 'ai_documents', [
+    {
+      id: 'kdoc_demo_handbook',
       tenant_id: tenantId,
-      status: 'active',
-      services: JSON.stringify(services),
-      rating: null,
-      rating_count: 0,
+      service_id: 'ais_demo_handbook',
+      title: 'Clinic handbook: policies and aftercare',
+      source: 'text',
+      content_type: 'text/plain; charset=utf-8',
+      filename: 'clinic-handbook.txt',
+      source_document_id: null,
+      storage_key: null,
+      source_text: knowledgeDocumentText,
+      size_bytes: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      status: 'uploaded',
+      pages: null,
+      chunks: null,
+      chunks_total: null,
+      error: null,
+      created_by: 'demo-data',
       created_at: at,
       updated_at: at,
-    })),
-  );
-  await tenant.insert(
-    'provider_locations',
-    demoProviders.flatMap((p) => p.location_ids.map((location_id) => ({ provider_id: p.id, location_id, tenant_id: tenantId }))),
-  );
-  await tenant.insert(
-    'provider_schedules',
-    demoSchedules.map(({ weekly, ...s }) => ({ ...s, tenant_id: tenantId, weekly: JSON.stringify(weekly), time_off: '[]', created_at: at, updated_at: at })),
-  );
-  await tenant.insert(
-    'vaccinations',
-    demoVaccinations(now).map((v) => ({ ...v, tenant_id: tenantId, created_at: at })),
-  );
+      indexed_at: null,
+    },
+  ]);
 }
 
 /**
