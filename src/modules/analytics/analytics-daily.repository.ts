@@ -84,7 +84,7 @@ const edges = (select: string, table: string, at: string, extra = '', where = ''
 /** The first closing instant of an invoice, not before it was finalized (the expression of invoices_location_closed_idx). */
 const closedAt = `max(finalized_at, min(coalesce(paid_at, '~'), coalesce(voided_at, '~'), coalesce(uncollectible_at, '~')))`;
 /** The same of an invoice referred to as `i`. */
-const closedAtOf = (i: string) => closedAt.replaceAll(/\b(finalized_at|paid_at|voided_at|uncollectible_at)\b/g, `${i}.$1`);
+export const closedAtOf = (i: string) => closedAt.replaceAll(/\b(finalized_at|paid_at|voided_at|uncollectible_at)\b/g, `${i}.$1`);
 
 const appointmentsByStatus = `${days('appointments')}
       union all ${edges('w.bucket, a.status, 1, 0', 'appointments a', 'a.starts_at')}`;
