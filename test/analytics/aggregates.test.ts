@@ -6,7 +6,7 @@ import { DateTime } from 'luxon';
 import { registerAccessPolicies } from '../../src/db/access-policy.js';
 import { openDatabase, selectRows, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
-import { earliestDueAt, rebuildDailyAggregates } from '../../src/modules/analytics/analytics-daily.repository.js';
+import { aggregateWindowsText, earliestDueAt, rebuildDailyAggregates, stateSql } from '../../src/modules/analytics/analytics-daily.repository.js';
 import { recordRows, referenceTallies, tallies, type RecordRow, type TallyRow } from '../../src/modules/analytics/analytics.repository.js';
 import { metricNames, type MetricName } from '../../src/modules/analytics/analytics.schema.js';
 import { analyticsModule, petCount } from '../../src/modules/analytics/index.js';
@@ -481,6 +481,26 @@ async function compareRecords(t: import('ava').ExecutionContext, w: World, tenan
   t.true(seen.size >= metricNames.length - 3, [...seen].join(', '));
 }
 
+/**
+ * The state metrics (open invoices, pets, compliance) as a series by day over the whole span and
+ * beyond (their suffix sums are read once for every bucket): equal to the definitions, and to the
+ * statements that read the later days once per bucket (stateSql).
+ */
+async function compareStateSeries(t: import('ava').ExecutionContext, w: World, tenantId: string): Promise<void> {
+  const all = await selectRows<ScopeLocation>(w.db.db, 'select id, timezone, currency from locations where tenant_id = ? order by id', [tenantId]);
+  const from = new Date(start - 3 * 86_400_000).toISOString().slice(0, 10);
+  const to = new Date(start + span + 40 * 86_400_000).toISOString().slice(0, 10);
+  for (const scope of [all, [w.pick(all)]])
+    for (const interval of ['day', 'week'] as const) {
+      const windows = windowRows(scope, bucketsOf(from, to, interval));
+      for (const [name, text] of Object.entries(stateSql) as Array<[MetricName, string]>) {
+        const actual = sorted(await tallies(w.db.db, name, tenantId, windows));
+        t.deepEqual(actual, sorted(await referenceTallies(w.db.db, name, tenantId, windows)), `${name} by ${interval}, definition`);
+        t.deepEqual(actual, sorted(await selectRows<TallyRow>(w.db.db, text, [aggregateWindowsText(windows)])), `${name} by ${interval}, one read per bucket`);
+      }
+    }
+}
+
 const aggregateRows = (w: World, tenantId: string) =>
   w.db.sqlite
     .prepare(
@@ -528,6 +548,7 @@ for (const seed of [1, 2, 3]) {
       await compareAll(t, w, 'ten_a', 8);
       await compareAll(t, w, 'ten_b', 4);
       await compareRecords(t, w, 'ten_a', 4);
+      await compareStateSeries(t, w, 'ten_a');
       await comparePetCounts(t, w, 'ten_a');
       // The rebuild job computes what the triggers kept.
       const kept = aggregateRows(w, 'ten_a');

@@ -3,7 +3,7 @@ import { VersionedCache } from '../../db/versioned-cache.js';
 import type { AccessFilter } from '../../http/actor.js';
 import type { PageRequest } from '../../http/paging.js';
 import type { MetricName } from './analytics.schema.js';
-import { aggregateTallySql, aggregateWindowsText, closedAtOf, earliestDueAt } from './analytics-daily.repository.js';
+import { aggregateTallySql, aggregateWindowsText, closedAtOf, earliestDueAt, stateMetrics, stateTallies } from './analytics-daily.repository.js';
 import type { ScopeLocation, WindowRow } from './metric-windows.js';
 
 /**
@@ -158,10 +158,13 @@ export async function tallies(db: Executor, name: MetricName, tenantId: string, 
   const hit = figures.get(db, key, version);
   if (hit) return hit;
   const aggregate = aggregateTallySql[name];
+  const state = stateMetrics[name];
   const rows =
-    aggregate === undefined
-      ? await referenceTallies(db, name, tenantId, windowRows)
-      : await selectRows<TallyRow>(db, aggregate.text, [windowsJson, ...Array.from({ length: aggregate.tenantParameters }, () => tenantId)]);
+    state !== undefined
+      ? await stateTallies(db, state, windowRows)
+      : aggregate === undefined
+        ? await referenceTallies(db, name, tenantId, windowRows)
+        : await selectRows<TallyRow>(db, aggregate.text, [windowsJson, ...Array.from({ length: aggregate.tenantParameters }, () => tenantId)]);
   figures.set(db, key, version, rows);
   return rows;
 }
