@@ -14,7 +14,7 @@ import type { ScopeLocation, WindowRow } from './metric-windows.js';
  * `w` the outer loop, so each window is one range read of an index leading with location_id.
  */
 const windows = `with w(loc, bucket, s, e, sd, ed) as materialized (
-  select value->>0, value->>1, value->>2, value->>3, value->>4, value->>5 from json_each(?))`;
+  select value->>0, value->>1, value->>2, value->>3, value->>4, value->>5 from jsonb_each(?))`;
 
 /** The locations a metric covers: the caller's (one when `locationId` is given); null when that one is not visible. */
 export async function scopeLocations(db: Executor, access: AccessFilter, locationId: string | undefined): Promise<ScopeLocation[] | null> {
