@@ -366,12 +366,24 @@ function casesOf(): Case[] {
       add('analytics', `GET /v1/analytics/summary ${window}, ${where}, first after a write`, false, pathname, writePet);
     }
   }
-  add(
-    'analytics',
-    'GET /v1/analytics/metrics/revenue_net/records (a year)',
-    false,
-    (s) => `/v1/analytics/metrics/revenue_net/records?from=${date(s, -364)}&to=${date(s, 0)}`,
-  );
+  for (const metric of ['revenue_net', 'appointments_by_status', 'vaccination_compliance_rate'])
+    add(
+      'analytics',
+      `GET /v1/analytics/metrics/${metric}/records (a year)`,
+      false,
+      (s) => `/v1/analytics/metrics/${metric}/records?from=${date(s, -364)}&to=${date(s, 0)}`,
+    );
+  for (const [window, back] of [
+    ['a month', -30],
+    ['a year', -364],
+  ] as const)
+    add(
+      'analytics',
+      `GET /v1/analytics/metrics/vaccination_compliance_rate by day, ${window}, tenant-wide, first after a write`,
+      false,
+      (s) => `/v1/analytics/metrics/vaccination_compliance_rate?interval=day&from=${date(s, back)}&to=${date(s, 0)}`,
+      writePet,
+    );
   const agent = (scope: (s: Side) => string) => (s: Side) => s.call('POST', agentPath, { question: 'How many pets do we have?', scope: scope(s) });
   cases.push({ group: 'agent', name: 'POST agent query "How many pets…" (tenant)', flat: false, request: agent(() => 'tenant') });
   cases.push({ group: 'agent', name: 'POST agent query "How many pets…" (one location)', flat: false, request: agent(loc) });

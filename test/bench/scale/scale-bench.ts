@@ -18,7 +18,7 @@
  * outside the repository), BENCH_SCALE. A stopped build continues where it stopped when run again.
  */
 import { execSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -93,7 +93,12 @@ function buildServer(): string {
   const serverRoot = path.join(baseDir, 'server');
   mkdirSync(serverRoot, { recursive: true });
   copyFileSync(path.join(root, 'package.json'), path.join(serverRoot, 'package.json'));
-  if (!existsSync(path.join(serverRoot, 'node_modules'))) symlinkSync(path.join(root, 'node_modules'), path.join(serverRoot, 'node_modules'));
+  const modules = path.join(serverRoot, 'node_modules');
+  // A link left by a run from another checkout may point nowhere now (existsSync follows it): replace it.
+  if (!existsSync(modules)) {
+    rmSync(modules, { force: true });
+    symlinkSync(path.join(root, 'node_modules'), modules);
+  }
   if (!values['skip-build']) {
     process.stdout.write(`compiling the server into ${serverRoot}/dist…\n`);
     execSync(`npx tsc -p tsconfig.build.json --outDir ${JSON.stringify(path.join(serverRoot, 'dist'))}`, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
