@@ -28669,7 +28669,7 @@ export interface operations {
                     /** @description What the file holds: pet-parents, pets, vaccinations, medical-records (notes), appointments or providers. */
                     type: "pet-parents" | "pets" | "vaccinations" | "medical-records" | "appointments" | "providers";
                     dryRun?: "true" | "false";
-                    /** @description JSON object: source column → column name. Text: no control characters (one line); no unpaired surrogates. */
+                    /** @description A JSON object renaming source columns: {"Client ID": "externalId", …}. It may be pretty-printed (tabs and line breaks between tokens); each column name is one line of text. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
                     mapping?: string;
                     /** @description Location id (loc_…). */
                     locationId?: string;

@@ -171,6 +171,24 @@ test('bad files are refused before any row: encodings, empty, missing columns, t
     mapping: JSON.stringify({ 'Client No': 'externalId', 'Full Name': 'name' }),
   });
   a.like(mapped, { status: 'done', created: 1 });
+
+  // A pretty-printed mapping (a mapping file as an editor saves it, ending in a newline) is JSON like any other.
+  const pretty = await importFile(t, admin, `Client No,Full Name\nM-2,Pretty Person\n`, {
+    type: 'pet-parents',
+    locationId: loc.id,
+    mapping: `${JSON.stringify({ 'Client No': 'externalId', 'Full Name': 'name' }, null, 2)}\r\n`.replace('  "Full', '\t"Full'),
+  });
+  a.like(pretty, { status: 'done', created: 1, mapping: { 'Client No': 'externalId', 'Full Name': 'name' } });
+  a.is((await t.request('GET', '/v1/pet-parents?externalId=M-2', { token: admin })).body.data[0].name, 'Pretty Person');
+  // Other control characters stay refused: in the JSON text, or escaped into a column name.
+  const bell = await postImport(t.url, admin, `Client No\nM-3\n`, { type: 'pet-parents', locationId: loc.id, mapping: '{"Client No":\u0007"externalId"}' });
+  a.is(bell.status, 400);
+  a.is(bell.body.errors[0].field, 'mapping');
+  a.regex(bell.body.errors[0].message, /control character \(U\+0007/);
+  const escaped = await postImport(t.url, admin, `Client No\nM-3\n`, { type: 'pet-parents', locationId: loc.id, mapping: '{"Client\\nNo": "externalId"}' });
+  a.is(escaped.status, 400);
+  a.is(escaped.body.errors[0].field, 'mapping.Client\nNo');
+  a.regex(escaped.body.errors[0].message, /control character \(U\+000A/);
 });
 
 test('a client confined to a location imports into it only; access, templates, list and cancel', async (a) => {
