@@ -227,6 +227,38 @@ test('a client confined to a location imports into it only; access, templates, l
   a.is((await t.request('GET', '/v1/imports/imp_nope', { token: admin })).status, 404);
 });
 
+test('a client confined to locations sees and cancels only the imports into them; tenant-wide imports only a tenant-wide client', async (a) => {
+  const mine = await createLocation(t);
+  const theirs = await createLocation(t);
+  const confined = await t.client({ role: 'admin', scopes: ['admin', 'pets'], locationIds: [mine.id] });
+  const own = await importFile(t, admin, `externalId,name\nL-1,Mine\n`, { type: 'pet-parents', locationId: mine.id });
+  const other = await importFile(t, admin, `externalId,name,email\nL-2,Theirs,not-an-email\n`, { type: 'pet-parents', locationId: theirs.id });
+  a.is(other.failed, 1);
+  const wide = await importFile(t, admin, `externalId,name,locationId\nL-3,Wide,${theirs.id}\nL-4,Bad,loc_nowhere\n`, { type: 'pet-parents' });
+  a.like(wide, { locationId: null, created: 1, failed: 1 });
+
+  const token = confined.accessToken;
+  a.is((await t.request('GET', `/v1/imports/${own.id}`, { token })).body.id, own.id);
+  for (const hidden of [other, wide]) {
+    const got = await t.request('GET', `/v1/imports/${hidden.id}`, { token });
+    a.is(got.status, 404);
+    a.is(got.body.code, 'not_found');
+    a.is((await t.request('POST', `/v1/imports/${hidden.id}/cancel`, { token })).status, 404);
+    // The tenant-wide admin still sees it.
+    a.is((await t.request('GET', `/v1/imports/${hidden.id}`, { token: admin })).status, 200);
+  }
+  // Its own has ended: found, and 409 rather than 404.
+  a.is((await t.request('POST', `/v1/imports/${own.id}/cancel`, { token })).status, 409);
+  const listed = await t.request('GET', '/v1/imports?limit=100', { token });
+  a.is(listed.status, 200);
+  a.deepEqual(
+    listed.body.data.map((i: { id: string }) => i.id),
+    [own.id],
+  );
+  const all = (await t.request('GET', '/v1/imports?limit=100', { token: admin })).body.data.map((i: { id: string }) => i.id);
+  for (const id of [own.id, other.id, wide.id]) a.true(all.includes(id));
+});
+
 test('providers go in with their locations and services; a re-run updates them; an unknown service or location is refused', async (a) => {
   const other = await createLocation(t);
   const csv = (name: string) =>

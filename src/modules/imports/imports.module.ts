@@ -25,7 +25,10 @@ export const importsModule: ModuleManifest<{ config: Config; clock: Clock; runne
   },
   tables: ['imports'],
   access: {
-    imports: { location: null, why: "an import is the tenant's admin work; each row it writes is checked against the importer's locations" },
+    // An import's report (its row errors) speaks of the rows of its location: a client confined to
+    // locations sees and cancels the imports into one of them; a tenant-wide import (no location,
+    // each row naming its own) only a tenant-wide client.
+    imports: { location: 'location_id' },
   },
   reset: { rows: ['imports'], files: (dataDir, env) => new ImportFiles(dataDir).removeAll(env) },
 };
