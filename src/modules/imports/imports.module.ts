@@ -5,7 +5,7 @@ import type { JobRunner } from '../../jobs/runner.js';
 import type { ModuleManifest } from '../../module-manifest.js';
 import { ImportFiles } from './import-files.js';
 import { importsErrorCodes } from './imports.errors.js';
-import { importJob } from './imports.jobs.js';
+import { importHousekeeping, importJob } from './imports.jobs.js';
 import { importRoutes } from './imports.routes.js';
 import type { ImportsTables } from './imports.table.js';
 
@@ -19,6 +19,7 @@ export const importsModule: ModuleManifest<{ config: Config; clock: Clock; runne
   sdk: { imports: { create: 'createImport', list: 'listImports', get: 'getImport', cancel: 'cancelImport', template: 'getImportTemplate' } },
   routes: (deps) => importRoutes(deps),
   jobs: (deps) => [importJob(deps)],
+  housekeeping: (deps) => importHousekeeping(deps),
   tags: {
     Imports:
       'Bulk imports (imp_ ids) of a practice moving in: pet parents, pets, vaccinations, medical-record notes, appointments and providers, from CSV or NDJSON.',
