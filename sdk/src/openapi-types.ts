@@ -2686,7 +2686,7 @@ export interface paths {
         };
         /**
          * List imports
-         * @description Admin only. Newest first.
+         * @description Admin only. Newest first. A client confined to locations sees only the imports into one of its locations; an import without a locationId only a client of the whole tenant (404 otherwise).
          *
          *     Scope: `admin.read`. Roles: admin.
          */
@@ -2736,7 +2736,7 @@ export interface paths {
         };
         /**
          * Get an import and its progress
-         * @description Admin only. Counts, the first 1,000 row errors and the status.
+         * @description Admin only. Counts, the first 1,000 row errors and the status. A client confined to locations sees only the imports into one of its locations; an import without a locationId only a client of the whole tenant (404 otherwise).
          *
          *     Scope: `admin.read`. Roles: admin.
          */
@@ -2760,7 +2760,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an import
-         * @description Admin only. Stops it before its next batch; the batches committed stay. 409 once it has ended.
+         * @description Admin only. Stops it before its next batch; the batches committed stay. 409 once it has ended. A client confined to locations sees only the imports into one of its locations; an import without a locationId only a client of the whole tenant (404 otherwise).
          *
          *     Scope: `admin`. Roles: admin.
          */
@@ -28669,7 +28669,7 @@ export interface operations {
                     /** @description What the file holds: pet-parents, pets, vaccinations, medical-records (notes), appointments or providers. */
                     type: "pet-parents" | "pets" | "vaccinations" | "medical-records" | "appointments" | "providers";
                     dryRun?: "true" | "false";
-                    /** @description JSON object: source column → column name. Text: no control characters (one line); no unpaired surrogates. */
+                    /** @description A JSON object renaming source columns: {"Client ID": "externalId", …}. It may be pretty-printed (tabs and line breaks between tokens); each column name is one line of text. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
                     mapping?: string;
                     /** @description Location id (loc_…). */
                     locationId?: string;

@@ -31,7 +31,8 @@ test.serial('petcare import: a dry run, the import, a re-run, a mapping file and
   const file = path.join(dir, 'parents.csv');
   writeFileSync(file, 'Client No,Full Name,email\nC-1,Ada,ada@example.com\nC-2,Grace,\n');
   const mapping = path.join(dir, 'mapping.json');
-  writeFileSync(mapping, JSON.stringify({ 'Client No': 'externalId', 'Full Name': 'name' }));
+  // As an editor saves it: pretty-printed, ending in a newline.
+  writeFileSync(mapping, `${JSON.stringify({ 'Client No': 'externalId', 'Full Name': 'name' }, null, 2)}\n`);
 
   const dry = await cli('import', 'pet-parents', file, '--location', location.id, '--mapping', mapping, '--dry-run', '--json');
   a.is(dry.code, 0, dry.stderr);

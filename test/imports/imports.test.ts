@@ -171,6 +171,24 @@ test('bad files are refused before any row: encodings, empty, missing columns, t
     mapping: JSON.stringify({ 'Client No': 'externalId', 'Full Name': 'name' }),
   });
   a.like(mapped, { status: 'done', created: 1 });
+
+  // A pretty-printed mapping (a mapping file as an editor saves it, ending in a newline) is JSON like any other.
+  const pretty = await importFile(t, admin, `Client No,Full Name\nM-2,Pretty Person\n`, {
+    type: 'pet-parents',
+    locationId: loc.id,
+    mapping: `${JSON.stringify({ 'Client No': 'externalId', 'Full Name': 'name' }, null, 2)}\r\n`.replace('  "Full', '\t"Full'),
+  });
+  a.like(pretty, { status: 'done', created: 1, mapping: { 'Client No': 'externalId', 'Full Name': 'name' } });
+  a.is((await t.request('GET', '/v1/pet-parents?externalId=M-2', { token: admin })).body.data[0].name, 'Pretty Person');
+  // Other control characters stay refused: in the JSON text, or escaped into a column name.
+  const bell = await postImport(t.url, admin, `Client No\nM-3\n`, { type: 'pet-parents', locationId: loc.id, mapping: '{"Client No":\u0007"externalId"}' });
+  a.is(bell.status, 400);
+  a.is(bell.body.errors[0].field, 'mapping');
+  a.regex(bell.body.errors[0].message, /control character \(U\+0007/);
+  const escaped = await postImport(t.url, admin, `Client No\nM-3\n`, { type: 'pet-parents', locationId: loc.id, mapping: '{"Client\\nNo": "externalId"}' });
+  a.is(escaped.status, 400);
+  a.is(escaped.body.errors[0].field, 'mapping.Client\nNo');
+  a.regex(escaped.body.errors[0].message, /control character \(U\+000A/);
 });
 
 test('a client confined to a location imports into it only; access, templates, list and cancel', async (a) => {
@@ -207,6 +225,38 @@ test('a client confined to a location imports into it only; access, templates, l
   a.is(late.status, 409);
   a.is(late.body.code, 'invalid_state_transition');
   a.is((await t.request('GET', '/v1/imports/imp_nope', { token: admin })).status, 404);
+});
+
+test('a client confined to locations sees and cancels only the imports into them; tenant-wide imports only a tenant-wide client', async (a) => {
+  const mine = await createLocation(t);
+  const theirs = await createLocation(t);
+  const confined = await t.client({ role: 'admin', scopes: ['admin', 'pets'], locationIds: [mine.id] });
+  const own = await importFile(t, admin, `externalId,name\nL-1,Mine\n`, { type: 'pet-parents', locationId: mine.id });
+  const other = await importFile(t, admin, `externalId,name,email\nL-2,Theirs,not-an-email\n`, { type: 'pet-parents', locationId: theirs.id });
+  a.is(other.failed, 1);
+  const wide = await importFile(t, admin, `externalId,name,locationId\nL-3,Wide,${theirs.id}\nL-4,Bad,loc_nowhere\n`, { type: 'pet-parents' });
+  a.like(wide, { locationId: null, created: 1, failed: 1 });
+
+  const token = confined.accessToken;
+  a.is((await t.request('GET', `/v1/imports/${own.id}`, { token })).body.id, own.id);
+  for (const hidden of [other, wide]) {
+    const got = await t.request('GET', `/v1/imports/${hidden.id}`, { token });
+    a.is(got.status, 404);
+    a.is(got.body.code, 'not_found');
+    a.is((await t.request('POST', `/v1/imports/${hidden.id}/cancel`, { token })).status, 404);
+    // The tenant-wide admin still sees it.
+    a.is((await t.request('GET', `/v1/imports/${hidden.id}`, { token: admin })).status, 200);
+  }
+  // Its own has ended: found, and 409 rather than 404.
+  a.is((await t.request('POST', `/v1/imports/${own.id}/cancel`, { token })).status, 409);
+  const listed = await t.request('GET', '/v1/imports?limit=100', { token });
+  a.is(listed.status, 200);
+  a.deepEqual(
+    listed.body.data.map((i: { id: string }) => i.id),
+    [own.id],
+  );
+  const all = (await t.request('GET', '/v1/imports?limit=100', { token: admin })).body.data.map((i: { id: string }) => i.id);
+  for (const id of [own.id, other.id, wide.id]) a.true(all.includes(id));
 });
 
 test('providers go in with their locations and services; a re-run updates them; an unknown service or location is refused', async (a) => {

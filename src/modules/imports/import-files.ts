@@ -2,6 +2,9 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Environment } from '../../config.js';
 
+/** A `.part` file untouched this long belongs to an upload that will never finish. */
+export const staleFileMs = 3600 * 1000;
+
 /** Where uploaded import files wait for their job: `<data dir>/imports/<env>/<imp_…>.<csv|ndjson>`, removed when the import ends. */
 export class ImportFiles {
   constructor(private readonly dataDir: string) {}
@@ -24,6 +27,31 @@ export class ImportFiles {
 
   async remove(file: string): Promise<void> {
     await fs.rm(file, { force: true });
+  }
+
+  /**
+   * Removes the `.part` files of uploads cut off by a crash or kill -9 (a stopped request or CLI
+   * copy removes its own): those not written to for `maxAgeMs`. By age rather than all at start:
+   * `petcare import` stages its copy here without the appliance's data-dir lock, and an upload in
+   * progress writes to its file at every chunk. Returns how many went.
+   */
+  async sweepStaleParts(env: Environment, now: number, maxAgeMs = staleFileMs): Promise<number> {
+    let names: string[];
+    try {
+      names = await fs.readdir(this.directoryOf(env));
+    } catch {
+      return 0;
+    }
+    let removed = 0;
+    for (const name of names.filter((n) => n.endsWith('.part'))) {
+      const file = path.join(this.directoryOf(env), name);
+      const stat = await fs.stat(file).catch(() => null);
+      if (stat?.isFile() && now - stat.mtimeMs > maxAgeMs) {
+        await this.remove(file);
+        removed++;
+      }
+    }
+    return removed;
   }
 
   /** Every waiting file of an environment (the sandbox reset erases its imports). */

@@ -1,4 +1,6 @@
 import type { SecretBox } from '../../db/secret-box.js';
+import type { Config } from '../../config.js';
+import type { HousekeepingTask } from '../../jobs/housekeeping.js';
 import type { JobDefinition } from '../../jobs/job-definition.js';
 import { ImportFiles } from './import-files.js';
 import { importJobName, runImport } from './imports.service.js';
@@ -37,4 +39,16 @@ export function importJob(deps: { secretBox: Pick<SecretBox, 'seal'> }): JobDefi
       return { importId, status: outcome.status, processed: outcome.processed };
     },
   };
+}
+
+/** The module's housekeeping: upload temp files (`.part`) a crash left behind, once an hour old. */
+export function importHousekeeping(deps: { config: Pick<Config, 'dataDir'> }): HousekeepingTask[] {
+  const files = new ImportFiles(deps.config.dataDir);
+  return [
+    {
+      name: 'imports.stale-uploads',
+      drops: 'import uploads a crash left unfinished',
+      run: async ({ env, clock }) => ({ staleImportUploads: await files.sweepStaleParts(env, clock.now()) }),
+    },
+  ];
 }

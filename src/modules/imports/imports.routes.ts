@@ -11,6 +11,8 @@ import { ImportFormSchema, ImportParams, ImportSchema, ListImportsQuery, Templat
 import { cancelImport, createImport, getImport, listImports, stageImport } from './imports.service.js';
 
 const tags = ['Imports'];
+const confinedNote =
+  'A client confined to locations sees only the imports into one of its locations; an import without a locationId only a client of the whole tenant (404 otherwise).';
 
 export function importRoutes(deps: { config: Config; clock: Clock; runner: JobRunner }): AnyRoute[] {
   const files = new ImportFiles(deps.config.dataDir);
@@ -47,7 +49,7 @@ export function importRoutes(deps: { config: Config; clock: Clock; runner: JobRu
       path: '/v1/imports',
       operationId: 'listImports',
       summary: 'List imports',
-      description: 'Admin only. Newest first.',
+      description: `Admin only. Newest first. ${confinedNote}`,
       tags,
       access: { scope: 'admin.read', roles: ['admin'] },
       query: ListImportsQuery,
@@ -80,7 +82,7 @@ export function importRoutes(deps: { config: Config; clock: Clock; runner: JobRu
       path: '/v1/imports/:id',
       operationId: 'getImport',
       summary: 'Get an import and its progress',
-      description: 'Admin only. Counts, the first 1,000 row errors and the status.',
+      description: `Admin only. Counts, the first 1,000 row errors and the status. ${confinedNote}`,
       tags,
       access: { scope: 'admin.read', roles: ['admin'] },
       params: ImportParams,
@@ -93,7 +95,7 @@ export function importRoutes(deps: { config: Config; clock: Clock; runner: JobRu
       path: '/v1/imports/:id/cancel',
       operationId: 'cancelImport',
       summary: 'Cancel an import',
-      description: 'Admin only. Stops it before its next batch; the batches committed stay. 409 once it has ended.',
+      description: `Admin only. Stops it before its next batch; the batches committed stay. 409 once it has ended. ${confinedNote}`,
       tags,
       access: { scope: 'admin', roles: ['admin'] },
       params: ImportParams,

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { textKeyword } from '../../http/input-strings.js';
 import { pageQueryFields } from '../../http/paging.js';
 import { LocationId } from '../locations/index.js';
 import { importStatuses, importTypes } from './imports.table.js';
@@ -50,12 +51,19 @@ export const ImportSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * The mapping is JSON text: JSON's whitespace (tab, line breaks) may lay it out, as a mapping file
+ * pretty-printed or ending in a newline does; its parsed keys and values are one-line text.
+ */
+const mappingDescription =
+  'A JSON object renaming source columns: {"Client ID": "externalId", …}. It may be pretty-printed (tabs and line breaks between tokens); each column name is one line of text.';
+
 /** The form's text fields, each checked as it arrives (the file part is `file`). */
 export const ImportFieldsSchema = Type.Object(
   {
     type: ImportTypeSchema,
     dryRun: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true or false (default false).' })),
-    mapping: Type.Optional(Type.String({ maxLength: 16_000, description: 'A JSON object renaming source columns: {"Client ID": "externalId", …}.' })),
+    mapping: Type.Optional(Type.String({ maxLength: 16_000, [textKeyword]: 'multiline', description: mappingDescription })),
     locationId: Type.Optional(LocationId),
   },
   { additionalProperties: false },
@@ -67,7 +75,7 @@ export const ImportFormSchema = Type.Object(
     file: Type.String({ format: 'binary', description: 'The CSV (header row first) or NDJSON file, UTF-8 (a byte order mark is fine).' }),
     type: ImportTypeSchema,
     dryRun: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
-    mapping: Type.Optional(Type.String({ maxLength: 16_000, description: 'JSON object: source column → column name.' })),
+    mapping: Type.Optional(Type.String({ maxLength: 16_000, [textKeyword]: 'multiline', description: mappingDescription })),
     locationId: Type.Optional(LocationId),
   },
   { additionalProperties: false },

@@ -9,6 +9,7 @@ import { holdsConnection, type Db, type Executor } from '../../db/database.js';
 import { newId } from '../../db/ids.js';
 import type { SecretBox } from '../../db/secret-box.js';
 import type { AccessFilter, Actor } from '../../http/actor.js';
+import { textProblem } from '../../http/input-strings.js';
 import { AppError, foundOr404, missingReference, validationFailed, type FieldError } from '../../http/errors.js';
 import type { PageRequest } from '../../http/paging.js';
 import type { Staged } from '../../http/route.js';
@@ -63,6 +64,9 @@ function mappingOf(text: string | undefined): Record<string, string> {
     if (typeof to !== 'string' || to.length === 0 || to.length > 100 || from.length > 200) {
       throw validationFailed([{ field: `mapping.${from.slice(0, 100)}`, message: 'must name a column (a string of 1–100 characters)' }]);
     }
+    // The JSON text may span lines; the column names it holds (escapes decoded) are one-line text.
+    const problem = textProblem(from, 'line') ?? textProblem(to, 'line');
+    if (problem !== null) throw validationFailed([{ field: `mapping.${from.slice(0, 100)}`, message: problem }]);
     mapping[from.trim()] = to.trim();
   }
   return mapping;
