@@ -6652,9 +6652,9 @@ export interface operations {
                 providerIds?: string;
                 /** @description Only slots at this location. Text: no control characters (one line); no unpaired surrogates. */
                 locationId?: string;
-                /** @description Start of the window (default now). A date (YYYY-MM-DD, read in each provider location's time zone; as `to` it includes that day) or a date-time with Z or an offset. Text: no control characters (one line); no unpaired surrogates. */
+                /** @description Start of the window (default now). A date (YYYY-MM-DD, read in each provider location's time zone; as `to` it includes that day), a local date-time, or a date-time with Z or an offset. */
                 from?: string;
-                /** @description End of the window (default from + 7 days; at most 31 days). A date (YYYY-MM-DD, read in each provider location's time zone; as `to` it includes that day) or a date-time with Z or an offset. Text: no control characters (one line); no unpaired surrogates. */
+                /** @description End of the window (default from + 7 days; at most 31 days). A date (YYYY-MM-DD, read in each provider location's time zone; as `to` it includes that day), a local date-time, or a date-time with Z or an offset. */
                 to?: string;
                 /** @description How long the service takes, in minutes (5–1440). */
                 durationMinutes?: number;
@@ -9512,17 +9512,9 @@ export interface operations {
                     }[];
                     /** @description Absences at this location (holidays, training). */
                     timeOff?: {
-                        /**
-                         * @description A date (YYYY-MM-DD: a whole day; as `to` it includes that day), a local date-time without offset (read in the location's time zone), or a date-time with Z or an offset. Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
-                         * @example 2026-12-24
-                         * @example 2026-12-24T13:00
-                         */
+                        /** @description A date (YYYY-MM-DD: a whole day; as `to` it includes that day), a local date-time without offset (read in the location's time zone), or a date-time with Z or an offset. */
                         from: string;
-                        /**
-                         * @description A date (YYYY-MM-DD: a whole day; as `to` it includes that day), a local date-time without offset (read in the location's time zone), or a date-time with Z or an offset. Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
-                         * @example 2026-12-24
-                         * @example 2026-12-24T13:00
-                         */
+                        /** @description A date (YYYY-MM-DD: a whole day; as `to` it includes that day), a local date-time without offset (read in the location's time zone), or a date-time with Z or an offset. */
                         to: string;
                         reason?: string | null;
                     }[];
@@ -9710,9 +9702,9 @@ export interface operations {
                 locationId: string;
                 /** @description Appointment type code, case-insensitive (answered lower-case). */
                 type: string;
-                /** @description A date YYYY-MM-DD (start of that day in the location's zone) or a date-time with offset. Default: now. Text: no control characters (one line); no unpaired surrogates. */
+                /** @description A date YYYY-MM-DD (start of that day in the location's zone), a local date-time, or a date-time with offset. Default: now. */
                 from?: string;
-                /** @description A date YYYY-MM-DD (that day included) or a date-time with offset. Default: from + 7 days; at most 31 days after from. Text: no control characters (one line); no unpaired surrogates. */
+                /** @description A date YYYY-MM-DD (that day included), a local date-time, or a date-time with offset. Default: from + 7 days; at most 31 days after from. */
                 to?: string;
                 /** @description Text: no control characters (one line); no unpaired surrogates. */
                 providerId?: string;
@@ -10613,9 +10605,9 @@ export interface operations {
                     type: string;
                     /** @description Location id (loc_…). */
                     locationId?: string;
-                    /** @description As in availability. Default: now. Text: no control characters (one line); no unpaired surrogates. */
+                    /** @description As in availability. Default: now. */
                     from?: string;
-                    /** @description As in availability. Default: from + 14 days; at most 31 days after from. Text: no control characters (one line); no unpaired surrogates. */
+                    /** @description As in availability. Default: from + 14 days; at most 31 days after from. */
                     to?: string;
                 };
             };
@@ -10949,11 +10941,13 @@ export interface operations {
                     /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
                     vaccine: string;
                     /**
+                     * Format: date
                      * @description The day it was given; not after today's date at the pet's location (YYYY-MM-DD). Years 0001–9999.
                      * @example 2026-11-02
                      */
                     administeredOn: string;
                     /**
+                     * Format: date
                      * @description When the next dose is due; after administeredOn (YYYY-MM-DD). Years 0001–9999.
                      * @example 2026-11-02
                      */
@@ -13256,9 +13250,9 @@ export interface operations {
                 account?: string;
                 /** @description Entries caused by this record. Text: no control characters (one line); no unpaired surrogates. */
                 sourceId?: string;
-                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). */
                 from?: string;
-                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). */
                 to?: string;
             };
             header?: {
@@ -13386,9 +13380,9 @@ export interface operations {
                 parentId?: string;
                 /** @description Text: no control characters (one line); no unpaired surrogates. */
                 locationId?: string;
-                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). */
                 from?: string;
-                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). */
                 to?: string;
             };
             header?: {
@@ -14656,9 +14650,9 @@ export interface operations {
                 invoiceId?: string;
                 /** @description How the clinic received it; wallet debits the parent’s wallet in the currency. */
                 method?: "cash" | "card_terminal" | "bank_transfer" | "check" | "wallet";
-                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). */
                 from?: string;
-                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). */
                 to?: string;
             };
             header?: {
@@ -14976,9 +14970,9 @@ export interface operations {
                 invoiceId?: string;
                 /** @description How the clinic received it; wallet debits the parent’s wallet in the currency. */
                 method?: "cash" | "card_terminal" | "bank_transfer" | "check" | "wallet";
-                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). */
                 from?: string;
-                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). */
                 to?: string;
             };
             header?: {
@@ -15260,9 +15254,9 @@ export interface operations {
                 paymentId?: string;
                 /** @description Text: no control characters (one line); no unpaired surrogates. */
                 invoiceId?: string;
-                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). */
                 from?: string;
-                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). */
                 to?: string;
             };
             header?: {
@@ -21602,9 +21596,9 @@ export interface operations {
                 /** @description Text: no control characters (one line); no unpaired surrogates. */
                 petId?: string;
                 status?: "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show";
-                /** @description ISO 8601 date-time with Z or an offset. Text: no control characters (one line); no unpaired surrogates. */
+                /** @description ISO 8601 date-time with Z or an offset. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 from?: string;
-                /** @description ISO 8601 date-time with Z or an offset. Text: no control characters (one line); no unpaired surrogates. */
+                /** @description ISO 8601 date-time with Z or an offset. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 to?: string;
             };
             header?: {
@@ -21752,7 +21746,11 @@ export interface operations {
                     packageId: string;
                     /** @description Location id (loc_…). */
                     locationId: string;
-                    /** @description ISO 8601 date-time with Z or an offset. Text: no control characters (one line); no unpaired surrogates. */
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time with Z or an offset. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
+                     * @example 2026-12-01T09:30:00-05:00
+                     */
                     startsAt: string;
                     /** @description small | medium | large | xlarge (grooming prices and times by it). */
                     size?: "small" | "medium" | "large" | "xlarge";
@@ -22463,9 +22461,9 @@ export interface operations {
                 packageId: string;
                 /** @description small | medium | large | xlarge (grooming prices and times by it). */
                 size: "small" | "medium" | "large" | "xlarge";
-                /** @description A date YYYY-MM-DD (the location’s day) or a date-time. Text: no control characters (one line); no unpaired surrogates. */
+                /** @description A date YYYY-MM-DD (the location’s day), a local date-time, or a date-time with Z or an offset. */
                 from: string;
-                /** @description A date YYYY-MM-DD (the location’s day) or a date-time. Text: no control characters (one line); no unpaired surrogates. */
+                /** @description A date YYYY-MM-DD (the location’s day), a local date-time, or a date-time with Z or an offset. */
                 to: string;
             };
             header?: {
@@ -23768,7 +23766,11 @@ export interface operations {
                         providerId: string;
                         /** @description Listing of that provider (lst_…). */
                         listingId: string;
-                        /** @description ISO 8601 date-time with Z or an offset. Text: no control characters (one line); no unpaired surrogates. */
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 date-time with Z or an offset. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
+                         * @example 2026-12-01T09:30:00-05:00
+                         */
                         startsAt: string;
                     }[];
                 };
