@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 
 /** A name-like text field: 1–`maxLength` characters, not only white space. */
 export const NonBlankText = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: '\\S', description: 'Not blank.' });
@@ -32,3 +32,13 @@ export const DateOrInstant = (description: string) => Type.Union([DateOnly(), In
 
 /** A window boundary that also takes a local date-time (schedules' time off). */
 export const DateOrLocalOrInstant = (description: string) => Type.Union([DateOnly(), LocalDateTime(), Instant()], { description });
+
+/**
+ * The schema option naming what /openapi.json shows instead of a schema, when the validator reads
+ * a flatter shape than clients should see (a medical record's body: one object whose fields depend
+ * on `kind`, checked per kind by the service; documented as `oneOf` with a `discriminator`).
+ */
+export const documentedAsKeyword = 'x-documented-as';
+
+/** A schema the validator uses as it is and OpenAPI documents as `shown` (src/http/openapi-components.ts). */
+export const documentedAs = <T extends TSchema>(schema: T, shown: TSchema): T => ({ ...schema, [documentedAsKeyword]: shown });

@@ -1,4 +1,5 @@
 import { Type, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
+import { onlyInVersionKeyword } from '../../http/api-versions.js';
 import { pageQueryFields, pageSchema } from '../../http/paging.js';
 import { Instant, NonBlankText, RecordId as Id } from '../../http/schema-fields.js';
 import { PositiveAmount } from '../payments/index.js';
@@ -93,8 +94,12 @@ export type ListOrdersQueryInput = Static<typeof ListOrdersQuery>;
 export const OrdersPageSchema = Type.Object(
   {
     ...pageSchema(OrderSchema).properties,
-    page: Type.Optional(Type.Integer({ description: 'Never in this version: the page number the 2025-06-01 answer carries as `page`.' })),
-    totalPages: Type.Optional(Type.Integer({ description: 'Never in this version: what the 2025-06-01 answer carries as `totalPages`.' })),
+    page: Type.Optional(
+      Type.Integer({ description: 'Never in this version: the page number the 2025-06-01 answer carries as `page`.', [onlyInVersionKeyword]: '2025-06-01' }),
+    ),
+    totalPages: Type.Optional(
+      Type.Integer({ description: 'Never in this version: what the 2025-06-01 answer carries as `totalPages`.', [onlyInVersionKeyword]: '2025-06-01' }),
+    ),
   },
   { additionalProperties: false },
 );
