@@ -349,7 +349,8 @@ function versionsDescription(): string {
   return [
     `**Versions within v1.** Send \`${apiVersionHeader}: YYYY-MM-DD\` to choose the answers of a dated version; without it a call gets its client's pinned ` +
       `\`apiVersion\`. Every answer echoes \`${apiVersionHeader}\`; an unknown version is 400 \`unsupported_api_version\`. An idempotent replay answers ` +
-      "in the version of the replaying request. Operations whose answer changed list each version's shape (`oneOf`, titled by version, and `x-api-versions`).",
+      'in the version of the replaying request. This document describes one version (`x-api-versions.described`); `/openapi.json?version=<version>` ' +
+      "serves each other one, with only that version's parameters and answers. Operations whose answer changed say so in `x-api-versions`.",
     '',
     '| Version | Changes |',
     '|---|---|',
