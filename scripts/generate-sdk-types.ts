@@ -20,6 +20,7 @@ import { systemClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
 import { Stores } from '../src/db/stores.js';
 import { documentedErrorCodes, errorCodes } from '../src/http/errors.js';
+import type { ApiVersion } from '../src/http/api-versions.js';
 import { buildOpenApi } from '../src/http/openapi.js';
 import type { AnyRoute } from '../src/http/route.js';
 import type { SdkResources } from '../src/module-manifest.js';
@@ -60,16 +61,17 @@ async function withApp<T>(use: (app: PetCareApp, platformVersion: string) => T):
   }
 }
 
-/** The OpenAPI document as /openapi.json serves it. */
-export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
+/** The OpenAPI document as /openapi.json serves it (`version`: as /openapi.json?version= does; default the current one). */
+export async function buildOpenApiDocument(version?: ApiVersion): Promise<Record<string, unknown>> {
   // A JSON round trip: the same plain document a client downloads.
-  return withApp((app, platformVersion) => JSON.parse(JSON.stringify(buildOpenApi(app.routes, platformVersion, app.tags))) as Record<string, unknown>);
+  return withApp((app, platformVersion) => JSON.parse(JSON.stringify(buildOpenApi(app.routes, platformVersion, app.tags, version))) as Record<string, unknown>);
 }
 
 /** The text of sdk/src/openapi-types.ts for the current routes. */
 export async function generateSdkTypes(): Promise<string> {
   const document = await buildOpenApiDocument();
-  const ast = await openapiTS(document as unknown as OpenAPI3, { alphabetize: false, silent: true });
+  // defaultNonNullable off: a body field with a default (a named request schema in components) stays optional to send.
+  const ast = await openapiTS(document as unknown as OpenAPI3, { alphabetize: false, silent: true, defaultNonNullable: false });
   return header + astToString(ast);
 }
 

@@ -30,6 +30,14 @@ export function isCalendarDate(value: string): boolean {
   return day <= (month === 2 && isLeapYear(year) ? 29 : monthDays[month - 1]!);
 }
 
+const localDateTimePattern = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/;
+
+/** A local date-time without offset (`2026-12-24T13:00[:00]`): a real calendar day and a time below 24:00 (the `local-date-time` format). */
+export function isLocalDateTime(value: string): boolean {
+  const m = localDateTimePattern.exec(value);
+  return m !== null && isCalendarDate(m[1]!) && Number(m[2]) < 24 && Number(m[3]) < 60 && Number(m[4] ?? 0) < 60;
+}
+
 /** The widest offset an instant may carry (DESIGN §5): −14:00…+14:00 covers every zone in use (Kiribati's +14:00 the furthest). */
 export const maxOffsetMinutes = 14 * 60;
 

@@ -763,7 +763,7 @@ export interface paths {
          *
          *     Scope: `bookings`.
          *
-         *     The answer by API version (`Petcare-Version`; one shape each in the response's `oneOf`):
+         *     The answer by API version (`Petcare-Version`; this document describes `2026-11-01`, `/openapi.json?version=<version>` each other one):
          *     - `2026-11-01` (current): The updated appointment.
          *     - `2025-06-01`: The appointment with `providerId` only (no `provider` object) and upper-case `status` and `type`.
          */
@@ -785,7 +785,7 @@ export interface paths {
          *
          *     Scope: `bookings.read`.
          *
-         *     The answer by API version (`Petcare-Version`; one shape each in the response's `oneOf`):
+         *     The answer by API version (`Petcare-Version`; this document describes `2026-11-01`, `/openapi.json?version=<version>` each other one):
          *     - `2026-11-01` (current): Providers, best first.
          *     - `2025-06-01`: A bare array of the ranked providers `[{id, name, kind, rating}]`, best first (no rank, slot or reasons).
          */
@@ -2134,7 +2134,7 @@ export interface paths {
          *
          *     Scope: `marketplace.read` or `bookings.read`.
          *
-         *     The answer by API version (`Petcare-Version`; one shape each in the response's `oneOf`):
+         *     The answer by API version (`Petcare-Version`; this document describes `2026-11-01`, `/openapi.json?version=<version>` each other one):
          *     - `2026-11-01` (current): A page of orders.
          *     - `2025-06-01`: Page-number paging: `{orders, page, totalPages}` (page and perPage in the query).
          */
@@ -3242,7 +3242,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This OpenAPI 3.1 document */
+        /**
+         * This OpenAPI 3.1 document
+         * @description The document describes one dated API version: by default the current one; `version` names another, whose document lists only the parameters and answers that version has.
+         */
         get: operations["getOpenApi"];
         put?: never;
         post?: never;
@@ -3301,22 +3304,3364 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "validation_failed" | "malformed_json" | "resource_missing" | "invalid_idempotency_key" | "invalid_cursor" | "unsupported_api_version" | "invalid_request" | "invalid_grant" | "invalid_scope" | "unsupported_grant_type" | "invalid_client" | "unauthorized" | "invalid_token" | "insufficient_scope" | "forbidden_role" | "ip_not_allowed" | "sandbox_only" | "environment_not_allowed" | "tenant_wide_only" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_key_in_use" | "conflict" | "last_admin" | "slot_unavailable" | "invalid_state_transition" | "job_running" | "wallet_exists" | "no_vacancy" | "room_unavailable" | "stylist_unavailable" | "no_stylist_available" | "dose_already_logged" | "already_rated" | "already_replied" | "embedding_mismatch" | "gone" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "idempotency_key_mismatch" | "recipient_unreachable" | "amount_exceeds_due" | "insufficient_funds" | "refund_exceeds_payment" | "clock_backwards" | "clock_out_of_range" | "vaccinations_required" | "dose_not_scheduled" | "no_membership_credit" | "no_package_credit" | "onboarding_incomplete" | "provider_not_bookable" | "booking_not_completed" | "locations_required" | "document_outside_service" | "recall_too_large" | "rate_limited" | "internal_error" | "service_unavailable" | "import_encoding_unsupported";
+            code: "validation_failed" | "malformed_json" | "resource_missing" | "invalid_idempotency_key" | "invalid_cursor" | "unsupported_api_version" | "invalid_request" | "invalid_grant" | "invalid_scope" | "unsupported_grant_type" | "invalid_client" | "unauthorized" | "invalid_token" | "insufficient_scope" | "forbidden_role" | "ip_not_allowed" | "environment_not_allowed" | "tenant_wide_only" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_key_in_use" | "conflict" | "slot_unavailable" | "invalid_state_transition" | "gone" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "idempotency_key_mismatch" | "locations_required" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description Same as the X-Request-Id response header. */
             requestId: string;
             /** @description The request path. */
             instance: string;
             /** @description Per-field problems (validation). */
-            errors?: {
-                field: string;
-                message: string;
-            }[];
+            errors?: components["schemas"]["FieldError"][];
+        };
+        /** @description One refused field of a 400 `validation_failed`. */
+        FieldError: {
+            field: string;
+            message: string;
         };
         /** @description RFC 6749 §5.2 error response; it also carries every RFC 9457 problem member. */
-        OAuthError: components["schemas"]["Problem"] & {
+        OAuthError: components["schemas"]["Problem"] & components["schemas"]["OAuthErrorMembers"];
+        /** @description The RFC 6749 members of an OAuth error. */
+        OAuthErrorMembers: {
             /** @enum {string} */
             error: "invalid_request" | "invalid_client" | "invalid_grant" | "invalid_scope" | "unsupported_grant_type" | "unauthorized_client" | "slow_down" | "server_error";
             error_description?: string;
+        };
+        AuthorizationServerMetadata: {
+            issuer: string;
+            token_endpoint: string;
+            revocation_endpoint: string;
+            jwks_uri: string;
+            grant_types_supported: string[];
+            token_endpoint_auth_methods_supported: string[];
+            revocation_endpoint_auth_methods_supported: string[];
+            scopes_supported: string[];
+            response_types_supported: string[];
+            token_endpoint_auth_signing_alg_values_supported?: string[];
+            service_documentation: string;
+        };
+        JwksKey: {
+            kty: string;
+            kid: string;
+            /** @constant */
+            use: "sig";
+            /** @constant */
+            alg: "RS256";
+            n: string;
+            e: string;
+        };
+        Jwks: {
+            keys: components["schemas"]["JwksKey"][];
+        };
+        Client: {
+            /** @description Client resource id (cli_…). */
+            id: string;
+            /** @description Public API key used as OAuth client_id (pk_live_… / pk_test_…). */
+            clientId: string;
+            name: string;
+            /**
+             * @description admin, doctor or staff; caps the scopes the client may hold.
+             * @enum {string}
+             */
+            role: "admin" | "doctor" | "staff";
+            scopes: ("pets" | "pets.read" | "medical" | "medical.read" | "bookings" | "bookings.read" | "marketplace" | "marketplace.read" | "payments" | "payments.read" | "notifications" | "notifications.read" | "webhooks" | "webhooks.read" | "ai" | "ai.read" | "analytics" | "analytics.read" | "admin" | "admin.read")[];
+            /** @enum {string} */
+            environment: "live" | "sandbox";
+            locationIds: string[] | null;
+            ipAllowlist: string[] | null;
+            rateLimitPerMinute: number | null;
+            disabled: boolean;
+            /**
+             * @description Pinned Petcare-Version: the dated API version answered when a request sends no Petcare-Version header. Default on create: the current one (2026-11-01).
+             * @enum {string}
+             */
+            apiVersion: "2025-06-01" | "2026-11-01";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description Vaccines a boarded pet must have, valid (dueOn) through its checkOutOn, per species, e.g. {"dog": ["Rabies", "DHPP"], "cat": ["FVRCP"]}. Replaced whole on PATCH; {} (the default) requires none.
+         * @example {
+         *       "dog": [
+         *         "Rabies",
+         *         "DHPP"
+         *       ],
+         *       "cat": [
+         *         "FVRCP"
+         *       ]
+         *     }
+         */
+        LocationBoardingRequiredVaccines: {
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            dog?: string[];
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            cat?: string[];
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            rabbit?: string[];
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            bird?: string[];
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            reptile?: string[];
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            ferret?: string[];
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            guinea_pig?: string[];
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            hamster?: string[];
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            horse?: string[];
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            other?: string[];
+        };
+        Location: {
+            /** @description Location id (loc_…). */
+            id: string;
+            name: string;
+            timezone: string;
+            /** @description ISO 4217 code its invoices default to. */
+            currency: string;
+            /** @description Tax rate in basis points (825 = 8.25 %). */
+            taxRateBps: number;
+            boardingRequiredVaccines: components["schemas"]["LocationBoardingRequiredVaccines"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        PetParent: {
+            /** @description Pet parent id (usr_…). */
+            id: string;
+            name: string;
+            email: string | null;
+            phone: string | null;
+            locationId: string;
+            /** @description Whether reminders may be sent to this parent. */
+            reminderConsent: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+            externalId: string | null;
+        };
+        Pet: {
+            /** @description Pet id (pet_…). */
+            id: string;
+            name: string;
+            breed: string;
+            /** @description Pet parent id (usr_…). */
+            ownerId: string;
+            /**
+             * @description Derived from vaccination records: Up to date, Due soon (within 30 days), Overdue or No records.
+             * @enum {string}
+             */
+            vaccinationStatus: "Up to date" | "Due soon" | "Overdue" | "No records";
+            lastVisit: string | null;
+            /** @enum {string} */
+            species: "dog" | "cat" | "rabbit" | "bird" | "reptile" | "ferret" | "guinea_pig" | "hamster" | "horse" | "other";
+            birthDate: string | null;
+            locationId: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description small | medium | large | xlarge, or null when not recorded. */
+            size: ("small" | "medium" | "large" | "xlarge") | null;
+            /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+            externalId: string | null;
+        };
+        ProviderMarketplaceListing: {
+            /** @description Listing id (lst_…). */
+            id: string;
+            name: string;
+            /**
+             * @description What kind of service a listing is.
+             * @enum {string}
+             */
+            category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
+            /** @description Integer minor units. */
+            amount: number;
+            currency: string;
+            durationMinutes: number;
+            /** @enum {string} */
+            status: "active" | "inactive";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description Present on marketplace providers only. */
+        ProviderMarketplace: {
+            bio: string | null;
+            serviceArea: string | null;
+            /** @description Override in basis points; null = the tenant default. */
+            commissionBps: number | null;
+            /** @description Last approval. */
+            approvedAt: string | null;
+            /** @description Last suspension, while suspended. */
+            suspendedAt: string | null;
+            listings: components["schemas"]["ProviderMarketplaceListing"][];
+        };
+        Provider: {
+            /** @description Provider id (prv_…). */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            kind: "vet" | "groomer" | "sitter" | "walker" | "trainer";
+            /**
+             * @description Staff providers: active | inactive. Marketplace providers: pending (onboarded, not yet approved) → approved (listed and bookable) ⇄ suspended (hidden, open slots gone, existing bookings stay). Only active and approved providers take new bookings.
+             * @enum {string}
+             */
+            status: "active" | "inactive" | "pending" | "approved" | "suspended";
+            /** @description Locations the provider works at (those the caller can see). */
+            locationIds: string[];
+            /** @description Lower-case appointment type codes; [] = every type. */
+            services: string[];
+            /** @description Average rating 1–5; null until rated (marketplace). */
+            rating: number | null;
+            ratingCount: number;
+            marketplace?: components["schemas"]["ProviderMarketplace"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+            externalId: string | null;
+        };
+        AppointmentType: {
+            /** @description Lower-case code, e.g. vet_consultation. */
+            code: string;
+            name: string;
+            durationMinutes: number;
+            bufferBeforeMinutes: number;
+            bufferAfterMinutes: number;
+            /** @description Inactive types keep their appointments but cannot be booked. */
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        AvailabilityData: {
+            providerId: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+        };
+        Availability: {
+            /** @description Bookable slots, earliest first (then by providerId). */
+            data: components["schemas"]["AvailabilityData"][];
+            /** @description True when `limit` cut the list; ask again with from = nextFrom. */
+            hasMore: boolean;
+            /** @description Start of the first slot left out. */
+            nextFrom: string | null;
+        };
+        AppointmentProvider: {
+            id: string;
+            name: string;
+        };
+        Appointment: {
+            /** @description Appointment id (apt_…). */
+            id: string;
+            /**
+             * @description Lower-case state; a new appointment is confirmed.
+             * @enum {string}
+             */
+            status: "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show";
+            petId: string;
+            providerId: string;
+            provider: components["schemas"]["AppointmentProvider"];
+            /** @description Lower-case appointment type code. */
+            type: string;
+            /** Format: date-time */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description startsAt + the type's duration.
+             */
+            endsAt: string;
+            locationId: string;
+            notes: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description An ICS (RFC 5545) entry for calendars; works without a bearer token. Treat it as a secret. */
+            calendarUrl: string;
+            /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+            externalId: string | null;
+        };
+        /** @description The API client that recorded it and its role at the time. */
+        VaccinationRecordedBy: {
+            /** @description API client (cli_…). */
+            clientId: string;
+            role: string;
+        };
+        Vaccination: {
+            /** @description Vaccination id (vac_…). */
+            id: string;
+            petId: string;
+            /** @description Vaccine name as entered, e.g. Rabies. */
+            vaccine: string;
+            /** Format: date */
+            administeredOn: string;
+            /**
+             * Format: date
+             * @description When the next dose is due; drives vaccinationStatus and pet.vaccination_due.
+             */
+            dueOn: string;
+            lotNumber: string | null;
+            providerId: string | null;
+            /** @description The pet's location when this was recorded. */
+            locationId: string;
+            recordedBy: components["schemas"]["VaccinationRecordedBy"];
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+            externalId: string | null;
+        };
+        /** @description The API client that wrote the record and its role at the time. */
+        MedicalRecordRecordedBy: {
+            /** @description API client (cli_…). */
+            clientId: string;
+            role: string;
+        };
+        MedicalRecord: {
+            /** @description Medical record id (med_…). */
+            id: string;
+            petId: string;
+            /**
+             * @description What the record is; decides which other fields apply.
+             * @enum {string}
+             */
+            kind: "note" | "diagnosis" | "prescription" | "weight" | "allergy";
+            text: string | null;
+            code: string | null;
+            medication: string | null;
+            dosage: string | null;
+            frequency: string | null;
+            durationDays: number | null;
+            weightKg: number | null;
+            allergen: string | null;
+            severity: ("mild" | "moderate" | "severe") | null;
+            amends: string | null;
+            amendmentReason: string | null;
+            supersededBy: string | null;
+            /** @description The pet's location when this was recorded. */
+            locationId: string;
+            recordedBy: components["schemas"]["MedicalRecordRecordedBy"];
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
+            externalId: string | null;
+        };
+        Document: {
+            /** @description Document id (doc_…). */
+            id: string;
+            petId: string;
+            title: string;
+            /**
+             * @description What the document is; default `other`.
+             * @enum {string}
+             */
+            kind: "lab_result" | "xray" | "referral" | "consent" | "invoice" | "prescription" | "vaccination_certificate" | "other";
+            /**
+             * @description Decided from the content (magic bytes / UTF-8 check), never from what the client declared.
+             * @enum {string}
+             */
+            contentType: "application/pdf" | "image/png" | "image/jpeg" | "image/webp" | "text/plain" | "text/markdown";
+            /** @description The Content-Type the client sent with the file part, as sent. */
+            declaredContentType: string | null;
+            /** @description True when declaredContentType names another type than the content has (e.g. a PNG sent as application/pdf). */
+            contentTypeMismatch: boolean;
+            sizeBytes: number;
+            /** @description SHA-256 of the content, hex; also the download ETag. */
+            sha256: string;
+            /** @description The client's file name, sanitized (metadata only; the file is stored under the document id). */
+            filename: string | null;
+            /**
+             * @description Text extraction for the search index: `extracted`; `truncated` (cut at 1,000,000 characters or 500 pages); `empty` (a PDF without a text layer, e.g. a scan); `failed` (the PDF could not be read: damaged, encrypted or over the time limit; the file is still stored); `not_applicable` (images).
+             * @enum {string}
+             */
+            textStatus: "extracted" | "truncated" | "empty" | "failed" | "not_applicable";
+            /** @description True when some text was extracted (textStatus extracted or truncated). */
+            textExtracted: boolean;
+            /** @description Characters of extracted text stored. */
+            textLength: number;
+            /** @description Pages of a PDF; null for other types or an unreadable PDF. */
+            pageCount: number | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Where to download the bytes (GET, same bearer token). */
+            contentUrl: string;
+        };
+        Notification: {
+            /** @description Notification id (ntf_…). */
+            id: string;
+            /** @description The pet parent (usr_…) it is addressed to. */
+            parentId: string;
+            /** @description The pet it is about, if any. */
+            petId: string | null;
+            /** @description The parent's location when it was queued. */
+            locationId: string;
+            /**
+             * @description Delivery channel. Only `email` today; the enum will grow (sms) without a new version.
+             * @constant
+             */
+            channel: "email";
+            /**
+             * @description `manual` (POST /v1/notifications) or a reminder queued by a job.
+             * @enum {string}
+             */
+            kind: "manual" | "vaccination_reminder" | "appointment_reminder";
+            /** @description The vaccination (vac_…) or appointment (apt_…) a reminder is about. */
+            relatedId: string | null;
+            /** @description The parent's email address when it was queued. */
+            to: string;
+            subject: string;
+            /** @description Plain text. */
+            body: string;
+            /**
+             * @description `queued` (in the outbox, or between retries) → `sent` | `failed`; a reminder no longer wanted when its turn comes (consent withdrawn, visit cancelled, moved or past) → `cancelled`.
+             * @enum {string}
+             */
+            status: "queued" | "sent" | "failed" | "cancelled";
+            /** @description Delivery attempts so far. */
+            attempts: number;
+            /** @description Why the last attempt failed. */
+            lastError: string | null;
+            /** @description While queued: not sent before this instant (retry backoff). Null once sent or failed. */
+            nextAttemptAt: string | null;
+            /** @description When the SMTP server accepted it. */
+            sentAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        InvoiceLine: {
+            /** @description Line id (inl_…). */
+            id: string;
+            description: string;
+            quantity: number;
+            /** @description Minor units per unit. */
+            unitAmount: number;
+            /** @description quantity × unitAmount, before tax. */
+            amount: number;
+            /** @description The line's rate: its own, else the location's taxRateBps when written. */
+            taxRateBps: number;
+            /** @description round-half-up(amount × taxRateBps / 10000). */
+            taxAmount: number;
+            sourceId: string | null;
+        };
+        Invoice: {
+            /** @description Invoice id (inv_…). */
+            id: string;
+            number: string | null;
+            /** @enum {string} */
+            status: "draft" | "open" | "paid" | "void" | "uncollectible";
+            parentId: string;
+            petId: string | null;
+            locationId: string;
+            currency: string;
+            lines: components["schemas"]["InvoiceLine"][];
+            /** @description Sum of line amounts. Integer minor units. */
+            subtotal: number;
+            /** @description Sum of line taxes. Integer minor units. */
+            tax: number;
+            /** @description subtotal + tax. Integer minor units. */
+            total: number;
+            /** @description Sum of the payments applied (refunds do not lower it). Integer minor units. */
+            amountPaid: number;
+            /** @description Sum of the refunds of those payments. Integer minor units. */
+            amountRefunded: number;
+            /** @description What is still to pay: total − amountPaid (0 once paid or void). Integer minor units. */
+            amountDue: number;
+            dueOn: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            finalizedAt: string | null;
+            paidAt: string | null;
+            voidedAt: string | null;
+        };
+        Payment: {
+            /** @description Payment id (pay_…). */
+            id: string;
+            /** @constant */
+            status: "succeeded";
+            parentId: string;
+            invoiceId: string | null;
+            /** @description Integer minor units. */
+            amount: number;
+            /** @description Sum of its refunds; never above amount. */
+            amountRefunded: number;
+            currency: string;
+            /**
+             * @description How the clinic received it; wallet debits the parent’s wallet in the currency.
+             * @enum {string}
+             */
+            method: "cash" | "card_terminal" | "bank_transfer" | "check" | "wallet";
+            reference: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        Refund: {
+            /** @description Refund id (ref_…). */
+            id: string;
+            paymentId: string;
+            invoiceId: string | null;
+            /** @description Integer minor units. */
+            amount: number;
+            currency: string;
+            reason: string | null;
+            /** @constant */
+            status: "succeeded";
+            /** Format: date-time */
+            createdAt: string;
+        };
+        Wallet: {
+            /** @description Wallet id (wal_…). */
+            id: string;
+            parentId: string;
+            currency: string;
+            /** @description Integer minor units; never negative (a database CHECK). */
+            balance: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        Subscription: {
+            /** @description Subscription id (sub_…). */
+            id: string;
+            /** @enum {string} */
+            status: "trialing" | "active" | "past_due" | "paused" | "canceled";
+            parentId: string;
+            petId: string | null;
+            locationId: string;
+            description: string;
+            /** @description Per period, integer minor units, before the location’s tax. */
+            amount: number;
+            currency: string;
+            /** @enum {string} */
+            interval: "week" | "month" | "year";
+            intervalCount: number;
+            /**
+             * @description wallet: each invoice is paid from the parent’s wallet in the currency (the whole amount or nothing); send_invoice: it stays open for the parent to pay.
+             * @enum {string}
+             */
+            collection: "wallet" | "send_invoice";
+            /** Format: date */
+            startDate: string;
+            trialEnd: string | null;
+            /**
+             * Format: date
+             * @description Local date at the location.
+             */
+            currentPeriodStart: string;
+            /**
+             * Format: date
+             * @description Exclusive: the next period starts that day.
+             */
+            currentPeriodEnd: string;
+            latestInvoiceId: string | null;
+            cancelAtPeriodEnd: boolean;
+            canceledAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        Settlement: {
+            /** @description Settlement id (stl_…). */
+            id: string;
+            /** @enum {string} */
+            kind: "daily_close" | "provider_payout";
+            locationId: string | null;
+            providerId: string | null;
+            /**
+             * Format: date
+             * @description daily_close: the local date closed (periodStart = periodEnd).
+             */
+            periodStart: string;
+            /** Format: date */
+            periodEnd: string;
+            currency: string;
+            /** @description Payments counted, integer minor units. */
+            gross: number;
+            /** @description Refunds counted. */
+            refunds: number;
+            /** @description gross − refunds. */
+            net: number;
+            /** @description Net amount per payment method (refunds count against the method of the payment they pay back). */
+            byMethod: {
+                [key: string]: number;
+            };
+            paymentCount: number;
+            refundCount: number;
+            /** @description closed (daily_close); pending | paid (provider_payout). */
+            status: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        BoardingRoom: {
+            /** @description Room id (room_…). */
+            id: string;
+            locationId: string;
+            name: string;
+            roomType: string;
+            capacity: number;
+            species: string[];
+            /** @description Integer minor units per night. */
+            nightlyRate: number;
+            currency: string;
+            /** @description Inactive rooms add no capacity and take no check-ins; their stays stay as they are. */
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description Who let the pet in without the required vaccinations, and why. */
+        BoardingBookingVaccinationOverride: {
+            reason: string;
+            /** @description The API client (cli_…) that overrode. */
+            clientId: string;
+            role: string;
+            /** @description Required vaccines the pet lacked then. */
+            missing: string[];
+            /** Format: date-time */
+            at: string;
+        };
+        BoardingBooking: {
+            /** @description Booking id (bkg_…). */
+            id: string;
+            /** @constant */
+            kind: "boarding";
+            /** @enum {string} */
+            status: "reserved" | "checked_in" | "checked_out" | "cancelled" | "no_show";
+            petId: string;
+            /** @description The pet's parent when booked: who is billed. */
+            parentId: string;
+            locationId: string;
+            roomType: string;
+            roomId: string | null;
+            /**
+             * Format: date
+             * @description The first night.
+             */
+            checkInOn: string;
+            /**
+             * Format: date
+             * @description The day the pet leaves (its night is not included).
+             */
+            checkOutOn: string;
+            /** @description Nights booked: checkInOn inclusive, checkOutOn exclusive. */
+            nights: number;
+            /** @description As booked: nights × the lowest nightlyRate of the room type’s active rooms (integer minor units, before tax). The bill is the invoice. */
+            amount: number;
+            currency: string;
+            invoiceId: string | null;
+            notes: string | null;
+            vaccinationOverride: components["schemas"]["BoardingBookingVaccinationOverride"] | null;
+            /** Format: date-time */
+            createdAt: string;
+            checkedInAt: string | null;
+            checkedOutAt: string | null;
+        };
+        BoardingOccupancyNightByRoomType: {
+            roomType: string;
+            /** @description Places of the active rooms. */
+            capacity: number;
+            /** @description Stays booked for the night, not yet checked in. */
+            reserved: number;
+            /** @description Stays in house that night. */
+            checkedIn: number;
+            /** @description capacity − reserved − checkedIn (negative when rooms were deactivated under booked stays). */
+            available: number;
+        };
+        BoardingOccupancyNight: {
+            /** Format: date */
+            date: string;
+            /** @description Places of the active rooms. */
+            capacity: number;
+            /** @description Stays booked for the night, not yet checked in. */
+            reserved: number;
+            /** @description Stays in house that night. */
+            checkedIn: number;
+            /** @description capacity − reserved − checkedIn (negative when rooms were deactivated under booked stays). */
+            available: number;
+            byRoomType: components["schemas"]["BoardingOccupancyNightByRoomType"][];
+        };
+        BoardingOccupancy: {
+            locationId: string;
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            nights: components["schemas"]["BoardingOccupancyNight"][];
+        };
+        BoardingCarePlanFeeding: {
+            time: string;
+            food: string;
+            portion: string;
+            notes: string | null;
+        };
+        BoardingCarePlanMedication: {
+            name: string;
+            dose: string;
+            times: string[];
+            withFood: boolean;
+            notes: string | null;
+            /** @description Charged per dose given, integer minor units. */
+            administrationAmount: number;
+        };
+        BoardingCarePlan: {
+            /** @description Care plan id (cpl_…). */
+            id: string;
+            bookingId: string;
+            petId: string;
+            locationId: string;
+            feeding: components["schemas"]["BoardingCarePlanFeeding"][];
+            medications: components["schemas"]["BoardingCarePlanMedication"][];
+            notes: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description Minutes per pet size (small, medium, large, xlarge). */
+        GroomingPackageDurationMinutes: {
+            /** @description Minutes. */
+            small: number;
+            /** @description Minutes. */
+            medium: number;
+            /** @description Minutes. */
+            large: number;
+            /** @description Minutes. */
+            xlarge: number;
+        };
+        /** @description Price per pet size, integer minor units. */
+        GroomingPackagePrice: {
+            /** @description Integer minor units. */
+            small: number;
+            /** @description Integer minor units. */
+            medium: number;
+            /** @description Integer minor units. */
+            large: number;
+            /** @description Integer minor units. */
+            xlarge: number;
+        };
+        GroomingPackage: {
+            /** @description Package id (pkg_…). */
+            id: string;
+            name: string;
+            locationId: string | null;
+            services: string[];
+            durationMinutes: components["schemas"]["GroomingPackageDurationMinutes"];
+            price: components["schemas"]["GroomingPackagePrice"];
+            currency: string;
+            /** @description Sessions sold together; > 1 is a prepaid bundle (POST /v1/grooming/package-credits). */
+            sessions: number;
+            validDays: number | null;
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        GroomingAppointment: {
+            /** @description Booking id (bkg_…), shared with every booking kind. */
+            id: string;
+            /** @constant */
+            kind: "grooming";
+            /** @enum {string} */
+            status: "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show";
+            petId: string;
+            parentId: string;
+            packageId: string;
+            /** @description The groomer (prv_…) whose time it takes. */
+            stylistId: string;
+            locationId: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            /**
+             * @description small | medium | large | xlarge (grooming prices and times by it).
+             * @enum {string}
+             */
+            size: "small" | "medium" | "large" | "xlarge";
+            durationMinutes: number;
+            /** @description The package price for the size, integer minor units (before tax). */
+            amount: number;
+            currency: string;
+            /** @enum {string} */
+            payWith: "invoice" | "membership" | "package_credit";
+            membershipId: string | null;
+            invoiceId: string | null;
+            notes: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        GroomingAvailabilityData: {
+            stylistId: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+        };
+        GroomingAvailabilityDay: {
+            /** Format: date */
+            date: string;
+            /** @description Free slots that day (all stylists). */
+            slots: number;
+            /** @description Why a day has no slot; [] when it has some. */
+            reasons: ("no_stylist_working" | "fully_booked" | "outside_booking_window")[];
+        };
+        GroomingAvailability: {
+            data: components["schemas"]["GroomingAvailabilityData"][];
+            days: components["schemas"]["GroomingAvailabilityDay"][];
+        };
+        GroomingMembership: {
+            /** @description Membership id (mbr_…). */
+            id: string;
+            /** @enum {string} */
+            status: "active" | "cancelled";
+            parentId: string;
+            petId: string | null;
+            packageId: string;
+            /** @description Where it is billed; its credits work at every location of the group. */
+            locationId: string;
+            subscriptionId: string;
+            sessionsPerPeriod: number;
+            /** @description sessionsPerPeriod × paid periods − credits spent. */
+            creditsRemaining: number;
+            currentPeriodEnd: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        GroomingPackageCredits: {
+            /** @description Bundle id (pcr_…). */
+            id: string;
+            parentId: string;
+            packageId: string;
+            locationId: string;
+            /** @description The finalized invoice of the bundle. */
+            invoiceId: string;
+            sessions: number;
+            creditsRemaining: number;
+            expiresAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        OrderLine: {
+            /** @description Order line id (oln_…). */
+            id: string;
+            providerId: string;
+            listingId: string;
+            /** @description The booking (bkg_…, kind marketplace) the line holds. */
+            bookingId: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** @description The listing price when ordered (before tax). */
+            amount: number;
+            /** @description round-half-up(amount × commission rate / 10000), the rate snapshotted at order time. */
+            commissionAmount: number;
+        };
+        Order: {
+            /** @description Order id (ord_…). */
+            id: string;
+            /** @enum {string} */
+            status: "pending_payment" | "paid" | "fulfilled" | "cancelled" | "partially_refunded" | "refunded";
+            parentId: string;
+            petId: string;
+            lines: components["schemas"]["OrderLine"][];
+            /** @description Sum of the lines. */
+            subtotal: number;
+            /** @description subtotal plus the location’s tax, as the invoice bills it. */
+            total: number;
+            currency: string;
+            /** @description The order’s invoice (inv_…): pay it with POST /v1/payments. */
+            invoiceId: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        MarketplaceBooking: {
+            /** @description Booking id (bkg_…). */
+            id: string;
+            /** @constant */
+            kind: "marketplace";
+            /** @enum {string} */
+            status: "reserved" | "confirmed" | "completed" | "cancelled";
+            orderId: string;
+            orderLineId: string;
+            providerId: string;
+            listingId: string;
+            /** @description The listing’s category. */
+            service: string;
+            petId: string;
+            parentId: string;
+            locationId: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            /** @description Integer minor units. */
+            amount: number;
+            currency: string;
+            completedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ProviderPayoutLine: {
+            /** @description Commission line id (cml_…). */
+            id: string;
+            orderId: string;
+            orderLineId: string;
+            providerId: string;
+            /**
+             * @description sale: accrued when the line was paid; refund: the negative line of a refund.
+             * @enum {string}
+             */
+            kind: "sale" | "refund";
+            refundId: string | null;
+            /** @description Signed: the line’s price (sale) or minus the gross refunded (refund). */
+            gross: number;
+            /** @description The rate snapshotted on the order line. */
+            rateBps: number;
+            /** @description Signed as gross. */
+            commission: number;
+            currency: string;
+            /** @enum {string} */
+            status: "accrued" | "settled";
+            settlementId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ProviderPayout: {
+            /** @description Settlement id (stl_…). */
+            id: string;
+            /** @constant */
+            kind: "provider_payout";
+            providerId: string;
+            /** Format: date */
+            periodStart: string;
+            /** Format: date */
+            periodEnd: string;
+            currency: string;
+            /** @description Sum of the sale lines. */
+            gross: number;
+            /** @description Gross refunded: minus the sum of the refund lines (≥ 0). */
+            refunds: number;
+            /** @description Sum of the lines’ commission (refund lines count negative). */
+            commission: number;
+            /** @description gross − refunds − commission: what the provider is paid. */
+            net: number;
+            lines: components["schemas"]["ProviderPayoutLine"][];
+            /** @enum {string} */
+            status: "pending" | "paid";
+            /** Format: date-time */
+            createdAt: string;
+            paidAt: string | null;
+        };
+        KnowledgeServiceRetrieval: {
+            /** @constant */
+            lexical: true;
+            /** @description Vectors are searched too (an embedding model is pinned and sqlite-vec is loaded). */
+            vector: boolean;
+            embeddingModel: string | null;
+            dimension: number | null;
+            reason: string | null;
+        };
+        KnowledgeService: {
+            /** @description Knowledge service id (ais_…). */
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description null: tenant-wide. */
+            locationIds: string[] | null;
+            retrieval: components["schemas"]["KnowledgeServiceRetrieval"];
+            documentCount: number;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        KnowledgeDocument: {
+            /** @description Knowledge document id (kdoc_…). */
+            id: string;
+            serviceId: string;
+            title: string;
+            /** @enum {string} */
+            source: "file" | "pet_document" | "text";
+            /** @description application/pdf, text/plain or text/markdown (from the content). */
+            contentType: string;
+            sourceDocumentId: string | null;
+            /** @enum {string} */
+            status: "uploaded" | "extracting" | "indexed" | "failed";
+            /** @description Of the file bytes, or of the UTF-8 text. */
+            sha256: string;
+            sizeBytes: number;
+            pages: number | null;
+            chunks: number | null;
+            /** @description Share of the chunks indexed (1 when indexed). */
+            progress: number;
+            error: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            indexedAt: string | null;
+        };
+        AnswerCitation: {
+            documentId: string;
+            chunkId: string;
+            title: string;
+            page: number | null;
+            snippet: string;
+            /** @description Lexical: -bm25 (higher is better); hybrid: the reciprocal-rank fusion score. */
+            score: number;
+        };
+        AnswerLiveCountBasis: {
+            date: string;
+            formula: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AnswerLiveCount: {
+            /** @description pets_total, appointments_today, boarded_tonight (point in time), or a §14 analytics metric. */
+            metric: string;
+            value: number;
+            /** @enum {string} */
+            unit: "count" | "ratio" | "minor";
+            /** @description ISO 4217, for unit minor. */
+            currency?: string;
+            /**
+             * Format: date
+             * @description Analytics metrics: first local date of the window.
+             */
+            from?: string;
+            /**
+             * Format: date
+             * @description Analytics metrics: last local date of the window.
+             */
+            to?: string;
+            /** Format: date-time */
+            asOf: string;
+            locationIds: string[];
+            basis: components["schemas"]["AnswerLiveCountBasis"];
+        };
+        Answer: {
+            /** @description Stored answer id (ans_…), readable at GET /v1/ai/answers/{id}. */
+            id: string;
+            answer: string;
+            /** @description True when the documents do not support an answer (support below the measured threshold). */
+            abstained: boolean;
+            /** @description Share of the question's content words found in the best passage. */
+            support: number;
+            citations: components["schemas"]["AnswerCitation"][];
+            /** @enum {string} */
+            retrieval: "lexical" | "hybrid";
+            /** @description The chat model that phrased it, or `extractive`. */
+            model: string;
+            fallback: string | null;
+            /** @enum {string} */
+            kind: "knowledge" | "agent";
+            question: string;
+            serviceId: string | null;
+            scope: string | null;
+            liveCounts: components["schemas"]["AnswerLiveCount"][];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        CareCoordinatorSummaryPet: {
+            id: string;
+            name: string;
+            species: string;
+            ownerId: string;
+            locationId: string;
+            /** @description The pet's vaccinationStatus as GET /v1/pets/{id} derives it. */
+            vaccinationStatus: string;
+        };
+        CareCoordinatorSummaryVaccination: {
+            /** @description The latest dose of this vaccine (vac_…). */
+            vaccinationId: string;
+            vaccine: string;
+            /** Format: date */
+            administeredOn: string;
+            /** Format: date */
+            dueOn: string;
+            /**
+             * @description overdue: dueOn before today; due_soon: within 30 days (today included); the vaccinationStatus rule per vaccine.
+             * @enum {string}
+             */
+            status: "overdue" | "due_soon" | "up_to_date";
+        };
+        CareCoordinatorSummaryAppointment: {
+            id: string;
+            type: string;
+            status: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            locationId: string;
+            providerId: string;
+        };
+        CareCoordinatorSummaryBooking: {
+            /** @description bkg_… */
+            id: string;
+            /** @description boarding | grooming | marketplace */
+            kind: string;
+            status: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            locationId: string;
+            providerId: string | null;
+            /** @description Integer minor units, as booked. */
+            amount: number;
+            currency: string;
+        };
+        CareCoordinatorSummaryActiveStayCarePlanRecentDoseRecordedBy: {
+            clientId: string;
+        };
+        CareCoordinatorSummaryActiveStayCarePlanRecentDose: {
+            /** @description Dose log entry id (dos_…). */
+            id: string;
+            carePlanId: string;
+            bookingId: string;
+            medication: string;
+            /** Format: date-time */
+            scheduledFor: string;
+            /** @enum {string} */
+            outcome: "given" | "refused" | "skipped";
+            givenBy: string;
+            notes: string | null;
+            recordedBy: components["schemas"]["CareCoordinatorSummaryActiveStayCarePlanRecentDoseRecordedBy"];
+            /** Format: date-time */
+            createdAt: string;
+            supersedes: string | null;
+        };
+        CareCoordinatorSummaryActiveStayCarePlanMissedDose: {
+            medication: string;
+            /**
+             * Format: date-time
+             * @description When it was due (a local time at the location, as UTC).
+             */
+            scheduledFor: string;
+        };
+        CareCoordinatorSummaryActiveStayCarePlan: {
+            carePlan: components["schemas"]["BoardingCarePlan"];
+            /** @description The last 20 doses logged, newest first. */
+            recentDoses: components["schemas"]["CareCoordinatorSummaryActiveStayCarePlanRecentDose"][];
+            /** @description Doses scheduled since check-in with nothing logged PETCARE_DOSE_OVERDUE_MINUTES after their time (the care-plan-doses job’s rule), in schedule order: the latest 50 (the missed_dose_follow_up action counts them all). */
+            missedDoses: components["schemas"]["CareCoordinatorSummaryActiveStayCarePlanMissedDose"][];
+        };
+        CareCoordinatorSummaryActiveStay: {
+            bookingId: string;
+            locationId: string;
+            /** Format: date */
+            checkInOn: string;
+            /** Format: date */
+            checkOutOn: string;
+            roomId: string | null;
+            carePlans: components["schemas"]["CareCoordinatorSummaryActiveStayCarePlan"][];
+        };
+        CareCoordinatorSummaryOpenInvoice: {
+            id: string;
+            number: string | null;
+            status: string;
+            locationId: string;
+            petId: string | null;
+            currency: string;
+            total: number;
+            amountDue: number;
+            dueOn: string | null;
+        };
+        CareCoordinatorSummaryAction: {
+            /** @enum {string} */
+            kind: "record_vaccinations" | "vaccinate_overdue" | "vaccination_due_soon" | "book_vaccination_before_boarding" | "missed_dose_follow_up" | "pay_open_invoice";
+            /** @description Why, in one sentence naming the facts the rule used. */
+            reason: string;
+            /**
+             * Format: date
+             * @description When the action is (or was) due; a past date means it is late (YYYY-MM-DD).
+             */
+            dueOn: string;
+            /** @description The records the rule read (pet_, vac_, bkg_, cpl_, inv_ ids), the main one first. */
+            sourceIds: string[];
+        };
+        CareCoordinatorSummary: {
+            pet: components["schemas"]["CareCoordinatorSummaryPet"];
+            /**
+             * Format: date-time
+             * @description The business-clock instant the summary was computed at.
+             */
+            asOf: string;
+            /**
+             * Format: date
+             * @description The UTC date of asOf: the day due dates are compared with (YYYY-MM-DD).
+             */
+            today: string;
+            /** @description The latest dose per vaccine, earliest due first. */
+            vaccinations: components["schemas"]["CareCoordinatorSummaryVaccination"][];
+            /** @description Upcoming or in-progress appointments (confirmed, checked_in, in_progress, not ended), soonest first, at most 50. */
+            appointments: components["schemas"]["CareCoordinatorSummaryAppointment"][];
+            /** @description Upcoming or current bookings of every kind (boarding, grooming, marketplace) not ended and not in a final state, soonest first, at most 50. */
+            bookings: components["schemas"]["CareCoordinatorSummaryBooking"][];
+            activeStay: components["schemas"]["CareCoordinatorSummaryActiveStay"] | null;
+            /** @description Open invoices of the pet's parent with an amount due, oldest first, at most 50. */
+            openInvoices: components["schemas"]["CareCoordinatorSummaryOpenInvoice"][];
+            /** @description What to do next, by rule, earliest due first. */
+            actions: components["schemas"]["CareCoordinatorSummaryAction"][];
+        };
+        RecallRecipient: {
+            /** @description The pet's parent (usr_…), who is written to. */
+            parentId: string;
+            petId: string;
+            /** @description The vaccine as recorded on the latest dose. */
+            vaccine: string;
+            /**
+             * Format: date
+             * @description The latest dose's due date (may be past: overdue).
+             */
+            dueOn: string;
+            /** @description The latest dose (vac_…) whose due date is recalled. */
+            vaccinationId: string;
+            /** @description The pet's location. */
+            locationId: string;
+            /**
+             * @description sent: a message was queued by this campaign; would_send: a dry run would queue one; skipped: see reason.
+             * @enum {string}
+             */
+            status: "sent" | "would_send" | "skipped";
+            reason: ("already_reminded" | "no_consent" | "no_email") | null;
+            notificationId: string | null;
+        };
+        Recall: {
+            /** @description Campaign id (rcl_…); a dry run is stored too. */
+            id: string;
+            /** @description A dry run: recipients would_send or skipped, nothing sent. */
+            dryRun: boolean;
+            locationId: string | null;
+            vaccines: string[] | null;
+            dueWithinDays: number;
+            /**
+             * Format: date
+             * @description The day the window counts from (UTC date of the business clock, as the reminder job counts) (YYYY-MM-DD).
+             */
+            today: string;
+            /**
+             * Format: date
+             * @description today + dueWithinDays: the last due date selected (YYYY-MM-DD).
+             */
+            dueThrough: string;
+            /** @description Earliest due first: one per pet and vaccine. */
+            recipients: components["schemas"]["RecallRecipient"][];
+            /** @description Messages queued by this campaign (0 in a dry run). */
+            sent: number;
+            /** @description Messages a dry run would queue (0 when not a dry run). */
+            wouldSend: number;
+            /** @description Recipients already reminded or without consent or an email address. */
+            skipped: number;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        AnalyticsSummaryMetricBreakdown: {
+            key: string;
+            value: number;
+        };
+        AnalyticsSummaryMetricBasis: {
+            /** @description Which date of which record places it in the window, and in which time zone. */
+            date: string;
+            /** @description How the value is computed from those records. */
+            formula: string;
+        };
+        AnalyticsSummaryMetric: {
+            /** @enum {string} */
+            name: "revenue_net" | "invoices_open" | "appointments_by_status" | "no_show_rate" | "boarding_occupancy_rate" | "grooming_completed" | "vaccination_compliance_rate" | "new_pets" | "active_pets" | "marketplace_gmv" | "commission_earned";
+            /** @description count: an integer; ratio: 0..1; minor: integer minor units of `currency`. */
+            value: number;
+            /** @enum {string} */
+            unit: "count" | "ratio" | "minor";
+            /** @description ISO 4217, for unit minor. */
+            currency?: string;
+            /** @description unit ratio: what the value divides (0/0 answers 0). */
+            numerator?: number;
+            denominator?: number;
+            /** @description appointments_by_status: the count of each status (value is their total). */
+            breakdown?: components["schemas"]["AnalyticsSummaryMetricBreakdown"][];
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** @description The locations counted (the caller's, or the one asked for). */
+            locationIds: string[];
+            /**
+             * Format: date-time
+             * @description When the value was computed: records written later are not in it.
+             */
+            asOf: string;
+            basis: components["schemas"]["AnalyticsSummaryMetricBasis"];
+        };
+        AnalyticsSummary: {
+            /** @description Every metric once; a money metric once per currency when the locations use several. */
+            metrics: components["schemas"]["AnalyticsSummaryMetric"][];
+        };
+        AnalyticsMetricSeriesPoint: {
+            /**
+             * Format: date
+             * @description The bucket's first day (a Monday for week, the 1st for month).
+             */
+            bucket: string;
+            /**
+             * Format: date
+             * @description First day of the bucket inside the asked range.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the bucket inside the asked range.
+             */
+            to: string;
+            value: number;
+            numerator?: number;
+            denominator?: number;
+        };
+        AnalyticsMetricSeries: {
+            /** @enum {string} */
+            name: "revenue_net" | "invoices_open" | "appointments_by_status" | "no_show_rate" | "boarding_occupancy_rate" | "grooming_completed" | "vaccination_compliance_rate" | "new_pets" | "active_pets" | "marketplace_gmv" | "commission_earned";
+            /** @enum {string} */
+            unit: "count" | "ratio" | "minor";
+            /** @description ISO 4217, for unit minor. */
+            currency?: string;
+            /** @enum {string} */
+            interval: "day" | "week" | "month";
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** @description The locations counted (the caller's, or the one asked for). */
+            locationIds: string[];
+            /**
+             * Format: date-time
+             * @description When the value was computed: records written later are not in it.
+             */
+            asOf: string;
+            basis: components["schemas"]["AnalyticsSummaryMetricBasis"];
+            /** @description Every bucket of the range in order; an empty one as 0. */
+            points: components["schemas"]["AnalyticsMetricSeriesPoint"][];
+        };
+        ImportError: {
+            /** @description CSV: the row number with the header as row 1 (as a spreadsheet shows it); NDJSON: the line number. */
+            row: number;
+            /** @description The column (after the mapping), or `row` for a row that could not be read. */
+            field: string;
+            /** @description The API's own validation message. */
+            message: string;
+        };
+        Import: {
+            /** @description Import id (imp_…). */
+            id: string;
+            /**
+             * @description What the file holds: pet-parents, pets, vaccinations, medical-records (notes), appointments or providers.
+             * @enum {string}
+             */
+            type: "pet-parents" | "pets" | "vaccinations" | "medical-records" | "appointments" | "providers";
+            /**
+             * @description queued → validating (reads the file once: counts rows, finds duplicate externalIds) → importing → done; or failed, or cancelled.
+             * @enum {string}
+             */
+            status: "queued" | "validating" | "importing" | "done" | "failed" | "cancelled";
+            /** @description true: every row is checked, nothing is written; the counts say what a real run would do. */
+            dryRun: boolean;
+            /** @enum {string} */
+            format: "csv" | "ndjson";
+            /** @description Where rows without their own locationId go. */
+            locationId: string | null;
+            /** @description Source column → column name, as given. */
+            mapping: {
+                [key: string]: string;
+            };
+            filename: string | null;
+            sizeBytes: number;
+            sha256: string;
+            /** @description Data rows in the file; null until validation has read it. */
+            total: number | null;
+            /** @description Rows done (committed in batches). */
+            processed: number;
+            created: number;
+            updated: number;
+            /** @description Rows with nothing to change (a re-run of the same row), or a medical record imported before. */
+            skipped: number;
+            /** @description Rows refused; the first 1,000 reasons are in errors. */
+            failed: number;
+            errors: components["schemas"]["ImportError"][];
+            /** @description Why the whole import failed (status failed). */
+            failure: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+        };
+        Event: {
+            /** @description Event id (evt_…); receivers dedupe on it. */
+            id: string;
+            /** @description Event type (see GET /v1/event-types). */
+            type: string;
+            /**
+             * Format: date-time
+             * @description When the change happened, ISO 8601 UTC.
+             */
+            createdAt: string;
+            /** @description The type's payload (schema in GET /v1/event-types). */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        WebhookEndpoint: {
+            /** @description Endpoint id (whe_…). */
+            id: string;
+            url: string;
+            description: string | null;
+            events: string[];
+            enabled: boolean;
+            /** @description While set, the previous secret also signs (a second v1 in the signature header) until this instant. */
+            previousSecretExpiresAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        JobScheduleCron: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "cron";
+            /** @description node-cron expression, UTC */
+            expression: string;
+        };
+        JobScheduleInterval: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "interval";
+            everyMs: number;
+        };
+        JobLastRun: {
+            /** @description The run (null for a poller pass, which has no queued row). */
+            id: string | null;
+            /** Format: date-time */
+            at: string;
+            status: string;
+            /** @description The summary the run returned (counts), or null. */
+            result: {
+                [key: string]: number | string | boolean | null;
+            } | null;
+            error: string | null;
+        };
+        JobRecentRun: {
+            /** @description job_… */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed";
+            /** @enum {string} */
+            trigger: "schedule" | "manual" | "code";
+            attempts: number;
+            maxAttempts: number;
+            /** Format: date-time */
+            runAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+            /** @description The summary the run returned (counts), or null. */
+            result: {
+                [key: string]: number | string | boolean | null;
+            } | null;
+            error: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        Job: {
+            /** @description Use it in POST /v1/jobs/{name}/run. */
+            name: string;
+            description: string;
+            /** @description null: runs only when queued. */
+            schedule: (components["schemas"]["JobScheduleCron"] | components["schemas"]["JobScheduleInterval"]) | null;
+            lastRun: components["schemas"]["JobLastRun"] | null;
+            /** @description Next cron fire (UTC); null for pollers and on-demand jobs. */
+            nextRunAt: string | null;
+            /** @description Runs queued or running now. */
+            openRuns: number;
+            recentRuns: components["schemas"]["JobRecentRun"][];
+        };
+        SandboxClock: {
+            /**
+             * Format: date-time
+             * @description The sandbox business clock: what billing, settlements and reminders take as now.
+             */
+            now: string;
+            /**
+             * Format: date-time
+             * @description Real time (tokens, rate limits, idempotency and the audit trail keep it).
+             */
+            realNow: string;
+            /** @description How far the business clock runs ahead of real time. */
+            advancedBySeconds: number;
+        };
+        Health: {
+            /** @constant */
+            status: "ok";
+        };
+        Readiness: {
+            /** @constant */
+            status: "ready";
+            environments: string[];
+        };
+        Version: {
+            platformVersion: string;
+            apiVersions: string[];
+            node: string;
+        };
+        ClientPage: {
+            data: components["schemas"]["Client"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        LocationPage: {
+            data: components["schemas"]["Location"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        PetParentPage: {
+            data: components["schemas"]["PetParent"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        PetPage: {
+            data: components["schemas"]["Pet"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        ProviderAvailability: {
+            providerId: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+        };
+        ProviderAvailabilityPage: {
+            data: components["schemas"]["ProviderAvailability"][];
+            /** @description More slots than `limit` in the window. */
+            hasMore: boolean;
+            /** @description Ask again with from= this to read on. */
+            nextFrom: string | null;
+        };
+        ProviderReview: {
+            /** @description Review id (rev_…). */
+            id: string;
+            providerId: string;
+            bookingId: string;
+            stars: number;
+            comment: string | null;
+            /** @description The provider's answer; null until given (once). */
+            reply: string | null;
+            /**
+             * @description Always true: every review comes from a completed marketplace booking.
+             * @constant
+             */
+            verified: true;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ProviderReviewPage: {
+            data: components["schemas"]["ProviderReview"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        ProviderPage: {
+            data: components["schemas"]["Provider"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        AppointmentTypeList: {
+            data: components["schemas"]["AppointmentType"][];
+        };
+        ScheduleWeekly: {
+            /** @description ISO weekday: Monday = 1 … Sunday = 7. */
+            weekday: number;
+            /**
+             * @description Local time HH:MM (24:00 allowed as an end).
+             * @example 09:00
+             */
+            start: string;
+            /**
+             * @description Local time HH:MM (24:00 allowed as an end).
+             * @example 09:00
+             */
+            end: string;
+        };
+        ScheduleTimeOff: {
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            reason: string | null;
+        };
+        Schedule: {
+            /** @description Schedule id (sch_…). */
+            id: string;
+            providerId: string;
+            locationId: string;
+            /** @description The location's IANA time zone, in which `weekly` is read. */
+            timezone: string;
+            weekly: components["schemas"]["ScheduleWeekly"][];
+            timeOff: components["schemas"]["ScheduleTimeOff"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        SchedulePage: {
+            data: components["schemas"]["Schedule"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        AppointmentPage: {
+            data: components["schemas"]["Appointment"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        VaccinationPage: {
+            data: components["schemas"]["Vaccination"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        MedicalRecordPage: {
+            data: components["schemas"]["MedicalRecord"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        DocumentPage: {
+            data: components["schemas"]["Document"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        NotificationPage: {
+            data: components["schemas"]["Notification"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        LedgerEntryLine: {
+            /** @description e.g. receivable:usr_…, cash:card_terminal, revenue:loc_…, tax_payable:loc_…, wallet:wal_… */
+            account: string;
+            /** @description Signed minor units: positive = debit, negative = credit. */
+            amount: number;
+        };
+        LedgerEntry: {
+            /** @description Journal entry id (je_…). */
+            id: string;
+            /** @description What moved the money: invoice, payment, refund or wallet. */
+            sourceType: string;
+            /** @description The record that did (inv_…, pay_…, ref_…, wal_…). */
+            sourceId: string;
+            /** @description ISO 4217; every line of an entry is in it. */
+            currency: string;
+            memo: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Two or more lines; they sum to 0. */
+            lines: components["schemas"]["LedgerEntryLine"][];
+        };
+        LedgerEntryPage: {
+            data: components["schemas"]["LedgerEntry"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        InvoicePage: {
+            data: components["schemas"]["Invoice"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        PaymentPage: {
+            data: components["schemas"]["Payment"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        RefundPage: {
+            data: components["schemas"]["Refund"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        WalletPage: {
+            data: components["schemas"]["Wallet"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        WalletTransaction: {
+            /** @description Wallet transaction id (wtx_…). */
+            id: string;
+            /** @enum {string} */
+            type: "top_up" | "payment" | "refund" | "adjustment";
+            /** @description Signed minor units: positive adds to the balance. */
+            amount: number;
+            balanceAfter: number;
+            sourceId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        WalletTransactionPage: {
+            data: components["schemas"]["WalletTransaction"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        SubscriptionPage: {
+            data: components["schemas"]["Subscription"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        SettlementPage: {
+            data: components["schemas"]["Settlement"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        BoardingRoomPage: {
+            data: components["schemas"]["BoardingRoom"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        BoardingBookingPage: {
+            data: components["schemas"]["BoardingBooking"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        BoardingCarePlanPage: {
+            data: components["schemas"]["BoardingCarePlan"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        BoardingDose: {
+            /** @description Dose log entry id (dos_…). */
+            id: string;
+            carePlanId: string;
+            bookingId: string;
+            medication: string;
+            /** Format: date-time */
+            scheduledFor: string;
+            /** @enum {string} */
+            outcome: "given" | "refused" | "skipped";
+            givenBy: string;
+            notes: string | null;
+            recordedBy: components["schemas"]["CareCoordinatorSummaryActiveStayCarePlanRecentDoseRecordedBy"];
+            /** Format: date-time */
+            createdAt: string;
+            supersedes: string | null;
+        };
+        BoardingDosePage: {
+            data: components["schemas"]["BoardingDose"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        GroomingPackagePage: {
+            data: components["schemas"]["GroomingPackage"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        GroomingAppointmentPage: {
+            data: components["schemas"]["GroomingAppointment"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        GroomingMembershipPage: {
+            data: components["schemas"]["GroomingMembership"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        GroomingPackageCreditsPage: {
+            data: components["schemas"]["GroomingPackageCredits"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        OrderPage: {
+            data: components["schemas"]["Order"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        Commission: {
+            /** @description Commission line id (cml_…). */
+            id: string;
+            orderId: string;
+            orderLineId: string;
+            providerId: string;
+            /**
+             * @description sale: accrued when the line was paid; refund: the negative line of a refund.
+             * @enum {string}
+             */
+            kind: "sale" | "refund";
+            refundId: string | null;
+            /** @description Signed: the line’s price (sale) or minus the gross refunded (refund). */
+            gross: number;
+            /** @description The rate snapshotted on the order line. */
+            rateBps: number;
+            /** @description Signed as gross. */
+            commission: number;
+            currency: string;
+            /** @enum {string} */
+            status: "accrued" | "settled";
+            settlementId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        CommissionPage: {
+            data: components["schemas"]["Commission"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        KnowledgeServicePage: {
+            data: components["schemas"]["KnowledgeService"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        KnowledgeDocumentPage: {
+            data: components["schemas"]["KnowledgeDocument"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        RecallSummary: {
+            /** @description Campaign id (rcl_…). */
+            id: string;
+            /** @description A dry run (nothing was sent). */
+            dryRun: boolean;
+            locationId: string | null;
+            vaccines: string[] | null;
+            dueWithinDays: number;
+            /** Format: date */
+            today: string;
+            /** Format: date */
+            dueThrough: string;
+            recipientCount: number;
+            sent: number;
+            /** @description Messages a dry run would have queued (0 when not a dry run). */
+            wouldSend: number;
+            skipped: number;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        RecallSummaryPage: {
+            data: components["schemas"]["RecallSummary"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        AnalyticsMetricRecord: {
+            /** @description payment, refund, invoice, appointment, booking, boarding_room, pet, order_line or commission_line. */
+            sourceType: string;
+            sourceId: string;
+            /**
+             * Format: date-time
+             * @description The instant that dates it (see the metric's basis).
+             */
+            occurredAt: string;
+            locationId: string;
+            /** @description Money metrics: signed minor units (refunds negative); they sum to the value. */
+            amount?: number;
+            currency?: string;
+            /** @description The row's status where the metric reads it. */
+            status?: string;
+            /**
+             * @description Where the row counts: a count's or a sum's rows are numerator; a ratio's rows are in the denominator, and both when also in the numerator.
+             * @enum {string}
+             */
+            counted: "numerator" | "denominator" | "both";
+        };
+        AnalyticsMetricRecordPage: {
+            data: components["schemas"]["AnalyticsMetricRecord"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        ImportPage: {
+            data: components["schemas"]["Import"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        EventPage: {
+            data: components["schemas"]["Event"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        EventType: {
+            type: string;
+            /** @description False for an alias. */
+            canonical: boolean;
+            /** @description The canonical type an alias stands for. */
+            aliasOf: string | null;
+            /** @description Aliases of a canonical type. */
+            aliases: string[];
+            description: string;
+            emittedBy: string;
+            /** @description JSON Schema of `data`. */
+            dataSchema: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The synthetic event of POST /v1/webhook-endpoints/:id/test (not subscribable). */
+        EventTypeListTestEvent: {
+            type: string;
+            description: string;
+            dataSchema: {
+                [key: string]: unknown;
+            };
+        };
+        EventTypeList: {
+            data: components["schemas"]["EventType"][];
+            testEvent: components["schemas"]["EventTypeListTestEvent"];
+        };
+        WebhookEndpointPage: {
+            data: components["schemas"]["WebhookEndpoint"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        WebhookDelivery: {
+            /** @description Attempt id (wha_…). */
+            id: string;
+            /** @description The delivery (whd_…) this attempt belongs to: one event (or replay, or test) to this endpoint. */
+            deliveryId: string;
+            endpointId: string;
+            eventId: string;
+            /** @description The type as delivered (an alias when subscribed by it). */
+            type: string;
+            /**
+             * @description event: first delivery; replay: re-sent on request; test: webhook.test.
+             * @enum {string}
+             */
+            kind: "event" | "replay" | "test";
+            /** @description 1 for the first attempt of the delivery. */
+            attempt: number;
+            /**
+             * @description in_flight, succeeded (2xx within the timeout), failed, or interrupted (the service stopped during the attempt; the next attempt follows at once).
+             * @enum {string}
+             */
+            status: "in_flight" | "succeeded" | "failed" | "interrupted";
+            /**
+             * @description The delivery now: pending (a retry is due), sending, succeeded, failed (retries exhausted) or cancelled.
+             * @enum {string}
+             */
+            deliveryStatus: "pending" | "sending" | "succeeded" | "failed" | "cancelled";
+            /** @description Where this attempt went. */
+            url: string;
+            /** Format: date-time */
+            startedAt: string;
+            finishedAt: string | null;
+            latencyMs: number | null;
+            responseStatus: number | null;
+            /** @description The first 1 KiB of the answer (at most 64 KiB are read). */
+            responseBody: string | null;
+            error: string | null;
+            /** @description When the next attempt is due after this failed one; null if none follows. */
+            nextRetryAt: string | null;
+        };
+        WebhookDeliveryPage: {
+            data: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        AuditEvent: {
+            /** @description aud_… */
+            id: string;
+            /** Format: date-time */
+            occurredAt: string;
+            requestId: string;
+            /** @description cli_… of the caller; null when it could not be identified. */
+            clientId: string | null;
+            role: string | null;
+            ip: string;
+            method: string;
+            /** @description The route template, e.g. GET /v1/pets/:id. */
+            route: string;
+            path: string;
+            resourceId: string | null;
+            status: number;
+            latencyMs: number;
+        };
+        AuditEventPage: {
+            data: components["schemas"]["AuditEvent"][];
+            /** @description Pass as ?cursor= to get the next page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        JobSummary: {
+            /** @description Use it in POST /v1/jobs/{name}/run. */
+            name: string;
+            description: string;
+            /** @description null: runs only when queued. */
+            schedule: (components["schemas"]["JobScheduleCron"] | components["schemas"]["JobScheduleInterval"]) | null;
+            lastRun: components["schemas"]["JobLastRun"] | null;
+            /** @description Next cron fire (UTC); null for pollers and on-demand jobs. */
+            nextRunAt: string | null;
+            /** @description Runs queued or running now. */
+            openRuns: number;
+        };
+        JobSummaryList: {
+            data: components["schemas"]["JobSummary"][];
+        };
+        CreateTokenResult: {
+            /** @description RS256 JWT; verify with /.well-known/jwks.json. */
+            access_token: string;
+            /** @constant */
+            token_type: "Bearer";
+            /** @description Seconds until the access token expires. */
+            expires_in: number;
+            /** @description The granted scopes, space-separated. */
+            scope: string;
+            /** @description Single use: each refresh returns a new one. */
+            refresh_token: string;
+        };
+        CreateTokenRequest: {
+            /** @description client_credentials or refresh_token Text: no control characters (one line); no unpaired surrogates. */
+            grant_type?: string;
+            /** @description Public API key (pk_live_… / pk_test_…); or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
+            client_id?: string;
+            /** @description Secret API key (sk_live_… / sk_test_…); or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
+            client_secret?: string;
+            /** @description Space-separated scopes, e.g. "pets bookings ai.read". Known scopes: pets, pets.read, medical, medical.read, bookings, bookings.read, marketplace, marketplace.read, payments, payments.read, notifications, notifications.read, webhooks, webhooks.read, ai, ai.read, analytics, analytics.read, admin, admin.read. Text: no control characters (one line); no unpaired surrogates. */
+            scope?: string;
+            /** @description For grant_type=refresh_token: the refresh token to spend (it rotates). Text: no control characters (one line); no unpaired surrogates. */
+            refresh_token?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        RevokeTokenRequest: {
+            /** @description The access or refresh token to revoke. Text: no control characters (one line); no unpaired surrogates. */
+            token?: string;
+            /** @description access_token or refresh_token (optional). Text: no control characters (one line); no unpaired surrogates. */
+            token_type_hint?: string;
+            /** @description Public API key; or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
+            client_id?: string;
+            /** @description Secret API key; or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
+            client_secret?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CreateClientResult: {
+            /** @description Client resource id (cli_…). */
+            id: string;
+            /** @description Public API key used as OAuth client_id (pk_live_… / pk_test_…). */
+            clientId: string;
+            name: string;
+            /**
+             * @description admin, doctor or staff; caps the scopes the client may hold.
+             * @enum {string}
+             */
+            role: "admin" | "doctor" | "staff";
+            scopes: ("pets" | "pets.read" | "medical" | "medical.read" | "bookings" | "bookings.read" | "marketplace" | "marketplace.read" | "payments" | "payments.read" | "notifications" | "notifications.read" | "webhooks" | "webhooks.read" | "ai" | "ai.read" | "analytics" | "analytics.read" | "admin" | "admin.read")[];
+            /** @enum {string} */
+            environment: "live" | "sandbox";
+            locationIds: string[] | null;
+            ipAllowlist: string[] | null;
+            rateLimitPerMinute: number | null;
+            disabled: boolean;
+            /**
+             * @description Pinned Petcare-Version: the dated API version answered when a request sends no Petcare-Version header. Default on create: the current one (2026-11-01).
+             * @enum {string}
+             */
+            apiVersion: "2025-06-01" | "2026-11-01";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Secret API key (sk_live_… / sk_test_…). Shown only in this response. */
+            clientSecret: string;
+        };
+        CreateClientRequest: {
+            /** @description Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name: string;
+            /**
+             * @description admin, doctor or staff; caps the scopes the client may hold.
+             * @enum {string}
+             */
+            role: "admin" | "doctor" | "staff";
+            /** @description The client ceiling: tokens get at most these. */
+            scopes: ("pets" | "pets.read" | "medical" | "medical.read" | "bookings" | "bookings.read" | "marketplace" | "marketplace.read" | "payments" | "payments.read" | "notifications" | "notifications.read" | "webhooks" | "webhooks.read" | "ai" | "ai.read" | "analytics" | "analytics.read" | "admin" | "admin.read")[];
+            /**
+             * @description Defaults to the caller's environment. Live admins may create sandbox clients.
+             * @enum {string}
+             */
+            environment?: "live" | "sandbox";
+            /** @description Locations the client may see; null or absent = the whole tenant. */
+            locationIds?: string[] | null;
+            /** @description CIDRs or addresses (IPv4 and IPv6) calls may come from; null = anywhere. */
+            ipAllowlist?: string[] | null;
+            /** @description Requests per rolling minute; null = the appliance default (600). */
+            rateLimitPerMinute?: number | null;
+            /**
+             * @description Pinned Petcare-Version: the dated API version answered when a request sends no Petcare-Version header. Default on create: the current one (2026-11-01).
+             * @enum {string}
+             */
+            apiVersion?: "2025-06-01" | "2026-11-01";
+        };
+        UpdateClientRequest: {
+            /** @description Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name?: string;
+            /**
+             * @description admin, doctor or staff; caps the scopes the client may hold.
+             * @enum {string}
+             */
+            role?: "admin" | "doctor" | "staff";
+            /** @description The client ceiling: tokens get at most these. */
+            scopes?: ("pets" | "pets.read" | "medical" | "medical.read" | "bookings" | "bookings.read" | "marketplace" | "marketplace.read" | "payments" | "payments.read" | "notifications" | "notifications.read" | "webhooks" | "webhooks.read" | "ai" | "ai.read" | "analytics" | "analytics.read" | "admin" | "admin.read")[];
+            /** @description Locations the client may see; null or absent = the whole tenant. */
+            locationIds?: string[] | null;
+            /** @description CIDRs or addresses (IPv4 and IPv6) calls may come from; null = anywhere. */
+            ipAllowlist?: string[] | null;
+            /** @description Requests per rolling minute; null = the appliance default (600). */
+            rateLimitPerMinute?: number | null;
+            /**
+             * @description Pinned Petcare-Version: the dated API version answered when a request sends no Petcare-Version header. Default on create: the current one (2026-11-01).
+             * @enum {string}
+             */
+            apiVersion?: "2025-06-01" | "2026-11-01";
+            /** @description true stops the client and every token it holds at once. */
+            disabled?: boolean;
+        };
+        /**
+         * @description Vaccines a boarded pet must have, valid (dueOn) through its checkOutOn, per species, e.g. {"dog": ["Rabies", "DHPP"], "cat": ["FVRCP"]}. Replaced whole on PATCH; {} (the default) requires none.
+         * @example {
+         *       "dog": [
+         *         "Rabies",
+         *         "DHPP"
+         *       ],
+         *       "cat": [
+         *         "FVRCP"
+         *       ]
+         *     }
+         */
+        CreateLocationRequestBoardingRequiredVaccines: {
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            dog?: string[];
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            cat?: string[];
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            rabbit?: string[];
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            bird?: string[];
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            reptile?: string[];
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            ferret?: string[];
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            guinea_pig?: string[];
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            hamster?: string[];
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            horse?: string[];
+            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
+            other?: string[];
+        };
+        CreateLocationRequest: {
+            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name: string;
+            /**
+             * @description IANA time zone, e.g. Europe/London. Text: no control characters (one line); no unpaired surrogates.
+             * @example America/New_York
+             */
+            timezone: string;
+            /**
+             * @description ISO 4217 code its invoices default to, e.g. USD (default USD).
+             * @example USD
+             */
+            currency?: string;
+            /** @description Tax rate in basis points for invoice lines that set none: 825 = 8.25 % (default 0). */
+            taxRateBps?: number;
+            boardingRequiredVaccines?: components["schemas"]["CreateLocationRequestBoardingRequiredVaccines"];
+        };
+        UpdateLocationRequest: {
+            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name?: string;
+            /**
+             * @description IANA time zone, e.g. Europe/London. Text: no control characters (one line); no unpaired surrogates.
+             * @example America/New_York
+             */
+            timezone?: string;
+            /**
+             * @description ISO 4217 code its invoices default to, e.g. USD (default USD).
+             * @example USD
+             */
+            currency?: string;
+            /** @description Tax rate in basis points for invoice lines that set none: 825 = 8.25 % (default 0). */
+            taxRateBps?: number;
+            boardingRequiredVaccines?: components["schemas"]["CreateLocationRequestBoardingRequiredVaccines"];
+        };
+        CreatePetParentRequest: {
+            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name: string;
+            email?: string | null;
+            phone?: string | null;
+            /** @description Location id (loc_…). */
+            locationId: string;
+            /** @default false */
+            reminderConsent?: boolean;
+        };
+        UpdatePetParentRequest: {
+            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name?: string;
+            email?: string | null;
+            phone?: string | null;
+            /** @description Location id (loc_…). */
+            locationId?: string;
+            reminderConsent?: boolean;
+        };
+        CreatePetRequest: {
+            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name: string;
+            /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
+            breed: string;
+            /** @enum {string} */
+            species: "dog" | "cat" | "rabbit" | "bird" | "reptile" | "ferret" | "guinea_pig" | "hamster" | "horse" | "other";
+            /** @description Pet parent id (usr_…). */
+            ownerId: string;
+            /** @description Location id (loc_…). */
+            locationId: string;
+            birthDate?: string | null;
+            size?: ("small" | "medium" | "large" | "xlarge") | null;
+        };
+        UpdatePetRequest: {
+            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name?: string;
+            /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
+            breed?: string;
+            /** @enum {string} */
+            species?: "dog" | "cat" | "rabbit" | "bird" | "reptile" | "ferret" | "guinea_pig" | "hamster" | "horse" | "other";
+            /** @description Pet parent id (usr_…). */
+            ownerId?: string;
+            /** @description Location id (loc_…). */
+            locationId?: string;
+            birthDate?: string | null;
+            size?: ("small" | "medium" | "large" | "xlarge") | null;
+        };
+        RateProviderRequest: {
+            /** @description A completed marketplace booking (bkg_…). */
+            bookingId: string;
+            /** @description Optional: the pet parent the caller rates for (usr_…), checked against the booking (another parent's booking answers 404). Absent, the booking's own parent rates. */
+            parentId?: string;
+            /** @description Whole stars, 1–5. */
+            stars: number;
+            /** @description Up to 5,000 characters. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
+            comment?: string;
+        };
+        ReplyToProviderReviewRequest: {
+            /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
+            reply: string;
+        };
+        /** @description A service the provider sells. currency defaults to the provider's first location's. */
+        CreateProviderRequestMarketplaceListing: {
+            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name: string;
+            /**
+             * @description What kind of service a listing is.
+             * @enum {string}
+             */
+            category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
+            /** @description Price in integer minor units (cents). */
+            amount: number;
+            /**
+             * @description ISO 4217 code, upper case.
+             * @example USD
+             */
+            currency?: string;
+            /** @description How long the service takes, in minutes (5–1440). */
+            durationMinutes: number;
+        };
+        /** @description Onboards a marketplace provider: it starts `pending` and needs an admin approval. */
+        CreateProviderRequestMarketplace: {
+            /** @description What the provider sells; approval needs at least one. */
+            listings: components["schemas"]["CreateProviderRequestMarketplaceListing"][];
+            /** @description What the provider tells pet parents (up to 5,000 characters). Text: no control characters other than tab and line breaks; no unpaired surrogates. */
+            bio?: string;
+            /** @description Where the provider works, in words (up to 500 characters). Text: no control characters (one line); no unpaired surrogates. */
+            serviceArea?: string;
+            /** @description Commission override in basis points (1500 = 15 %); null = the tenant default. */
+            commissionBps?: number;
+        };
+        CreateProviderRequest: {
+            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name: string;
+            /** @enum {string} */
+            kind: "vet" | "groomer" | "sitter" | "walker" | "trainer";
+            /** @description Locations the provider works at. */
+            locationIds: string[];
+            /** @description Appointment type codes the provider offers; an empty list means every type. */
+            services?: string[];
+            marketplace?: components["schemas"]["CreateProviderRequestMarketplace"];
+        };
+        UpdateProviderRequest: {
+            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name?: string;
+            /** @enum {string} */
+            kind?: "vet" | "groomer" | "sitter" | "walker" | "trainer";
+            /**
+             * @description Clinic staff providers: active providers can be booked; inactive ones keep their appointments but take no new ones.
+             * @enum {string}
+             */
+            status?: "active" | "inactive";
+            /** @description Locations the provider works at. */
+            locationIds?: string[];
+            /** @description Appointment type codes the provider offers; an empty list means every type. */
+            services?: string[];
+            /** @description Marketplace providers only. */
+            bio?: string | null;
+            /** @description Marketplace providers only. */
+            serviceArea?: string | null;
+            /** @description Marketplace providers only; null = the tenant default. */
+            commissionBps?: number | null;
+        };
+        CreateProviderListingResult: {
+            /** @description Listing id (lst_…). */
+            id: string;
+            name: string;
+            /**
+             * @description What kind of service a listing is.
+             * @enum {string}
+             */
+            category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
+            /** @description Integer minor units. */
+            amount: number;
+            currency: string;
+            durationMinutes: number;
+            /** @enum {string} */
+            status: "active" | "inactive";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A service the provider sells. currency defaults to the provider's first location's. */
+        CreateProviderListingRequest: {
+            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name: string;
+            /**
+             * @description What kind of service a listing is.
+             * @enum {string}
+             */
+            category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
+            /** @description Price in integer minor units (cents). */
+            amount: number;
+            /**
+             * @description ISO 4217 code, upper case.
+             * @example USD
+             */
+            currency?: string;
+            /** @description How long the service takes, in minutes (5–1440). */
+            durationMinutes: number;
+        };
+        UpdateProviderListingRequest: {
+            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name?: string;
+            /**
+             * @description What kind of service a listing is.
+             * @enum {string}
+             */
+            category?: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
+            /** @description Price in integer minor units (cents). */
+            amount?: number;
+            /** @description How long the service takes, in minutes (5–1440). */
+            durationMinutes?: number;
+            /**
+             * @description inactive: the listing takes no new orders (existing bookings stay).
+             * @enum {string}
+             */
+            status?: "active" | "inactive";
+        };
+        CreateAppointmentTypeRequest: {
+            /**
+             * @description Appointment type code, case-insensitive (answered lower-case).
+             * @example vet_consultation
+             */
+            code: string;
+            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name: string;
+            /** @description Length of the visit in minutes (5–480). */
+            durationMinutes: number;
+            /** @description Minutes the provider stays blocked before the visit (0–120). */
+            bufferBeforeMinutes?: number;
+            /** @description Minutes the provider stays blocked after the visit (0–120). */
+            bufferAfterMinutes?: number;
+        };
+        UpdateAppointmentTypeRequest: {
+            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name?: string;
+            /** @description Length of the visit in minutes (5–480). */
+            durationMinutes?: number;
+            /** @description Minutes the provider stays blocked before the visit (0–120). */
+            bufferBeforeMinutes?: number;
+            /** @description Minutes the provider stays blocked after the visit (0–120). */
+            bufferAfterMinutes?: number;
+            active?: boolean;
+        };
+        PutScheduleRequestTimeOff: {
+            /** @description A date (YYYY-MM-DD: a whole day; as `to` it includes that day), a local date-time without offset (read in the location's time zone), or a date-time with Z or an offset. */
+            from: string;
+            /** @description A date (YYYY-MM-DD: a whole day; as `to` it includes that day), a local date-time without offset (read in the location's time zone), or a date-time with Z or an offset. */
+            to: string;
+            reason?: string | null;
+        };
+        PutScheduleRequest: {
+            /** @description Location id (loc_…). */
+            locationId: string;
+            /** @description Working windows per weekday; [] means no bookable hours at this location. */
+            weekly: components["schemas"]["ScheduleWeekly"][];
+            /** @description Absences at this location (holidays, training). */
+            timeOff?: components["schemas"]["PutScheduleRequestTimeOff"][];
+        };
+        CreateAppointmentRequest: {
+            /** @description Pet id (pet_…). */
+            petId: string;
+            /** @description Provider id (prv_…). */
+            providerId: string;
+            /**
+             * @description Appointment type code, case-insensitive (answered lower-case).
+             * @example vet_consultation
+             */
+            type: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time with Z or a numeric offset (answered in UTC). Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
+             * @example 2026-12-01T09:30:00-05:00
+             */
+            startsAt: string;
+            notes?: string | null;
+            /** @description Location id (loc_…). */
+            locationId?: string;
+        };
+        UpdateAppointmentRequest: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time with Z or a numeric offset (answered in UTC). Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
+             * @example 2026-12-01T09:30:00-05:00
+             */
+            startsAt?: string;
+            /** @description Provider id (prv_…). */
+            providerId?: string;
+            notes?: string | null;
+            /**
+             * @description One of confirmed, checked_in, in_progress, completed, cancelled, no_show; case-insensitive (CONFIRMED = confirmed). Text: no control characters (one line); no unpaired surrogates.
+             * @example checked_in
+             */
+            status?: string;
+        };
+        MatchProvidersResultDataProvider: {
+            id: string;
+            name: string;
+            kind: string;
+        };
+        MatchProvidersResultData: {
+            rank: number;
+            providerId: string;
+            provider: components["schemas"]["MatchProvidersResultDataProvider"];
+            /** @description The earliest bookable slot in the window; null when none. */
+            nextSlot: components["schemas"]["ProviderAvailability"] | null;
+            rating: number | null;
+            /** @description Why the provider is listed and ranked here, in plain words. */
+            reasons: string[];
+        };
+        MatchProvidersResult: {
+            data: components["schemas"]["MatchProvidersResultData"][];
+            petId: string;
+            type: string;
+            locationId: string;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+        };
+        MatchProvidersRequest: {
+            /** @description Pet id (pet_…). */
+            petId: string;
+            /**
+             * @description Appointment type code, case-insensitive (answered lower-case).
+             * @example vet_consultation
+             */
+            type: string;
+            /** @description Location id (loc_…). */
+            locationId?: string;
+            /** @description As in availability. Default: now. */
+            from?: string;
+            /** @description As in availability. Default: from + 14 days; at most 31 days after from. */
+            to?: string;
+        };
+        CreateVaccinationRequest: {
+            /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
+            vaccine: string;
+            /**
+             * Format: date
+             * @description The day it was given; not after today's date at the pet's location (YYYY-MM-DD). Years 0001–9999.
+             * @example 2026-11-02
+             */
+            administeredOn: string;
+            /**
+             * Format: date
+             * @description When the next dose is due; after administeredOn (YYYY-MM-DD). Years 0001–9999.
+             * @example 2026-11-02
+             */
+            dueOn: string;
+            lotNumber?: string | null;
+            /** @description The provider (prv_…) who gave it; must be visible to the caller. */
+            providerId?: string | null;
+        };
+        CreateMedicalRecordRequestNote: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "note";
+            /** @description Not blank. Text: no control characters other than tab, line breaks and form feed; no unpaired surrogates. */
+            text: string;
+        };
+        CreateMedicalRecordRequestDiagnosis: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "diagnosis";
+            /** @description Not blank. Text: no control characters other than tab, line breaks and form feed; no unpaired surrogates. */
+            text: string;
+            /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
+            code?: string;
+        };
+        CreateMedicalRecordRequestPrescription: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "prescription";
+            /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
+            medication: string;
+            /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
+            dosage: string;
+            /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
+            frequency?: string;
+            /** @description prescription: days of treatment. */
+            durationDays?: number;
+            /** @description Not blank. Text: no control characters other than tab, line breaks and form feed; no unpaired surrogates. */
+            text?: string;
+        };
+        CreateMedicalRecordRequestWeight: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "weight";
+            /** @description weight: kilograms, > 0. */
+            weightKg: number;
+            /** @description Not blank. Text: no control characters other than tab, line breaks and form feed; no unpaired surrogates. */
+            text?: string;
+        };
+        CreateMedicalRecordRequestAllergy: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "allergy";
+            /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
+            allergen: string;
+            /**
+             * @description allergy: mild, moderate or severe.
+             * @enum {string}
+             */
+            severity: "mild" | "moderate" | "severe";
+            /** @description Not blank. Text: no control characters other than tab, line breaks and form feed; no unpaired surrogates. */
+            text?: string;
+        };
+        /** @description The corrected record in full, of the original's kind (kind is not sent). Fields by kind: note {text}; diagnosis {text, code?}; prescription {medication, dosage, frequency?, durationDays?, text?}; weight {weightKg, text?}; allergy {allergen, severity, text?}. A field of another kind is rejected. */
+        AmendMedicalRecordRequest: {
+            /** @description Why the record is corrected (up to 1,000 characters). Text: no control characters other than tab and line breaks; no unpaired surrogates. */
+            reason: string;
+            /** @description Free text, up to 10,000 characters. Required for note and diagnosis; a comment for the other kinds. Text: no control characters other than tab, line breaks and form feed; no unpaired surrogates. */
+            text?: string;
+            /** @description diagnosis: a code from your coding system (e.g. VeNom, SNOMED CT). Text: no control characters (one line); no unpaired surrogates. */
+            code?: string;
+            /** @description prescription (required): the medication. Text: no control characters (one line); no unpaired surrogates. */
+            medication?: string;
+            /** @description prescription (required): e.g. "250 mg". Text: no control characters (one line); no unpaired surrogates. */
+            dosage?: string;
+            /** @description prescription: e.g. "twice daily". Text: no control characters (one line); no unpaired surrogates. */
+            frequency?: string;
+            /** @description prescription: days of treatment. */
+            durationDays?: number;
+            /** @description weight (required): kilograms, > 0. */
+            weightKg?: number;
+            /** @description allergy (required): what the pet reacts to. Text: no control characters (one line); no unpaired surrogates. */
+            allergen?: string;
+            /**
+             * @description allergy (required): mild, moderate or severe.
+             * @enum {string}
+             */
+            severity?: "mild" | "moderate" | "severe";
+        };
+        UploadPetDocumentRequest: {
+            /**
+             * Format: binary
+             * @description The document: PDF, PNG, JPEG, WebP or UTF-8 text/Markdown, decided from its bytes. Up to PETCARE_DOCUMENT_MAX_BYTES (25 MB by default).
+             */
+            file: string;
+            /** @description Default: the file name, else "Untitled document". Text: no control characters (one line); no unpaired surrogates. */
+            title?: string;
+            /**
+             * @description What the document is; default `other`.
+             * @enum {string}
+             */
+            kind?: "lab_result" | "xray" | "referral" | "consent" | "invoice" | "prescription" | "vaccination_certificate" | "other";
+        };
+        DeleteDocumentResult: {
+            id: string;
+            /** @constant */
+            deleted: true;
+        };
+        CreateNotificationRequest: {
+            /** @description Pet parent id (usr_…); must have an email address. */
+            parentId: string;
+            /** @description A pet of this parent the message is about. */
+            petId?: string;
+            /**
+             * @description Delivery channel. Only `email` today; the enum will grow (sms) without a new version.
+             * @constant
+             */
+            channel: "email";
+            /** @description One line, not blank. */
+            subject: string;
+            /** @description Plain text, not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
+            body: string;
+        };
+        CreateInvoiceRequestLine: {
+            /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
+            description: string;
+            /** @description Whole units, 1 to 10,000. */
+            quantity: number;
+            /** @description Minor units per unit, 0 to 10^12; quantity × unitAmount may not pass 10^12. */
+            unitAmount: number;
+            /** @description Tax rate in basis points: 825 = 8.25 %. */
+            taxRateBps?: number;
+            sourceId?: string | null;
+        };
+        CreateInvoiceRequest: {
+            /** @description Pet parent id (usr_…). */
+            parentId: string;
+            /** @description Location id (loc_…). */
+            locationId: string;
+            petId?: string | null;
+            /**
+             * @description ISO 4217 code, upper case, e.g. USD.
+             * @example USD
+             */
+            currency?: string;
+            dueOn?: string | null;
+            /** @description 1 to 100 lines. */
+            lines: components["schemas"]["CreateInvoiceRequestLine"][];
+            /** @description Finalize at once (number assigned, status open, or paid when the total is 0). */
+            finalize?: boolean;
+        };
+        /** @description Draft invoices only; lines, when given, replace all lines. */
+        UpdateInvoiceRequest: {
+            /** @description 1 to 100 lines. */
+            lines?: components["schemas"]["CreateInvoiceRequestLine"][];
+            petId?: string | null;
+            /**
+             * @description ISO 4217 code, upper case, e.g. USD.
+             * @example USD
+             */
+            currency?: string;
+            dueOn?: string | null;
+        };
+        CreatePaymentRequest: {
+            /** @description Pet parent id (usr_…). */
+            parentId: string;
+            /** @description Integer minor units (cents), 1 to 10^12. */
+            amount: number;
+            /**
+             * @description ISO 4217 code, upper case, e.g. USD.
+             * @example USD
+             */
+            currency: string;
+            /**
+             * @description How the clinic received it; wallet debits the parent’s wallet in the currency.
+             * @enum {string}
+             */
+            method: "cash" | "card_terminal" | "bank_transfer" | "check" | "wallet";
+            invoiceId?: string | null;
+            reference?: string | null;
+            locationId?: string | null;
+        };
+        CreateRefundRequest: {
+            /** @description Payment id (pay_…). */
+            paymentId: string;
+            /** @description Integer minor units; default: everything not yet refunded. */
+            amount?: number;
+            reason?: string | null;
+        };
+        CreateWalletRequest: {
+            /** @description Pet parent id (usr_…). */
+            parentId: string;
+            /**
+             * @description ISO 4217 code, upper case, e.g. USD.
+             * @example USD
+             */
+            currency: string;
+        };
+        TopUpWalletRequest: {
+            /** @description Integer minor units (cents), 1 to 10^12. */
+            amount: number;
+            /**
+             * @description ISO 4217 code, upper case, e.g. USD.
+             * @example USD
+             */
+            currency?: string;
+            /**
+             * @description How the money came in.
+             * @enum {string}
+             */
+            method: "cash" | "card_terminal" | "bank_transfer" | "check";
+            reference?: string | null;
+        };
+        AdjustWalletRequest: {
+            /** @description Signed minor units, not 0: positive credits the wallet. */
+            amount: number;
+            /**
+             * @description ISO 4217 code, upper case, e.g. USD.
+             * @example USD
+             */
+            currency?: string;
+            /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
+            reason: string;
+        };
+        CreateSubscriptionRequest: {
+            /** @description Pet parent id (usr_…). */
+            parentId: string;
+            /** @description Location id (loc_…). */
+            locationId: string;
+            /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
+            description: string;
+            /** @description Per period, integer minor units (tax is added at the location’s rate). */
+            amount: number;
+            /**
+             * @description ISO 4217 code, upper case, e.g. USD.
+             * @example USD
+             */
+            currency?: string;
+            /** @enum {string} */
+            interval: "week" | "month" | "year";
+            /** @description Intervals per period (default 1). */
+            intervalCount?: number;
+            /**
+             * Format: date
+             * @description First day, a local date at the location; default today there. At most a year back (missed periods are billed at once) or five years ahead (YYYY-MM-DD). Years 0001–9999.
+             * @example 2026-12-01
+             */
+            startDate?: string;
+            /** @description Free days before the first period (default 0). */
+            trialDays?: number;
+            /**
+             * @description wallet: each invoice is paid from the parent’s wallet in the currency (the whole amount or nothing); send_invoice: it stays open for the parent to pay.
+             * @enum {string}
+             */
+            collection: "wallet" | "send_invoice";
+            petId?: string | null;
+        };
+        UpdateSubscriptionRequest: {
+            /**
+             * @description Moves only active ⇄ paused; anything else is 409.
+             * @enum {string}
+             */
+            status?: "paused" | "active";
+            cancelAtPeriodEnd?: boolean;
+            /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
+            description?: string;
+            /** @description Per period from the next invoice on. */
+            amount?: number;
+        };
+        CancelSubscriptionRequest: {
+            /** @description true: cancel when the current period ends (as PATCH cancelAtPeriodEnd); default: now. */
+            atPeriodEnd?: boolean;
+        };
+        CreateBoardingRoomRequest: {
+            /** @description Location id (loc_…). */
+            locationId: string;
+            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name: string;
+            /**
+             * @description A room type of the location, lower-case, e.g. standard, suite, cattery.
+             * @example suite
+             */
+            roomType: string;
+            /** @description Pets it holds at once (1–1000). */
+            capacity: number;
+            /** @description Species the room takes, e.g. ["dog"]. */
+            species: ("dog" | "cat" | "rabbit" | "bird" | "reptile" | "ferret" | "guinea_pig" | "hamster" | "horse" | "other")[];
+            /** @description Price of one night, integer minor units. */
+            nightlyRate: number;
+            /** @description ISO 4217; must be the location's currency (the default). */
+            currency?: string;
+        };
+        UpdateBoardingRoomRequest: {
+            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name?: string;
+            /** @description Pets it holds at once (1–1000). */
+            capacity?: number;
+            /** @description Price of one night, integer minor units. */
+            nightlyRate?: number;
+            /** @description Species the room takes, e.g. ["dog"]. */
+            species?: ("dog" | "cat" | "rabbit" | "bird" | "reptile" | "ferret" | "guinea_pig" | "hamster" | "horse" | "other")[];
+            active?: boolean;
+        };
+        CreateBoardingBookingRequest: {
+            /** @description Pet id (pet_…). */
+            petId: string;
+            /** @description Location id (loc_…). */
+            locationId: string;
+            /**
+             * @description A room type of the location, lower-case, e.g. standard, suite, cattery.
+             * @example suite
+             */
+            roomType: string;
+            /**
+             * Format: date
+             * @description The first night; today or later at the location (YYYY-MM-DD). Years 0001–9999.
+             * @example 2026-12-01
+             */
+            checkInOn: string;
+            /**
+             * Format: date
+             * @description The day the pet leaves; after checkInOn, at most 60 nights later (YYYY-MM-DD). Years 0001–9999.
+             * @example 2026-12-01
+             */
+            checkOutOn: string;
+            notes?: string | null;
+        };
+        CancelBoardingBookingRequest: {
+            reason?: string | null;
+        };
+        /** @description Check in without the required vaccinations: role doctor or admin only (else 403); recorded on the stay and audited. */
+        CheckInBoardingRequestVaccinationOverride: {
+            /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
+            reason: string;
+        };
+        /** @description Either {bookingId, roomId?, vaccinationOverride?} for a booked stay, or a walk-in {petId, locationId, roomType, checkOutOn, roomId?, notes?, vaccinationOverride?} that books from today and checks in at once. */
+        CheckInBoardingRequest: {
+            /** @description The booked stay to check in; leave out for a walk-in (bkg_…). */
+            bookingId?: string;
+            /** @description A room to assign; else the cheapest room of the type with space every night is picked (room_…). */
+            roomId?: string;
+            vaccinationOverride?: components["schemas"]["CheckInBoardingRequestVaccinationOverride"];
+            /** @description Walk-in: the pet (pet_…). */
+            petId?: string;
+            /** @description Location id (loc_…). */
+            locationId?: string;
+            /**
+             * @description A room type of the location, lower-case, e.g. standard, suite, cattery.
+             * @example suite
+             */
+            roomType?: string;
+            /**
+             * Format: date
+             * @description Walk-in: the day the pet leaves (YYYY-MM-DD). Years 0001–9999.
+             * @example 2026-12-01
+             */
+            checkOutOn?: string;
+            notes?: string | null;
+        };
+        CheckOutBoardingRequest: {
+            /** @description The booking to check out (bkg_…). */
+            bookingId: string;
+        };
+        CreateBoardingCarePlanRequestFeeding: {
+            /**
+             * @description Local time at the location, HH:MM (24 h).
+             * @example 08:00
+             */
+            time: string;
+            /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
+            food: string;
+            /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
+            portion: string;
+            notes?: string | null;
+        };
+        CreateBoardingCarePlanRequestMedication: {
+            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name: string;
+            /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
+            dose: string;
+            /** @description Local times at the location, HH:MM. */
+            times: string[];
+            withFood?: boolean;
+            notes?: string | null;
+            /** @description Charged per dose given (integer minor units, default 0): billed at check-out as a care item. */
+            administrationAmount?: number;
+        };
+        CreateBoardingCarePlanRequest: {
+            /** @description The boarding booking (bkg_…). */
+            bookingId: string;
+            feeding: components["schemas"]["CreateBoardingCarePlanRequestFeeding"][];
+            /** @description Medication names are unique in a plan (case-insensitively). */
+            medications: components["schemas"]["CreateBoardingCarePlanRequestMedication"][];
+            notes?: string | null;
+        };
+        UpdateBoardingCarePlanRequest: {
+            feeding?: components["schemas"]["CreateBoardingCarePlanRequestFeeding"][];
+            /** @description Medication names are unique in a plan (case-insensitively). */
+            medications?: components["schemas"]["CreateBoardingCarePlanRequestMedication"][];
+            notes?: string | null;
+        };
+        LogBoardingDoseRequest: {
+            /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
+            medication: string;
+            /**
+             * Format: date-time
+             * @description The dose’s scheduled instant: one of the medication’s times on a local date of the stay at the location, ISO 8601 with Z or an offset (else 422 dose_not_scheduled). Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
+             */
+            scheduledFor: string;
+            /** @enum {string} */
+            outcome: "given" | "refused" | "skipped";
+            /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
+            givenBy: string;
+            notes?: string | null;
+            /** @description A correction: the id (dos_…) of the latest entry of the same medication and scheduledFor, which this one replaces. */
+            supersedes?: string;
+        };
+        CreateGroomingPackageRequest: {
+            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name: string;
+            /** @description Location id (loc_…). */
+            locationId?: string;
+            services: string[];
+            durationMinutes: components["schemas"]["GroomingPackageDurationMinutes"];
+            price: components["schemas"]["GroomingPackagePrice"];
+            /** @description ISO 4217 code; defaults to the location’s (or the tenant default for a group-wide package). */
+            currency?: string;
+            sessions?: number;
+            validDays?: number;
+        };
+        UpdateGroomingPackageRequest: {
+            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name?: string;
+            services?: string[];
+            durationMinutes?: components["schemas"]["GroomingPackageDurationMinutes"];
+            price?: components["schemas"]["GroomingPackagePrice"];
+            sessions?: number;
+            validDays?: number | null;
+            active?: boolean;
+        };
+        CreateGroomingAppointmentRequest: {
+            /** @description Pet (pet_…). */
+            petId: string;
+            /** @description Package (pkg_…). */
+            packageId: string;
+            /** @description Location id (loc_…). */
+            locationId: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time with Z or an offset. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
+             * @example 2026-12-01T09:30:00-05:00
+             */
+            startsAt: string;
+            /**
+             * @description small | medium | large | xlarge (grooming prices and times by it).
+             * @enum {string}
+             */
+            size?: "small" | "medium" | "large" | "xlarge";
+            /** @description Provider id (prv_…). */
+            stylistId?: string;
+            /** @description Text: no control characters other than tab and line breaks; no unpaired surrogates. */
+            notes?: string;
+            /**
+             * @description Default invoice.
+             * @enum {string}
+             */
+            payWith?: "invoice" | "membership" | "package_credit";
+            /** @description Membership (mbr_…). */
+            membershipId?: string;
+        };
+        UpdateGroomingAppointmentRequest: {
+            /** @enum {string} */
+            status: "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show";
+            /** @description Why, for a cancellation (sent in booking.cancelled). Text: no control characters other than tab and line breaks; no unpaired surrogates. */
+            reason?: string;
+        };
+        AssignGroomingStylistRequest: {
+            /** @description Booking (bkg_…). */
+            bookingId: string;
+            /** @description Provider id (prv_…). */
+            stylistId?: string;
+        };
+        CreateGroomingMembershipRequest: {
+            /** @description Pet parent (usr_…). */
+            parentId: string;
+            /** @description Pet (pet_…). */
+            petId?: string;
+            /** @description Package (pkg_…). */
+            packageId: string;
+            /** @description Location id (loc_…). */
+            locationId: string;
+            sessionsPerPeriod: number;
+            /** @description Per period, integer minor units. */
+            price: number;
+            /** @enum {string} */
+            interval: "week" | "month" | "year";
+            /** @enum {string} */
+            collection: "wallet" | "send_invoice";
+        };
+        BuyGroomingPackageCreditsRequest: {
+            /** @description Pet parent (usr_…). */
+            parentId: string;
+            /** @description Package (pkg_…). */
+            packageId: string;
+            /** @description Location id (loc_…). */
+            locationId: string;
+            /**
+             * @description Prices the bundle: sessions × the package price for this size.
+             * @enum {string}
+             */
+            size: "small" | "medium" | "large" | "xlarge";
+        };
+        CreateOrderRequestLine: {
+            /** @description Marketplace provider (prv_…). */
+            providerId: string;
+            /** @description Listing of that provider (lst_…). */
+            listingId: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time with Z or an offset. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
+             * @example 2026-12-01T09:30:00-05:00
+             */
+            startsAt: string;
+        };
+        CreateOrderRequest: {
+            /** @description Pet parent (usr_…). */
+            parentId: string;
+            /** @description Pet (pet_…). */
+            petId: string;
+            /** @description 1–20 lines; each claims its provider's slot and becomes a booking. */
+            lines: components["schemas"]["CreateOrderRequestLine"][];
+        };
+        CancelOrderRequest: {
+            /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
+            reason?: string;
+        };
+        RefundOrderRequest: {
+            /** @description Lines to refund; default every line. */
+            lineIds?: string[];
+            /** @description Gross (pre-tax) amount to refund of the one line named in lineIds; default what is left of each line. Its tax share is refunded with it. */
+            amount?: number;
+            /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
+            reason?: string;
+        };
+        CreateProviderPayoutsResult: {
+            data: components["schemas"]["ProviderPayout"][];
+        };
+        CreateProviderPayoutsRequest: {
+            /**
+             * Format: date
+             * @description First day of the period (YYYY-MM-DD, UTC). Years 0001–9999.
+             */
+            periodStart: string;
+            /**
+             * Format: date
+             * @description Last day of the period, inclusive (YYYY-MM-DD, UTC). Years 0001–9999.
+             */
+            periodEnd: string;
+            /** @description Only this provider (prv_…). */
+            providerId?: string;
+        };
+        CreateKnowledgeServiceRequest: {
+            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
+            name: string;
+            /** @description Text: no control characters other than tab and line breaks; no unpaired surrogates. */
+            description?: string;
+            /** @description Locations whose staff may use it; omit for a tenant-wide service (tenant-wide callers only). */
+            locationIds?: string[];
+        };
+        UploadKnowledgeDocumentRequestFile: {
+            /**
+             * Format: binary
+             * @description PDF, text or Markdown; the type is decided from the content.
+             */
+            file: string;
+            /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
+            title?: string;
+        };
+        UploadKnowledgeDocumentRequestDocumentId: {
+            /** @description A pet document (PDF, text or Markdown) of a pet at one of the service's locations (doc_…). */
+            documentId: string;
+            /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
+            title?: string;
+        };
+        UploadKnowledgeDocumentRequestTitle: {
+            /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
+            title: string;
+            /** @description The document text; a form feed (\f) starts a new page. Text: no control characters other than tab, line breaks and form feed; no unpaired surrogates. */
+            text: string;
+            /** @enum {string} */
+            contentType?: "text/plain" | "text/markdown";
+        };
+        QueryKnowledgeResult: {
+            /** @description Stored answer id (ans_…), readable at GET /v1/ai/answers/{id}. */
+            id: string;
+            answer: string;
+            /** @description True when the documents do not support an answer (support below the measured threshold). */
+            abstained: boolean;
+            /** @description Share of the question's content words found in the best passage. */
+            support: number;
+            citations: components["schemas"]["AnswerCitation"][];
+            /** @enum {string} */
+            retrieval: "lexical" | "hybrid";
+            /** @description The chat model that phrased it, or `extractive`. */
+            model: string;
+            fallback: string | null;
+        };
+        QueryKnowledgeRequest: {
+            /** @description A question in words: 1–2000 characters, with at least one letter and no control characters. */
+            question: string;
+            /** @default 5 */
+            topK?: number;
+        };
+        AgentQueryResult: {
+            /** @description Stored answer id (ans_…), readable at GET /v1/ai/answers/{id}. */
+            id: string;
+            answer: string;
+            /** @description True when the documents do not support an answer (support below the measured threshold). */
+            abstained: boolean;
+            /** @description Share of the question's content words found in the best passage. */
+            support: number;
+            citations: components["schemas"]["AnswerCitation"][];
+            /** @enum {string} */
+            retrieval: "lexical" | "hybrid";
+            /** @description The chat model that phrased it, or `extractive`. */
+            model: string;
+            fallback: string | null;
+            scope: string;
+            liveCounts: components["schemas"]["AnswerLiveCount"][];
+        };
+        AgentQueryRequest: {
+            /** @description A question in words: 1–2000 characters, with at least one letter and no control characters. */
+            question: string;
+            /** @description A location id, or `tenant`: every location the caller may see. */
+            scope: string;
+        };
+        CreateRecallRequest: {
+            /** @description Only pets now at this location (loc_…, one of the caller's; another answers 404). Default: every location the caller covers. */
+            locationId?: string;
+            /** @description Vaccine names, matched case-insensitively as vaccinations match them. Default: every vaccine. */
+            vaccines?: string[];
+            /** @description Selects each pet's latest dose per vaccine due on or before today + dueWithinDays, overdue ones included (0: due today or overdue). */
+            dueWithinDays: number;
+            /**
+             * @description Store the campaign as what would happen to each recipient (would_send or skipped), sending nothing and recording no reminder (201, dryRun true, an id like any campaign).
+             * @default false
+             */
+            dryRun?: boolean;
+        };
+        CreateImportRequest: {
+            /**
+             * Format: binary
+             * @description The CSV (header row first) or NDJSON file, UTF-8 (a byte order mark is fine).
+             */
+            file: string;
+            /**
+             * @description What the file holds: pet-parents, pets, vaccinations, medical-records (notes), appointments or providers.
+             * @enum {string}
+             */
+            type: "pet-parents" | "pets" | "vaccinations" | "medical-records" | "appointments" | "providers";
+            /** @enum {string} */
+            dryRun?: "true" | "false";
+            /** @description A JSON object renaming source columns: {"Client ID": "externalId", …}. It may be pretty-printed (tabs and line breaks between tokens); each column name is one line of text. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
+            mapping?: string;
+            /** @description Location id (loc_…). */
+            locationId?: string;
+        };
+        CreateWebhookEndpointResult: {
+            /** @description Endpoint id (whe_…). */
+            id: string;
+            url: string;
+            description: string | null;
+            events: string[];
+            enabled: boolean;
+            /** @description While set, the previous secret also signs (a second v1 in the signature header) until this instant. */
+            previousSecretExpiresAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description whsec_…: shown only here and on rotation. The HMAC key is this whole string. */
+            secret: string;
+        };
+        CreateWebhookEndpointRequest: {
+            /**
+             * @description http(s) URL without credentials. Loopback, link-local and cloud-metadata addresses are refused unless allowed by PETCARE_WEBHOOK_ALLOW_HOSTS; private LAN addresses are allowed. Stored and answered in its WHATWG-normalised form (`new URL(url).href`): `<`, `>`, `"` and spaces percent-encoded, the scheme and host lower-case, an empty path `/`; at most 2048 characters in that form. Text: no control characters (one line); no unpaired surrogates.
+             * @example https://hooks.example.com/petcare
+             */
+            url: string;
+            /** @description Types to receive. An alias subscription receives events under the alias; "*" and canonical names receive the canonical name; subscribed by both an alias and its canonical name (or "*"), an event is sent once, under the canonical name. */
+            events: ("pet.registered" | "appointment.created" | "appointment.completed" | "pet.vaccination_due" | "boarding.checked_in" | "boarding.checked_out" | "payment.completed" | "provider.onboarded" | "provider.approved" | "booking.created" | "booking.cancelled" | "marketplace.booking_created" | "invoice.finalized" | "invoice.paid" | "refund.created" | "subscription.created" | "subscription.past_due" | "subscription.canceled" | "boarding.dose_overdue" | "order.created" | "order.paid" | "order.cancelled" | "order.refunded" | "marketplace.booking_completed" | "ai.recall_sent" | "payment.succeeded" | "vaccination.due" | "*")[];
+            description?: string | null;
+        };
+        UpdateWebhookEndpointRequest: {
+            /**
+             * @description http(s) URL without credentials. Loopback, link-local and cloud-metadata addresses are refused unless allowed by PETCARE_WEBHOOK_ALLOW_HOSTS; private LAN addresses are allowed. Stored and answered in its WHATWG-normalised form (`new URL(url).href`): `<`, `>`, `"` and spaces percent-encoded, the scheme and host lower-case, an empty path `/`; at most 2048 characters in that form. Text: no control characters (one line); no unpaired surrogates.
+             * @example https://hooks.example.com/petcare
+             */
+            url?: string;
+            /** @description Types to receive. An alias subscription receives events under the alias; "*" and canonical names receive the canonical name; subscribed by both an alias and its canonical name (or "*"), an event is sent once, under the canonical name. */
+            events?: ("pet.registered" | "appointment.created" | "appointment.completed" | "pet.vaccination_due" | "boarding.checked_in" | "boarding.checked_out" | "payment.completed" | "provider.onboarded" | "provider.approved" | "booking.created" | "booking.cancelled" | "marketplace.booking_created" | "invoice.finalized" | "invoice.paid" | "refund.created" | "subscription.created" | "subscription.past_due" | "subscription.canceled" | "boarding.dose_overdue" | "order.created" | "order.paid" | "order.cancelled" | "order.refunded" | "marketplace.booking_completed" | "ai.recall_sent" | "payment.succeeded" | "vaccination.due" | "*")[];
+            /** @description false stops deliveries (pending ones are cancelled); true resumes with events created from then on. */
+            enabled?: boolean;
+            description?: string | null;
+        };
+        RotateWebhookEndpointSecretRequest: {
+            /** @description How long the old secret keeps signing (default PETCARE_WEBHOOK_SECRET_OVERLAP_HOURS, 24); 0 retires it at once. */
+            expiresInHours?: number;
+        };
+        TestWebhookEndpointResult: {
+            deliveryId: string;
+            endpointId: string;
+            eventId: string;
+            type: string;
+        };
+        ReplayWebhookEndpointEventsResult: {
+            endpointId: string;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description New replay deliveries queued (at most 1000). */
+            queued: number;
+            firstEventId: string | null;
+            lastEventId: string | null;
+            /** @description More events match: call again with from = nextFrom. */
+            hasMore: boolean;
+            nextFrom: string | null;
+        };
+        ReplayWebhookEndpointEventsRequest: {
+            /**
+             * Format: date-time
+             * @description Events created at or after this instant. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description Events created before this instant. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
+             */
+            to: string;
+        };
+        ReplayEventResultQueued: {
+            deliveryId: string;
+            endpointId: string;
+            type: string;
+        };
+        ReplayEventResult: {
+            eventId: string;
+            queued: components["schemas"]["ReplayEventResultQueued"][];
+        };
+        ReplayEventRequest: {
+            /** @description Only this endpoint; default every enabled endpoint subscribed to the type. Text: no control characters (one line); no unpaired surrogates. */
+            endpointId?: string;
+        };
+        RunJobResult: {
+            /** @description job_… */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed";
+            /** @enum {string} */
+            trigger: "schedule" | "manual" | "code";
+            attempts: number;
+            maxAttempts: number;
+            /** Format: date-time */
+            runAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+            /** @description The summary the run returned (counts), or null. */
+            result: {
+                [key: string]: number | string | boolean | null;
+            } | null;
+            error: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        RunJobRequest: {
+            /** @description Answer when the run has finished (200) instead of when it is queued (202). Waits at most waitSeconds. */
+            wait?: boolean;
+            /** @default 30 */
+            waitSeconds?: number;
+        };
+        AdvanceSandboxClockRequest: {
+            /**
+             * Format: date-time
+             * @description The instant to move the sandbox clock to; never before its current now. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
+             */
+            advanceTo: string;
+        };
+        /** @description What the reset seeded, by kind: the demo practice (README, Sandbox). */
+        ResetSandboxResultSeeded: {
+            locations: number;
+            petParents: number;
+            pets: number;
+            providers: number;
+            vaccinations: number;
+            appointments: number;
+            invoices: number;
+            payments: number;
+            refunds: number;
+            wallets: number;
+            subscriptions: number;
+            boardingStays: number;
+            grooms: number;
+            memberships: number;
+            marketplaceOrders: number;
+            reviews: number;
+            knowledgeDocuments: number;
+        };
+        ResetSandboxResult: {
+            /** @constant */
+            environment: "sandbox";
+            /** Format: date-time */
+            resetAt: string;
+            seeded: components["schemas"]["ResetSandboxResultSeeded"];
         };
     };
     responses: never;
@@ -3367,34 +6712,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": {
-                    /** @description client_credentials or refresh_token Text: no control characters (one line); no unpaired surrogates. */
-                    grant_type?: string;
-                    /** @description Public API key (pk_live_… / pk_test_…); or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
-                    client_id?: string;
-                    /** @description Secret API key (sk_live_… / sk_test_…); or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
-                    client_secret?: string;
-                    /** @description Space-separated scopes, e.g. "pets bookings ai.read". Known scopes: pets, pets.read, medical, medical.read, bookings, bookings.read, marketplace, marketplace.read, payments, payments.read, notifications, notifications.read, webhooks, webhooks.read, ai, ai.read, analytics, analytics.read, admin, admin.read. Text: no control characters (one line); no unpaired surrogates. */
-                    scope?: string;
-                    /** @description For grant_type=refresh_token: the refresh token to spend (it rotates). Text: no control characters (one line); no unpaired surrogates. */
-                    refresh_token?: string;
-                } & {
-                    [key: string]: unknown;
-                };
-                "application/json": {
-                    /** @description client_credentials or refresh_token Text: no control characters (one line); no unpaired surrogates. */
-                    grant_type?: string;
-                    /** @description Public API key (pk_live_… / pk_test_…); or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
-                    client_id?: string;
-                    /** @description Secret API key (sk_live_… / sk_test_…); or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
-                    client_secret?: string;
-                    /** @description Space-separated scopes, e.g. "pets bookings ai.read". Known scopes: pets, pets.read, medical, medical.read, bookings, bookings.read, marketplace, marketplace.read, payments, payments.read, notifications, notifications.read, webhooks, webhooks.read, ai, ai.read, analytics, analytics.read, admin, admin.read. Text: no control characters (one line); no unpaired surrogates. */
-                    scope?: string;
-                    /** @description For grant_type=refresh_token: the refresh token to spend (it rotates). Text: no control characters (one line); no unpaired surrogates. */
-                    refresh_token?: string;
-                } & {
-                    [key: string]: unknown;
-                };
+                /** @example {
+                 *       "grant_type": "Grant_type",
+                 *       "client_id": "Client_id",
+                 *       "client_secret": "Client_secret",
+                 *       "scope": "Scope",
+                 *       "refresh_token": "Refresh_token"
+                 *     } */
+                "application/x-www-form-urlencoded": components["schemas"]["CreateTokenRequest"];
+                /** @example {
+                 *       "grant_type": "Grant_type",
+                 *       "client_id": "Client_id",
+                 *       "client_secret": "Client_secret",
+                 *       "scope": "Scope",
+                 *       "refresh_token": "Refresh_token"
+                 *     } */
+                "application/json": components["schemas"]["CreateTokenRequest"];
             };
         };
         responses: {
@@ -3407,18 +6740,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description RS256 JWT; verify with /.well-known/jwks.json. */
-                        access_token: string;
-                        /** @constant */
-                        token_type: "Bearer";
-                        /** @description Seconds until the access token expires. */
-                        expires_in: number;
-                        /** @description The granted scopes, space-separated. */
-                        scope: string;
-                        /** @description Single use: each refresh returns a new one. */
-                        refresh_token: string;
-                    };
+                    /** @example {
+                     *       "access_token": "Access_token",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 1,
+                     *       "scope": "Scope",
+                     *       "refresh_token": "Refresh_token"
+                     *     } */
+                    "application/json": components["schemas"]["CreateTokenResult"];
                 };
             };
             /** @description `invalid_request`: The OAuth request is not valid; `invalid_grant`: The grant is invalid, expired or revoked; `invalid_scope`: The requested scope is not valid; `unsupported_grant_type`: The grant type is not supported; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON */
@@ -3522,30 +6851,20 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": {
-                    /** @description The access or refresh token to revoke. Text: no control characters (one line); no unpaired surrogates. */
-                    token?: string;
-                    /** @description access_token or refresh_token (optional). Text: no control characters (one line); no unpaired surrogates. */
-                    token_type_hint?: string;
-                    /** @description Public API key; or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
-                    client_id?: string;
-                    /** @description Secret API key; or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
-                    client_secret?: string;
-                } & {
-                    [key: string]: unknown;
-                };
-                "application/json": {
-                    /** @description The access or refresh token to revoke. Text: no control characters (one line); no unpaired surrogates. */
-                    token?: string;
-                    /** @description access_token or refresh_token (optional). Text: no control characters (one line); no unpaired surrogates. */
-                    token_type_hint?: string;
-                    /** @description Public API key; or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
-                    client_id?: string;
-                    /** @description Secret API key; or use HTTP Basic. Text: no control characters (one line); no unpaired surrogates. */
-                    client_secret?: string;
-                } & {
-                    [key: string]: unknown;
-                };
+                /** @example {
+                 *       "token": "Token",
+                 *       "token_type_hint": "Token_type_hint",
+                 *       "client_id": "Client_id",
+                 *       "client_secret": "Client_secret"
+                 *     } */
+                "application/x-www-form-urlencoded": components["schemas"]["RevokeTokenRequest"];
+                /** @example {
+                 *       "token": "Token",
+                 *       "token_type_hint": "Token_type_hint",
+                 *       "client_id": "Client_id",
+                 *       "client_secret": "Client_secret"
+                 *     } */
+                "application/json": components["schemas"]["RevokeTokenRequest"];
             };
         };
         responses: {
@@ -3558,6 +6877,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": Record<string, never>;
                 };
             };
@@ -3659,19 +6979,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        issuer: string;
-                        token_endpoint: string;
-                        revocation_endpoint: string;
-                        jwks_uri: string;
-                        grant_types_supported: string[];
-                        token_endpoint_auth_methods_supported: string[];
-                        revocation_endpoint_auth_methods_supported: string[];
-                        scopes_supported: string[];
-                        response_types_supported: string[];
-                        token_endpoint_auth_signing_alg_values_supported?: string[];
-                        service_documentation: string;
-                    };
+                    /** @example {
+                     *       "issuer": "Issuer",
+                     *       "token_endpoint": "Token_endpoint",
+                     *       "revocation_endpoint": "Revocation_endpoint",
+                     *       "jwks_uri": "Jwks_uri",
+                     *       "grant_types_supported": [
+                     *         "Grant_types_supported"
+                     *       ],
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "Token_endpoint_auth_methods_supported"
+                     *       ],
+                     *       "revocation_endpoint_auth_methods_supported": [
+                     *         "Revocation_endpoint_auth_methods_supported"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "Scopes_supported"
+                     *       ],
+                     *       "response_types_supported": [
+                     *         "Response_types_supported"
+                     *       ],
+                     *       "service_documentation": "Service_documentation"
+                     *     } */
+                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API */
@@ -3721,18 +7051,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        keys: {
-                            kty: string;
-                            kid: string;
-                            /** @constant */
-                            use: "sig";
-                            /** @constant */
-                            alg: "RS256";
-                            n: string;
-                            e: string;
-                        }[];
-                    };
+                    /** @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "Kty",
+                     *           "kid": "Kid",
+                     *           "use": "sig",
+                     *           "alg": "RS256",
+                     *           "n": "N",
+                     *           "e": "E"
+                     *         }
+                     *       ]
+                     *     } */
+                    "application/json": components["schemas"]["Jwks"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API */
@@ -3792,32 +7123,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Client resource id (cli_…). */
-                            id: string;
-                            /** @description Public API key used as OAuth client_id (pk_live_… / pk_test_…). */
-                            clientId: string;
-                            name: string;
-                            /** @description admin, doctor or staff; caps the scopes the client may hold. */
-                            role: "admin" | "doctor" | "staff";
-                            scopes: ("pets" | "pets.read" | "medical" | "medical.read" | "bookings" | "bookings.read" | "marketplace" | "marketplace.read" | "payments" | "payments.read" | "notifications" | "notifications.read" | "webhooks" | "webhooks.read" | "ai" | "ai.read" | "analytics" | "analytics.read" | "admin" | "admin.read")[];
-                            environment: "live" | "sandbox";
-                            locationIds: string[] | null;
-                            ipAllowlist: string[] | null;
-                            rateLimitPerMinute: number | null;
-                            disabled: boolean;
-                            /** @description Pinned Petcare-Version: the dated API version answered when a request sends no Petcare-Version header. Default on create: the current one (2026-11-01). */
-                            apiVersion: "2025-06-01" | "2026-11-01";
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "clientId": "Client id",
+                     *           "name": "Name",
+                     *           "role": "admin",
+                     *           "scopes": [
+                     *             "pets"
+                     *           ],
+                     *           "environment": "live",
+                     *           "locationIds": [
+                     *             "Location ids"
+                     *           ],
+                     *           "ipAllowlist": [
+                     *             "Ip allowlist"
+                     *           ],
+                     *           "rateLimitPerMinute": 1,
+                     *           "disabled": true,
+                     *           "apiVersion": "2025-06-01",
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "updatedAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["ClientPage"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -3900,24 +7233,14 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                    name: string;
-                    /** @description admin, doctor or staff; caps the scopes the client may hold. */
-                    role: "admin" | "doctor" | "staff";
-                    /** @description The client ceiling: tokens get at most these. */
-                    scopes: ("pets" | "pets.read" | "medical" | "medical.read" | "bookings" | "bookings.read" | "marketplace" | "marketplace.read" | "payments" | "payments.read" | "notifications" | "notifications.read" | "webhooks" | "webhooks.read" | "ai" | "ai.read" | "analytics" | "analytics.read" | "admin" | "admin.read")[];
-                    /** @description Defaults to the caller's environment. Live admins may create sandbox clients. */
-                    environment?: "live" | "sandbox";
-                    /** @description Locations the client may see; null or absent = the whole tenant. */
-                    locationIds?: string[] | null;
-                    /** @description CIDRs or addresses (IPv4 and IPv6) calls may come from; null = anywhere. */
-                    ipAllowlist?: string[] | null;
-                    /** @description Requests per rolling minute; null = the appliance default (600). */
-                    rateLimitPerMinute?: number | null;
-                    /** @description Pinned Petcare-Version: the dated API version answered when a request sends no Petcare-Version header. Default on create: the current one (2026-11-01). */
-                    apiVersion?: "2025-06-01" | "2026-11-01";
-                };
+                /** @example {
+                 *       "name": "Name",
+                 *       "role": "admin",
+                 *       "scopes": [
+                 *         "pets"
+                 *       ]
+                 *     } */
+                "application/json": components["schemas"]["CreateClientRequest"];
             };
         };
         responses: {
@@ -3933,29 +7256,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Client resource id (cli_…). */
-                        id: string;
-                        /** @description Public API key used as OAuth client_id (pk_live_… / pk_test_…). */
-                        clientId: string;
-                        name: string;
-                        /** @description admin, doctor or staff; caps the scopes the client may hold. */
-                        role: "admin" | "doctor" | "staff";
-                        scopes: ("pets" | "pets.read" | "medical" | "medical.read" | "bookings" | "bookings.read" | "marketplace" | "marketplace.read" | "payments" | "payments.read" | "notifications" | "notifications.read" | "webhooks" | "webhooks.read" | "ai" | "ai.read" | "analytics" | "analytics.read" | "admin" | "admin.read")[];
-                        environment: "live" | "sandbox";
-                        locationIds: string[] | null;
-                        ipAllowlist: string[] | null;
-                        rateLimitPerMinute: number | null;
-                        disabled: boolean;
-                        /** @description Pinned Petcare-Version: the dated API version answered when a request sends no Petcare-Version header. Default on create: the current one (2026-11-01). */
-                        apiVersion: "2025-06-01" | "2026-11-01";
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description Secret API key (sk_live_… / sk_test_…). Shown only in this response. */
-                        clientSecret: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "clientId": "Client id",
+                     *       "name": "Name",
+                     *       "role": "admin",
+                     *       "scopes": [
+                     *         "pets"
+                     *       ],
+                     *       "environment": "live",
+                     *       "locationIds": [
+                     *         "Location ids"
+                     *       ],
+                     *       "ipAllowlist": [
+                     *         "Ip allowlist"
+                     *       ],
+                     *       "rateLimitPerMinute": 1,
+                     *       "disabled": true,
+                     *       "apiVersion": "2025-06-01",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z",
+                     *       "clientSecret": "Client secret"
+                     *     } */
+                    "application/json": components["schemas"]["CreateClientResult"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -4098,27 +7421,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Client resource id (cli_…). */
-                        id: string;
-                        /** @description Public API key used as OAuth client_id (pk_live_… / pk_test_…). */
-                        clientId: string;
-                        name: string;
-                        /** @description admin, doctor or staff; caps the scopes the client may hold. */
-                        role: "admin" | "doctor" | "staff";
-                        scopes: ("pets" | "pets.read" | "medical" | "medical.read" | "bookings" | "bookings.read" | "marketplace" | "marketplace.read" | "payments" | "payments.read" | "notifications" | "notifications.read" | "webhooks" | "webhooks.read" | "ai" | "ai.read" | "analytics" | "analytics.read" | "admin" | "admin.read")[];
-                        environment: "live" | "sandbox";
-                        locationIds: string[] | null;
-                        ipAllowlist: string[] | null;
-                        rateLimitPerMinute: number | null;
-                        disabled: boolean;
-                        /** @description Pinned Petcare-Version: the dated API version answered when a request sends no Petcare-Version header. Default on create: the current one (2026-11-01). */
-                        apiVersion: "2025-06-01" | "2026-11-01";
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "clientId": "Client id",
+                     *       "name": "Name",
+                     *       "role": "admin",
+                     *       "scopes": [
+                     *         "pets"
+                     *       ],
+                     *       "environment": "live",
+                     *       "locationIds": [
+                     *         "Location ids"
+                     *       ],
+                     *       "ipAllowlist": [
+                     *         "Ip allowlist"
+                     *       ],
+                     *       "rateLimitPerMinute": 1,
+                     *       "disabled": true,
+                     *       "apiVersion": "2025-06-01",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Client"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -4216,24 +7540,23 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                    name?: string;
-                    /** @description admin, doctor or staff; caps the scopes the client may hold. */
-                    role?: "admin" | "doctor" | "staff";
-                    /** @description The client ceiling: tokens get at most these. */
-                    scopes?: ("pets" | "pets.read" | "medical" | "medical.read" | "bookings" | "bookings.read" | "marketplace" | "marketplace.read" | "payments" | "payments.read" | "notifications" | "notifications.read" | "webhooks" | "webhooks.read" | "ai" | "ai.read" | "analytics" | "analytics.read" | "admin" | "admin.read")[];
-                    /** @description Locations the client may see; null or absent = the whole tenant. */
-                    locationIds?: string[] | null;
-                    /** @description CIDRs or addresses (IPv4 and IPv6) calls may come from; null = anywhere. */
-                    ipAllowlist?: string[] | null;
-                    /** @description Requests per rolling minute; null = the appliance default (600). */
-                    rateLimitPerMinute?: number | null;
-                    /** @description Pinned Petcare-Version: the dated API version answered when a request sends no Petcare-Version header. Default on create: the current one (2026-11-01). */
-                    apiVersion?: "2025-06-01" | "2026-11-01";
-                    /** @description true stops the client and every token it holds at once. */
-                    disabled?: boolean;
-                };
+                /** @example {
+                 *       "name": "Name",
+                 *       "role": "admin",
+                 *       "scopes": [
+                 *         "pets"
+                 *       ],
+                 *       "locationIds": [
+                 *         "loc_01jexample0000000000000000"
+                 *       ],
+                 *       "ipAllowlist": [
+                 *         "Ip allowlist"
+                 *       ],
+                 *       "rateLimitPerMinute": 1,
+                 *       "apiVersion": "2025-06-01",
+                 *       "disabled": true
+                 *     } */
+                "application/json": components["schemas"]["UpdateClientRequest"];
             };
         };
         responses: {
@@ -4249,27 +7572,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Client resource id (cli_…). */
-                        id: string;
-                        /** @description Public API key used as OAuth client_id (pk_live_… / pk_test_…). */
-                        clientId: string;
-                        name: string;
-                        /** @description admin, doctor or staff; caps the scopes the client may hold. */
-                        role: "admin" | "doctor" | "staff";
-                        scopes: ("pets" | "pets.read" | "medical" | "medical.read" | "bookings" | "bookings.read" | "marketplace" | "marketplace.read" | "payments" | "payments.read" | "notifications" | "notifications.read" | "webhooks" | "webhooks.read" | "ai" | "ai.read" | "analytics" | "analytics.read" | "admin" | "admin.read")[];
-                        environment: "live" | "sandbox";
-                        locationIds: string[] | null;
-                        ipAllowlist: string[] | null;
-                        rateLimitPerMinute: number | null;
-                        disabled: boolean;
-                        /** @description Pinned Petcare-Version: the dated API version answered when a request sends no Petcare-Version header. Default on create: the current one (2026-11-01). */
-                        apiVersion: "2025-06-01" | "2026-11-01";
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "clientId": "Client id",
+                     *       "name": "Name",
+                     *       "role": "admin",
+                     *       "scopes": [
+                     *         "pets"
+                     *       ],
+                     *       "environment": "live",
+                     *       "locationIds": [
+                     *         "Location ids"
+                     *       ],
+                     *       "ipAllowlist": [
+                     *         "Ip allowlist"
+                     *       ],
+                     *       "rateLimitPerMinute": 1,
+                     *       "disabled": true,
+                     *       "apiVersion": "2025-06-01",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Client"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -4427,29 +7751,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Client resource id (cli_…). */
-                        id: string;
-                        /** @description Public API key used as OAuth client_id (pk_live_… / pk_test_…). */
-                        clientId: string;
-                        name: string;
-                        /** @description admin, doctor or staff; caps the scopes the client may hold. */
-                        role: "admin" | "doctor" | "staff";
-                        scopes: ("pets" | "pets.read" | "medical" | "medical.read" | "bookings" | "bookings.read" | "marketplace" | "marketplace.read" | "payments" | "payments.read" | "notifications" | "notifications.read" | "webhooks" | "webhooks.read" | "ai" | "ai.read" | "analytics" | "analytics.read" | "admin" | "admin.read")[];
-                        environment: "live" | "sandbox";
-                        locationIds: string[] | null;
-                        ipAllowlist: string[] | null;
-                        rateLimitPerMinute: number | null;
-                        disabled: boolean;
-                        /** @description Pinned Petcare-Version: the dated API version answered when a request sends no Petcare-Version header. Default on create: the current one (2026-11-01). */
-                        apiVersion: "2025-06-01" | "2026-11-01";
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description Secret API key (sk_live_… / sk_test_…). Shown only in this response. */
-                        clientSecret: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "clientId": "Client id",
+                     *       "name": "Name",
+                     *       "role": "admin",
+                     *       "scopes": [
+                     *         "pets"
+                     *       ],
+                     *       "environment": "live",
+                     *       "locationIds": [
+                     *         "Location ids"
+                     *       ],
+                     *       "ipAllowlist": [
+                     *         "Ip allowlist"
+                     *       ],
+                     *       "rateLimitPerMinute": 1,
+                     *       "disabled": true,
+                     *       "apiVersion": "2025-06-01",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z",
+                     *       "clientSecret": "Client secret"
+                     *     } */
+                    "application/json": components["schemas"]["CreateClientResult"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -4582,59 +7906,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Location id (loc_…). */
-                            id: string;
-                            name: string;
-                            timezone: string;
-                            /** @description ISO 4217 code its invoices default to. */
-                            currency: string;
-                            /** @description Tax rate in basis points (825 = 8.25 %). */
-                            taxRateBps: number;
-                            /**
-                             * @description Vaccines a boarded pet must have, valid (dueOn) through its checkOutOn, per species, e.g. {"dog": ["Rabies", "DHPP"], "cat": ["FVRCP"]}. Replaced whole on PATCH; {} (the default) requires none.
-                             * @example {
-                             *       "dog": [
-                             *         "Rabies",
-                             *         "DHPP"
-                             *       ],
-                             *       "cat": [
-                             *         "FVRCP"
-                             *       ]
-                             *     }
-                             */
-                            boardingRequiredVaccines: {
-                                /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                                dog?: string[];
-                                /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                                cat?: string[];
-                                /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                                rabbit?: string[];
-                                /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                                bird?: string[];
-                                /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                                reptile?: string[];
-                                /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                                ferret?: string[];
-                                /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                                guinea_pig?: string[];
-                                /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                                hamster?: string[];
-                                /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                                horse?: string[];
-                                /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                                other?: string[];
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "loc_01jexample0000000000000000",
+                     *           "name": "Name",
+                     *           "timezone": "Timezone",
+                     *           "currency": "Currency",
+                     *           "taxRateBps": 1,
+                     *           "boardingRequiredVaccines": {
+                     *             "dog": [
+                     *               "Rabies",
+                     *               "DHPP"
+                     *             ],
+                     *             "cat": [
+                     *               "FVRCP"
+                     *             ]
+                     *           },
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "updatedAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["LocationPage"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -4717,56 +8013,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                    name: string;
-                    /**
-                     * @description IANA time zone, e.g. Europe/London. Text: no control characters (one line); no unpaired surrogates.
-                     * @example America/New_York
-                     */
-                    timezone: string;
-                    /**
-                     * @description ISO 4217 code its invoices default to, e.g. USD (default USD).
-                     * @example USD
-                     */
-                    currency?: string;
-                    /** @description Tax rate in basis points for invoice lines that set none: 825 = 8.25 % (default 0). */
-                    taxRateBps?: number;
-                    /**
-                     * @description Vaccines a boarded pet must have, valid (dueOn) through its checkOutOn, per species, e.g. {"dog": ["Rabies", "DHPP"], "cat": ["FVRCP"]}. Replaced whole on PATCH; {} (the default) requires none.
-                     * @example {
-                     *       "dog": [
-                     *         "Rabies",
-                     *         "DHPP"
-                     *       ],
-                     *       "cat": [
-                     *         "FVRCP"
-                     *       ]
-                     *     }
-                     */
-                    boardingRequiredVaccines?: {
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        dog?: string[];
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        cat?: string[];
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        rabbit?: string[];
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        bird?: string[];
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        reptile?: string[];
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        ferret?: string[];
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        guinea_pig?: string[];
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        hamster?: string[];
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        horse?: string[];
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        other?: string[];
-                    };
-                };
+                /** @example {
+                 *       "name": "Example",
+                 *       "timezone": "America/New_York"
+                 *     } */
+                "application/json": components["schemas"]["CreateLocationRequest"];
             };
         };
         responses: {
@@ -4782,54 +8033,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Location id (loc_…). */
-                        id: string;
-                        name: string;
-                        timezone: string;
-                        /** @description ISO 4217 code its invoices default to. */
-                        currency: string;
-                        /** @description Tax rate in basis points (825 = 8.25 %). */
-                        taxRateBps: number;
-                        /**
-                         * @description Vaccines a boarded pet must have, valid (dueOn) through its checkOutOn, per species, e.g. {"dog": ["Rabies", "DHPP"], "cat": ["FVRCP"]}. Replaced whole on PATCH; {} (the default) requires none.
-                         * @example {
-                         *       "dog": [
-                         *         "Rabies",
-                         *         "DHPP"
-                         *       ],
-                         *       "cat": [
-                         *         "FVRCP"
-                         *       ]
-                         *     }
-                         */
-                        boardingRequiredVaccines: {
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            dog?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            cat?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            rabbit?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            bird?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            reptile?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            ferret?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            guinea_pig?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            hamster?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            horse?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            other?: string[];
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "loc_01jexample0000000000000000",
+                     *       "name": "Name",
+                     *       "timezone": "Timezone",
+                     *       "currency": "Currency",
+                     *       "taxRateBps": 1,
+                     *       "boardingRequiredVaccines": {
+                     *         "dog": [
+                     *           "Rabies",
+                     *           "DHPP"
+                     *         ],
+                     *         "cat": [
+                     *           "FVRCP"
+                     *         ]
+                     *       },
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Location"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -4972,54 +8194,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Location id (loc_…). */
-                        id: string;
-                        name: string;
-                        timezone: string;
-                        /** @description ISO 4217 code its invoices default to. */
-                        currency: string;
-                        /** @description Tax rate in basis points (825 = 8.25 %). */
-                        taxRateBps: number;
-                        /**
-                         * @description Vaccines a boarded pet must have, valid (dueOn) through its checkOutOn, per species, e.g. {"dog": ["Rabies", "DHPP"], "cat": ["FVRCP"]}. Replaced whole on PATCH; {} (the default) requires none.
-                         * @example {
-                         *       "dog": [
-                         *         "Rabies",
-                         *         "DHPP"
-                         *       ],
-                         *       "cat": [
-                         *         "FVRCP"
-                         *       ]
-                         *     }
-                         */
-                        boardingRequiredVaccines: {
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            dog?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            cat?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            rabbit?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            bird?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            reptile?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            ferret?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            guinea_pig?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            hamster?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            horse?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            other?: string[];
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "loc_01jexample0000000000000000",
+                     *       "name": "Name",
+                     *       "timezone": "Timezone",
+                     *       "currency": "Currency",
+                     *       "taxRateBps": 1,
+                     *       "boardingRequiredVaccines": {
+                     *         "dog": [
+                     *           "Rabies",
+                     *           "DHPP"
+                     *         ],
+                     *         "cat": [
+                     *           "FVRCP"
+                     *         ]
+                     *       },
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Location"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -5117,56 +8310,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                    name?: string;
-                    /**
-                     * @description IANA time zone, e.g. Europe/London. Text: no control characters (one line); no unpaired surrogates.
-                     * @example America/New_York
-                     */
-                    timezone?: string;
-                    /**
-                     * @description ISO 4217 code its invoices default to, e.g. USD (default USD).
-                     * @example USD
-                     */
-                    currency?: string;
-                    /** @description Tax rate in basis points for invoice lines that set none: 825 = 8.25 % (default 0). */
-                    taxRateBps?: number;
-                    /**
-                     * @description Vaccines a boarded pet must have, valid (dueOn) through its checkOutOn, per species, e.g. {"dog": ["Rabies", "DHPP"], "cat": ["FVRCP"]}. Replaced whole on PATCH; {} (the default) requires none.
-                     * @example {
-                     *       "dog": [
-                     *         "Rabies",
-                     *         "DHPP"
-                     *       ],
-                     *       "cat": [
-                     *         "FVRCP"
-                     *       ]
-                     *     }
-                     */
-                    boardingRequiredVaccines?: {
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        dog?: string[];
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        cat?: string[];
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        rabbit?: string[];
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        bird?: string[];
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        reptile?: string[];
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        ferret?: string[];
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        guinea_pig?: string[];
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        hamster?: string[];
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        horse?: string[];
-                        /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                        other?: string[];
-                    };
-                };
+                /** @example {
+                 *       "name": "Example",
+                 *       "timezone": "America/New_York",
+                 *       "currency": "USD",
+                 *       "taxRateBps": 0,
+                 *       "boardingRequiredVaccines": {
+                 *         "dog": [
+                 *           "Rabies",
+                 *           "DHPP"
+                 *         ],
+                 *         "cat": [
+                 *           "FVRCP"
+                 *         ]
+                 *       }
+                 *     } */
+                "application/json": components["schemas"]["UpdateLocationRequest"];
             };
         };
         responses: {
@@ -5182,54 +8341,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Location id (loc_…). */
-                        id: string;
-                        name: string;
-                        timezone: string;
-                        /** @description ISO 4217 code its invoices default to. */
-                        currency: string;
-                        /** @description Tax rate in basis points (825 = 8.25 %). */
-                        taxRateBps: number;
-                        /**
-                         * @description Vaccines a boarded pet must have, valid (dueOn) through its checkOutOn, per species, e.g. {"dog": ["Rabies", "DHPP"], "cat": ["FVRCP"]}. Replaced whole on PATCH; {} (the default) requires none.
-                         * @example {
-                         *       "dog": [
-                         *         "Rabies",
-                         *         "DHPP"
-                         *       ],
-                         *       "cat": [
-                         *         "FVRCP"
-                         *       ]
-                         *     }
-                         */
-                        boardingRequiredVaccines: {
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            dog?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            cat?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            rabbit?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            bird?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            reptile?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            ferret?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            guinea_pig?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            hamster?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            horse?: string[];
-                            /** @description Vaccine names, matched case-insensitively to the pet’s vaccination records. */
-                            other?: string[];
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "loc_01jexample0000000000000000",
+                     *       "name": "Name",
+                     *       "timezone": "Timezone",
+                     *       "currency": "Currency",
+                     *       "taxRateBps": 1,
+                     *       "boardingRequiredVaccines": {
+                     *         "dog": [
+                     *           "Rabies",
+                     *           "DHPP"
+                     *         ],
+                     *         "cat": [
+                     *           "FVRCP"
+                     *         ]
+                     *       },
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Location"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -5394,27 +8524,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Pet parent id (usr_…). */
-                            id: string;
-                            name: string;
-                            email: string | null;
-                            phone: string | null;
-                            locationId: string;
-                            /** @description Whether reminders may be sent to this parent. */
-                            reminderConsent: boolean;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                            externalId: string | null;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "name": "Name",
+                     *           "email": "Email",
+                     *           "phone": "Phone",
+                     *           "locationId": "Location id",
+                     *           "reminderConsent": true,
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "updatedAt": "2026-11-02T09:30:00Z",
+                     *           "externalId": "External id"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["PetParentPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -5497,16 +8624,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                    name: string;
-                    email?: string | null;
-                    phone?: string | null;
-                    /** @description Location id (loc_…). */
-                    locationId: string;
-                    /** @default false */
-                    reminderConsent?: boolean;
-                };
+                /** @example {
+                 *       "name": "Example",
+                 *       "locationId": "loc_01jexample0000000000000000"
+                 *     } */
+                "application/json": components["schemas"]["CreatePetParentRequest"];
             };
         };
         responses: {
@@ -5522,22 +8644,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Pet parent id (usr_…). */
-                        id: string;
-                        name: string;
-                        email: string | null;
-                        phone: string | null;
-                        locationId: string;
-                        /** @description Whether reminders may be sent to this parent. */
-                        reminderConsent: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "email": "Email",
+                     *       "phone": "Phone",
+                     *       "locationId": "Location id",
+                     *       "reminderConsent": true,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["PetParent"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -5680,22 +8798,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Pet parent id (usr_…). */
-                        id: string;
-                        name: string;
-                        email: string | null;
-                        phone: string | null;
-                        locationId: string;
-                        /** @description Whether reminders may be sent to this parent. */
-                        reminderConsent: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "email": "Email",
+                     *       "phone": "Phone",
+                     *       "locationId": "Location id",
+                     *       "reminderConsent": true,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["PetParent"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -5793,15 +8907,14 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                    name?: string;
-                    email?: string | null;
-                    phone?: string | null;
-                    /** @description Location id (loc_…). */
-                    locationId?: string;
-                    reminderConsent?: boolean;
-                };
+                /** @example {
+                 *       "name": "Example",
+                 *       "email": "a@a.a",
+                 *       "phone": "000",
+                 *       "locationId": "loc_01jexample0000000000000000",
+                 *       "reminderConsent": true
+                 *     } */
+                "application/json": components["schemas"]["UpdatePetParentRequest"];
             };
         };
         responses: {
@@ -5817,22 +8930,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Pet parent id (usr_…). */
-                        id: string;
-                        name: string;
-                        email: string | null;
-                        phone: string | null;
-                        locationId: string;
-                        /** @description Whether reminders may be sent to this parent. */
-                        reminderConsent: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "email": "Email",
+                     *       "phone": "Phone",
+                     *       "locationId": "Location id",
+                     *       "reminderConsent": true,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["PetParent"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -5997,33 +9106,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Pet id (pet_…). */
-                            id: string;
-                            name: string;
-                            breed: string;
-                            /** @description Pet parent id (usr_…). */
-                            ownerId: string;
-                            /** @description Derived from vaccination records: Up to date, Due soon (within 30 days), Overdue or No records. */
-                            vaccinationStatus: "Up to date" | "Due soon" | "Overdue" | "No records";
-                            lastVisit: string | null;
-                            species: "dog" | "cat" | "rabbit" | "bird" | "reptile" | "ferret" | "guinea_pig" | "hamster" | "horse" | "other";
-                            birthDate: string | null;
-                            locationId: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            /** @description small | medium | large | xlarge, or null when not recorded. */
-                            size: ("small" | "medium" | "large" | "xlarge") | null;
-                            /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                            externalId: string | null;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "name": "Name",
+                     *           "breed": "Breed",
+                     *           "ownerId": "Owner id",
+                     *           "vaccinationStatus": "Up to date",
+                     *           "lastVisit": "2026-11-02",
+                     *           "species": "dog",
+                     *           "birthDate": "2021-04-12",
+                     *           "locationId": "Location id",
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "updatedAt": "2026-11-02T09:30:00Z",
+                     *           "size": "small",
+                     *           "externalId": "External id"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["PetPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -6106,19 +9210,14 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                    name: string;
-                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
-                    breed: string;
-                    species: "dog" | "cat" | "rabbit" | "bird" | "reptile" | "ferret" | "guinea_pig" | "hamster" | "horse" | "other";
-                    /** @description Pet parent id (usr_…). */
-                    ownerId: string;
-                    /** @description Location id (loc_…). */
-                    locationId: string;
-                    birthDate?: string | null;
-                    size?: ("small" | "medium" | "large" | "xlarge") | null;
-                };
+                /** @example {
+                 *       "name": "Example",
+                 *       "breed": "Example",
+                 *       "species": "dog",
+                 *       "ownerId": "usr_01jexample0000000000000000",
+                 *       "locationId": "loc_01jexample0000000000000000"
+                 *     } */
+                "application/json": components["schemas"]["CreatePetRequest"];
             };
         };
         responses: {
@@ -6134,28 +9233,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Pet id (pet_…). */
-                        id: string;
-                        name: string;
-                        breed: string;
-                        /** @description Pet parent id (usr_…). */
-                        ownerId: string;
-                        /** @description Derived from vaccination records: Up to date, Due soon (within 30 days), Overdue or No records. */
-                        vaccinationStatus: "Up to date" | "Due soon" | "Overdue" | "No records";
-                        lastVisit: string | null;
-                        species: "dog" | "cat" | "rabbit" | "bird" | "reptile" | "ferret" | "guinea_pig" | "hamster" | "horse" | "other";
-                        birthDate: string | null;
-                        locationId: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description small | medium | large | xlarge, or null when not recorded. */
-                        size: ("small" | "medium" | "large" | "xlarge") | null;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "breed": "Breed",
+                     *       "ownerId": "Owner id",
+                     *       "vaccinationStatus": "Up to date",
+                     *       "lastVisit": "2026-11-02",
+                     *       "species": "dog",
+                     *       "birthDate": "2021-04-12",
+                     *       "locationId": "Location id",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z",
+                     *       "size": "small",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["Pet"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -6298,28 +9391,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Pet id (pet_…). */
-                        id: string;
-                        name: string;
-                        breed: string;
-                        /** @description Pet parent id (usr_…). */
-                        ownerId: string;
-                        /** @description Derived from vaccination records: Up to date, Due soon (within 30 days), Overdue or No records. */
-                        vaccinationStatus: "Up to date" | "Due soon" | "Overdue" | "No records";
-                        lastVisit: string | null;
-                        species: "dog" | "cat" | "rabbit" | "bird" | "reptile" | "ferret" | "guinea_pig" | "hamster" | "horse" | "other";
-                        birthDate: string | null;
-                        locationId: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description small | medium | large | xlarge, or null when not recorded. */
-                        size: ("small" | "medium" | "large" | "xlarge") | null;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "breed": "Breed",
+                     *       "ownerId": "Owner id",
+                     *       "vaccinationStatus": "Up to date",
+                     *       "lastVisit": "2026-11-02",
+                     *       "species": "dog",
+                     *       "birthDate": "2021-04-12",
+                     *       "locationId": "Location id",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z",
+                     *       "size": "small",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["Pet"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -6417,19 +9504,16 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                    name?: string;
-                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
-                    breed?: string;
-                    species?: "dog" | "cat" | "rabbit" | "bird" | "reptile" | "ferret" | "guinea_pig" | "hamster" | "horse" | "other";
-                    /** @description Pet parent id (usr_…). */
-                    ownerId?: string;
-                    /** @description Location id (loc_…). */
-                    locationId?: string;
-                    birthDate?: string | null;
-                    size?: ("small" | "medium" | "large" | "xlarge") | null;
-                };
+                /** @example {
+                 *       "name": "Example",
+                 *       "breed": "Example",
+                 *       "species": "dog",
+                 *       "ownerId": "usr_01jexample0000000000000000",
+                 *       "locationId": "loc_01jexample0000000000000000",
+                 *       "birthDate": "2021-04-12",
+                 *       "size": "small"
+                 *     } */
+                "application/json": components["schemas"]["UpdatePetRequest"];
             };
         };
         responses: {
@@ -6445,28 +9529,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Pet id (pet_…). */
-                        id: string;
-                        name: string;
-                        breed: string;
-                        /** @description Pet parent id (usr_…). */
-                        ownerId: string;
-                        /** @description Derived from vaccination records: Up to date, Due soon (within 30 days), Overdue or No records. */
-                        vaccinationStatus: "Up to date" | "Due soon" | "Overdue" | "No records";
-                        lastVisit: string | null;
-                        species: "dog" | "cat" | "rabbit" | "bird" | "reptile" | "ferret" | "guinea_pig" | "hamster" | "horse" | "other";
-                        birthDate: string | null;
-                        locationId: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description small | medium | large | xlarge, or null when not recorded. */
-                        size: ("small" | "medium" | "large" | "xlarge") | null;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "breed": "Breed",
+                     *       "ownerId": "Owner id",
+                     *       "vaccinationStatus": "Up to date",
+                     *       "lastVisit": "2026-11-02",
+                     *       "species": "dog",
+                     *       "birthDate": "2021-04-12",
+                     *       "locationId": "Location id",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z",
+                     *       "size": "small",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["Pet"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -6624,28 +9702,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Pet id (pet_…). */
-                        id: string;
-                        name: string;
-                        breed: string;
-                        /** @description Pet parent id (usr_…). */
-                        ownerId: string;
-                        /** @description Derived from vaccination records: Up to date, Due soon (within 30 days), Overdue or No records. */
-                        vaccinationStatus: "Up to date" | "Due soon" | "Overdue" | "No records";
-                        lastVisit: string | null;
-                        species: "dog" | "cat" | "rabbit" | "bird" | "reptile" | "ferret" | "guinea_pig" | "hamster" | "horse" | "other";
-                        birthDate: string | null;
-                        locationId: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description small | medium | large | xlarge, or null when not recorded. */
-                        size: ("small" | "medium" | "large" | "xlarge") | null;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "breed": "Breed",
+                     *       "ownerId": "Owner id",
+                     *       "vaccinationStatus": "Up to date",
+                     *       "lastVisit": "2026-11-02",
+                     *       "species": "dog",
+                     *       "birthDate": "2021-04-12",
+                     *       "locationId": "Location id",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z",
+                     *       "size": "small",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["Pet"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -6768,9 +9840,9 @@ export interface operations {
                 providerIds?: string;
                 /** @description Only slots at this location. Text: no control characters (one line); no unpaired surrogates. */
                 locationId?: string;
-                /** @description Start of the window (default now). A date (YYYY-MM-DD, read in each provider location's time zone; as `to` it includes that day) or a date-time with Z or an offset. Text: no control characters (one line); no unpaired surrogates. */
+                /** @description Start of the window (default now). A date (YYYY-MM-DD, read in each provider location's time zone; as `to` it includes that day), a local date-time, or a date-time with Z or an offset. */
                 from?: string;
-                /** @description End of the window (default from + 7 days; at most 31 days). A date (YYYY-MM-DD, read in each provider location's time zone; as `to` it includes that day) or a date-time with Z or an offset. Text: no control characters (one line); no unpaired surrogates. */
+                /** @description End of the window (default from + 7 days; at most 31 days). A date (YYYY-MM-DD, read in each provider location's time zone; as `to` it includes that day), a local date-time, or a date-time with Z or an offset. */
                 to?: string;
                 /** @description How long the service takes, in minutes (5–1440). */
                 durationMinutes?: number;
@@ -6797,19 +9869,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            providerId: string;
-                            /** Format: date-time */
-                            startsAt: string;
-                            /** Format: date-time */
-                            endsAt: string;
-                        }[];
-                        /** @description More slots than `limit` in the window. */
-                        hasMore: boolean;
-                        /** @description Ask again with from= this to read on. */
-                        nextFrom: string | null;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "providerId": "Provider id",
+                     *           "startsAt": "2026-11-02T09:30:00Z",
+                     *           "endsAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": true,
+                     *       "nextFrom": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["ProviderAvailabilityPage"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -6908,28 +9979,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Review id (rev_…). */
-                            id: string;
-                            providerId: string;
-                            bookingId: string;
-                            stars: number;
-                            comment: string | null;
-                            /** @description The provider's answer; null until given (once). */
-                            reply: string | null;
-                            /**
-                             * @description Always true: every review comes from a completed marketplace booking.
-                             * @constant
-                             */
-                            verified: true;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "providerId": "Provider id",
+                     *           "bookingId": "Booking id",
+                     *           "stars": 1,
+                     *           "comment": "Comment",
+                     *           "reply": "Reply",
+                     *           "verified": true,
+                     *           "createdAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["ProviderReviewPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -7012,16 +10078,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description A completed marketplace booking (bkg_…). */
-                    bookingId: string;
-                    /** @description Optional: the pet parent the caller rates for (usr_…), checked against the booking (another parent's booking answers 404). Absent, the booking's own parent rates. */
-                    parentId?: string;
-                    /** @description Whole stars, 1–5. */
-                    stars: number;
-                    /** @description Up to 5,000 characters. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
-                    comment?: string;
-                };
+                /** @example {
+                 *       "bookingId": "bkg_01jexample0000000000000000",
+                 *       "stars": 1
+                 *     } */
+                "application/json": components["schemas"]["RateProviderRequest"];
             };
         };
         responses: {
@@ -7037,23 +10098,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Review id (rev_…). */
-                        id: string;
-                        providerId: string;
-                        bookingId: string;
-                        stars: number;
-                        comment: string | null;
-                        /** @description The provider's answer; null until given (once). */
-                        reply: string | null;
-                        /**
-                         * @description Always true: every review comes from a completed marketplace booking.
-                         * @constant
-                         */
-                        verified: true;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "providerId": "Provider id",
+                     *       "bookingId": "Booking id",
+                     *       "stars": 1,
+                     *       "comment": "Comment",
+                     *       "reply": "Reply",
+                     *       "verified": true,
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["ProviderReview"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -7199,10 +10254,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
-                    reply: string;
-                };
+                /** @example {
+                 *       "reply": "Example"
+                 *     } */
+                "application/json": components["schemas"]["ReplyToProviderReviewRequest"];
             };
         };
         responses: {
@@ -7218,23 +10273,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Review id (rev_…). */
-                        id: string;
-                        providerId: string;
-                        bookingId: string;
-                        stars: number;
-                        comment: string | null;
-                        /** @description The provider's answer; null until given (once). */
-                        reply: string | null;
-                        /**
-                         * @description Always true: every review comes from a completed marketplace booking.
-                         * @constant
-                         */
-                        verified: true;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "providerId": "Provider id",
+                     *       "bookingId": "Booking id",
+                     *       "stars": 1,
+                     *       "comment": "Comment",
+                     *       "reply": "Reply",
+                     *       "verified": true,
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["ProviderReview"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -7408,59 +10457,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Provider id (prv_…). */
-                            id: string;
-                            name: string;
-                            kind: "vet" | "groomer" | "sitter" | "walker" | "trainer";
-                            /** @description Staff providers: active | inactive. Marketplace providers: pending (onboarded, not yet approved) → approved (listed and bookable) ⇄ suspended (hidden, open slots gone, existing bookings stay). Only active and approved providers take new bookings. */
-                            status: "active" | "inactive" | "pending" | "approved" | "suspended";
-                            /** @description Locations the provider works at (those the caller can see). */
-                            locationIds: string[];
-                            /** @description Lower-case appointment type codes; [] = every type. */
-                            services: string[];
-                            /** @description Average rating 1–5; null until rated (marketplace). */
-                            rating: number | null;
-                            ratingCount: number;
-                            /** @description Present on marketplace providers only. */
-                            marketplace?: {
-                                bio: string | null;
-                                serviceArea: string | null;
-                                /** @description Override in basis points; null = the tenant default. */
-                                commissionBps: number | null;
-                                /** @description Last approval. */
-                                approvedAt: string | null;
-                                /** @description Last suspension, while suspended. */
-                                suspendedAt: string | null;
-                                listings: {
-                                    /** @description Listing id (lst_…). */
-                                    id: string;
-                                    name: string;
-                                    /** @description What kind of service a listing is. */
-                                    category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
-                                    /** @description Integer minor units. */
-                                    amount: number;
-                                    currency: string;
-                                    durationMinutes: number;
-                                    status: "active" | "inactive";
-                                    /** Format: date-time */
-                                    createdAt: string;
-                                    /** Format: date-time */
-                                    updatedAt: string;
-                                }[];
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                            externalId: string | null;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "name": "Name",
+                     *           "kind": "vet",
+                     *           "status": "active",
+                     *           "locationIds": [
+                     *             "Location ids"
+                     *           ],
+                     *           "services": [
+                     *             "Services"
+                     *           ],
+                     *           "rating": 1,
+                     *           "ratingCount": 0,
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "updatedAt": "2026-11-02T09:30:00Z",
+                     *           "externalId": "External id"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["ProviderPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -7543,40 +10563,14 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                    name: string;
-                    kind: "vet" | "groomer" | "sitter" | "walker" | "trainer";
-                    /** @description Locations the provider works at. */
-                    locationIds: string[];
-                    /** @description Appointment type codes the provider offers; an empty list means every type. */
-                    services?: string[];
-                    /** @description Onboards a marketplace provider: it starts `pending` and needs an admin approval. */
-                    marketplace?: {
-                        /** @description What the provider sells; approval needs at least one. */
-                        listings: {
-                            /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                            name: string;
-                            /** @description What kind of service a listing is. */
-                            category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
-                            /** @description Price in integer minor units (cents). */
-                            amount: number;
-                            /**
-                             * @description ISO 4217 code, upper case.
-                             * @example USD
-                             */
-                            currency?: string;
-                            /** @description How long the service takes, in minutes (5–1440). */
-                            durationMinutes: number;
-                        }[];
-                        /** @description What the provider tells pet parents (up to 5,000 characters). Text: no control characters other than tab and line breaks; no unpaired surrogates. */
-                        bio?: string;
-                        /** @description Where the provider works, in words (up to 500 characters). Text: no control characters (one line); no unpaired surrogates. */
-                        serviceArea?: string;
-                        /** @description Commission override in basis points (1500 = 15 %); null = the tenant default. */
-                        commissionBps?: number;
-                    };
-                };
+                /** @example {
+                 *       "name": "Example",
+                 *       "kind": "vet",
+                 *       "locationIds": [
+                 *         "loc_01jexample0000000000000000"
+                 *       ]
+                 *     } */
+                "application/json": components["schemas"]["CreateProviderRequest"];
             };
         };
         responses: {
@@ -7592,54 +10586,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Provider id (prv_…). */
-                        id: string;
-                        name: string;
-                        kind: "vet" | "groomer" | "sitter" | "walker" | "trainer";
-                        /** @description Staff providers: active | inactive. Marketplace providers: pending (onboarded, not yet approved) → approved (listed and bookable) ⇄ suspended (hidden, open slots gone, existing bookings stay). Only active and approved providers take new bookings. */
-                        status: "active" | "inactive" | "pending" | "approved" | "suspended";
-                        /** @description Locations the provider works at (those the caller can see). */
-                        locationIds: string[];
-                        /** @description Lower-case appointment type codes; [] = every type. */
-                        services: string[];
-                        /** @description Average rating 1–5; null until rated (marketplace). */
-                        rating: number | null;
-                        ratingCount: number;
-                        /** @description Present on marketplace providers only. */
-                        marketplace?: {
-                            bio: string | null;
-                            serviceArea: string | null;
-                            /** @description Override in basis points; null = the tenant default. */
-                            commissionBps: number | null;
-                            /** @description Last approval. */
-                            approvedAt: string | null;
-                            /** @description Last suspension, while suspended. */
-                            suspendedAt: string | null;
-                            listings: {
-                                /** @description Listing id (lst_…). */
-                                id: string;
-                                name: string;
-                                /** @description What kind of service a listing is. */
-                                category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
-                                /** @description Integer minor units. */
-                                amount: number;
-                                currency: string;
-                                durationMinutes: number;
-                                status: "active" | "inactive";
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "kind": "vet",
+                     *       "status": "active",
+                     *       "locationIds": [
+                     *         "Location ids"
+                     *       ],
+                     *       "services": [
+                     *         "Services"
+                     *       ],
+                     *       "rating": 1,
+                     *       "ratingCount": 0,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["Provider"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -7782,54 +10746,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Provider id (prv_…). */
-                        id: string;
-                        name: string;
-                        kind: "vet" | "groomer" | "sitter" | "walker" | "trainer";
-                        /** @description Staff providers: active | inactive. Marketplace providers: pending (onboarded, not yet approved) → approved (listed and bookable) ⇄ suspended (hidden, open slots gone, existing bookings stay). Only active and approved providers take new bookings. */
-                        status: "active" | "inactive" | "pending" | "approved" | "suspended";
-                        /** @description Locations the provider works at (those the caller can see). */
-                        locationIds: string[];
-                        /** @description Lower-case appointment type codes; [] = every type. */
-                        services: string[];
-                        /** @description Average rating 1–5; null until rated (marketplace). */
-                        rating: number | null;
-                        ratingCount: number;
-                        /** @description Present on marketplace providers only. */
-                        marketplace?: {
-                            bio: string | null;
-                            serviceArea: string | null;
-                            /** @description Override in basis points; null = the tenant default. */
-                            commissionBps: number | null;
-                            /** @description Last approval. */
-                            approvedAt: string | null;
-                            /** @description Last suspension, while suspended. */
-                            suspendedAt: string | null;
-                            listings: {
-                                /** @description Listing id (lst_…). */
-                                id: string;
-                                name: string;
-                                /** @description What kind of service a listing is. */
-                                category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
-                                /** @description Integer minor units. */
-                                amount: number;
-                                currency: string;
-                                durationMinutes: number;
-                                status: "active" | "inactive";
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "kind": "vet",
+                     *       "status": "active",
+                     *       "locationIds": [
+                     *         "Location ids"
+                     *       ],
+                     *       "services": [
+                     *         "Services"
+                     *       ],
+                     *       "rating": 1,
+                     *       "ratingCount": 0,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["Provider"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -7927,23 +10861,21 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                    name?: string;
-                    kind?: "vet" | "groomer" | "sitter" | "walker" | "trainer";
-                    /** @description Clinic staff providers: active providers can be booked; inactive ones keep their appointments but take no new ones. */
-                    status?: "active" | "inactive";
-                    /** @description Locations the provider works at. */
-                    locationIds?: string[];
-                    /** @description Appointment type codes the provider offers; an empty list means every type. */
-                    services?: string[];
-                    /** @description Marketplace providers only. */
-                    bio?: string | null;
-                    /** @description Marketplace providers only. */
-                    serviceArea?: string | null;
-                    /** @description Marketplace providers only; null = the tenant default. */
-                    commissionBps?: number | null;
-                };
+                /** @example {
+                 *       "name": "Example",
+                 *       "kind": "vet",
+                 *       "status": "active",
+                 *       "locationIds": [
+                 *         "loc_01jexample0000000000000000"
+                 *       ],
+                 *       "services": [
+                 *         "vet_consultation"
+                 *       ],
+                 *       "bio": "Bio",
+                 *       "serviceArea": "Service area",
+                 *       "commissionBps": 0
+                 *     } */
+                "application/json": components["schemas"]["UpdateProviderRequest"];
             };
         };
         responses: {
@@ -7959,54 +10891,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Provider id (prv_…). */
-                        id: string;
-                        name: string;
-                        kind: "vet" | "groomer" | "sitter" | "walker" | "trainer";
-                        /** @description Staff providers: active | inactive. Marketplace providers: pending (onboarded, not yet approved) → approved (listed and bookable) ⇄ suspended (hidden, open slots gone, existing bookings stay). Only active and approved providers take new bookings. */
-                        status: "active" | "inactive" | "pending" | "approved" | "suspended";
-                        /** @description Locations the provider works at (those the caller can see). */
-                        locationIds: string[];
-                        /** @description Lower-case appointment type codes; [] = every type. */
-                        services: string[];
-                        /** @description Average rating 1–5; null until rated (marketplace). */
-                        rating: number | null;
-                        ratingCount: number;
-                        /** @description Present on marketplace providers only. */
-                        marketplace?: {
-                            bio: string | null;
-                            serviceArea: string | null;
-                            /** @description Override in basis points; null = the tenant default. */
-                            commissionBps: number | null;
-                            /** @description Last approval. */
-                            approvedAt: string | null;
-                            /** @description Last suspension, while suspended. */
-                            suspendedAt: string | null;
-                            listings: {
-                                /** @description Listing id (lst_…). */
-                                id: string;
-                                name: string;
-                                /** @description What kind of service a listing is. */
-                                category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
-                                /** @description Integer minor units. */
-                                amount: number;
-                                currency: string;
-                                durationMinutes: number;
-                                status: "active" | "inactive";
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "kind": "vet",
+                     *       "status": "active",
+                     *       "locationIds": [
+                     *         "Location ids"
+                     *       ],
+                     *       "services": [
+                     *         "Services"
+                     *       ],
+                     *       "rating": 1,
+                     *       "ratingCount": 0,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["Provider"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -8164,54 +11066,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Provider id (prv_…). */
-                        id: string;
-                        name: string;
-                        kind: "vet" | "groomer" | "sitter" | "walker" | "trainer";
-                        /** @description Staff providers: active | inactive. Marketplace providers: pending (onboarded, not yet approved) → approved (listed and bookable) ⇄ suspended (hidden, open slots gone, existing bookings stay). Only active and approved providers take new bookings. */
-                        status: "active" | "inactive" | "pending" | "approved" | "suspended";
-                        /** @description Locations the provider works at (those the caller can see). */
-                        locationIds: string[];
-                        /** @description Lower-case appointment type codes; [] = every type. */
-                        services: string[];
-                        /** @description Average rating 1–5; null until rated (marketplace). */
-                        rating: number | null;
-                        ratingCount: number;
-                        /** @description Present on marketplace providers only. */
-                        marketplace?: {
-                            bio: string | null;
-                            serviceArea: string | null;
-                            /** @description Override in basis points; null = the tenant default. */
-                            commissionBps: number | null;
-                            /** @description Last approval. */
-                            approvedAt: string | null;
-                            /** @description Last suspension, while suspended. */
-                            suspendedAt: string | null;
-                            listings: {
-                                /** @description Listing id (lst_…). */
-                                id: string;
-                                name: string;
-                                /** @description What kind of service a listing is. */
-                                category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
-                                /** @description Integer minor units. */
-                                amount: number;
-                                currency: string;
-                                durationMinutes: number;
-                                status: "active" | "inactive";
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "kind": "vet",
+                     *       "status": "active",
+                     *       "locationIds": [
+                     *         "Location ids"
+                     *       ],
+                     *       "services": [
+                     *         "Services"
+                     *       ],
+                     *       "rating": 1,
+                     *       "ratingCount": 0,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["Provider"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -8345,54 +11217,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Provider id (prv_…). */
-                        id: string;
-                        name: string;
-                        kind: "vet" | "groomer" | "sitter" | "walker" | "trainer";
-                        /** @description Staff providers: active | inactive. Marketplace providers: pending (onboarded, not yet approved) → approved (listed and bookable) ⇄ suspended (hidden, open slots gone, existing bookings stay). Only active and approved providers take new bookings. */
-                        status: "active" | "inactive" | "pending" | "approved" | "suspended";
-                        /** @description Locations the provider works at (those the caller can see). */
-                        locationIds: string[];
-                        /** @description Lower-case appointment type codes; [] = every type. */
-                        services: string[];
-                        /** @description Average rating 1–5; null until rated (marketplace). */
-                        rating: number | null;
-                        ratingCount: number;
-                        /** @description Present on marketplace providers only. */
-                        marketplace?: {
-                            bio: string | null;
-                            serviceArea: string | null;
-                            /** @description Override in basis points; null = the tenant default. */
-                            commissionBps: number | null;
-                            /** @description Last approval. */
-                            approvedAt: string | null;
-                            /** @description Last suspension, while suspended. */
-                            suspendedAt: string | null;
-                            listings: {
-                                /** @description Listing id (lst_…). */
-                                id: string;
-                                name: string;
-                                /** @description What kind of service a listing is. */
-                                category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
-                                /** @description Integer minor units. */
-                                amount: number;
-                                currency: string;
-                                durationMinutes: number;
-                                status: "active" | "inactive";
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "kind": "vet",
+                     *       "status": "active",
+                     *       "locationIds": [
+                     *         "Location ids"
+                     *       ],
+                     *       "services": [
+                     *         "Services"
+                     *       ],
+                     *       "rating": 1,
+                     *       "ratingCount": 0,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["Provider"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -8514,21 +11356,13 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                    name: string;
-                    /** @description What kind of service a listing is. */
-                    category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
-                    /** @description Price in integer minor units (cents). */
-                    amount: number;
-                    /**
-                     * @description ISO 4217 code, upper case.
-                     * @example USD
-                     */
-                    currency?: string;
-                    /** @description How long the service takes, in minutes (5–1440). */
-                    durationMinutes: number;
-                };
+                /** @example {
+                 *       "name": "Example",
+                 *       "category": "walking",
+                 *       "amount": 0,
+                 *       "durationMinutes": 5
+                 *     } */
+                "application/json": components["schemas"]["CreateProviderListingRequest"];
             };
         };
         responses: {
@@ -8544,22 +11378,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Listing id (lst_…). */
-                        id: string;
-                        name: string;
-                        /** @description What kind of service a listing is. */
-                        category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
-                        /** @description Integer minor units. */
-                        amount: number;
-                        currency: string;
-                        durationMinutes: number;
-                        status: "active" | "inactive";
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "category": "walking",
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "durationMinutes": 1,
+                     *       "status": "active",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["CreateProviderListingResult"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -8707,18 +11537,14 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                    name?: string;
-                    /** @description What kind of service a listing is. */
-                    category?: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
-                    /** @description Price in integer minor units (cents). */
-                    amount?: number;
-                    /** @description How long the service takes, in minutes (5–1440). */
-                    durationMinutes?: number;
-                    /** @description inactive: the listing takes no new orders (existing bookings stay). */
-                    status?: "active" | "inactive";
-                };
+                /** @example {
+                 *       "name": "Example",
+                 *       "category": "walking",
+                 *       "amount": 0,
+                 *       "durationMinutes": 5,
+                 *       "status": "active"
+                 *     } */
+                "application/json": components["schemas"]["UpdateProviderListingRequest"];
             };
         };
         responses: {
@@ -8734,22 +11560,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Listing id (lst_…). */
-                        id: string;
-                        name: string;
-                        /** @description What kind of service a listing is. */
-                        category: "walking" | "sitting" | "boarding" | "daycare" | "training" | "grooming" | "transport" | "other";
-                        /** @description Integer minor units. */
-                        amount: number;
-                        currency: string;
-                        durationMinutes: number;
-                        status: "active" | "inactive";
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "category": "walking",
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "durationMinutes": 1,
+                     *       "status": "active",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["CreateProviderListingResult"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -8904,22 +11726,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Lower-case code, e.g. vet_consultation. */
-                            code: string;
-                            name: string;
-                            durationMinutes: number;
-                            bufferBeforeMinutes: number;
-                            bufferAfterMinutes: number;
-                            /** @description Inactive types keep their appointments but cannot be booked. */
-                            active: boolean;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "code": "Code",
+                     *           "name": "Name",
+                     *           "durationMinutes": 1,
+                     *           "bufferBeforeMinutes": 1,
+                     *           "bufferAfterMinutes": 1,
+                     *           "active": true,
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "updatedAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ]
+                     *     } */
+                    "application/json": components["schemas"]["AppointmentTypeList"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -9002,21 +11823,12 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description Appointment type code, case-insensitive (answered lower-case).
-                     * @example vet_consultation
-                     */
-                    code: string;
-                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                    name: string;
-                    /** @description Length of the visit in minutes (5–480). */
-                    durationMinutes: number;
-                    /** @description Minutes the provider stays blocked before the visit (0–120). */
-                    bufferBeforeMinutes?: number;
-                    /** @description Minutes the provider stays blocked after the visit (0–120). */
-                    bufferAfterMinutes?: number;
-                };
+                /** @example {
+                 *       "code": "vet_consultation",
+                 *       "name": "Example",
+                 *       "durationMinutes": 5
+                 *     } */
+                "application/json": components["schemas"]["CreateAppointmentTypeRequest"];
             };
         };
         responses: {
@@ -9032,20 +11844,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Lower-case code, e.g. vet_consultation. */
-                        code: string;
-                        name: string;
-                        durationMinutes: number;
-                        bufferBeforeMinutes: number;
-                        bufferAfterMinutes: number;
-                        /** @description Inactive types keep their appointments but cannot be booked. */
-                        active: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "code": "Code",
+                     *       "name": "Name",
+                     *       "durationMinutes": 1,
+                     *       "bufferBeforeMinutes": 1,
+                     *       "bufferAfterMinutes": 1,
+                     *       "active": true,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["AppointmentType"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -9188,20 +11997,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Lower-case code, e.g. vet_consultation. */
-                        code: string;
-                        name: string;
-                        durationMinutes: number;
-                        bufferBeforeMinutes: number;
-                        bufferAfterMinutes: number;
-                        /** @description Inactive types keep their appointments but cannot be booked. */
-                        active: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "code": "Code",
+                     *       "name": "Name",
+                     *       "durationMinutes": 1,
+                     *       "bufferBeforeMinutes": 1,
+                     *       "bufferAfterMinutes": 1,
+                     *       "active": true,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["AppointmentType"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -9299,17 +12105,14 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                    name?: string;
-                    /** @description Length of the visit in minutes (5–480). */
-                    durationMinutes?: number;
-                    /** @description Minutes the provider stays blocked before the visit (0–120). */
-                    bufferBeforeMinutes?: number;
-                    /** @description Minutes the provider stays blocked after the visit (0–120). */
-                    bufferAfterMinutes?: number;
-                    active?: boolean;
-                };
+                /** @example {
+                 *       "name": "Example",
+                 *       "durationMinutes": 5,
+                 *       "bufferBeforeMinutes": 0,
+                 *       "bufferAfterMinutes": 0,
+                 *       "active": true
+                 *     } */
+                "application/json": components["schemas"]["UpdateAppointmentTypeRequest"];
             };
         };
         responses: {
@@ -9325,20 +12128,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Lower-case code, e.g. vet_consultation. */
-                        code: string;
-                        name: string;
-                        durationMinutes: number;
-                        bufferBeforeMinutes: number;
-                        bufferAfterMinutes: number;
-                        /** @description Inactive types keep their appointments but cannot be booked. */
-                        active: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "code": "Code",
+                     *       "name": "Name",
+                     *       "durationMinutes": 1,
+                     *       "bufferBeforeMinutes": 1,
+                     *       "bufferAfterMinutes": 1,
+                     *       "active": true,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["AppointmentType"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -9499,44 +12299,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Schedule id (sch_…). */
-                            id: string;
-                            providerId: string;
-                            locationId: string;
-                            /** @description The location's IANA time zone, in which `weekly` is read. */
-                            timezone: string;
-                            weekly: {
-                                /** @description ISO weekday: Monday = 1 … Sunday = 7. */
-                                weekday: number;
-                                /**
-                                 * @description Local time HH:MM (24:00 allowed as an end).
-                                 * @example 09:00
-                                 */
-                                start: string;
-                                /**
-                                 * @description Local time HH:MM (24:00 allowed as an end).
-                                 * @example 09:00
-                                 */
-                                end: string;
-                            }[];
-                            timeOff: {
-                                /** Format: date-time */
-                                from: string;
-                                /** Format: date-time */
-                                to: string;
-                                reason: string | null;
-                            }[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "providerId": "Provider id",
+                     *           "locationId": "Location id",
+                     *           "timezone": "Timezone",
+                     *           "weekly": [
+                     *             {
+                     *               "weekday": 1,
+                     *               "start": "09:00",
+                     *               "end": "09:00"
+                     *             }
+                     *           ],
+                     *           "timeOff": [
+                     *             {
+                     *               "from": "2026-11-02T09:30:00Z",
+                     *               "to": "2026-11-02T09:30:00Z",
+                     *               "reason": "Reason"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "updatedAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["SchedulePage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -9622,41 +12413,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Location id (loc_…). */
-                    locationId: string;
-                    /** @description Working windows per weekday; [] means no bookable hours at this location. */
-                    weekly: {
-                        /** @description ISO weekday: Monday = 1 … Sunday = 7. */
-                        weekday: number;
-                        /**
-                         * @description Local time HH:MM (24:00 allowed as an end).
-                         * @example 09:00
-                         */
-                        start: string;
-                        /**
-                         * @description Local time HH:MM (24:00 allowed as an end).
-                         * @example 09:00
-                         */
-                        end: string;
-                    }[];
-                    /** @description Absences at this location (holidays, training). */
-                    timeOff?: {
-                        /**
-                         * @description A date (YYYY-MM-DD: a whole day; as `to` it includes that day), a local date-time without offset (read in the location's time zone), or a date-time with Z or an offset. Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
-                         * @example 2026-12-24
-                         * @example 2026-12-24T13:00
-                         */
-                        from: string;
-                        /**
-                         * @description A date (YYYY-MM-DD: a whole day; as `to` it includes that day), a local date-time without offset (read in the location's time zone), or a date-time with Z or an offset. Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
-                         * @example 2026-12-24
-                         * @example 2026-12-24T13:00
-                         */
-                        to: string;
-                        reason?: string | null;
-                    }[];
-                };
+                /** @example {
+                 *       "locationId": "loc_01jexample0000000000000000",
+                 *       "weekly": [
+                 *         {
+                 *           "weekday": 1,
+                 *           "start": "09:00",
+                 *           "end": "09:00"
+                 *         }
+                 *       ]
+                 *     } */
+                "application/json": components["schemas"]["PutScheduleRequest"];
             };
         };
         responses: {
@@ -9672,39 +12439,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Schedule id (sch_…). */
-                        id: string;
-                        providerId: string;
-                        locationId: string;
-                        /** @description The location's IANA time zone, in which `weekly` is read. */
-                        timezone: string;
-                        weekly: {
-                            /** @description ISO weekday: Monday = 1 … Sunday = 7. */
-                            weekday: number;
-                            /**
-                             * @description Local time HH:MM (24:00 allowed as an end).
-                             * @example 09:00
-                             */
-                            start: string;
-                            /**
-                             * @description Local time HH:MM (24:00 allowed as an end).
-                             * @example 09:00
-                             */
-                            end: string;
-                        }[];
-                        timeOff: {
-                            /** Format: date-time */
-                            from: string;
-                            /** Format: date-time */
-                            to: string;
-                            reason: string | null;
-                        }[];
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "providerId": "Provider id",
+                     *       "locationId": "Location id",
+                     *       "timezone": "Timezone",
+                     *       "weekly": [
+                     *         {
+                     *           "weekday": 1,
+                     *           "start": "09:00",
+                     *           "end": "09:00"
+                     *         }
+                     *       ],
+                     *       "timeOff": [
+                     *         {
+                     *           "from": "2026-11-02T09:30:00Z",
+                     *           "to": "2026-11-02T09:30:00Z",
+                     *           "reason": "Reason"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Schedule"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -9840,9 +12597,9 @@ export interface operations {
                 locationId: string;
                 /** @description Appointment type code, case-insensitive (answered lower-case). */
                 type: string;
-                /** @description A date YYYY-MM-DD (start of that day in the location's zone) or a date-time with offset. Default: now. Text: no control characters (one line); no unpaired surrogates. */
+                /** @description A date YYYY-MM-DD (start of that day in the location's zone), a local date-time, or a date-time with offset. Default: now. */
                 from?: string;
-                /** @description A date YYYY-MM-DD (that day included) or a date-time with offset. Default: from + 7 days; at most 31 days after from. Text: no control characters (one line); no unpaired surrogates. */
+                /** @description A date YYYY-MM-DD (that day included), a local date-time, or a date-time with offset. Default: from + 7 days; at most 31 days after from. */
                 to?: string;
                 /** @description Text: no control characters (one line); no unpaired surrogates. */
                 providerId?: string;
@@ -9869,20 +12626,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Bookable slots, earliest first (then by providerId). */
-                        data: {
-                            providerId: string;
-                            /** Format: date-time */
-                            startsAt: string;
-                            /** Format: date-time */
-                            endsAt: string;
-                        }[];
-                        /** @description True when `limit` cut the list; ask again with from = nextFrom. */
-                        hasMore: boolean;
-                        /** @description Start of the first slot left out. */
-                        nextFrom: string | null;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "providerId": "Provider id",
+                     *           "startsAt": "2026-11-02T09:30:00Z",
+                     *           "endsAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": true,
+                     *       "nextFrom": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Availability"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -9993,42 +12748,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Appointment id (apt_…). */
-                            id: string;
-                            /** @description Lower-case state; a new appointment is confirmed. */
-                            status: "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show";
-                            petId: string;
-                            providerId: string;
-                            provider: {
-                                id: string;
-                                name: string;
-                            };
-                            /** @description Lower-case appointment type code. */
-                            type: string;
-                            /** Format: date-time */
-                            startsAt: string;
-                            /**
-                             * Format: date-time
-                             * @description startsAt + the type's duration.
-                             */
-                            endsAt: string;
-                            locationId: string;
-                            notes: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            /** @description An ICS (RFC 5545) entry for calendars; works without a bearer token. Treat it as a secret. */
-                            calendarUrl: string;
-                            /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                            externalId: string | null;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "status": "confirmed",
+                     *           "petId": "Pet id",
+                     *           "providerId": "Provider id",
+                     *           "provider": {
+                     *             "id": "Id",
+                     *             "name": "Name"
+                     *           },
+                     *           "type": "Type",
+                     *           "startsAt": "2026-11-02T09:30:00Z",
+                     *           "endsAt": "2026-11-02T09:30:00Z",
+                     *           "locationId": "Location id",
+                     *           "notes": "Notes",
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "updatedAt": "2026-11-02T09:30:00Z",
+                     *           "calendarUrl": "Calendar url",
+                     *           "externalId": "External id"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["AppointmentPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -10111,26 +12856,13 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Pet id (pet_…). */
-                    petId: string;
-                    /** @description Provider id (prv_…). */
-                    providerId: string;
-                    /**
-                     * @description Appointment type code, case-insensitive (answered lower-case).
-                     * @example vet_consultation
-                     */
-                    type: string;
-                    /**
-                     * Format: date-time
-                     * @description ISO 8601 date-time with Z or a numeric offset (answered in UTC). Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
-                     * @example 2026-12-01T09:30:00-05:00
-                     */
-                    startsAt: string;
-                    notes?: string | null;
-                    /** @description Location id (loc_…). */
-                    locationId?: string;
-                };
+                /** @example {
+                 *       "petId": "pet_01jexample0000000000000000",
+                 *       "providerId": "prv_01jexample0000000000000000",
+                 *       "type": "vet_consultation",
+                 *       "startsAt": "2026-12-01T09:30:00-05:00"
+                 *     } */
+                "application/json": components["schemas"]["CreateAppointmentRequest"];
             };
         };
         responses: {
@@ -10146,37 +12878,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Appointment id (apt_…). */
-                        id: string;
-                        /** @description Lower-case state; a new appointment is confirmed. */
-                        status: "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show";
-                        petId: string;
-                        providerId: string;
-                        provider: {
-                            id: string;
-                            name: string;
-                        };
-                        /** @description Lower-case appointment type code. */
-                        type: string;
-                        /** Format: date-time */
-                        startsAt: string;
-                        /**
-                         * Format: date-time
-                         * @description startsAt + the type's duration.
-                         */
-                        endsAt: string;
-                        locationId: string;
-                        notes: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description An ICS (RFC 5545) entry for calendars; works without a bearer token. Treat it as a secret. */
-                        calendarUrl: string;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "status": "confirmed",
+                     *       "petId": "Pet id",
+                     *       "providerId": "Provider id",
+                     *       "provider": {
+                     *         "id": "Id",
+                     *         "name": "Name"
+                     *       },
+                     *       "type": "Type",
+                     *       "startsAt": "2026-11-02T09:30:00Z",
+                     *       "endsAt": "2026-11-02T09:30:00Z",
+                     *       "locationId": "Location id",
+                     *       "notes": "Notes",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z",
+                     *       "calendarUrl": "Calendar url",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["Appointment"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -10320,6 +13041,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example Example */
                     "text/calendar": string;
                 };
             };
@@ -10387,37 +13109,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Appointment id (apt_…). */
-                        id: string;
-                        /** @description Lower-case state; a new appointment is confirmed. */
-                        status: "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show";
-                        petId: string;
-                        providerId: string;
-                        provider: {
-                            id: string;
-                            name: string;
-                        };
-                        /** @description Lower-case appointment type code. */
-                        type: string;
-                        /** Format: date-time */
-                        startsAt: string;
-                        /**
-                         * Format: date-time
-                         * @description startsAt + the type's duration.
-                         */
-                        endsAt: string;
-                        locationId: string;
-                        notes: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description An ICS (RFC 5545) entry for calendars; works without a bearer token. Treat it as a secret. */
-                        calendarUrl: string;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "status": "confirmed",
+                     *       "petId": "Pet id",
+                     *       "providerId": "Provider id",
+                     *       "provider": {
+                     *         "id": "Id",
+                     *         "name": "Name"
+                     *       },
+                     *       "type": "Type",
+                     *       "startsAt": "2026-11-02T09:30:00Z",
+                     *       "endsAt": "2026-11-02T09:30:00Z",
+                     *       "locationId": "Location id",
+                     *       "notes": "Notes",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z",
+                     *       "calendarUrl": "Calendar url",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["Appointment"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -10515,22 +13226,13 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description ISO 8601 date-time with Z or a numeric offset (answered in UTC). Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
-                     * @example 2026-12-01T09:30:00-05:00
-                     */
-                    startsAt?: string;
-                    /** @description Provider id (prv_…). */
-                    providerId?: string;
-                    notes?: string | null;
-                    /**
-                     * @description One of confirmed, checked_in, in_progress, completed, cancelled, no_show; case-insensitive (CONFIRMED = confirmed). Text: no control characters (one line); no unpaired surrogates.
-                     * @example checked_in
-                     */
-                    status?: string;
-                };
+                /** @example {
+                 *       "startsAt": "2026-12-01T09:30:00-05:00",
+                 *       "providerId": "prv_01jexample0000000000000000",
+                 *       "notes": "Notes",
+                 *       "status": "checked_in"
+                 *     } */
+                "application/json": components["schemas"]["UpdateAppointmentRequest"];
             };
         };
         responses: {
@@ -10546,63 +13248,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Appointment id (apt_…). */
-                        id: string;
-                        /** @description Lower-case state; a new appointment is confirmed. */
-                        status: "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show";
-                        petId: string;
-                        providerId: string;
-                        provider: {
-                            id: string;
-                            name: string;
-                        };
-                        /** @description Lower-case appointment type code. */
-                        type: string;
-                        /** Format: date-time */
-                        startsAt: string;
-                        /**
-                         * Format: date-time
-                         * @description startsAt + the type's duration.
-                         */
-                        endsAt: string;
-                        locationId: string;
-                        notes: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description An ICS (RFC 5545) entry for calendars; works without a bearer token. Treat it as a secret. */
-                        calendarUrl: string;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    } | {
-                        /** @description Appointment id (apt_…). */
-                        id: string;
-                        petId: string;
-                        providerId: string;
-                        /** Format: date-time */
-                        startsAt: string;
-                        /**
-                         * Format: date-time
-                         * @description startsAt + the type's duration.
-                         */
-                        endsAt: string;
-                        locationId: string;
-                        notes: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description An ICS (RFC 5545) entry for calendars; works without a bearer token. Treat it as a secret. */
-                        calendarUrl: string;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                        /** @description Upper-case state (CONFIRMED, CHECKED_IN, …). */
-                        status: "CONFIRMED" | "CHECKED_IN" | "IN_PROGRESS" | "COMPLETED" | "CANCELLED" | "NO_SHOW";
-                        /** @description Upper-case appointment type code (VET_CONSULTATION). */
-                        type: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "status": "confirmed",
+                     *       "petId": "Pet id",
+                     *       "providerId": "Provider id",
+                     *       "provider": {
+                     *         "id": "Id",
+                     *         "name": "Name"
+                     *       },
+                     *       "type": "Type",
+                     *       "startsAt": "2026-11-02T09:30:00Z",
+                     *       "endsAt": "2026-11-02T09:30:00Z",
+                     *       "locationId": "Location id",
+                     *       "notes": "Notes",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z",
+                     *       "calendarUrl": "Calendar url",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["Appointment"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -10745,21 +13410,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Pet id (pet_…). */
-                    petId: string;
-                    /**
-                     * @description Appointment type code, case-insensitive (answered lower-case).
-                     * @example vet_consultation
-                     */
-                    type: string;
-                    /** @description Location id (loc_…). */
-                    locationId?: string;
-                    /** @description As in availability. Default: now. Text: no control characters (one line); no unpaired surrogates. */
-                    from?: string;
-                    /** @description As in availability. Default: from + 14 days; at most 31 days after from. Text: no control characters (one line); no unpaired surrogates. */
-                    to?: string;
-                };
+                /** @example {
+                 *       "petId": "pet_01jexample0000000000000000",
+                 *       "type": "vet_consultation"
+                 *     } */
+                "application/json": components["schemas"]["MatchProvidersRequest"];
             };
         };
         responses: {
@@ -10775,41 +13430,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            rank: number;
-                            providerId: string;
-                            provider: {
-                                id: string;
-                                name: string;
-                                kind: string;
-                            };
-                            /** @description The earliest bookable slot in the window; null when none. */
-                            nextSlot: {
-                                providerId: string;
-                                /** Format: date-time */
-                                startsAt: string;
-                                /** Format: date-time */
-                                endsAt: string;
-                            } | null;
-                            rating: number | null;
-                            /** @description Why the provider is listed and ranked here, in plain words. */
-                            reasons: string[];
-                        }[];
-                        petId: string;
-                        type: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        from: string;
-                        /** Format: date-time */
-                        to: string;
-                    } | {
-                        /** @description Provider id (prv_…). */
-                        id: string;
-                        name: string;
-                        kind: string;
-                        rating: number | null;
-                    }[];
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "rank": 1,
+                     *           "providerId": "Provider id",
+                     *           "provider": {
+                     *             "id": "Id",
+                     *             "name": "Name",
+                     *             "kind": "Kind"
+                     *           },
+                     *           "nextSlot": {
+                     *             "providerId": "Provider id",
+                     *             "startsAt": "2026-11-02T09:30:00Z",
+                     *             "endsAt": "2026-11-02T09:30:00Z"
+                     *           },
+                     *           "rating": 1,
+                     *           "reasons": [
+                     *             "Reasons"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "petId": "Pet id",
+                     *       "type": "Type",
+                     *       "locationId": "Location id",
+                     *       "from": "2026-11-02T09:30:00Z",
+                     *       "to": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["MatchProvidersResult"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -10961,39 +13609,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Vaccination id (vac_…). */
-                            id: string;
-                            petId: string;
-                            /** @description Vaccine name as entered, e.g. Rabies. */
-                            vaccine: string;
-                            /** Format: date */
-                            administeredOn: string;
-                            /**
-                             * Format: date
-                             * @description When the next dose is due; drives vaccinationStatus and pet.vaccination_due.
-                             */
-                            dueOn: string;
-                            lotNumber: string | null;
-                            providerId: string | null;
-                            /** @description The pet's location when this was recorded. */
-                            locationId: string;
-                            /** @description The API client that recorded it and its role at the time. */
-                            recordedBy: {
-                                /** @description API client (cli_…). */
-                                clientId: string;
-                                role: string;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                            externalId: string | null;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "petId": "Pet id",
+                     *           "vaccine": "Vaccine",
+                     *           "administeredOn": "2026-11-02",
+                     *           "dueOn": "2026-11-02",
+                     *           "lotNumber": "Lot number",
+                     *           "providerId": "Provider id",
+                     *           "locationId": "Location id",
+                     *           "recordedBy": {
+                     *             "clientId": "Client id",
+                     *             "role": "Role"
+                     *           },
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "externalId": "External id"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["VaccinationPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -11091,23 +13729,12 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
-                    vaccine: string;
-                    /**
-                     * @description The day it was given; not after today's date at the pet's location (YYYY-MM-DD). Years 0001–9999.
-                     * @example 2026-11-02
-                     */
-                    administeredOn: string;
-                    /**
-                     * @description When the next dose is due; after administeredOn (YYYY-MM-DD). Years 0001–9999.
-                     * @example 2026-11-02
-                     */
-                    dueOn: string;
-                    lotNumber?: string | null;
-                    /** @description The provider (prv_…) who gave it; must be visible to the caller. */
-                    providerId?: string | null;
-                };
+                /** @example {
+                 *       "vaccine": "Example",
+                 *       "administeredOn": "2026-11-02",
+                 *       "dueOn": "2026-11-02"
+                 *     } */
+                "application/json": components["schemas"]["CreateVaccinationRequest"];
             };
         };
         responses: {
@@ -11123,34 +13750,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Vaccination id (vac_…). */
-                        id: string;
-                        petId: string;
-                        /** @description Vaccine name as entered, e.g. Rabies. */
-                        vaccine: string;
-                        /** Format: date */
-                        administeredOn: string;
-                        /**
-                         * Format: date
-                         * @description When the next dose is due; drives vaccinationStatus and pet.vaccination_due.
-                         */
-                        dueOn: string;
-                        lotNumber: string | null;
-                        providerId: string | null;
-                        /** @description The pet's location when this was recorded. */
-                        locationId: string;
-                        /** @description The API client that recorded it and its role at the time. */
-                        recordedBy: {
-                            /** @description API client (cli_…). */
-                            clientId: string;
-                            role: string;
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "petId": "Pet id",
+                     *       "vaccine": "Vaccine",
+                     *       "administeredOn": "2026-11-02",
+                     *       "dueOn": "2026-11-02",
+                     *       "lotNumber": "Lot number",
+                     *       "providerId": "Provider id",
+                     *       "locationId": "Location id",
+                     *       "recordedBy": {
+                     *         "clientId": "Client id",
+                     *         "role": "Role"
+                     *       },
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["Vaccination"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -11305,34 +13921,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Vaccination id (vac_…). */
-                        id: string;
-                        petId: string;
-                        /** @description Vaccine name as entered, e.g. Rabies. */
-                        vaccine: string;
-                        /** Format: date */
-                        administeredOn: string;
-                        /**
-                         * Format: date
-                         * @description When the next dose is due; drives vaccinationStatus and pet.vaccination_due.
-                         */
-                        dueOn: string;
-                        lotNumber: string | null;
-                        providerId: string | null;
-                        /** @description The pet's location when this was recorded. */
-                        locationId: string;
-                        /** @description The API client that recorded it and its role at the time. */
-                        recordedBy: {
-                            /** @description API client (cli_…). */
-                            clientId: string;
-                            role: string;
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "petId": "Pet id",
+                     *       "vaccine": "Vaccine",
+                     *       "administeredOn": "2026-11-02",
+                     *       "dueOn": "2026-11-02",
+                     *       "lotNumber": "Lot number",
+                     *       "providerId": "Provider id",
+                     *       "locationId": "Location id",
+                     *       "recordedBy": {
+                     *         "clientId": "Client id",
+                     *         "role": "Role"
+                     *       },
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["Vaccination"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -11450,42 +14055,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Medical record id (med_…). */
-                            id: string;
-                            petId: string;
-                            /** @description What the record is; decides which other fields apply. */
-                            kind: "note" | "diagnosis" | "prescription" | "weight" | "allergy";
-                            text: string | null;
-                            code: string | null;
-                            medication: string | null;
-                            dosage: string | null;
-                            frequency: string | null;
-                            durationDays: number | null;
-                            weightKg: number | null;
-                            allergen: string | null;
-                            severity: ("mild" | "moderate" | "severe") | null;
-                            amends: string | null;
-                            amendmentReason: string | null;
-                            supersededBy: string | null;
-                            /** @description The pet's location when this was recorded. */
-                            locationId: string;
-                            /** @description The API client that wrote the record and its role at the time. */
-                            recordedBy: {
-                                /** @description API client (cli_…). */
-                                clientId: string;
-                                role: string;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                            externalId: string | null;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "petId": "Pet id",
+                     *           "kind": "note",
+                     *           "text": "Text",
+                     *           "code": "Code",
+                     *           "medication": "Medication",
+                     *           "dosage": "Dosage",
+                     *           "frequency": "Frequency",
+                     *           "durationDays": 1,
+                     *           "weightKg": 1,
+                     *           "allergen": "Allergen",
+                     *           "severity": "mild",
+                     *           "amends": "Amends",
+                     *           "amendmentReason": "Amendment reason",
+                     *           "supersededBy": "Superseded by",
+                     *           "locationId": "Location id",
+                     *           "recordedBy": {
+                     *             "clientId": "Client id",
+                     *             "role": "Role"
+                     *           },
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "externalId": "External id"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["MedicalRecordPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -11583,28 +14183,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description What the record is; decides which other fields apply. */
-                    kind: "note" | "diagnosis" | "prescription" | "weight" | "allergy";
-                    /** @description Free text, up to 10,000 characters. Required for note and diagnosis; a comment for the other kinds. Text: no control characters other than tab, line breaks and form feed; no unpaired surrogates. */
-                    text?: string;
-                    /** @description diagnosis: a code from your coding system (e.g. VeNom, SNOMED CT). Text: no control characters (one line); no unpaired surrogates. */
-                    code?: string;
-                    /** @description prescription (required): the medication. Text: no control characters (one line); no unpaired surrogates. */
-                    medication?: string;
-                    /** @description prescription (required): e.g. "250 mg". Text: no control characters (one line); no unpaired surrogates. */
-                    dosage?: string;
-                    /** @description prescription: e.g. "twice daily". Text: no control characters (one line); no unpaired surrogates. */
-                    frequency?: string;
-                    /** @description prescription: days of treatment. */
-                    durationDays?: number;
-                    /** @description weight (required): kilograms, > 0. */
-                    weightKg?: number;
-                    /** @description allergy (required): what the pet reacts to. Text: no control characters (one line); no unpaired surrogates. */
-                    allergen?: string;
-                    /** @description allergy (required): mild, moderate or severe. */
-                    severity?: "mild" | "moderate" | "severe";
-                };
+                /** @example {
+                 *       "kind": "note",
+                 *       "text": "Example"
+                 *     } */
+                "application/json": components["schemas"]["CreateMedicalRecordRequestNote"] | components["schemas"]["CreateMedicalRecordRequestDiagnosis"] | components["schemas"]["CreateMedicalRecordRequestPrescription"] | components["schemas"]["CreateMedicalRecordRequestWeight"] | components["schemas"]["CreateMedicalRecordRequestAllergy"];
             };
         };
         responses: {
@@ -11620,37 +14203,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Medical record id (med_…). */
-                        id: string;
-                        petId: string;
-                        /** @description What the record is; decides which other fields apply. */
-                        kind: "note" | "diagnosis" | "prescription" | "weight" | "allergy";
-                        text: string | null;
-                        code: string | null;
-                        medication: string | null;
-                        dosage: string | null;
-                        frequency: string | null;
-                        durationDays: number | null;
-                        weightKg: number | null;
-                        allergen: string | null;
-                        severity: ("mild" | "moderate" | "severe") | null;
-                        amends: string | null;
-                        amendmentReason: string | null;
-                        supersededBy: string | null;
-                        /** @description The pet's location when this was recorded. */
-                        locationId: string;
-                        /** @description The API client that wrote the record and its role at the time. */
-                        recordedBy: {
-                            /** @description API client (cli_…). */
-                            clientId: string;
-                            role: string;
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "petId": "Pet id",
+                     *       "kind": "note",
+                     *       "text": "Text",
+                     *       "code": "Code",
+                     *       "medication": "Medication",
+                     *       "dosage": "Dosage",
+                     *       "frequency": "Frequency",
+                     *       "durationDays": 1,
+                     *       "weightKg": 1,
+                     *       "allergen": "Allergen",
+                     *       "severity": "mild",
+                     *       "amends": "Amends",
+                     *       "amendmentReason": "Amendment reason",
+                     *       "supersededBy": "Superseded by",
+                     *       "locationId": "Location id",
+                     *       "recordedBy": {
+                     *         "clientId": "Client id",
+                     *         "role": "Role"
+                     *       },
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["MedicalRecord"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -11798,28 +14375,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Why the record is corrected (up to 1,000 characters). Text: no control characters other than tab and line breaks; no unpaired surrogates. */
-                    reason: string;
-                    /** @description Free text, up to 10,000 characters. Required for note and diagnosis; a comment for the other kinds. Text: no control characters other than tab, line breaks and form feed; no unpaired surrogates. */
-                    text?: string;
-                    /** @description diagnosis: a code from your coding system (e.g. VeNom, SNOMED CT). Text: no control characters (one line); no unpaired surrogates. */
-                    code?: string;
-                    /** @description prescription (required): the medication. Text: no control characters (one line); no unpaired surrogates. */
-                    medication?: string;
-                    /** @description prescription (required): e.g. "250 mg". Text: no control characters (one line); no unpaired surrogates. */
-                    dosage?: string;
-                    /** @description prescription: e.g. "twice daily". Text: no control characters (one line); no unpaired surrogates. */
-                    frequency?: string;
-                    /** @description prescription: days of treatment. */
-                    durationDays?: number;
-                    /** @description weight (required): kilograms, > 0. */
-                    weightKg?: number;
-                    /** @description allergy (required): what the pet reacts to. Text: no control characters (one line); no unpaired surrogates. */
-                    allergen?: string;
-                    /** @description allergy (required): mild, moderate or severe. */
-                    severity?: "mild" | "moderate" | "severe";
-                };
+                /** @example {
+                 *       "reason": "Example"
+                 *     } */
+                "application/json": components["schemas"]["AmendMedicalRecordRequest"];
             };
         };
         responses: {
@@ -11835,37 +14394,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Medical record id (med_…). */
-                        id: string;
-                        petId: string;
-                        /** @description What the record is; decides which other fields apply. */
-                        kind: "note" | "diagnosis" | "prescription" | "weight" | "allergy";
-                        text: string | null;
-                        code: string | null;
-                        medication: string | null;
-                        dosage: string | null;
-                        frequency: string | null;
-                        durationDays: number | null;
-                        weightKg: number | null;
-                        allergen: string | null;
-                        severity: ("mild" | "moderate" | "severe") | null;
-                        amends: string | null;
-                        amendmentReason: string | null;
-                        supersededBy: string | null;
-                        /** @description The pet's location when this was recorded. */
-                        locationId: string;
-                        /** @description The API client that wrote the record and its role at the time. */
-                        recordedBy: {
-                            /** @description API client (cli_…). */
-                            clientId: string;
-                            role: string;
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "petId": "Pet id",
+                     *       "kind": "note",
+                     *       "text": "Text",
+                     *       "code": "Code",
+                     *       "medication": "Medication",
+                     *       "dosage": "Dosage",
+                     *       "frequency": "Frequency",
+                     *       "durationDays": 1,
+                     *       "weightKg": 1,
+                     *       "allergen": "Allergen",
+                     *       "severity": "mild",
+                     *       "amends": "Amends",
+                     *       "amendmentReason": "Amendment reason",
+                     *       "supersededBy": "Superseded by",
+                     *       "locationId": "Location id",
+                     *       "recordedBy": {
+                     *         "clientId": "Client id",
+                     *         "role": "Role"
+                     *       },
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["MedicalRecord"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -12020,37 +14573,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Medical record id (med_…). */
-                        id: string;
-                        petId: string;
-                        /** @description What the record is; decides which other fields apply. */
-                        kind: "note" | "diagnosis" | "prescription" | "weight" | "allergy";
-                        text: string | null;
-                        code: string | null;
-                        medication: string | null;
-                        dosage: string | null;
-                        frequency: string | null;
-                        durationDays: number | null;
-                        weightKg: number | null;
-                        allergen: string | null;
-                        severity: ("mild" | "moderate" | "severe") | null;
-                        amends: string | null;
-                        amendmentReason: string | null;
-                        supersededBy: string | null;
-                        /** @description The pet's location when this was recorded. */
-                        locationId: string;
-                        /** @description The API client that wrote the record and its role at the time. */
-                        recordedBy: {
-                            /** @description API client (cli_…). */
-                            clientId: string;
-                            role: string;
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** @description The source system's id of an imported record (POST /v1/imports), unique per type; null for records created through the API. */
-                        externalId: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "petId": "Pet id",
+                     *       "kind": "note",
+                     *       "text": "Text",
+                     *       "code": "Code",
+                     *       "medication": "Medication",
+                     *       "dosage": "Dosage",
+                     *       "frequency": "Frequency",
+                     *       "durationDays": 1,
+                     *       "weightKg": 1,
+                     *       "allergen": "Allergen",
+                     *       "severity": "mild",
+                     *       "amends": "Amends",
+                     *       "amendmentReason": "Amendment reason",
+                     *       "supersededBy": "Superseded by",
+                     *       "locationId": "Location id",
+                     *       "recordedBy": {
+                     *         "clientId": "Client id",
+                     *         "role": "Role"
+                     *       },
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "externalId": "External id"
+                     *     } */
+                    "application/json": components["schemas"]["MedicalRecord"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -12164,42 +14711,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Document id (doc_…). */
-                            id: string;
-                            petId: string;
-                            title: string;
-                            /** @description What the document is; default `other`. */
-                            kind: "lab_result" | "xray" | "referral" | "consent" | "invoice" | "prescription" | "vaccination_certificate" | "other";
-                            /** @description Decided from the content (magic bytes / UTF-8 check), never from what the client declared. */
-                            contentType: "application/pdf" | "image/png" | "image/jpeg" | "image/webp" | "text/plain" | "text/markdown";
-                            /** @description The Content-Type the client sent with the file part, as sent. */
-                            declaredContentType: string | null;
-                            /** @description True when declaredContentType names another type than the content has (e.g. a PNG sent as application/pdf). */
-                            contentTypeMismatch: boolean;
-                            sizeBytes: number;
-                            /** @description SHA-256 of the content, hex; also the download ETag. */
-                            sha256: string;
-                            /** @description The client's file name, sanitized (metadata only; the file is stored under the document id). */
-                            filename: string | null;
-                            /** @description Text extraction for the search index: `extracted`; `truncated` (cut at 1,000,000 characters or 500 pages); `empty` (a PDF without a text layer, e.g. a scan); `failed` (the PDF could not be read: damaged, encrypted or over the time limit; the file is still stored); `not_applicable` (images). */
-                            textStatus: "extracted" | "truncated" | "empty" | "failed" | "not_applicable";
-                            /** @description True when some text was extracted (textStatus extracted or truncated). */
-                            textExtracted: boolean;
-                            /** @description Characters of extracted text stored. */
-                            textLength: number;
-                            /** @description Pages of a PDF; null for other types or an unreadable PDF. */
-                            pageCount: number | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** @description Where to download the bytes (GET, same bearer token). */
-                            contentUrl: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "petId": "Pet id",
+                     *           "title": "Title",
+                     *           "kind": "lab_result",
+                     *           "contentType": "application/pdf",
+                     *           "declaredContentType": "Declared content type",
+                     *           "contentTypeMismatch": true,
+                     *           "sizeBytes": 1,
+                     *           "sha256": "0000000000000000000000000000000000000000000000000000000000000000",
+                     *           "filename": "Filename",
+                     *           "textStatus": "extracted",
+                     *           "textExtracted": true,
+                     *           "textLength": 0,
+                     *           "pageCount": 0,
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "contentUrl": "Content url"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["DocumentPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -12297,17 +14833,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "multipart/form-data": {
-                    /**
-                     * Format: binary
-                     * @description The document: PDF, PNG, JPEG, WebP or UTF-8 text/Markdown, decided from its bytes. Up to PETCARE_DOCUMENT_MAX_BYTES (25 MB by default).
-                     */
-                    file: string;
-                    /** @description Default: the file name, else "Untitled document". Text: no control characters (one line); no unpaired surrogates. */
-                    title?: string;
-                    /** @description What the document is; default `other`. */
-                    kind?: "lab_result" | "xray" | "referral" | "consent" | "invoice" | "prescription" | "vaccination_certificate" | "other";
-                };
+                /** @example {
+                 *       "file": ""
+                 *     } */
+                "multipart/form-data": components["schemas"]["UploadPetDocumentRequest"];
             };
         };
         responses: {
@@ -12323,37 +14852,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Document id (doc_…). */
-                        id: string;
-                        petId: string;
-                        title: string;
-                        /** @description What the document is; default `other`. */
-                        kind: "lab_result" | "xray" | "referral" | "consent" | "invoice" | "prescription" | "vaccination_certificate" | "other";
-                        /** @description Decided from the content (magic bytes / UTF-8 check), never from what the client declared. */
-                        contentType: "application/pdf" | "image/png" | "image/jpeg" | "image/webp" | "text/plain" | "text/markdown";
-                        /** @description The Content-Type the client sent with the file part, as sent. */
-                        declaredContentType: string | null;
-                        /** @description True when declaredContentType names another type than the content has (e.g. a PNG sent as application/pdf). */
-                        contentTypeMismatch: boolean;
-                        sizeBytes: number;
-                        /** @description SHA-256 of the content, hex; also the download ETag. */
-                        sha256: string;
-                        /** @description The client's file name, sanitized (metadata only; the file is stored under the document id). */
-                        filename: string | null;
-                        /** @description Text extraction for the search index: `extracted`; `truncated` (cut at 1,000,000 characters or 500 pages); `empty` (a PDF without a text layer, e.g. a scan); `failed` (the PDF could not be read: damaged, encrypted or over the time limit; the file is still stored); `not_applicable` (images). */
-                        textStatus: "extracted" | "truncated" | "empty" | "failed" | "not_applicable";
-                        /** @description True when some text was extracted (textStatus extracted or truncated). */
-                        textExtracted: boolean;
-                        /** @description Characters of extracted text stored. */
-                        textLength: number;
-                        /** @description Pages of a PDF; null for other types or an unreadable PDF. */
-                        pageCount: number | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** @description Where to download the bytes (GET, same bearer token). */
-                        contentUrl: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "petId": "Pet id",
+                     *       "title": "Title",
+                     *       "kind": "lab_result",
+                     *       "contentType": "application/pdf",
+                     *       "declaredContentType": "Declared content type",
+                     *       "contentTypeMismatch": true,
+                     *       "sizeBytes": 1,
+                     *       "sha256": "0000000000000000000000000000000000000000000000000000000000000000",
+                     *       "filename": "Filename",
+                     *       "textStatus": "extracted",
+                     *       "textExtracted": true,
+                     *       "textLength": 0,
+                     *       "pageCount": 0,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "contentUrl": "Content url"
+                     *     } */
+                    "application/json": components["schemas"]["Document"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -12508,37 +15025,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Document id (doc_…). */
-                        id: string;
-                        petId: string;
-                        title: string;
-                        /** @description What the document is; default `other`. */
-                        kind: "lab_result" | "xray" | "referral" | "consent" | "invoice" | "prescription" | "vaccination_certificate" | "other";
-                        /** @description Decided from the content (magic bytes / UTF-8 check), never from what the client declared. */
-                        contentType: "application/pdf" | "image/png" | "image/jpeg" | "image/webp" | "text/plain" | "text/markdown";
-                        /** @description The Content-Type the client sent with the file part, as sent. */
-                        declaredContentType: string | null;
-                        /** @description True when declaredContentType names another type than the content has (e.g. a PNG sent as application/pdf). */
-                        contentTypeMismatch: boolean;
-                        sizeBytes: number;
-                        /** @description SHA-256 of the content, hex; also the download ETag. */
-                        sha256: string;
-                        /** @description The client's file name, sanitized (metadata only; the file is stored under the document id). */
-                        filename: string | null;
-                        /** @description Text extraction for the search index: `extracted`; `truncated` (cut at 1,000,000 characters or 500 pages); `empty` (a PDF without a text layer, e.g. a scan); `failed` (the PDF could not be read: damaged, encrypted or over the time limit; the file is still stored); `not_applicable` (images). */
-                        textStatus: "extracted" | "truncated" | "empty" | "failed" | "not_applicable";
-                        /** @description True when some text was extracted (textStatus extracted or truncated). */
-                        textExtracted: boolean;
-                        /** @description Characters of extracted text stored. */
-                        textLength: number;
-                        /** @description Pages of a PDF; null for other types or an unreadable PDF. */
-                        pageCount: number | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** @description Where to download the bytes (GET, same bearer token). */
-                        contentUrl: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "petId": "Pet id",
+                     *       "title": "Title",
+                     *       "kind": "lab_result",
+                     *       "contentType": "application/pdf",
+                     *       "declaredContentType": "Declared content type",
+                     *       "contentTypeMismatch": true,
+                     *       "sizeBytes": 1,
+                     *       "sha256": "0000000000000000000000000000000000000000000000000000000000000000",
+                     *       "filename": "Filename",
+                     *       "textStatus": "extracted",
+                     *       "textExtracted": true,
+                     *       "textLength": 0,
+                     *       "pageCount": 0,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "contentUrl": "Content url"
+                     *     } */
+                    "application/json": components["schemas"]["Document"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -12648,11 +15153,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        deleted: true;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "deleted": true
+                     *     } */
+                    "application/json": components["schemas"]["DeleteDocumentResult"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -12783,12 +15288,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example  */
                     "application/octet-stream": string;
                     "application/pdf": string;
                     "image/png": string;
                     "image/jpeg": string;
                     "image/webp": string;
+                    /** @example Example text. */
                     "text/plain": string;
+                    /** @example Example text. */
                     "text/markdown": string;
                 };
             };
@@ -12803,12 +15311,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example  */
                     "application/octet-stream": string;
                     "application/pdf": string;
                     "image/png": string;
                     "image/jpeg": string;
                     "image/webp": string;
+                    /** @example Example text. */
                     "text/plain": string;
+                    /** @example Example text. */
                     "text/markdown": string;
                 };
             };
@@ -12952,49 +15463,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Notification id (ntf_…). */
-                            id: string;
-                            /** @description The pet parent (usr_…) it is addressed to. */
-                            parentId: string;
-                            /** @description The pet it is about, if any. */
-                            petId: string | null;
-                            /** @description The parent's location when it was queued. */
-                            locationId: string;
-                            /**
-                             * @description Delivery channel. Only `email` today; the enum will grow (sms) without a new version.
-                             * @constant
-                             */
-                            channel: "email";
-                            /** @description `manual` (POST /v1/notifications) or a reminder queued by a job. */
-                            kind: "manual" | "vaccination_reminder" | "appointment_reminder";
-                            /** @description The vaccination (vac_…) or appointment (apt_…) a reminder is about. */
-                            relatedId: string | null;
-                            /** @description The parent's email address when it was queued. */
-                            to: string;
-                            subject: string;
-                            /** @description Plain text. */
-                            body: string;
-                            /** @description `queued` (in the outbox, or between retries) → `sent` | `failed`; a reminder no longer wanted when its turn comes (consent withdrawn, visit cancelled, moved or past) → `cancelled`. */
-                            status: "queued" | "sent" | "failed" | "cancelled";
-                            /** @description Delivery attempts so far. */
-                            attempts: number;
-                            /** @description Why the last attempt failed. */
-                            lastError: string | null;
-                            /** @description While queued: not sent before this instant (retry backoff). Null once sent or failed. */
-                            nextAttemptAt: string | null;
-                            /** @description When the SMTP server accepted it. */
-                            sentAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "parentId": "Parent id",
+                     *           "petId": "Pet id",
+                     *           "locationId": "Location id",
+                     *           "channel": "email",
+                     *           "kind": "manual",
+                     *           "relatedId": "Related id",
+                     *           "to": "To",
+                     *           "subject": "Subject",
+                     *           "body": "Body",
+                     *           "status": "queued",
+                     *           "attempts": 0,
+                     *           "lastError": "Last error",
+                     *           "nextAttemptAt": "2026-11-02T09:30:00Z",
+                     *           "sentAt": "2026-11-02T09:30:00Z",
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "updatedAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["NotificationPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -13077,21 +15571,13 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Pet parent id (usr_…); must have an email address. */
-                    parentId: string;
-                    /** @description A pet of this parent the message is about. */
-                    petId?: string;
-                    /**
-                     * @description Delivery channel. Only `email` today; the enum will grow (sms) without a new version.
-                     * @constant
-                     */
-                    channel: "email";
-                    /** @description One line, not blank. */
-                    subject: string;
-                    /** @description Plain text, not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
-                    body: string;
-                };
+                /** @example {
+                 *       "parentId": "usr_01jexample0000000000000000",
+                 *       "channel": "email",
+                 *       "subject": "Example",
+                 *       "body": "Example"
+                 *     } */
+                "application/json": components["schemas"]["CreateNotificationRequest"];
             };
         };
         responses: {
@@ -13107,44 +15593,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Notification id (ntf_…). */
-                        id: string;
-                        /** @description The pet parent (usr_…) it is addressed to. */
-                        parentId: string;
-                        /** @description The pet it is about, if any. */
-                        petId: string | null;
-                        /** @description The parent's location when it was queued. */
-                        locationId: string;
-                        /**
-                         * @description Delivery channel. Only `email` today; the enum will grow (sms) without a new version.
-                         * @constant
-                         */
-                        channel: "email";
-                        /** @description `manual` (POST /v1/notifications) or a reminder queued by a job. */
-                        kind: "manual" | "vaccination_reminder" | "appointment_reminder";
-                        /** @description The vaccination (vac_…) or appointment (apt_…) a reminder is about. */
-                        relatedId: string | null;
-                        /** @description The parent's email address when it was queued. */
-                        to: string;
-                        subject: string;
-                        /** @description Plain text. */
-                        body: string;
-                        /** @description `queued` (in the outbox, or between retries) → `sent` | `failed`; a reminder no longer wanted when its turn comes (consent withdrawn, visit cancelled, moved or past) → `cancelled`. */
-                        status: "queued" | "sent" | "failed" | "cancelled";
-                        /** @description Delivery attempts so far. */
-                        attempts: number;
-                        /** @description Why the last attempt failed. */
-                        lastError: string | null;
-                        /** @description While queued: not sent before this instant (retry backoff). Null once sent or failed. */
-                        nextAttemptAt: string | null;
-                        /** @description When the SMTP server accepted it. */
-                        sentAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "parentId": "Parent id",
+                     *       "petId": "Pet id",
+                     *       "locationId": "Location id",
+                     *       "channel": "email",
+                     *       "kind": "manual",
+                     *       "relatedId": "Related id",
+                     *       "to": "To",
+                     *       "subject": "Subject",
+                     *       "body": "Body",
+                     *       "status": "queued",
+                     *       "attempts": 0,
+                     *       "lastError": "Last error",
+                     *       "nextAttemptAt": "2026-11-02T09:30:00Z",
+                     *       "sentAt": "2026-11-02T09:30:00Z",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Notification"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -13287,44 +15755,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Notification id (ntf_…). */
-                        id: string;
-                        /** @description The pet parent (usr_…) it is addressed to. */
-                        parentId: string;
-                        /** @description The pet it is about, if any. */
-                        petId: string | null;
-                        /** @description The parent's location when it was queued. */
-                        locationId: string;
-                        /**
-                         * @description Delivery channel. Only `email` today; the enum will grow (sms) without a new version.
-                         * @constant
-                         */
-                        channel: "email";
-                        /** @description `manual` (POST /v1/notifications) or a reminder queued by a job. */
-                        kind: "manual" | "vaccination_reminder" | "appointment_reminder";
-                        /** @description The vaccination (vac_…) or appointment (apt_…) a reminder is about. */
-                        relatedId: string | null;
-                        /** @description The parent's email address when it was queued. */
-                        to: string;
-                        subject: string;
-                        /** @description Plain text. */
-                        body: string;
-                        /** @description `queued` (in the outbox, or between retries) → `sent` | `failed`; a reminder no longer wanted when its turn comes (consent withdrawn, visit cancelled, moved or past) → `cancelled`. */
-                        status: "queued" | "sent" | "failed" | "cancelled";
-                        /** @description Delivery attempts so far. */
-                        attempts: number;
-                        /** @description Why the last attempt failed. */
-                        lastError: string | null;
-                        /** @description While queued: not sent before this instant (retry backoff). Null once sent or failed. */
-                        nextAttemptAt: string | null;
-                        /** @description When the SMTP server accepted it. */
-                        sentAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "parentId": "Parent id",
+                     *       "petId": "Pet id",
+                     *       "locationId": "Location id",
+                     *       "channel": "email",
+                     *       "kind": "manual",
+                     *       "relatedId": "Related id",
+                     *       "to": "To",
+                     *       "subject": "Subject",
+                     *       "body": "Body",
+                     *       "status": "queued",
+                     *       "attempts": 0,
+                     *       "lastError": "Last error",
+                     *       "nextAttemptAt": "2026-11-02T09:30:00Z",
+                     *       "sentAt": "2026-11-02T09:30:00Z",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Notification"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -13416,9 +15866,9 @@ export interface operations {
                 account?: string;
                 /** @description Entries caused by this record. Text: no control characters (one line); no unpaired surrogates. */
                 sourceId?: string;
-                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). */
                 from?: string;
-                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). */
                 to?: string;
             };
             header?: {
@@ -13441,31 +15891,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Journal entry id (je_…). */
-                            id: string;
-                            /** @description What moved the money: invoice, payment, refund or wallet. */
-                            sourceType: string;
-                            /** @description The record that did (inv_…, pay_…, ref_…, wal_…). */
-                            sourceId: string;
-                            /** @description ISO 4217; every line of an entry is in it. */
-                            currency: string;
-                            memo: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** @description Two or more lines; they sum to 0. */
-                            lines: {
-                                /** @description e.g. receivable:usr_…, cash:card_terminal, revenue:loc_…, tax_payable:loc_…, wallet:wal_… */
-                                account: string;
-                                /** @description Signed minor units: positive = debit, negative = credit. */
-                                amount: number;
-                            }[];
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "sourceType": "Source type",
+                     *           "sourceId": "Source id",
+                     *           "currency": "Currency",
+                     *           "memo": "Memo",
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "lines": [
+                     *             {
+                     *               "account": "Account",
+                     *               "amount": 1
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["LedgerEntryPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -13546,9 +15992,9 @@ export interface operations {
                 parentId?: string;
                 /** @description Text: no control characters (one line); no unpaired surrogates. */
                 locationId?: string;
-                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). */
                 from?: string;
-                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). */
                 to?: string;
             };
             header?: {
@@ -13571,54 +16017,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Invoice id (inv_…). */
-                            id: string;
-                            number: string | null;
-                            status: "draft" | "open" | "paid" | "void" | "uncollectible";
-                            parentId: string;
-                            petId: string | null;
-                            locationId: string;
-                            currency: string;
-                            lines: {
-                                /** @description Line id (inl_…). */
-                                id: string;
-                                description: string;
-                                quantity: number;
-                                /** @description Minor units per unit. */
-                                unitAmount: number;
-                                /** @description quantity × unitAmount, before tax. */
-                                amount: number;
-                                /** @description The line's rate: its own, else the location's taxRateBps when written. */
-                                taxRateBps: number;
-                                /** @description round-half-up(amount × taxRateBps / 10000). */
-                                taxAmount: number;
-                                sourceId: string | null;
-                            }[];
-                            /** @description Sum of line amounts. Integer minor units. */
-                            subtotal: number;
-                            /** @description Sum of line taxes. Integer minor units. */
-                            tax: number;
-                            /** @description subtotal + tax. Integer minor units. */
-                            total: number;
-                            /** @description Sum of the payments applied (refunds do not lower it). Integer minor units. */
-                            amountPaid: number;
-                            /** @description Sum of the refunds of those payments. Integer minor units. */
-                            amountRefunded: number;
-                            /** @description What is still to pay: total − amountPaid (0 once paid or void). Integer minor units. */
-                            amountDue: number;
-                            dueOn: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            finalizedAt: string | null;
-                            paidAt: string | null;
-                            voidedAt: string | null;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "number": "Number",
+                     *           "status": "draft",
+                     *           "parentId": "Parent id",
+                     *           "petId": "Pet id",
+                     *           "locationId": "Location id",
+                     *           "currency": "Currency",
+                     *           "lines": [
+                     *             {
+                     *               "id": "Id",
+                     *               "description": "Description",
+                     *               "quantity": 1,
+                     *               "unitAmount": 1,
+                     *               "amount": 1,
+                     *               "taxRateBps": 1,
+                     *               "taxAmount": 1,
+                     *               "sourceId": "Source id"
+                     *             }
+                     *           ],
+                     *           "subtotal": 1,
+                     *           "tax": 1,
+                     *           "total": 1,
+                     *           "amountPaid": 1,
+                     *           "amountRefunded": 1,
+                     *           "amountDue": 1,
+                     *           "dueOn": "2026-11-02",
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "finalizedAt": "2026-11-02T09:30:00Z",
+                     *           "paidAt": "2026-11-02T09:30:00Z",
+                     *           "voidedAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["InvoicePage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -13701,33 +16138,18 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Pet parent id (usr_…). */
-                    parentId: string;
-                    /** @description Location id (loc_…). */
-                    locationId: string;
-                    petId?: string | null;
-                    /**
-                     * @description ISO 4217 code, upper case, e.g. USD.
-                     * @example USD
-                     */
-                    currency?: string;
-                    dueOn?: string | null;
-                    /** @description 1 to 100 lines. */
-                    lines: {
-                        /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
-                        description: string;
-                        /** @description Whole units, 1 to 10,000. */
-                        quantity: number;
-                        /** @description Minor units per unit, 0 to 10^12; quantity × unitAmount may not pass 10^12. */
-                        unitAmount: number;
-                        /** @description Tax rate in basis points: 825 = 8.25 %. */
-                        taxRateBps?: number;
-                        sourceId?: string | null;
-                    }[];
-                    /** @description Finalize at once (number assigned, status open, or paid when the total is 0). */
-                    finalize?: boolean;
-                };
+                /** @example {
+                 *       "parentId": "usr_01jexample0000000000000000",
+                 *       "locationId": "loc_01jexample0000000000000000",
+                 *       "lines": [
+                 *         {
+                 *           "description": "Example",
+                 *           "quantity": 1,
+                 *           "unitAmount": 0
+                 *         }
+                 *       ]
+                 *     } */
+                "application/json": components["schemas"]["CreateInvoiceRequest"];
             };
         };
         responses: {
@@ -13743,49 +16165,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Invoice id (inv_…). */
-                        id: string;
-                        number: string | null;
-                        status: "draft" | "open" | "paid" | "void" | "uncollectible";
-                        parentId: string;
-                        petId: string | null;
-                        locationId: string;
-                        currency: string;
-                        lines: {
-                            /** @description Line id (inl_…). */
-                            id: string;
-                            description: string;
-                            quantity: number;
-                            /** @description Minor units per unit. */
-                            unitAmount: number;
-                            /** @description quantity × unitAmount, before tax. */
-                            amount: number;
-                            /** @description The line's rate: its own, else the location's taxRateBps when written. */
-                            taxRateBps: number;
-                            /** @description round-half-up(amount × taxRateBps / 10000). */
-                            taxAmount: number;
-                            sourceId: string | null;
-                        }[];
-                        /** @description Sum of line amounts. Integer minor units. */
-                        subtotal: number;
-                        /** @description Sum of line taxes. Integer minor units. */
-                        tax: number;
-                        /** @description subtotal + tax. Integer minor units. */
-                        total: number;
-                        /** @description Sum of the payments applied (refunds do not lower it). Integer minor units. */
-                        amountPaid: number;
-                        /** @description Sum of the refunds of those payments. Integer minor units. */
-                        amountRefunded: number;
-                        /** @description What is still to pay: total − amountPaid (0 once paid or void). Integer minor units. */
-                        amountDue: number;
-                        dueOn: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        finalizedAt: string | null;
-                        paidAt: string | null;
-                        voidedAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "number": "Number",
+                     *       "status": "draft",
+                     *       "parentId": "Parent id",
+                     *       "petId": "Pet id",
+                     *       "locationId": "Location id",
+                     *       "currency": "Currency",
+                     *       "lines": [
+                     *         {
+                     *           "id": "Id",
+                     *           "description": "Description",
+                     *           "quantity": 1,
+                     *           "unitAmount": 1,
+                     *           "amount": 1,
+                     *           "taxRateBps": 1,
+                     *           "taxAmount": 1,
+                     *           "sourceId": "Source id"
+                     *         }
+                     *       ],
+                     *       "subtotal": 1,
+                     *       "tax": 1,
+                     *       "total": 1,
+                     *       "amountPaid": 1,
+                     *       "amountRefunded": 1,
+                     *       "amountDue": 1,
+                     *       "dueOn": "2026-11-02",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "finalizedAt": "2026-11-02T09:30:00Z",
+                     *       "paidAt": "2026-11-02T09:30:00Z",
+                     *       "voidedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Invoice"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -13928,49 +16340,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Invoice id (inv_…). */
-                        id: string;
-                        number: string | null;
-                        status: "draft" | "open" | "paid" | "void" | "uncollectible";
-                        parentId: string;
-                        petId: string | null;
-                        locationId: string;
-                        currency: string;
-                        lines: {
-                            /** @description Line id (inl_…). */
-                            id: string;
-                            description: string;
-                            quantity: number;
-                            /** @description Minor units per unit. */
-                            unitAmount: number;
-                            /** @description quantity × unitAmount, before tax. */
-                            amount: number;
-                            /** @description The line's rate: its own, else the location's taxRateBps when written. */
-                            taxRateBps: number;
-                            /** @description round-half-up(amount × taxRateBps / 10000). */
-                            taxAmount: number;
-                            sourceId: string | null;
-                        }[];
-                        /** @description Sum of line amounts. Integer minor units. */
-                        subtotal: number;
-                        /** @description Sum of line taxes. Integer minor units. */
-                        tax: number;
-                        /** @description subtotal + tax. Integer minor units. */
-                        total: number;
-                        /** @description Sum of the payments applied (refunds do not lower it). Integer minor units. */
-                        amountPaid: number;
-                        /** @description Sum of the refunds of those payments. Integer minor units. */
-                        amountRefunded: number;
-                        /** @description What is still to pay: total − amountPaid (0 once paid or void). Integer minor units. */
-                        amountDue: number;
-                        dueOn: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        finalizedAt: string | null;
-                        paidAt: string | null;
-                        voidedAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "number": "Number",
+                     *       "status": "draft",
+                     *       "parentId": "Parent id",
+                     *       "petId": "Pet id",
+                     *       "locationId": "Location id",
+                     *       "currency": "Currency",
+                     *       "lines": [
+                     *         {
+                     *           "id": "Id",
+                     *           "description": "Description",
+                     *           "quantity": 1,
+                     *           "unitAmount": 1,
+                     *           "amount": 1,
+                     *           "taxRateBps": 1,
+                     *           "taxAmount": 1,
+                     *           "sourceId": "Source id"
+                     *         }
+                     *       ],
+                     *       "subtotal": 1,
+                     *       "tax": 1,
+                     *       "total": 1,
+                     *       "amountPaid": 1,
+                     *       "amountRefunded": 1,
+                     *       "amountDue": 1,
+                     *       "dueOn": "2026-11-02",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "finalizedAt": "2026-11-02T09:30:00Z",
+                     *       "paidAt": "2026-11-02T09:30:00Z",
+                     *       "voidedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Invoice"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -14068,27 +16470,19 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description 1 to 100 lines. */
-                    lines?: {
-                        /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
-                        description: string;
-                        /** @description Whole units, 1 to 10,000. */
-                        quantity: number;
-                        /** @description Minor units per unit, 0 to 10^12; quantity × unitAmount may not pass 10^12. */
-                        unitAmount: number;
-                        /** @description Tax rate in basis points: 825 = 8.25 %. */
-                        taxRateBps?: number;
-                        sourceId?: string | null;
-                    }[];
-                    petId?: string | null;
-                    /**
-                     * @description ISO 4217 code, upper case, e.g. USD.
-                     * @example USD
-                     */
-                    currency?: string;
-                    dueOn?: string | null;
-                };
+                /** @example {
+                 *       "lines": [
+                 *         {
+                 *           "description": "Example",
+                 *           "quantity": 1,
+                 *           "unitAmount": 0
+                 *         }
+                 *       ],
+                 *       "petId": "pet_01jexample0000000000000000",
+                 *       "currency": "USD",
+                 *       "dueOn": "2026-12-01"
+                 *     } */
+                "application/json": components["schemas"]["UpdateInvoiceRequest"];
             };
         };
         responses: {
@@ -14104,49 +16498,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Invoice id (inv_…). */
-                        id: string;
-                        number: string | null;
-                        status: "draft" | "open" | "paid" | "void" | "uncollectible";
-                        parentId: string;
-                        petId: string | null;
-                        locationId: string;
-                        currency: string;
-                        lines: {
-                            /** @description Line id (inl_…). */
-                            id: string;
-                            description: string;
-                            quantity: number;
-                            /** @description Minor units per unit. */
-                            unitAmount: number;
-                            /** @description quantity × unitAmount, before tax. */
-                            amount: number;
-                            /** @description The line's rate: its own, else the location's taxRateBps when written. */
-                            taxRateBps: number;
-                            /** @description round-half-up(amount × taxRateBps / 10000). */
-                            taxAmount: number;
-                            sourceId: string | null;
-                        }[];
-                        /** @description Sum of line amounts. Integer minor units. */
-                        subtotal: number;
-                        /** @description Sum of line taxes. Integer minor units. */
-                        tax: number;
-                        /** @description subtotal + tax. Integer minor units. */
-                        total: number;
-                        /** @description Sum of the payments applied (refunds do not lower it). Integer minor units. */
-                        amountPaid: number;
-                        /** @description Sum of the refunds of those payments. Integer minor units. */
-                        amountRefunded: number;
-                        /** @description What is still to pay: total − amountPaid (0 once paid or void). Integer minor units. */
-                        amountDue: number;
-                        dueOn: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        finalizedAt: string | null;
-                        paidAt: string | null;
-                        voidedAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "number": "Number",
+                     *       "status": "draft",
+                     *       "parentId": "Parent id",
+                     *       "petId": "Pet id",
+                     *       "locationId": "Location id",
+                     *       "currency": "Currency",
+                     *       "lines": [
+                     *         {
+                     *           "id": "Id",
+                     *           "description": "Description",
+                     *           "quantity": 1,
+                     *           "unitAmount": 1,
+                     *           "amount": 1,
+                     *           "taxRateBps": 1,
+                     *           "taxAmount": 1,
+                     *           "sourceId": "Source id"
+                     *         }
+                     *       ],
+                     *       "subtotal": 1,
+                     *       "tax": 1,
+                     *       "total": 1,
+                     *       "amountPaid": 1,
+                     *       "amountRefunded": 1,
+                     *       "amountDue": 1,
+                     *       "dueOn": "2026-11-02",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "finalizedAt": "2026-11-02T09:30:00Z",
+                     *       "paidAt": "2026-11-02T09:30:00Z",
+                     *       "voidedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Invoice"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -14304,49 +16688,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Invoice id (inv_…). */
-                        id: string;
-                        number: string | null;
-                        status: "draft" | "open" | "paid" | "void" | "uncollectible";
-                        parentId: string;
-                        petId: string | null;
-                        locationId: string;
-                        currency: string;
-                        lines: {
-                            /** @description Line id (inl_…). */
-                            id: string;
-                            description: string;
-                            quantity: number;
-                            /** @description Minor units per unit. */
-                            unitAmount: number;
-                            /** @description quantity × unitAmount, before tax. */
-                            amount: number;
-                            /** @description The line's rate: its own, else the location's taxRateBps when written. */
-                            taxRateBps: number;
-                            /** @description round-half-up(amount × taxRateBps / 10000). */
-                            taxAmount: number;
-                            sourceId: string | null;
-                        }[];
-                        /** @description Sum of line amounts. Integer minor units. */
-                        subtotal: number;
-                        /** @description Sum of line taxes. Integer minor units. */
-                        tax: number;
-                        /** @description subtotal + tax. Integer minor units. */
-                        total: number;
-                        /** @description Sum of the payments applied (refunds do not lower it). Integer minor units. */
-                        amountPaid: number;
-                        /** @description Sum of the refunds of those payments. Integer minor units. */
-                        amountRefunded: number;
-                        /** @description What is still to pay: total − amountPaid (0 once paid or void). Integer minor units. */
-                        amountDue: number;
-                        dueOn: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        finalizedAt: string | null;
-                        paidAt: string | null;
-                        voidedAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "number": "Number",
+                     *       "status": "draft",
+                     *       "parentId": "Parent id",
+                     *       "petId": "Pet id",
+                     *       "locationId": "Location id",
+                     *       "currency": "Currency",
+                     *       "lines": [
+                     *         {
+                     *           "id": "Id",
+                     *           "description": "Description",
+                     *           "quantity": 1,
+                     *           "unitAmount": 1,
+                     *           "amount": 1,
+                     *           "taxRateBps": 1,
+                     *           "taxAmount": 1,
+                     *           "sourceId": "Source id"
+                     *         }
+                     *       ],
+                     *       "subtotal": 1,
+                     *       "tax": 1,
+                     *       "total": 1,
+                     *       "amountPaid": 1,
+                     *       "amountRefunded": 1,
+                     *       "amountDue": 1,
+                     *       "dueOn": "2026-11-02",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "finalizedAt": "2026-11-02T09:30:00Z",
+                     *       "paidAt": "2026-11-02T09:30:00Z",
+                     *       "voidedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Invoice"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -14480,49 +16854,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Invoice id (inv_…). */
-                        id: string;
-                        number: string | null;
-                        status: "draft" | "open" | "paid" | "void" | "uncollectible";
-                        parentId: string;
-                        petId: string | null;
-                        locationId: string;
-                        currency: string;
-                        lines: {
-                            /** @description Line id (inl_…). */
-                            id: string;
-                            description: string;
-                            quantity: number;
-                            /** @description Minor units per unit. */
-                            unitAmount: number;
-                            /** @description quantity × unitAmount, before tax. */
-                            amount: number;
-                            /** @description The line's rate: its own, else the location's taxRateBps when written. */
-                            taxRateBps: number;
-                            /** @description round-half-up(amount × taxRateBps / 10000). */
-                            taxAmount: number;
-                            sourceId: string | null;
-                        }[];
-                        /** @description Sum of line amounts. Integer minor units. */
-                        subtotal: number;
-                        /** @description Sum of line taxes. Integer minor units. */
-                        tax: number;
-                        /** @description subtotal + tax. Integer minor units. */
-                        total: number;
-                        /** @description Sum of the payments applied (refunds do not lower it). Integer minor units. */
-                        amountPaid: number;
-                        /** @description Sum of the refunds of those payments. Integer minor units. */
-                        amountRefunded: number;
-                        /** @description What is still to pay: total − amountPaid (0 once paid or void). Integer minor units. */
-                        amountDue: number;
-                        dueOn: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        finalizedAt: string | null;
-                        paidAt: string | null;
-                        voidedAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "number": "Number",
+                     *       "status": "draft",
+                     *       "parentId": "Parent id",
+                     *       "petId": "Pet id",
+                     *       "locationId": "Location id",
+                     *       "currency": "Currency",
+                     *       "lines": [
+                     *         {
+                     *           "id": "Id",
+                     *           "description": "Description",
+                     *           "quantity": 1,
+                     *           "unitAmount": 1,
+                     *           "amount": 1,
+                     *           "taxRateBps": 1,
+                     *           "taxAmount": 1,
+                     *           "sourceId": "Source id"
+                     *         }
+                     *       ],
+                     *       "subtotal": 1,
+                     *       "tax": 1,
+                     *       "total": 1,
+                     *       "amountPaid": 1,
+                     *       "amountRefunded": 1,
+                     *       "amountDue": 1,
+                     *       "dueOn": "2026-11-02",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "finalizedAt": "2026-11-02T09:30:00Z",
+                     *       "paidAt": "2026-11-02T09:30:00Z",
+                     *       "voidedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Invoice"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -14656,49 +17020,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Invoice id (inv_…). */
-                        id: string;
-                        number: string | null;
-                        status: "draft" | "open" | "paid" | "void" | "uncollectible";
-                        parentId: string;
-                        petId: string | null;
-                        locationId: string;
-                        currency: string;
-                        lines: {
-                            /** @description Line id (inl_…). */
-                            id: string;
-                            description: string;
-                            quantity: number;
-                            /** @description Minor units per unit. */
-                            unitAmount: number;
-                            /** @description quantity × unitAmount, before tax. */
-                            amount: number;
-                            /** @description The line's rate: its own, else the location's taxRateBps when written. */
-                            taxRateBps: number;
-                            /** @description round-half-up(amount × taxRateBps / 10000). */
-                            taxAmount: number;
-                            sourceId: string | null;
-                        }[];
-                        /** @description Sum of line amounts. Integer minor units. */
-                        subtotal: number;
-                        /** @description Sum of line taxes. Integer minor units. */
-                        tax: number;
-                        /** @description subtotal + tax. Integer minor units. */
-                        total: number;
-                        /** @description Sum of the payments applied (refunds do not lower it). Integer minor units. */
-                        amountPaid: number;
-                        /** @description Sum of the refunds of those payments. Integer minor units. */
-                        amountRefunded: number;
-                        /** @description What is still to pay: total − amountPaid (0 once paid or void). Integer minor units. */
-                        amountDue: number;
-                        dueOn: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        finalizedAt: string | null;
-                        paidAt: string | null;
-                        voidedAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "number": "Number",
+                     *       "status": "draft",
+                     *       "parentId": "Parent id",
+                     *       "petId": "Pet id",
+                     *       "locationId": "Location id",
+                     *       "currency": "Currency",
+                     *       "lines": [
+                     *         {
+                     *           "id": "Id",
+                     *           "description": "Description",
+                     *           "quantity": 1,
+                     *           "unitAmount": 1,
+                     *           "amount": 1,
+                     *           "taxRateBps": 1,
+                     *           "taxAmount": 1,
+                     *           "sourceId": "Source id"
+                     *         }
+                     *       ],
+                     *       "subtotal": 1,
+                     *       "tax": 1,
+                     *       "total": 1,
+                     *       "amountPaid": 1,
+                     *       "amountRefunded": 1,
+                     *       "amountDue": 1,
+                     *       "dueOn": "2026-11-02",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "finalizedAt": "2026-11-02T09:30:00Z",
+                     *       "paidAt": "2026-11-02T09:30:00Z",
+                     *       "voidedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Invoice"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -14816,9 +17170,9 @@ export interface operations {
                 invoiceId?: string;
                 /** @description How the clinic received it; wallet debits the parent’s wallet in the currency. */
                 method?: "cash" | "card_terminal" | "bank_transfer" | "check" | "wallet";
-                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). */
                 from?: string;
-                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). */
                 to?: string;
             };
             header?: {
@@ -14841,29 +17195,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Payment id (pay_…). */
-                            id: string;
-                            /** @constant */
-                            status: "succeeded";
-                            parentId: string;
-                            invoiceId: string | null;
-                            /** @description Integer minor units. */
-                            amount: number;
-                            /** @description Sum of its refunds; never above amount. */
-                            amountRefunded: number;
-                            currency: string;
-                            /** @description How the clinic received it; wallet debits the parent’s wallet in the currency. */
-                            method: "cash" | "card_terminal" | "bank_transfer" | "check" | "wallet";
-                            reference: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "status": "succeeded",
+                     *           "parentId": "Parent id",
+                     *           "invoiceId": "Invoice id",
+                     *           "amount": 1,
+                     *           "amountRefunded": 1,
+                     *           "currency": "Currency",
+                     *           "method": "cash",
+                     *           "reference": "Reference",
+                     *           "createdAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["PaymentPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -14946,22 +17296,13 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Pet parent id (usr_…). */
-                    parentId: string;
-                    /** @description Integer minor units (cents), 1 to 10^12. */
-                    amount: number;
-                    /**
-                     * @description ISO 4217 code, upper case, e.g. USD.
-                     * @example USD
-                     */
-                    currency: string;
-                    /** @description How the clinic received it; wallet debits the parent’s wallet in the currency. */
-                    method: "cash" | "card_terminal" | "bank_transfer" | "check" | "wallet";
-                    invoiceId?: string | null;
-                    reference?: string | null;
-                    locationId?: string | null;
-                };
+                /** @example {
+                 *       "parentId": "usr_01jexample0000000000000000",
+                 *       "amount": 1,
+                 *       "currency": "USD",
+                 *       "method": "cash"
+                 *     } */
+                "application/json": components["schemas"]["CreatePaymentRequest"];
             };
         };
         responses: {
@@ -14977,24 +17318,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Payment id (pay_…). */
-                        id: string;
-                        /** @constant */
-                        status: "succeeded";
-                        parentId: string;
-                        invoiceId: string | null;
-                        /** @description Integer minor units. */
-                        amount: number;
-                        /** @description Sum of its refunds; never above amount. */
-                        amountRefunded: number;
-                        currency: string;
-                        /** @description How the clinic received it; wallet debits the parent’s wallet in the currency. */
-                        method: "cash" | "card_terminal" | "bank_transfer" | "check" | "wallet";
-                        reference: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "status": "succeeded",
+                     *       "parentId": "Parent id",
+                     *       "invoiceId": "Invoice id",
+                     *       "amount": 1,
+                     *       "amountRefunded": 1,
+                     *       "currency": "Currency",
+                     *       "method": "cash",
+                     *       "reference": "Reference",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Payment"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -15136,9 +17472,9 @@ export interface operations {
                 invoiceId?: string;
                 /** @description How the clinic received it; wallet debits the parent’s wallet in the currency. */
                 method?: "cash" | "card_terminal" | "bank_transfer" | "check" | "wallet";
-                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). */
                 from?: string;
-                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). */
                 to?: string;
             };
             header?: {
@@ -15164,29 +17500,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Payment id (pay_…). */
-                            id: string;
-                            /** @constant */
-                            status: "succeeded";
-                            parentId: string;
-                            invoiceId: string | null;
-                            /** @description Integer minor units. */
-                            amount: number;
-                            /** @description Sum of its refunds; never above amount. */
-                            amountRefunded: number;
-                            currency: string;
-                            /** @description How the clinic received it; wallet debits the parent’s wallet in the currency. */
-                            method: "cash" | "card_terminal" | "bank_transfer" | "check" | "wallet";
-                            reference: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "status": "succeeded",
+                     *           "parentId": "Parent id",
+                     *           "invoiceId": "Invoice id",
+                     *           "amount": 1,
+                     *           "amountRefunded": 1,
+                     *           "currency": "Currency",
+                     *           "method": "cash",
+                     *           "reference": "Reference",
+                     *           "createdAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["PaymentPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -15311,24 +17643,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Payment id (pay_…). */
-                        id: string;
-                        /** @constant */
-                        status: "succeeded";
-                        parentId: string;
-                        invoiceId: string | null;
-                        /** @description Integer minor units. */
-                        amount: number;
-                        /** @description Sum of its refunds; never above amount. */
-                        amountRefunded: number;
-                        currency: string;
-                        /** @description How the clinic received it; wallet debits the parent’s wallet in the currency. */
-                        method: "cash" | "card_terminal" | "bank_transfer" | "check" | "wallet";
-                        reference: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "status": "succeeded",
+                     *       "parentId": "Parent id",
+                     *       "invoiceId": "Invoice id",
+                     *       "amount": 1,
+                     *       "amountRefunded": 1,
+                     *       "currency": "Currency",
+                     *       "method": "cash",
+                     *       "reference": "Reference",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Payment"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -15420,9 +17747,9 @@ export interface operations {
                 paymentId?: string;
                 /** @description Text: no control characters (one line); no unpaired surrogates. */
                 invoiceId?: string;
-                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created at or after: an ISO 8601 instant, or a date (00:00 UTC). */
                 from?: string;
-                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). Dates and date-times: Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
+                /** @description Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC). */
                 to?: string;
             };
             header?: {
@@ -15445,25 +17772,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Refund id (ref_…). */
-                            id: string;
-                            paymentId: string;
-                            invoiceId: string | null;
-                            /** @description Integer minor units. */
-                            amount: number;
-                            currency: string;
-                            reason: string | null;
-                            /** @constant */
-                            status: "succeeded";
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "paymentId": "Payment id",
+                     *           "invoiceId": "Invoice id",
+                     *           "amount": 1,
+                     *           "currency": "Currency",
+                     *           "reason": "Reason",
+                     *           "status": "succeeded",
+                     *           "createdAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["RefundPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -15546,13 +17871,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Payment id (pay_…). */
-                    paymentId: string;
-                    /** @description Integer minor units; default: everything not yet refunded. */
-                    amount?: number;
-                    reason?: string | null;
-                };
+                /** @example {
+                 *       "paymentId": "pay_01jexample0000000000000000"
+                 *     } */
+                "application/json": components["schemas"]["CreateRefundRequest"];
             };
         };
         responses: {
@@ -15568,20 +17890,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Refund id (ref_…). */
-                        id: string;
-                        paymentId: string;
-                        invoiceId: string | null;
-                        /** @description Integer minor units. */
-                        amount: number;
-                        currency: string;
-                        reason: string | null;
-                        /** @constant */
-                        status: "succeeded";
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "paymentId": "Payment id",
+                     *       "invoiceId": "Invoice id",
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "reason": "Reason",
+                     *       "status": "succeeded",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Refund"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -15736,20 +18055,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Refund id (ref_…). */
-                        id: string;
-                        paymentId: string;
-                        invoiceId: string | null;
-                        /** @description Integer minor units. */
-                        amount: number;
-                        currency: string;
-                        reason: string | null;
-                        /** @constant */
-                        status: "succeeded";
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "paymentId": "Payment id",
+                     *       "invoiceId": "Invoice id",
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "reason": "Reason",
+                     *       "status": "succeeded",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Refund"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -15860,23 +18176,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Wallet id (wal_…). */
-                            id: string;
-                            parentId: string;
-                            currency: string;
-                            /** @description Integer minor units; never negative (a database CHECK). */
-                            balance: number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "parentId": "Parent id",
+                     *           "currency": "Currency",
+                     *           "balance": 0,
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "updatedAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["WalletPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -15959,15 +18273,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Pet parent id (usr_…). */
-                    parentId: string;
-                    /**
-                     * @description ISO 4217 code, upper case, e.g. USD.
-                     * @example USD
-                     */
-                    currency: string;
-                };
+                /** @example {
+                 *       "parentId": "usr_01jexample0000000000000000",
+                 *       "currency": "USD"
+                 *     } */
+                "application/json": components["schemas"]["CreateWalletRequest"];
             };
         };
         responses: {
@@ -15983,18 +18293,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Wallet id (wal_…). */
-                        id: string;
-                        parentId: string;
-                        currency: string;
-                        /** @description Integer minor units; never negative (a database CHECK). */
-                        balance: number;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "parentId": "Parent id",
+                     *       "currency": "Currency",
+                     *       "balance": 0,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Wallet"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -16137,18 +18444,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Wallet id (wal_…). */
-                        id: string;
-                        parentId: string;
-                        currency: string;
-                        /** @description Integer minor units; never negative (a database CHECK). */
-                        balance: number;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "parentId": "Parent id",
+                     *       "currency": "Currency",
+                     *       "balance": 0,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Wallet"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -16246,18 +18550,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Integer minor units (cents), 1 to 10^12. */
-                    amount: number;
-                    /**
-                     * @description ISO 4217 code, upper case, e.g. USD.
-                     * @example USD
-                     */
-                    currency?: string;
-                    /** @description How the money came in. */
-                    method: "cash" | "card_terminal" | "bank_transfer" | "check";
-                    reference?: string | null;
-                };
+                /** @example {
+                 *       "amount": 1,
+                 *       "method": "cash"
+                 *     } */
+                "application/json": components["schemas"]["TopUpWalletRequest"];
             };
         };
         responses: {
@@ -16273,17 +18570,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Wallet transaction id (wtx_…). */
-                        id: string;
-                        type: "top_up" | "payment" | "refund" | "adjustment";
-                        /** @description Signed minor units: positive adds to the balance. */
-                        amount: number;
-                        balanceAfter: number;
-                        sourceId: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "type": "top_up",
+                     *       "amount": 1,
+                     *       "balanceAfter": 0,
+                     *       "sourceId": "Source id",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["WalletTransaction"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -16429,17 +18724,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Signed minor units, not 0: positive credits the wallet. */
-                    amount: number;
-                    /**
-                     * @description ISO 4217 code, upper case, e.g. USD.
-                     * @example USD
-                     */
-                    currency?: string;
-                    /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
-                    reason: string;
-                };
+                /** @example {
+                 *       "amount": -1000000000000,
+                 *       "reason": "Example"
+                 *     } */
+                "application/json": components["schemas"]["AdjustWalletRequest"];
             };
         };
         responses: {
@@ -16455,17 +18744,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Wallet transaction id (wtx_…). */
-                        id: string;
-                        type: "top_up" | "payment" | "refund" | "adjustment";
-                        /** @description Signed minor units: positive adds to the balance. */
-                        amount: number;
-                        balanceAfter: number;
-                        sourceId: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "type": "top_up",
+                     *       "amount": 1,
+                     *       "balanceAfter": 0,
+                     *       "sourceId": "Source id",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["WalletTransaction"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -16625,22 +18912,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Wallet transaction id (wtx_…). */
-                            id: string;
-                            type: "top_up" | "payment" | "refund" | "adjustment";
-                            /** @description Signed minor units: positive adds to the balance. */
-                            amount: number;
-                            balanceAfter: number;
-                            sourceId: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "type": "top_up",
+                     *           "amount": 1,
+                     *           "balanceAfter": 0,
+                     *           "sourceId": "Source id",
+                     *           "createdAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["WalletTransactionPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -16752,45 +19038,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Subscription id (sub_…). */
-                            id: string;
-                            status: "trialing" | "active" | "past_due" | "paused" | "canceled";
-                            parentId: string;
-                            petId: string | null;
-                            locationId: string;
-                            description: string;
-                            /** @description Per period, integer minor units, before the location’s tax. */
-                            amount: number;
-                            currency: string;
-                            interval: "week" | "month" | "year";
-                            intervalCount: number;
-                            /** @description wallet: each invoice is paid from the parent’s wallet in the currency (the whole amount or nothing); send_invoice: it stays open for the parent to pay. */
-                            collection: "wallet" | "send_invoice";
-                            /** Format: date */
-                            startDate: string;
-                            trialEnd: string | null;
-                            /**
-                             * Format: date
-                             * @description Local date at the location.
-                             */
-                            currentPeriodStart: string;
-                            /**
-                             * Format: date
-                             * @description Exclusive: the next period starts that day.
-                             */
-                            currentPeriodEnd: string;
-                            latestInvoiceId: string | null;
-                            cancelAtPeriodEnd: boolean;
-                            canceledAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "status": "trialing",
+                     *           "parentId": "Parent id",
+                     *           "petId": "Pet id",
+                     *           "locationId": "Location id",
+                     *           "description": "Description",
+                     *           "amount": 1,
+                     *           "currency": "Currency",
+                     *           "interval": "week",
+                     *           "intervalCount": 1,
+                     *           "collection": "wallet",
+                     *           "startDate": "2026-11-02",
+                     *           "trialEnd": "2026-11-02",
+                     *           "currentPeriodStart": "2026-11-02",
+                     *           "currentPeriodEnd": "2026-11-02",
+                     *           "latestInvoiceId": "Latest invoice id",
+                     *           "cancelAtPeriodEnd": true,
+                     *           "canceledAt": "2026-11-02T09:30:00Z",
+                     *           "createdAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["SubscriptionPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -16873,35 +19148,15 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Pet parent id (usr_…). */
-                    parentId: string;
-                    /** @description Location id (loc_…). */
-                    locationId: string;
-                    /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
-                    description: string;
-                    /** @description Per period, integer minor units (tax is added at the location’s rate). */
-                    amount: number;
-                    /**
-                     * @description ISO 4217 code, upper case, e.g. USD.
-                     * @example USD
-                     */
-                    currency?: string;
-                    interval: "week" | "month" | "year";
-                    /** @description Intervals per period (default 1). */
-                    intervalCount?: number;
-                    /**
-                     * Format: date
-                     * @description First day, a local date at the location; default today there. At most a year back (missed periods are billed at once) or five years ahead (YYYY-MM-DD). Years 0001–9999.
-                     * @example 2026-12-01
-                     */
-                    startDate?: string;
-                    /** @description Free days before the first period (default 0). */
-                    trialDays?: number;
-                    /** @description wallet: each invoice is paid from the parent’s wallet in the currency (the whole amount or nothing); send_invoice: it stays open for the parent to pay. */
-                    collection: "wallet" | "send_invoice";
-                    petId?: string | null;
-                };
+                /** @example {
+                 *       "parentId": "usr_01jexample0000000000000000",
+                 *       "locationId": "loc_01jexample0000000000000000",
+                 *       "description": "Example",
+                 *       "amount": 1,
+                 *       "interval": "week",
+                 *       "collection": "wallet"
+                 *     } */
+                "application/json": components["schemas"]["CreateSubscriptionRequest"];
             };
         };
         responses: {
@@ -16917,40 +19172,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Subscription id (sub_…). */
-                        id: string;
-                        status: "trialing" | "active" | "past_due" | "paused" | "canceled";
-                        parentId: string;
-                        petId: string | null;
-                        locationId: string;
-                        description: string;
-                        /** @description Per period, integer minor units, before the location’s tax. */
-                        amount: number;
-                        currency: string;
-                        interval: "week" | "month" | "year";
-                        intervalCount: number;
-                        /** @description wallet: each invoice is paid from the parent’s wallet in the currency (the whole amount or nothing); send_invoice: it stays open for the parent to pay. */
-                        collection: "wallet" | "send_invoice";
-                        /** Format: date */
-                        startDate: string;
-                        trialEnd: string | null;
-                        /**
-                         * Format: date
-                         * @description Local date at the location.
-                         */
-                        currentPeriodStart: string;
-                        /**
-                         * Format: date
-                         * @description Exclusive: the next period starts that day.
-                         */
-                        currentPeriodEnd: string;
-                        latestInvoiceId: string | null;
-                        cancelAtPeriodEnd: boolean;
-                        canceledAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "status": "trialing",
+                     *       "parentId": "Parent id",
+                     *       "petId": "Pet id",
+                     *       "locationId": "Location id",
+                     *       "description": "Description",
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "interval": "week",
+                     *       "intervalCount": 1,
+                     *       "collection": "wallet",
+                     *       "startDate": "2026-11-02",
+                     *       "trialEnd": "2026-11-02",
+                     *       "currentPeriodStart": "2026-11-02",
+                     *       "currentPeriodEnd": "2026-11-02",
+                     *       "latestInvoiceId": "Latest invoice id",
+                     *       "cancelAtPeriodEnd": true,
+                     *       "canceledAt": "2026-11-02T09:30:00Z",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -17093,40 +19336,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Subscription id (sub_…). */
-                        id: string;
-                        status: "trialing" | "active" | "past_due" | "paused" | "canceled";
-                        parentId: string;
-                        petId: string | null;
-                        locationId: string;
-                        description: string;
-                        /** @description Per period, integer minor units, before the location’s tax. */
-                        amount: number;
-                        currency: string;
-                        interval: "week" | "month" | "year";
-                        intervalCount: number;
-                        /** @description wallet: each invoice is paid from the parent’s wallet in the currency (the whole amount or nothing); send_invoice: it stays open for the parent to pay. */
-                        collection: "wallet" | "send_invoice";
-                        /** Format: date */
-                        startDate: string;
-                        trialEnd: string | null;
-                        /**
-                         * Format: date
-                         * @description Local date at the location.
-                         */
-                        currentPeriodStart: string;
-                        /**
-                         * Format: date
-                         * @description Exclusive: the next period starts that day.
-                         */
-                        currentPeriodEnd: string;
-                        latestInvoiceId: string | null;
-                        cancelAtPeriodEnd: boolean;
-                        canceledAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "status": "trialing",
+                     *       "parentId": "Parent id",
+                     *       "petId": "Pet id",
+                     *       "locationId": "Location id",
+                     *       "description": "Description",
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "interval": "week",
+                     *       "intervalCount": 1,
+                     *       "collection": "wallet",
+                     *       "startDate": "2026-11-02",
+                     *       "trialEnd": "2026-11-02",
+                     *       "currentPeriodStart": "2026-11-02",
+                     *       "currentPeriodEnd": "2026-11-02",
+                     *       "latestInvoiceId": "Latest invoice id",
+                     *       "cancelAtPeriodEnd": true,
+                     *       "canceledAt": "2026-11-02T09:30:00Z",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -17224,15 +19455,13 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Moves only active ⇄ paused; anything else is 409. */
-                    status?: "paused" | "active";
-                    cancelAtPeriodEnd?: boolean;
-                    /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
-                    description?: string;
-                    /** @description Per period from the next invoice on. */
-                    amount?: number;
-                };
+                /** @example {
+                 *       "status": "paused",
+                 *       "cancelAtPeriodEnd": true,
+                 *       "description": "Example",
+                 *       "amount": 1
+                 *     } */
+                "application/json": components["schemas"]["UpdateSubscriptionRequest"];
             };
         };
         responses: {
@@ -17248,40 +19477,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Subscription id (sub_…). */
-                        id: string;
-                        status: "trialing" | "active" | "past_due" | "paused" | "canceled";
-                        parentId: string;
-                        petId: string | null;
-                        locationId: string;
-                        description: string;
-                        /** @description Per period, integer minor units, before the location’s tax. */
-                        amount: number;
-                        currency: string;
-                        interval: "week" | "month" | "year";
-                        intervalCount: number;
-                        /** @description wallet: each invoice is paid from the parent’s wallet in the currency (the whole amount or nothing); send_invoice: it stays open for the parent to pay. */
-                        collection: "wallet" | "send_invoice";
-                        /** Format: date */
-                        startDate: string;
-                        trialEnd: string | null;
-                        /**
-                         * Format: date
-                         * @description Local date at the location.
-                         */
-                        currentPeriodStart: string;
-                        /**
-                         * Format: date
-                         * @description Exclusive: the next period starts that day.
-                         */
-                        currentPeriodEnd: string;
-                        latestInvoiceId: string | null;
-                        cancelAtPeriodEnd: boolean;
-                        canceledAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "status": "trialing",
+                     *       "parentId": "Parent id",
+                     *       "petId": "Pet id",
+                     *       "locationId": "Location id",
+                     *       "description": "Description",
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "interval": "week",
+                     *       "intervalCount": 1,
+                     *       "collection": "wallet",
+                     *       "startDate": "2026-11-02",
+                     *       "trialEnd": "2026-11-02",
+                     *       "currentPeriodStart": "2026-11-02",
+                     *       "currentPeriodEnd": "2026-11-02",
+                     *       "latestInvoiceId": "Latest invoice id",
+                     *       "cancelAtPeriodEnd": true,
+                     *       "canceledAt": "2026-11-02T09:30:00Z",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -17427,10 +19644,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description true: cancel when the current period ends (as PATCH cancelAtPeriodEnd); default: now. */
-                    atPeriodEnd?: boolean;
-                };
+                /** @example {
+                 *       "atPeriodEnd": true
+                 *     } */
+                "application/json": components["schemas"]["CancelSubscriptionRequest"];
             };
         };
         responses: {
@@ -17446,40 +19663,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Subscription id (sub_…). */
-                        id: string;
-                        status: "trialing" | "active" | "past_due" | "paused" | "canceled";
-                        parentId: string;
-                        petId: string | null;
-                        locationId: string;
-                        description: string;
-                        /** @description Per period, integer minor units, before the location’s tax. */
-                        amount: number;
-                        currency: string;
-                        interval: "week" | "month" | "year";
-                        intervalCount: number;
-                        /** @description wallet: each invoice is paid from the parent’s wallet in the currency (the whole amount or nothing); send_invoice: it stays open for the parent to pay. */
-                        collection: "wallet" | "send_invoice";
-                        /** Format: date */
-                        startDate: string;
-                        trialEnd: string | null;
-                        /**
-                         * Format: date
-                         * @description Local date at the location.
-                         */
-                        currentPeriodStart: string;
-                        /**
-                         * Format: date
-                         * @description Exclusive: the next period starts that day.
-                         */
-                        currentPeriodEnd: string;
-                        latestInvoiceId: string | null;
-                        cancelAtPeriodEnd: boolean;
-                        canceledAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "status": "trialing",
+                     *       "parentId": "Parent id",
+                     *       "petId": "Pet id",
+                     *       "locationId": "Location id",
+                     *       "description": "Description",
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "interval": "week",
+                     *       "intervalCount": 1,
+                     *       "collection": "wallet",
+                     *       "startDate": "2026-11-02",
+                     *       "trialEnd": "2026-11-02",
+                     *       "currentPeriodStart": "2026-11-02",
+                     *       "currentPeriodEnd": "2026-11-02",
+                     *       "latestInvoiceId": "Latest invoice id",
+                     *       "cancelAtPeriodEnd": true,
+                     *       "canceledAt": "2026-11-02T09:30:00Z",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -17645,40 +19850,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Settlement id (stl_…). */
-                            id: string;
-                            kind: "daily_close" | "provider_payout";
-                            locationId: string | null;
-                            providerId: string | null;
-                            /**
-                             * Format: date
-                             * @description daily_close: the local date closed (periodStart = periodEnd).
-                             */
-                            periodStart: string;
-                            /** Format: date */
-                            periodEnd: string;
-                            currency: string;
-                            /** @description Payments counted, integer minor units. */
-                            gross: number;
-                            /** @description Refunds counted. */
-                            refunds: number;
-                            /** @description gross − refunds. */
-                            net: number;
-                            /** @description Net amount per payment method (refunds count against the method of the payment they pay back). */
-                            byMethod: Record<string, never>;
-                            paymentCount: number;
-                            refundCount: number;
-                            /** @description closed (daily_close); pending | paid (provider_payout). */
-                            status: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "kind": "daily_close",
+                     *           "locationId": "Location id",
+                     *           "providerId": "Provider id",
+                     *           "periodStart": "2026-11-02",
+                     *           "periodEnd": "2026-11-02",
+                     *           "currency": "Currency",
+                     *           "gross": 1,
+                     *           "refunds": 1,
+                     *           "net": 1,
+                     *           "byMethod": {},
+                     *           "paymentCount": 1,
+                     *           "refundCount": 1,
+                     *           "status": "Status",
+                     *           "createdAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["SettlementPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -17773,35 +19968,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Settlement id (stl_…). */
-                        id: string;
-                        kind: "daily_close" | "provider_payout";
-                        locationId: string | null;
-                        providerId: string | null;
-                        /**
-                         * Format: date
-                         * @description daily_close: the local date closed (periodStart = periodEnd).
-                         */
-                        periodStart: string;
-                        /** Format: date */
-                        periodEnd: string;
-                        currency: string;
-                        /** @description Payments counted, integer minor units. */
-                        gross: number;
-                        /** @description Refunds counted. */
-                        refunds: number;
-                        /** @description gross − refunds. */
-                        net: number;
-                        /** @description Net amount per payment method (refunds count against the method of the payment they pay back). */
-                        byMethod: Record<string, never>;
-                        paymentCount: number;
-                        refundCount: number;
-                        /** @description closed (daily_close); pending | paid (provider_payout). */
-                        status: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "kind": "daily_close",
+                     *       "locationId": "Location id",
+                     *       "providerId": "Provider id",
+                     *       "periodStart": "2026-11-02",
+                     *       "periodEnd": "2026-11-02",
+                     *       "currency": "Currency",
+                     *       "gross": 1,
+                     *       "refunds": 1,
+                     *       "net": 1,
+                     *       "byMethod": {},
+                     *       "paymentCount": 1,
+                     *       "refundCount": 1,
+                     *       "status": "Status",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Settlement"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -17915,29 +20099,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Room id (room_…). */
-                            id: string;
-                            locationId: string;
-                            name: string;
-                            roomType: string;
-                            capacity: number;
-                            species: string[];
-                            /** @description Integer minor units per night. */
-                            nightlyRate: number;
-                            currency: string;
-                            /** @description Inactive rooms add no capacity and take no check-ins; their stays stay as they are. */
-                            active: boolean;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "locationId": "Location id",
+                     *           "name": "Name",
+                     *           "roomType": "Room type",
+                     *           "capacity": 1,
+                     *           "species": [
+                     *             "Species"
+                     *           ],
+                     *           "nightlyRate": 1,
+                     *           "currency": "Currency",
+                     *           "active": true,
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "updatedAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["BoardingRoomPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -18020,25 +20203,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Location id (loc_…). */
-                    locationId: string;
-                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                    name: string;
-                    /**
-                     * @description A room type of the location, lower-case, e.g. standard, suite, cattery.
-                     * @example suite
-                     */
-                    roomType: string;
-                    /** @description Pets it holds at once (1–1000). */
-                    capacity: number;
-                    /** @description Species the room takes, e.g. ["dog"]. */
-                    species: ("dog" | "cat" | "rabbit" | "bird" | "reptile" | "ferret" | "guinea_pig" | "hamster" | "horse" | "other")[];
-                    /** @description Price of one night, integer minor units. */
-                    nightlyRate: number;
-                    /** @description ISO 4217; must be the location's currency (the default). */
-                    currency?: string;
-                };
+                /** @example {
+                 *       "locationId": "loc_01jexample0000000000000000",
+                 *       "name": "Example",
+                 *       "roomType": "suite",
+                 *       "capacity": 1,
+                 *       "species": [
+                 *         "dog"
+                 *       ],
+                 *       "nightlyRate": 0
+                 *     } */
+                "application/json": components["schemas"]["CreateBoardingRoomRequest"];
             };
         };
         responses: {
@@ -18054,24 +20229,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Room id (room_…). */
-                        id: string;
-                        locationId: string;
-                        name: string;
-                        roomType: string;
-                        capacity: number;
-                        species: string[];
-                        /** @description Integer minor units per night. */
-                        nightlyRate: number;
-                        currency: string;
-                        /** @description Inactive rooms add no capacity and take no check-ins; their stays stay as they are. */
-                        active: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "locationId": "Location id",
+                     *       "name": "Name",
+                     *       "roomType": "Room type",
+                     *       "capacity": 1,
+                     *       "species": [
+                     *         "Species"
+                     *       ],
+                     *       "nightlyRate": 1,
+                     *       "currency": "Currency",
+                     *       "active": true,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["BoardingRoom"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -18214,24 +20387,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Room id (room_…). */
-                        id: string;
-                        locationId: string;
-                        name: string;
-                        roomType: string;
-                        capacity: number;
-                        species: string[];
-                        /** @description Integer minor units per night. */
-                        nightlyRate: number;
-                        currency: string;
-                        /** @description Inactive rooms add no capacity and take no check-ins; their stays stay as they are. */
-                        active: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "locationId": "Location id",
+                     *       "name": "Name",
+                     *       "roomType": "Room type",
+                     *       "capacity": 1,
+                     *       "species": [
+                     *         "Species"
+                     *       ],
+                     *       "nightlyRate": 1,
+                     *       "currency": "Currency",
+                     *       "active": true,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["BoardingRoom"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -18329,17 +20500,16 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                    name?: string;
-                    /** @description Pets it holds at once (1–1000). */
-                    capacity?: number;
-                    /** @description Price of one night, integer minor units. */
-                    nightlyRate?: number;
-                    /** @description Species the room takes, e.g. ["dog"]. */
-                    species?: ("dog" | "cat" | "rabbit" | "bird" | "reptile" | "ferret" | "guinea_pig" | "hamster" | "horse" | "other")[];
-                    active?: boolean;
-                };
+                /** @example {
+                 *       "name": "Example",
+                 *       "capacity": 1,
+                 *       "nightlyRate": 0,
+                 *       "species": [
+                 *         "dog"
+                 *       ],
+                 *       "active": true
+                 *     } */
+                "application/json": components["schemas"]["UpdateBoardingRoomRequest"];
             };
         };
         responses: {
@@ -18355,24 +20525,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Room id (room_…). */
-                        id: string;
-                        locationId: string;
-                        name: string;
-                        roomType: string;
-                        capacity: number;
-                        species: string[];
-                        /** @description Integer minor units per night. */
-                        nightlyRate: number;
-                        currency: string;
-                        /** @description Inactive rooms add no capacity and take no check-ins; their stays stay as they are. */
-                        active: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "locationId": "Location id",
+                     *       "name": "Name",
+                     *       "roomType": "Room type",
+                     *       "capacity": 1,
+                     *       "species": [
+                     *         "Species"
+                     *       ],
+                     *       "nightlyRate": 1,
+                     *       "currency": "Currency",
+                     *       "active": true,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["BoardingRoom"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -18538,55 +20706,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Booking id (bkg_…). */
-                            id: string;
-                            /** @constant */
-                            kind: "boarding";
-                            status: "reserved" | "checked_in" | "checked_out" | "cancelled" | "no_show";
-                            petId: string;
-                            /** @description The pet's parent when booked: who is billed. */
-                            parentId: string;
-                            locationId: string;
-                            roomType: string;
-                            roomId: string | null;
-                            /**
-                             * Format: date
-                             * @description The first night.
-                             */
-                            checkInOn: string;
-                            /**
-                             * Format: date
-                             * @description The day the pet leaves (its night is not included).
-                             */
-                            checkOutOn: string;
-                            /** @description Nights booked: checkInOn inclusive, checkOutOn exclusive. */
-                            nights: number;
-                            /** @description As booked: nights × the lowest nightlyRate of the room type’s active rooms (integer minor units, before tax). The bill is the invoice. */
-                            amount: number;
-                            currency: string;
-                            invoiceId: string | null;
-                            notes: string | null;
-                            vaccinationOverride: {
-                                reason: string;
-                                /** @description The API client (cli_…) that overrode. */
-                                clientId: string;
-                                role: string;
-                                /** @description Required vaccines the pet lacked then. */
-                                missing: string[];
-                                /** Format: date-time */
-                                at: string;
-                            } | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            checkedInAt: string | null;
-                            checkedOutAt: string | null;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "kind": "boarding",
+                     *           "status": "reserved",
+                     *           "petId": "Pet id",
+                     *           "parentId": "Parent id",
+                     *           "locationId": "Location id",
+                     *           "roomType": "Room type",
+                     *           "roomId": "Room id",
+                     *           "checkInOn": "2026-11-02",
+                     *           "checkOutOn": "2026-11-02",
+                     *           "nights": 1,
+                     *           "amount": 1,
+                     *           "currency": "Currency",
+                     *           "invoiceId": "Invoice id",
+                     *           "notes": "Notes",
+                     *           "vaccinationOverride": {
+                     *             "reason": "Reason",
+                     *             "clientId": "Client id",
+                     *             "role": "Role",
+                     *             "missing": [
+                     *               "Missing"
+                     *             ],
+                     *             "at": "2026-11-02T09:30:00Z"
+                     *           },
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "checkedInAt": "2026-11-02T09:30:00Z",
+                     *           "checkedOutAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["BoardingBookingPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -18669,30 +20824,14 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Pet id (pet_…). */
-                    petId: string;
-                    /** @description Location id (loc_…). */
-                    locationId: string;
-                    /**
-                     * @description A room type of the location, lower-case, e.g. standard, suite, cattery.
-                     * @example suite
-                     */
-                    roomType: string;
-                    /**
-                     * Format: date
-                     * @description The first night; today or later at the location (YYYY-MM-DD). Years 0001–9999.
-                     * @example 2026-12-01
-                     */
-                    checkInOn: string;
-                    /**
-                     * Format: date
-                     * @description The day the pet leaves; after checkInOn, at most 60 nights later (YYYY-MM-DD). Years 0001–9999.
-                     * @example 2026-12-01
-                     */
-                    checkOutOn: string;
-                    notes?: string | null;
-                };
+                /** @example {
+                 *       "petId": "pet_01jexample0000000000000000",
+                 *       "locationId": "loc_01jexample0000000000000000",
+                 *       "roomType": "suite",
+                 *       "checkInOn": "2026-12-01",
+                 *       "checkOutOn": "2026-12-01"
+                 *     } */
+                "application/json": components["schemas"]["CreateBoardingBookingRequest"];
             };
         };
         responses: {
@@ -18708,50 +20847,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Booking id (bkg_…). */
-                        id: string;
-                        /** @constant */
-                        kind: "boarding";
-                        status: "reserved" | "checked_in" | "checked_out" | "cancelled" | "no_show";
-                        petId: string;
-                        /** @description The pet's parent when booked: who is billed. */
-                        parentId: string;
-                        locationId: string;
-                        roomType: string;
-                        roomId: string | null;
-                        /**
-                         * Format: date
-                         * @description The first night.
-                         */
-                        checkInOn: string;
-                        /**
-                         * Format: date
-                         * @description The day the pet leaves (its night is not included).
-                         */
-                        checkOutOn: string;
-                        /** @description Nights booked: checkInOn inclusive, checkOutOn exclusive. */
-                        nights: number;
-                        /** @description As booked: nights × the lowest nightlyRate of the room type’s active rooms (integer minor units, before tax). The bill is the invoice. */
-                        amount: number;
-                        currency: string;
-                        invoiceId: string | null;
-                        notes: string | null;
-                        vaccinationOverride: {
-                            reason: string;
-                            /** @description The API client (cli_…) that overrode. */
-                            clientId: string;
-                            role: string;
-                            /** @description Required vaccines the pet lacked then. */
-                            missing: string[];
-                            /** Format: date-time */
-                            at: string;
-                        } | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        checkedInAt: string | null;
-                        checkedOutAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "kind": "boarding",
+                     *       "status": "reserved",
+                     *       "petId": "Pet id",
+                     *       "parentId": "Parent id",
+                     *       "locationId": "Location id",
+                     *       "roomType": "Room type",
+                     *       "roomId": "Room id",
+                     *       "checkInOn": "2026-11-02",
+                     *       "checkOutOn": "2026-11-02",
+                     *       "nights": 1,
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "invoiceId": "Invoice id",
+                     *       "notes": "Notes",
+                     *       "vaccinationOverride": {
+                     *         "reason": "Reason",
+                     *         "clientId": "Client id",
+                     *         "role": "Role",
+                     *         "missing": [
+                     *           "Missing"
+                     *         ],
+                     *         "at": "2026-11-02T09:30:00Z"
+                     *       },
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "checkedInAt": "2026-11-02T09:30:00Z",
+                     *       "checkedOutAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["BoardingBooking"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -18894,50 +21019,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Booking id (bkg_…). */
-                        id: string;
-                        /** @constant */
-                        kind: "boarding";
-                        status: "reserved" | "checked_in" | "checked_out" | "cancelled" | "no_show";
-                        petId: string;
-                        /** @description The pet's parent when booked: who is billed. */
-                        parentId: string;
-                        locationId: string;
-                        roomType: string;
-                        roomId: string | null;
-                        /**
-                         * Format: date
-                         * @description The first night.
-                         */
-                        checkInOn: string;
-                        /**
-                         * Format: date
-                         * @description The day the pet leaves (its night is not included).
-                         */
-                        checkOutOn: string;
-                        /** @description Nights booked: checkInOn inclusive, checkOutOn exclusive. */
-                        nights: number;
-                        /** @description As booked: nights × the lowest nightlyRate of the room type’s active rooms (integer minor units, before tax). The bill is the invoice. */
-                        amount: number;
-                        currency: string;
-                        invoiceId: string | null;
-                        notes: string | null;
-                        vaccinationOverride: {
-                            reason: string;
-                            /** @description The API client (cli_…) that overrode. */
-                            clientId: string;
-                            role: string;
-                            /** @description Required vaccines the pet lacked then. */
-                            missing: string[];
-                            /** Format: date-time */
-                            at: string;
-                        } | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        checkedInAt: string | null;
-                        checkedOutAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "kind": "boarding",
+                     *       "status": "reserved",
+                     *       "petId": "Pet id",
+                     *       "parentId": "Parent id",
+                     *       "locationId": "Location id",
+                     *       "roomType": "Room type",
+                     *       "roomId": "Room id",
+                     *       "checkInOn": "2026-11-02",
+                     *       "checkOutOn": "2026-11-02",
+                     *       "nights": 1,
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "invoiceId": "Invoice id",
+                     *       "notes": "Notes",
+                     *       "vaccinationOverride": {
+                     *         "reason": "Reason",
+                     *         "clientId": "Client id",
+                     *         "role": "Role",
+                     *         "missing": [
+                     *           "Missing"
+                     *         ],
+                     *         "at": "2026-11-02T09:30:00Z"
+                     *       },
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "checkedInAt": "2026-11-02T09:30:00Z",
+                     *       "checkedOutAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["BoardingBooking"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -19035,9 +21146,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    reason?: string | null;
-                };
+                /** @example {
+                 *       "reason": "Example"
+                 *     } */
+                "application/json": components["schemas"]["CancelBoardingBookingRequest"];
             };
         };
         responses: {
@@ -19053,50 +21165,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Booking id (bkg_…). */
-                        id: string;
-                        /** @constant */
-                        kind: "boarding";
-                        status: "reserved" | "checked_in" | "checked_out" | "cancelled" | "no_show";
-                        petId: string;
-                        /** @description The pet's parent when booked: who is billed. */
-                        parentId: string;
-                        locationId: string;
-                        roomType: string;
-                        roomId: string | null;
-                        /**
-                         * Format: date
-                         * @description The first night.
-                         */
-                        checkInOn: string;
-                        /**
-                         * Format: date
-                         * @description The day the pet leaves (its night is not included).
-                         */
-                        checkOutOn: string;
-                        /** @description Nights booked: checkInOn inclusive, checkOutOn exclusive. */
-                        nights: number;
-                        /** @description As booked: nights × the lowest nightlyRate of the room type’s active rooms (integer minor units, before tax). The bill is the invoice. */
-                        amount: number;
-                        currency: string;
-                        invoiceId: string | null;
-                        notes: string | null;
-                        vaccinationOverride: {
-                            reason: string;
-                            /** @description The API client (cli_…) that overrode. */
-                            clientId: string;
-                            role: string;
-                            /** @description Required vaccines the pet lacked then. */
-                            missing: string[];
-                            /** Format: date-time */
-                            at: string;
-                        } | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        checkedInAt: string | null;
-                        checkedOutAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "kind": "boarding",
+                     *       "status": "reserved",
+                     *       "petId": "Pet id",
+                     *       "parentId": "Parent id",
+                     *       "locationId": "Location id",
+                     *       "roomType": "Room type",
+                     *       "roomId": "Room id",
+                     *       "checkInOn": "2026-11-02",
+                     *       "checkOutOn": "2026-11-02",
+                     *       "nights": 1,
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "invoiceId": "Invoice id",
+                     *       "notes": "Notes",
+                     *       "vaccinationOverride": {
+                     *         "reason": "Reason",
+                     *         "clientId": "Client id",
+                     *         "role": "Role",
+                     *         "missing": [
+                     *           "Missing"
+                     *         ],
+                     *         "at": "2026-11-02T09:30:00Z"
+                     *       },
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "checkedInAt": "2026-11-02T09:30:00Z",
+                     *       "checkedOutAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["BoardingBooking"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -19242,9 +21340,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    reason?: string | null;
-                };
+                /** @example {
+                 *       "reason": "Example"
+                 *     } */
+                "application/json": components["schemas"]["CancelBoardingBookingRequest"];
             };
         };
         responses: {
@@ -19260,50 +21359,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Booking id (bkg_…). */
-                        id: string;
-                        /** @constant */
-                        kind: "boarding";
-                        status: "reserved" | "checked_in" | "checked_out" | "cancelled" | "no_show";
-                        petId: string;
-                        /** @description The pet's parent when booked: who is billed. */
-                        parentId: string;
-                        locationId: string;
-                        roomType: string;
-                        roomId: string | null;
-                        /**
-                         * Format: date
-                         * @description The first night.
-                         */
-                        checkInOn: string;
-                        /**
-                         * Format: date
-                         * @description The day the pet leaves (its night is not included).
-                         */
-                        checkOutOn: string;
-                        /** @description Nights booked: checkInOn inclusive, checkOutOn exclusive. */
-                        nights: number;
-                        /** @description As booked: nights × the lowest nightlyRate of the room type’s active rooms (integer minor units, before tax). The bill is the invoice. */
-                        amount: number;
-                        currency: string;
-                        invoiceId: string | null;
-                        notes: string | null;
-                        vaccinationOverride: {
-                            reason: string;
-                            /** @description The API client (cli_…) that overrode. */
-                            clientId: string;
-                            role: string;
-                            /** @description Required vaccines the pet lacked then. */
-                            missing: string[];
-                            /** Format: date-time */
-                            at: string;
-                        } | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        checkedInAt: string | null;
-                        checkedOutAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "kind": "boarding",
+                     *       "status": "reserved",
+                     *       "petId": "Pet id",
+                     *       "parentId": "Parent id",
+                     *       "locationId": "Location id",
+                     *       "roomType": "Room type",
+                     *       "roomId": "Room id",
+                     *       "checkInOn": "2026-11-02",
+                     *       "checkOutOn": "2026-11-02",
+                     *       "nights": 1,
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "invoiceId": "Invoice id",
+                     *       "notes": "Notes",
+                     *       "vaccinationOverride": {
+                     *         "reason": "Reason",
+                     *         "clientId": "Client id",
+                     *         "role": "Role",
+                     *         "missing": [
+                     *           "Missing"
+                     *         ],
+                     *         "at": "2026-11-02T09:30:00Z"
+                     *       },
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "checkedInAt": "2026-11-02T09:30:00Z",
+                     *       "checkedOutAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["BoardingBooking"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -19446,33 +21531,19 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The booked stay to check in; leave out for a walk-in (bkg_…). */
-                    bookingId?: string;
-                    /** @description A room to assign; else the cheapest room of the type with space every night is picked (room_…). */
-                    roomId?: string;
-                    /** @description Check in without the required vaccinations: role doctor or admin only (else 403); recorded on the stay and audited. */
-                    vaccinationOverride?: {
-                        /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
-                        reason: string;
-                    };
-                    /** @description Walk-in: the pet (pet_…). */
-                    petId?: string;
-                    /** @description Location id (loc_…). */
-                    locationId?: string;
-                    /**
-                     * @description A room type of the location, lower-case, e.g. standard, suite, cattery.
-                     * @example suite
-                     */
-                    roomType?: string;
-                    /**
-                     * Format: date
-                     * @description Walk-in: the day the pet leaves (YYYY-MM-DD). Years 0001–9999.
-                     * @example 2026-12-01
-                     */
-                    checkOutOn?: string;
-                    notes?: string | null;
-                };
+                /** @example {
+                 *       "bookingId": "bkg_01jexample0000000000000000",
+                 *       "roomId": "room_01jexample0000000000000000",
+                 *       "vaccinationOverride": {
+                 *         "reason": "Example"
+                 *       },
+                 *       "petId": "pet_01jexample0000000000000000",
+                 *       "locationId": "loc_01jexample0000000000000000",
+                 *       "roomType": "suite",
+                 *       "checkOutOn": "2026-12-01",
+                 *       "notes": "Example"
+                 *     } */
+                "application/json": components["schemas"]["CheckInBoardingRequest"];
             };
         };
         responses: {
@@ -19488,50 +21559,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Booking id (bkg_…). */
-                        id: string;
-                        /** @constant */
-                        kind: "boarding";
-                        status: "reserved" | "checked_in" | "checked_out" | "cancelled" | "no_show";
-                        petId: string;
-                        /** @description The pet's parent when booked: who is billed. */
-                        parentId: string;
-                        locationId: string;
-                        roomType: string;
-                        roomId: string | null;
-                        /**
-                         * Format: date
-                         * @description The first night.
-                         */
-                        checkInOn: string;
-                        /**
-                         * Format: date
-                         * @description The day the pet leaves (its night is not included).
-                         */
-                        checkOutOn: string;
-                        /** @description Nights booked: checkInOn inclusive, checkOutOn exclusive. */
-                        nights: number;
-                        /** @description As booked: nights × the lowest nightlyRate of the room type’s active rooms (integer minor units, before tax). The bill is the invoice. */
-                        amount: number;
-                        currency: string;
-                        invoiceId: string | null;
-                        notes: string | null;
-                        vaccinationOverride: {
-                            reason: string;
-                            /** @description The API client (cli_…) that overrode. */
-                            clientId: string;
-                            role: string;
-                            /** @description Required vaccines the pet lacked then. */
-                            missing: string[];
-                            /** Format: date-time */
-                            at: string;
-                        } | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        checkedInAt: string | null;
-                        checkedOutAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "kind": "boarding",
+                     *       "status": "reserved",
+                     *       "petId": "Pet id",
+                     *       "parentId": "Parent id",
+                     *       "locationId": "Location id",
+                     *       "roomType": "Room type",
+                     *       "roomId": "Room id",
+                     *       "checkInOn": "2026-11-02",
+                     *       "checkOutOn": "2026-11-02",
+                     *       "nights": 1,
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "invoiceId": "Invoice id",
+                     *       "notes": "Notes",
+                     *       "vaccinationOverride": {
+                     *         "reason": "Reason",
+                     *         "clientId": "Client id",
+                     *         "role": "Role",
+                     *         "missing": [
+                     *           "Missing"
+                     *         ],
+                     *         "at": "2026-11-02T09:30:00Z"
+                     *       },
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "checkedInAt": "2026-11-02T09:30:00Z",
+                     *       "checkedOutAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["BoardingBooking"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -19674,10 +21731,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The booking to check out (bkg_…). */
-                    bookingId: string;
-                };
+                /** @example {
+                 *       "bookingId": "bkg_01jexample0000000000000000"
+                 *     } */
+                "application/json": components["schemas"]["CheckOutBoardingRequest"];
             };
         };
         responses: {
@@ -19693,50 +21750,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Booking id (bkg_…). */
-                        id: string;
-                        /** @constant */
-                        kind: "boarding";
-                        status: "reserved" | "checked_in" | "checked_out" | "cancelled" | "no_show";
-                        petId: string;
-                        /** @description The pet's parent when booked: who is billed. */
-                        parentId: string;
-                        locationId: string;
-                        roomType: string;
-                        roomId: string | null;
-                        /**
-                         * Format: date
-                         * @description The first night.
-                         */
-                        checkInOn: string;
-                        /**
-                         * Format: date
-                         * @description The day the pet leaves (its night is not included).
-                         */
-                        checkOutOn: string;
-                        /** @description Nights booked: checkInOn inclusive, checkOutOn exclusive. */
-                        nights: number;
-                        /** @description As booked: nights × the lowest nightlyRate of the room type’s active rooms (integer minor units, before tax). The bill is the invoice. */
-                        amount: number;
-                        currency: string;
-                        invoiceId: string | null;
-                        notes: string | null;
-                        vaccinationOverride: {
-                            reason: string;
-                            /** @description The API client (cli_…) that overrode. */
-                            clientId: string;
-                            role: string;
-                            /** @description Required vaccines the pet lacked then. */
-                            missing: string[];
-                            /** Format: date-time */
-                            at: string;
-                        } | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        checkedInAt: string | null;
-                        checkedOutAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "kind": "boarding",
+                     *       "status": "reserved",
+                     *       "petId": "Pet id",
+                     *       "parentId": "Parent id",
+                     *       "locationId": "Location id",
+                     *       "roomType": "Room type",
+                     *       "roomId": "Room id",
+                     *       "checkInOn": "2026-11-02",
+                     *       "checkOutOn": "2026-11-02",
+                     *       "nights": 1,
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "invoiceId": "Invoice id",
+                     *       "notes": "Notes",
+                     *       "vaccinationOverride": {
+                     *         "reason": "Reason",
+                     *         "clientId": "Client id",
+                     *         "role": "Role",
+                     *         "missing": [
+                     *           "Missing"
+                     *         ],
+                     *         "at": "2026-11-02T09:30:00Z"
+                     *       },
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "checkedInAt": "2026-11-02T09:30:00Z",
+                     *       "checkedOutAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["BoardingBooking"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -19895,36 +21938,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        locationId: string;
-                        /** Format: date */
-                        from: string;
-                        /** Format: date */
-                        to: string;
-                        nights: {
-                            /** Format: date */
-                            date: string;
-                            /** @description Places of the active rooms. */
-                            capacity: number;
-                            /** @description Stays booked for the night, not yet checked in. */
-                            reserved: number;
-                            /** @description Stays in house that night. */
-                            checkedIn: number;
-                            /** @description capacity − reserved − checkedIn (negative when rooms were deactivated under booked stays). */
-                            available: number;
-                            byRoomType: {
-                                roomType: string;
-                                /** @description Places of the active rooms. */
-                                capacity: number;
-                                /** @description Stays booked for the night, not yet checked in. */
-                                reserved: number;
-                                /** @description Stays in house that night. */
-                                checkedIn: number;
-                                /** @description capacity − reserved − checkedIn (negative when rooms were deactivated under booked stays). */
-                                available: number;
-                            }[];
-                        }[];
-                    };
+                    /** @example {
+                     *       "locationId": "Location id",
+                     *       "from": "2026-11-02",
+                     *       "to": "2026-11-02",
+                     *       "nights": [
+                     *         {
+                     *           "date": "2026-11-02",
+                     *           "capacity": 1,
+                     *           "reserved": 1,
+                     *           "checkedIn": 1,
+                     *           "available": 1,
+                     *           "byRoomType": [
+                     *             {
+                     *               "roomType": "Room type",
+                     *               "capacity": 1,
+                     *               "reserved": 1,
+                     *               "checkedIn": 1,
+                     *               "available": 1
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     } */
+                    "application/json": components["schemas"]["BoardingOccupancy"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -20041,38 +22078,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Care plan id (cpl_…). */
-                            id: string;
-                            bookingId: string;
-                            petId: string;
-                            locationId: string;
-                            feeding: {
-                                time: string;
-                                food: string;
-                                portion: string;
-                                notes: string | null;
-                            }[];
-                            medications: {
-                                name: string;
-                                dose: string;
-                                times: string[];
-                                withFood: boolean;
-                                notes: string | null;
-                                /** @description Charged per dose given, integer minor units. */
-                                administrationAmount: number;
-                            }[];
-                            notes: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "bookingId": "Booking id",
+                     *           "petId": "Pet id",
+                     *           "locationId": "Location id",
+                     *           "feeding": [
+                     *             {
+                     *               "time": "Time",
+                     *               "food": "Food",
+                     *               "portion": "Portion",
+                     *               "notes": "Notes"
+                     *             }
+                     *           ],
+                     *           "medications": [
+                     *             {
+                     *               "name": "Name",
+                     *               "dose": "Dose",
+                     *               "times": [
+                     *                 "Times"
+                     *               ],
+                     *               "withFood": true,
+                     *               "notes": "Notes",
+                     *               "administrationAmount": 1
+                     *             }
+                     *           ],
+                     *           "notes": "Notes",
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "updatedAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["BoardingCarePlanPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -20155,36 +22196,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The boarding booking (bkg_…). */
-                    bookingId: string;
-                    feeding: {
-                        /**
-                         * @description Local time at the location, HH:MM (24 h).
-                         * @example 08:00
-                         */
-                        time: string;
-                        /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
-                        food: string;
-                        /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
-                        portion: string;
-                        notes?: string | null;
-                    }[];
-                    /** @description Medication names are unique in a plan (case-insensitively). */
-                    medications: {
-                        /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                        name: string;
-                        /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
-                        dose: string;
-                        /** @description Local times at the location, HH:MM. */
-                        times: string[];
-                        withFood?: boolean;
-                        notes?: string | null;
-                        /** @description Charged per dose given (integer minor units, default 0): billed at check-out as a care item. */
-                        administrationAmount?: number;
-                    }[];
-                    notes?: string | null;
-                };
+                /** @example {
+                 *       "bookingId": "bkg_01jexample0000000000000000",
+                 *       "feeding": [
+                 *         {
+                 *           "time": "08:00",
+                 *           "food": "Example",
+                 *           "portion": "Example"
+                 *         }
+                 *       ],
+                 *       "medications": [
+                 *         {
+                 *           "name": "Example",
+                 *           "dose": "Example",
+                 *           "times": [
+                 *             "08:00"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     } */
+                "application/json": components["schemas"]["CreateBoardingCarePlanRequest"];
             };
         };
         responses: {
@@ -20200,33 +22231,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Care plan id (cpl_…). */
-                        id: string;
-                        bookingId: string;
-                        petId: string;
-                        locationId: string;
-                        feeding: {
-                            time: string;
-                            food: string;
-                            portion: string;
-                            notes: string | null;
-                        }[];
-                        medications: {
-                            name: string;
-                            dose: string;
-                            times: string[];
-                            withFood: boolean;
-                            notes: string | null;
-                            /** @description Charged per dose given, integer minor units. */
-                            administrationAmount: number;
-                        }[];
-                        notes: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "bookingId": "Booking id",
+                     *       "petId": "Pet id",
+                     *       "locationId": "Location id",
+                     *       "feeding": [
+                     *         {
+                     *           "time": "Time",
+                     *           "food": "Food",
+                     *           "portion": "Portion",
+                     *           "notes": "Notes"
+                     *         }
+                     *       ],
+                     *       "medications": [
+                     *         {
+                     *           "name": "Name",
+                     *           "dose": "Dose",
+                     *           "times": [
+                     *             "Times"
+                     *           ],
+                     *           "withFood": true,
+                     *           "notes": "Notes",
+                     *           "administrationAmount": 1
+                     *         }
+                     *       ],
+                     *       "notes": "Notes",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["BoardingCarePlan"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -20369,33 +22403,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Care plan id (cpl_…). */
-                        id: string;
-                        bookingId: string;
-                        petId: string;
-                        locationId: string;
-                        feeding: {
-                            time: string;
-                            food: string;
-                            portion: string;
-                            notes: string | null;
-                        }[];
-                        medications: {
-                            name: string;
-                            dose: string;
-                            times: string[];
-                            withFood: boolean;
-                            notes: string | null;
-                            /** @description Charged per dose given, integer minor units. */
-                            administrationAmount: number;
-                        }[];
-                        notes: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "bookingId": "Booking id",
+                     *       "petId": "Pet id",
+                     *       "locationId": "Location id",
+                     *       "feeding": [
+                     *         {
+                     *           "time": "Time",
+                     *           "food": "Food",
+                     *           "portion": "Portion",
+                     *           "notes": "Notes"
+                     *         }
+                     *       ],
+                     *       "medications": [
+                     *         {
+                     *           "name": "Name",
+                     *           "dose": "Dose",
+                     *           "times": [
+                     *             "Times"
+                     *           ],
+                     *           "withFood": true,
+                     *           "notes": "Notes",
+                     *           "administrationAmount": 1
+                     *         }
+                     *       ],
+                     *       "notes": "Notes",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["BoardingCarePlan"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -20493,34 +22530,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    feeding?: {
-                        /**
-                         * @description Local time at the location, HH:MM (24 h).
-                         * @example 08:00
-                         */
-                        time: string;
-                        /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
-                        food: string;
-                        /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
-                        portion: string;
-                        notes?: string | null;
-                    }[];
-                    /** @description Medication names are unique in a plan (case-insensitively). */
-                    medications?: {
-                        /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                        name: string;
-                        /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
-                        dose: string;
-                        /** @description Local times at the location, HH:MM. */
-                        times: string[];
-                        withFood?: boolean;
-                        notes?: string | null;
-                        /** @description Charged per dose given (integer minor units, default 0): billed at check-out as a care item. */
-                        administrationAmount?: number;
-                    }[];
-                    notes?: string | null;
-                };
+                /** @example {
+                 *       "feeding": [
+                 *         {
+                 *           "time": "08:00",
+                 *           "food": "Example",
+                 *           "portion": "Example"
+                 *         }
+                 *       ],
+                 *       "medications": [
+                 *         {
+                 *           "name": "Example",
+                 *           "dose": "Example",
+                 *           "times": [
+                 *             "08:00"
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "notes": "Example"
+                 *     } */
+                "application/json": components["schemas"]["UpdateBoardingCarePlanRequest"];
             };
         };
         responses: {
@@ -20536,33 +22565,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Care plan id (cpl_…). */
-                        id: string;
-                        bookingId: string;
-                        petId: string;
-                        locationId: string;
-                        feeding: {
-                            time: string;
-                            food: string;
-                            portion: string;
-                            notes: string | null;
-                        }[];
-                        medications: {
-                            name: string;
-                            dose: string;
-                            times: string[];
-                            withFood: boolean;
-                            notes: string | null;
-                            /** @description Charged per dose given, integer minor units. */
-                            administrationAmount: number;
-                        }[];
-                        notes: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "bookingId": "Booking id",
+                     *       "petId": "Pet id",
+                     *       "locationId": "Location id",
+                     *       "feeding": [
+                     *         {
+                     *           "time": "Time",
+                     *           "food": "Food",
+                     *           "portion": "Portion",
+                     *           "notes": "Notes"
+                     *         }
+                     *       ],
+                     *       "medications": [
+                     *         {
+                     *           "name": "Name",
+                     *           "dose": "Dose",
+                     *           "times": [
+                     *             "Times"
+                     *           ],
+                     *           "withFood": true,
+                     *           "notes": "Notes",
+                     *           "administrationAmount": 1
+                     *         }
+                     *       ],
+                     *       "notes": "Notes",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["BoardingCarePlan"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -20722,29 +22754,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Dose log entry id (dos_…). */
-                            id: string;
-                            carePlanId: string;
-                            bookingId: string;
-                            medication: string;
-                            /** Format: date-time */
-                            scheduledFor: string;
-                            outcome: "given" | "refused" | "skipped";
-                            givenBy: string;
-                            notes: string | null;
-                            recordedBy: {
-                                clientId: string;
-                            };
-                            /** Format: date-time */
-                            createdAt: string;
-                            supersedes: string | null;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "carePlanId": "Care plan id",
+                     *           "bookingId": "Booking id",
+                     *           "medication": "Medication",
+                     *           "scheduledFor": "2026-11-02T09:30:00Z",
+                     *           "outcome": "given",
+                     *           "givenBy": "Given by",
+                     *           "notes": "Notes",
+                     *           "recordedBy": {
+                     *             "clientId": "Client id"
+                     *           },
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "supersedes": "Supersedes"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["BoardingDosePage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -20842,21 +22873,13 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
-                    medication: string;
-                    /**
-                     * Format: date-time
-                     * @description The dose’s scheduled instant: one of the medication’s times on a local date of the stay at the location, ISO 8601 with Z or an offset (else 422 dose_not_scheduled). Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
-                     */
-                    scheduledFor: string;
-                    outcome: "given" | "refused" | "skipped";
-                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
-                    givenBy: string;
-                    notes?: string | null;
-                    /** @description A correction: the id (dos_…) of the latest entry of the same medication and scheduledFor, which this one replaces. */
-                    supersedes?: string;
-                };
+                /** @example {
+                 *       "medication": "Example",
+                 *       "scheduledFor": "2026-11-02T09:30:00Z",
+                 *       "outcome": "given",
+                 *       "givenBy": "Example"
+                 *     } */
+                "application/json": components["schemas"]["LogBoardingDoseRequest"];
             };
         };
         responses: {
@@ -20872,24 +22895,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Dose log entry id (dos_…). */
-                        id: string;
-                        carePlanId: string;
-                        bookingId: string;
-                        medication: string;
-                        /** Format: date-time */
-                        scheduledFor: string;
-                        outcome: "given" | "refused" | "skipped";
-                        givenBy: string;
-                        notes: string | null;
-                        recordedBy: {
-                            clientId: string;
-                        };
-                        /** Format: date-time */
-                        createdAt: string;
-                        supersedes: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "carePlanId": "Care plan id",
+                     *       "bookingId": "Booking id",
+                     *       "medication": "Medication",
+                     *       "scheduledFor": "2026-11-02T09:30:00Z",
+                     *       "outcome": "given",
+                     *       "givenBy": "Given by",
+                     *       "notes": "Notes",
+                     *       "recordedBy": {
+                     *         "clientId": "Client id"
+                     *       },
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "supersedes": "Supersedes"
+                     *     } */
+                    "application/json": components["schemas"]["BoardingDose"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -21049,49 +23070,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Package id (pkg_…). */
-                            id: string;
-                            name: string;
-                            locationId: string | null;
-                            services: string[];
-                            /** @description Minutes per pet size (small, medium, large, xlarge). */
-                            durationMinutes: {
-                                /** @description Minutes. */
-                                small: number;
-                                /** @description Minutes. */
-                                medium: number;
-                                /** @description Minutes. */
-                                large: number;
-                                /** @description Minutes. */
-                                xlarge: number;
-                            };
-                            /** @description Price per pet size, integer minor units. */
-                            price: {
-                                /** @description Integer minor units. */
-                                small: number;
-                                /** @description Integer minor units. */
-                                medium: number;
-                                /** @description Integer minor units. */
-                                large: number;
-                                /** @description Integer minor units. */
-                                xlarge: number;
-                            };
-                            currency: string;
-                            /** @description Sessions sold together; > 1 is a prepaid bundle (POST /v1/grooming/package-credits). */
-                            sessions: number;
-                            validDays: number | null;
-                            active: boolean;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "name": "Name",
+                     *           "locationId": "Location id",
+                     *           "services": [
+                     *             "Services"
+                     *           ],
+                     *           "durationMinutes": {
+                     *             "small": 5,
+                     *             "medium": 5,
+                     *             "large": 5,
+                     *             "xlarge": 5
+                     *           },
+                     *           "price": {
+                     *             "small": 0,
+                     *             "medium": 0,
+                     *             "large": 0,
+                     *             "xlarge": 0
+                     *           },
+                     *           "currency": "Currency",
+                     *           "sessions": 1,
+                     *           "validDays": 1,
+                     *           "active": true,
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "updatedAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["GroomingPackagePage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -21174,39 +23185,25 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                    name: string;
-                    /** @description Location id (loc_…). */
-                    locationId?: string;
-                    services: string[];
-                    /** @description Minutes per pet size (small, medium, large, xlarge). */
-                    durationMinutes: {
-                        /** @description Minutes. */
-                        small: number;
-                        /** @description Minutes. */
-                        medium: number;
-                        /** @description Minutes. */
-                        large: number;
-                        /** @description Minutes. */
-                        xlarge: number;
-                    };
-                    /** @description Price per pet size, integer minor units. */
-                    price: {
-                        /** @description Integer minor units. */
-                        small: number;
-                        /** @description Integer minor units. */
-                        medium: number;
-                        /** @description Integer minor units. */
-                        large: number;
-                        /** @description Integer minor units. */
-                        xlarge: number;
-                    };
-                    /** @description ISO 4217 code; defaults to the location’s (or the tenant default for a group-wide package). */
-                    currency?: string;
-                    sessions?: number;
-                    validDays?: number;
-                };
+                /** @example {
+                 *       "name": "Example",
+                 *       "services": [
+                 *         "example"
+                 *       ],
+                 *       "durationMinutes": {
+                 *         "small": 5,
+                 *         "medium": 5,
+                 *         "large": 5,
+                 *         "xlarge": 5
+                 *       },
+                 *       "price": {
+                 *         "small": 0,
+                 *         "medium": 0,
+                 *         "large": 0,
+                 *         "xlarge": 0
+                 *       }
+                 *     } */
+                "application/json": components["schemas"]["CreateGroomingPackageRequest"];
             };
         };
         responses: {
@@ -21222,44 +23219,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Package id (pkg_…). */
-                        id: string;
-                        name: string;
-                        locationId: string | null;
-                        services: string[];
-                        /** @description Minutes per pet size (small, medium, large, xlarge). */
-                        durationMinutes: {
-                            /** @description Minutes. */
-                            small: number;
-                            /** @description Minutes. */
-                            medium: number;
-                            /** @description Minutes. */
-                            large: number;
-                            /** @description Minutes. */
-                            xlarge: number;
-                        };
-                        /** @description Price per pet size, integer minor units. */
-                        price: {
-                            /** @description Integer minor units. */
-                            small: number;
-                            /** @description Integer minor units. */
-                            medium: number;
-                            /** @description Integer minor units. */
-                            large: number;
-                            /** @description Integer minor units. */
-                            xlarge: number;
-                        };
-                        currency: string;
-                        /** @description Sessions sold together; > 1 is a prepaid bundle (POST /v1/grooming/package-credits). */
-                        sessions: number;
-                        validDays: number | null;
-                        active: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "locationId": "Location id",
+                     *       "services": [
+                     *         "Services"
+                     *       ],
+                     *       "durationMinutes": {
+                     *         "small": 5,
+                     *         "medium": 5,
+                     *         "large": 5,
+                     *         "xlarge": 5
+                     *       },
+                     *       "price": {
+                     *         "small": 0,
+                     *         "medium": 0,
+                     *         "large": 0,
+                     *         "xlarge": 0
+                     *       },
+                     *       "currency": "Currency",
+                     *       "sessions": 1,
+                     *       "validDays": 1,
+                     *       "active": true,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["GroomingPackage"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -21402,44 +23388,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Package id (pkg_…). */
-                        id: string;
-                        name: string;
-                        locationId: string | null;
-                        services: string[];
-                        /** @description Minutes per pet size (small, medium, large, xlarge). */
-                        durationMinutes: {
-                            /** @description Minutes. */
-                            small: number;
-                            /** @description Minutes. */
-                            medium: number;
-                            /** @description Minutes. */
-                            large: number;
-                            /** @description Minutes. */
-                            xlarge: number;
-                        };
-                        /** @description Price per pet size, integer minor units. */
-                        price: {
-                            /** @description Integer minor units. */
-                            small: number;
-                            /** @description Integer minor units. */
-                            medium: number;
-                            /** @description Integer minor units. */
-                            large: number;
-                            /** @description Integer minor units. */
-                            xlarge: number;
-                        };
-                        currency: string;
-                        /** @description Sessions sold together; > 1 is a prepaid bundle (POST /v1/grooming/package-credits). */
-                        sessions: number;
-                        validDays: number | null;
-                        active: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "locationId": "Location id",
+                     *       "services": [
+                     *         "Services"
+                     *       ],
+                     *       "durationMinutes": {
+                     *         "small": 5,
+                     *         "medium": 5,
+                     *         "large": 5,
+                     *         "xlarge": 5
+                     *       },
+                     *       "price": {
+                     *         "small": 0,
+                     *         "medium": 0,
+                     *         "large": 0,
+                     *         "xlarge": 0
+                     *       },
+                     *       "currency": "Currency",
+                     *       "sessions": 1,
+                     *       "validDays": 1,
+                     *       "active": true,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["GroomingPackage"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -21537,36 +23512,28 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                    name?: string;
-                    services?: string[];
-                    /** @description Minutes per pet size (small, medium, large, xlarge). */
-                    durationMinutes?: {
-                        /** @description Minutes. */
-                        small: number;
-                        /** @description Minutes. */
-                        medium: number;
-                        /** @description Minutes. */
-                        large: number;
-                        /** @description Minutes. */
-                        xlarge: number;
-                    };
-                    /** @description Price per pet size, integer minor units. */
-                    price?: {
-                        /** @description Integer minor units. */
-                        small: number;
-                        /** @description Integer minor units. */
-                        medium: number;
-                        /** @description Integer minor units. */
-                        large: number;
-                        /** @description Integer minor units. */
-                        xlarge: number;
-                    };
-                    sessions?: number;
-                    validDays?: number | null;
-                    active?: boolean;
-                };
+                /** @example {
+                 *       "name": "Example",
+                 *       "services": [
+                 *         "example"
+                 *       ],
+                 *       "durationMinutes": {
+                 *         "small": 5,
+                 *         "medium": 5,
+                 *         "large": 5,
+                 *         "xlarge": 5
+                 *       },
+                 *       "price": {
+                 *         "small": 0,
+                 *         "medium": 0,
+                 *         "large": 0,
+                 *         "xlarge": 0
+                 *       },
+                 *       "sessions": 1,
+                 *       "validDays": 1,
+                 *       "active": true
+                 *     } */
+                "application/json": components["schemas"]["UpdateGroomingPackageRequest"];
             };
         };
         responses: {
@@ -21582,44 +23549,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Package id (pkg_…). */
-                        id: string;
-                        name: string;
-                        locationId: string | null;
-                        services: string[];
-                        /** @description Minutes per pet size (small, medium, large, xlarge). */
-                        durationMinutes: {
-                            /** @description Minutes. */
-                            small: number;
-                            /** @description Minutes. */
-                            medium: number;
-                            /** @description Minutes. */
-                            large: number;
-                            /** @description Minutes. */
-                            xlarge: number;
-                        };
-                        /** @description Price per pet size, integer minor units. */
-                        price: {
-                            /** @description Integer minor units. */
-                            small: number;
-                            /** @description Integer minor units. */
-                            medium: number;
-                            /** @description Integer minor units. */
-                            large: number;
-                            /** @description Integer minor units. */
-                            xlarge: number;
-                        };
-                        currency: string;
-                        /** @description Sessions sold together; > 1 is a prepaid bundle (POST /v1/grooming/package-credits). */
-                        sessions: number;
-                        validDays: number | null;
-                        active: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "locationId": "Location id",
+                     *       "services": [
+                     *         "Services"
+                     *       ],
+                     *       "durationMinutes": {
+                     *         "small": 5,
+                     *         "medium": 5,
+                     *         "large": 5,
+                     *         "xlarge": 5
+                     *       },
+                     *       "price": {
+                     *         "small": 0,
+                     *         "medium": 0,
+                     *         "large": 0,
+                     *         "xlarge": 0
+                     *       },
+                     *       "currency": "Currency",
+                     *       "sessions": 1,
+                     *       "validDays": 1,
+                     *       "active": true,
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["GroomingPackage"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -21762,9 +23718,9 @@ export interface operations {
                 /** @description Text: no control characters (one line); no unpaired surrogates. */
                 petId?: string;
                 status?: "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show";
-                /** @description ISO 8601 date-time with Z or an offset. Text: no control characters (one line); no unpaired surrogates. */
+                /** @description ISO 8601 date-time with Z or an offset. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 from?: string;
-                /** @description ISO 8601 date-time with Z or an offset. Text: no control characters (one line); no unpaired surrogates. */
+                /** @description ISO 8601 date-time with Z or an offset. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999. */
                 to?: string;
             };
             header?: {
@@ -21787,42 +23743,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Booking id (bkg_…), shared with every booking kind. */
-                            id: string;
-                            /** @constant */
-                            kind: "grooming";
-                            status: "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show";
-                            petId: string;
-                            parentId: string;
-                            packageId: string;
-                            /** @description The groomer (prv_…) whose time it takes. */
-                            stylistId: string;
-                            locationId: string;
-                            /** Format: date-time */
-                            startsAt: string;
-                            /** Format: date-time */
-                            endsAt: string;
-                            /** @description small | medium | large | xlarge (grooming prices and times by it). */
-                            size: "small" | "medium" | "large" | "xlarge";
-                            durationMinutes: number;
-                            /** @description The package price for the size, integer minor units (before tax). */
-                            amount: number;
-                            currency: string;
-                            payWith: "invoice" | "membership" | "package_credit";
-                            membershipId: string | null;
-                            invoiceId: string | null;
-                            notes: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "kind": "grooming",
+                     *           "status": "confirmed",
+                     *           "petId": "Pet id",
+                     *           "parentId": "Parent id",
+                     *           "packageId": "Package id",
+                     *           "stylistId": "Stylist id",
+                     *           "locationId": "Location id",
+                     *           "startsAt": "2026-11-02T09:30:00Z",
+                     *           "endsAt": "2026-11-02T09:30:00Z",
+                     *           "size": "small",
+                     *           "durationMinutes": 1,
+                     *           "amount": 1,
+                     *           "currency": "Currency",
+                     *           "payWith": "invoice",
+                     *           "membershipId": "Membership id",
+                     *           "invoiceId": "Invoice id",
+                     *           "notes": "Notes",
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "updatedAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["GroomingAppointmentPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -21905,26 +23854,13 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Pet (pet_…). */
-                    petId: string;
-                    /** @description Package (pkg_…). */
-                    packageId: string;
-                    /** @description Location id (loc_…). */
-                    locationId: string;
-                    /** @description ISO 8601 date-time with Z or an offset. Text: no control characters (one line); no unpaired surrogates. */
-                    startsAt: string;
-                    /** @description small | medium | large | xlarge (grooming prices and times by it). */
-                    size?: "small" | "medium" | "large" | "xlarge";
-                    /** @description Provider id (prv_…). */
-                    stylistId?: string;
-                    /** @description Text: no control characters other than tab and line breaks; no unpaired surrogates. */
-                    notes?: string;
-                    /** @description Default invoice. */
-                    payWith?: "invoice" | "membership" | "package_credit";
-                    /** @description Membership (mbr_…). */
-                    membershipId?: string;
-                };
+                /** @example {
+                 *       "petId": "pet_01jexample0000000000000000",
+                 *       "packageId": "pkg_01jexample0000000000000000",
+                 *       "locationId": "loc_01jexample0000000000000000",
+                 *       "startsAt": "2026-12-01T09:30:00-05:00"
+                 *     } */
+                "application/json": components["schemas"]["CreateGroomingAppointmentRequest"];
             };
         };
         responses: {
@@ -21940,37 +23876,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Booking id (bkg_…), shared with every booking kind. */
-                        id: string;
-                        /** @constant */
-                        kind: "grooming";
-                        status: "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show";
-                        petId: string;
-                        parentId: string;
-                        packageId: string;
-                        /** @description The groomer (prv_…) whose time it takes. */
-                        stylistId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        startsAt: string;
-                        /** Format: date-time */
-                        endsAt: string;
-                        /** @description small | medium | large | xlarge (grooming prices and times by it). */
-                        size: "small" | "medium" | "large" | "xlarge";
-                        durationMinutes: number;
-                        /** @description The package price for the size, integer minor units (before tax). */
-                        amount: number;
-                        currency: string;
-                        payWith: "invoice" | "membership" | "package_credit";
-                        membershipId: string | null;
-                        invoiceId: string | null;
-                        notes: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "kind": "grooming",
+                     *       "status": "confirmed",
+                     *       "petId": "Pet id",
+                     *       "parentId": "Parent id",
+                     *       "packageId": "Package id",
+                     *       "stylistId": "Stylist id",
+                     *       "locationId": "Location id",
+                     *       "startsAt": "2026-11-02T09:30:00Z",
+                     *       "endsAt": "2026-11-02T09:30:00Z",
+                     *       "size": "small",
+                     *       "durationMinutes": 1,
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "payWith": "invoice",
+                     *       "membershipId": "Membership id",
+                     *       "invoiceId": "Invoice id",
+                     *       "notes": "Notes",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["GroomingAppointment"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -22113,37 +24041,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Booking id (bkg_…), shared with every booking kind. */
-                        id: string;
-                        /** @constant */
-                        kind: "grooming";
-                        status: "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show";
-                        petId: string;
-                        parentId: string;
-                        packageId: string;
-                        /** @description The groomer (prv_…) whose time it takes. */
-                        stylistId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        startsAt: string;
-                        /** Format: date-time */
-                        endsAt: string;
-                        /** @description small | medium | large | xlarge (grooming prices and times by it). */
-                        size: "small" | "medium" | "large" | "xlarge";
-                        durationMinutes: number;
-                        /** @description The package price for the size, integer minor units (before tax). */
-                        amount: number;
-                        currency: string;
-                        payWith: "invoice" | "membership" | "package_credit";
-                        membershipId: string | null;
-                        invoiceId: string | null;
-                        notes: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "kind": "grooming",
+                     *       "status": "confirmed",
+                     *       "petId": "Pet id",
+                     *       "parentId": "Parent id",
+                     *       "packageId": "Package id",
+                     *       "stylistId": "Stylist id",
+                     *       "locationId": "Location id",
+                     *       "startsAt": "2026-11-02T09:30:00Z",
+                     *       "endsAt": "2026-11-02T09:30:00Z",
+                     *       "size": "small",
+                     *       "durationMinutes": 1,
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "payWith": "invoice",
+                     *       "membershipId": "Membership id",
+                     *       "invoiceId": "Invoice id",
+                     *       "notes": "Notes",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["GroomingAppointment"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -22241,11 +24161,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    status: "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show";
-                    /** @description Why, for a cancellation (sent in booking.cancelled). Text: no control characters other than tab and line breaks; no unpaired surrogates. */
-                    reason?: string;
-                };
+                /** @example {
+                 *       "status": "confirmed"
+                 *     } */
+                "application/json": components["schemas"]["UpdateGroomingAppointmentRequest"];
             };
         };
         responses: {
@@ -22261,37 +24180,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Booking id (bkg_…), shared with every booking kind. */
-                        id: string;
-                        /** @constant */
-                        kind: "grooming";
-                        status: "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show";
-                        petId: string;
-                        parentId: string;
-                        packageId: string;
-                        /** @description The groomer (prv_…) whose time it takes. */
-                        stylistId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        startsAt: string;
-                        /** Format: date-time */
-                        endsAt: string;
-                        /** @description small | medium | large | xlarge (grooming prices and times by it). */
-                        size: "small" | "medium" | "large" | "xlarge";
-                        durationMinutes: number;
-                        /** @description The package price for the size, integer minor units (before tax). */
-                        amount: number;
-                        currency: string;
-                        payWith: "invoice" | "membership" | "package_credit";
-                        membershipId: string | null;
-                        invoiceId: string | null;
-                        notes: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "kind": "grooming",
+                     *       "status": "confirmed",
+                     *       "petId": "Pet id",
+                     *       "parentId": "Parent id",
+                     *       "packageId": "Package id",
+                     *       "stylistId": "Stylist id",
+                     *       "locationId": "Location id",
+                     *       "startsAt": "2026-11-02T09:30:00Z",
+                     *       "endsAt": "2026-11-02T09:30:00Z",
+                     *       "size": "small",
+                     *       "durationMinutes": 1,
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "payWith": "invoice",
+                     *       "membershipId": "Membership id",
+                     *       "invoiceId": "Invoice id",
+                     *       "notes": "Notes",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["GroomingAppointment"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -22434,12 +24345,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Booking (bkg_…). */
-                    bookingId: string;
-                    /** @description Provider id (prv_…). */
-                    stylistId?: string;
-                };
+                /** @example {
+                 *       "bookingId": "bkg_01jexample0000000000000000"
+                 *     } */
+                "application/json": components["schemas"]["AssignGroomingStylistRequest"];
             };
         };
         responses: {
@@ -22455,37 +24364,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Booking id (bkg_…), shared with every booking kind. */
-                        id: string;
-                        /** @constant */
-                        kind: "grooming";
-                        status: "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show";
-                        petId: string;
-                        parentId: string;
-                        packageId: string;
-                        /** @description The groomer (prv_…) whose time it takes. */
-                        stylistId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        startsAt: string;
-                        /** Format: date-time */
-                        endsAt: string;
-                        /** @description small | medium | large | xlarge (grooming prices and times by it). */
-                        size: "small" | "medium" | "large" | "xlarge";
-                        durationMinutes: number;
-                        /** @description The package price for the size, integer minor units (before tax). */
-                        amount: number;
-                        currency: string;
-                        payWith: "invoice" | "membership" | "package_credit";
-                        membershipId: string | null;
-                        invoiceId: string | null;
-                        notes: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "kind": "grooming",
+                     *       "status": "confirmed",
+                     *       "petId": "Pet id",
+                     *       "parentId": "Parent id",
+                     *       "packageId": "Package id",
+                     *       "stylistId": "Stylist id",
+                     *       "locationId": "Location id",
+                     *       "startsAt": "2026-11-02T09:30:00Z",
+                     *       "endsAt": "2026-11-02T09:30:00Z",
+                     *       "size": "small",
+                     *       "durationMinutes": 1,
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "payWith": "invoice",
+                     *       "membershipId": "Membership id",
+                     *       "invoiceId": "Invoice id",
+                     *       "notes": "Notes",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["GroomingAppointment"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -22623,9 +24524,9 @@ export interface operations {
                 packageId: string;
                 /** @description small | medium | large | xlarge (grooming prices and times by it). */
                 size: "small" | "medium" | "large" | "xlarge";
-                /** @description A date YYYY-MM-DD (the location’s day) or a date-time. Text: no control characters (one line); no unpaired surrogates. */
+                /** @description A date YYYY-MM-DD (the location’s day), a local date-time, or a date-time with Z or an offset. */
                 from: string;
-                /** @description A date YYYY-MM-DD (the location’s day) or a date-time. Text: no control characters (one line); no unpaired surrogates. */
+                /** @description A date YYYY-MM-DD (the location’s day), a local date-time, or a date-time with Z or an offset. */
                 to: string;
             };
             header?: {
@@ -22648,23 +24549,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            stylistId: string;
-                            /** Format: date-time */
-                            startsAt: string;
-                            /** Format: date-time */
-                            endsAt: string;
-                        }[];
-                        days: {
-                            /** Format: date */
-                            date: string;
-                            /** @description Free slots that day (all stylists). */
-                            slots: number;
-                            /** @description Why a day has no slot; [] when it has some. */
-                            reasons: ("no_stylist_working" | "fully_booked" | "outside_booking_window")[];
-                        }[];
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "stylistId": "Stylist id",
+                     *           "startsAt": "2026-11-02T09:30:00Z",
+                     *           "endsAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "days": [
+                     *         {
+                     *           "date": "2026-11-02",
+                     *           "slots": 1,
+                     *           "reasons": [
+                     *             "no_stylist_working"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     } */
+                    "application/json": components["schemas"]["GroomingAvailability"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -22778,28 +24681,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Membership id (mbr_…). */
-                            id: string;
-                            status: "active" | "cancelled";
-                            parentId: string;
-                            petId: string | null;
-                            packageId: string;
-                            /** @description Where it is billed; its credits work at every location of the group. */
-                            locationId: string;
-                            subscriptionId: string;
-                            sessionsPerPeriod: number;
-                            /** @description sessionsPerPeriod × paid periods − credits spent. */
-                            creditsRemaining: number;
-                            currentPeriodEnd: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "status": "active",
+                     *           "parentId": "Parent id",
+                     *           "petId": "Pet id",
+                     *           "packageId": "Package id",
+                     *           "locationId": "Location id",
+                     *           "subscriptionId": "Subscription id",
+                     *           "sessionsPerPeriod": 1,
+                     *           "creditsRemaining": 1,
+                     *           "currentPeriodEnd": "2026-11-02",
+                     *           "createdAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["GroomingMembershipPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -22882,21 +24783,16 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Pet parent (usr_…). */
-                    parentId: string;
-                    /** @description Pet (pet_…). */
-                    petId?: string;
-                    /** @description Package (pkg_…). */
-                    packageId: string;
-                    /** @description Location id (loc_…). */
-                    locationId: string;
-                    sessionsPerPeriod: number;
-                    /** @description Per period, integer minor units. */
-                    price: number;
-                    interval: "week" | "month" | "year";
-                    collection: "wallet" | "send_invoice";
-                };
+                /** @example {
+                 *       "parentId": "usr_01jexample0000000000000000",
+                 *       "packageId": "pkg_01jexample0000000000000000",
+                 *       "locationId": "loc_01jexample0000000000000000",
+                 *       "sessionsPerPeriod": 1,
+                 *       "price": 1,
+                 *       "interval": "week",
+                 *       "collection": "wallet"
+                 *     } */
+                "application/json": components["schemas"]["CreateGroomingMembershipRequest"];
             };
         };
         responses: {
@@ -22912,23 +24808,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Membership id (mbr_…). */
-                        id: string;
-                        status: "active" | "cancelled";
-                        parentId: string;
-                        petId: string | null;
-                        packageId: string;
-                        /** @description Where it is billed; its credits work at every location of the group. */
-                        locationId: string;
-                        subscriptionId: string;
-                        sessionsPerPeriod: number;
-                        /** @description sessionsPerPeriod × paid periods − credits spent. */
-                        creditsRemaining: number;
-                        currentPeriodEnd: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "status": "active",
+                     *       "parentId": "Parent id",
+                     *       "petId": "Pet id",
+                     *       "packageId": "Package id",
+                     *       "locationId": "Location id",
+                     *       "subscriptionId": "Subscription id",
+                     *       "sessionsPerPeriod": 1,
+                     *       "creditsRemaining": 1,
+                     *       "currentPeriodEnd": "2026-11-02",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["GroomingMembership"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -23071,23 +24964,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Membership id (mbr_…). */
-                        id: string;
-                        status: "active" | "cancelled";
-                        parentId: string;
-                        petId: string | null;
-                        packageId: string;
-                        /** @description Where it is billed; its credits work at every location of the group. */
-                        locationId: string;
-                        subscriptionId: string;
-                        sessionsPerPeriod: number;
-                        /** @description sessionsPerPeriod × paid periods − credits spent. */
-                        creditsRemaining: number;
-                        currentPeriodEnd: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "status": "active",
+                     *       "parentId": "Parent id",
+                     *       "petId": "Pet id",
+                     *       "packageId": "Package id",
+                     *       "locationId": "Location id",
+                     *       "subscriptionId": "Subscription id",
+                     *       "sessionsPerPeriod": 1,
+                     *       "creditsRemaining": 1,
+                     *       "currentPeriodEnd": "2026-11-02",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["GroomingMembership"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -23197,23 +25087,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Membership id (mbr_…). */
-                        id: string;
-                        status: "active" | "cancelled";
-                        parentId: string;
-                        petId: string | null;
-                        packageId: string;
-                        /** @description Where it is billed; its credits work at every location of the group. */
-                        locationId: string;
-                        subscriptionId: string;
-                        sessionsPerPeriod: number;
-                        /** @description sessionsPerPeriod × paid periods − credits spent. */
-                        creditsRemaining: number;
-                        currentPeriodEnd: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "status": "active",
+                     *       "parentId": "Parent id",
+                     *       "petId": "Pet id",
+                     *       "packageId": "Package id",
+                     *       "locationId": "Location id",
+                     *       "subscriptionId": "Subscription id",
+                     *       "sessionsPerPeriod": 1,
+                     *       "creditsRemaining": 1,
+                     *       "currentPeriodEnd": "2026-11-02",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["GroomingMembership"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -23350,25 +25237,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Bundle id (pcr_…). */
-                            id: string;
-                            parentId: string;
-                            packageId: string;
-                            locationId: string;
-                            /** @description The finalized invoice of the bundle. */
-                            invoiceId: string;
-                            sessions: number;
-                            creditsRemaining: number;
-                            expiresAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "parentId": "Parent id",
+                     *           "packageId": "Package id",
+                     *           "locationId": "Location id",
+                     *           "invoiceId": "Invoice id",
+                     *           "sessions": 1,
+                     *           "creditsRemaining": 1,
+                     *           "expiresAt": "2026-11-02T09:30:00Z",
+                     *           "createdAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["GroomingPackageCreditsPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -23451,16 +25337,13 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Pet parent (usr_…). */
-                    parentId: string;
-                    /** @description Package (pkg_…). */
-                    packageId: string;
-                    /** @description Location id (loc_…). */
-                    locationId: string;
-                    /** @description Prices the bundle: sessions × the package price for this size. */
-                    size: "small" | "medium" | "large" | "xlarge";
-                };
+                /** @example {
+                 *       "parentId": "usr_01jexample0000000000000000",
+                 *       "packageId": "pkg_01jexample0000000000000000",
+                 *       "locationId": "loc_01jexample0000000000000000",
+                 *       "size": "small"
+                 *     } */
+                "application/json": components["schemas"]["BuyGroomingPackageCreditsRequest"];
             };
         };
         responses: {
@@ -23476,20 +25359,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Bundle id (pcr_…). */
-                        id: string;
-                        parentId: string;
-                        packageId: string;
-                        locationId: string;
-                        /** @description The finalized invoice of the bundle. */
-                        invoiceId: string;
-                        sessions: number;
-                        creditsRemaining: number;
-                        expiresAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "parentId": "Parent id",
+                     *       "packageId": "Package id",
+                     *       "locationId": "Location id",
+                     *       "invoiceId": "Invoice id",
+                     *       "sessions": 1,
+                     *       "creditsRemaining": 1,
+                     *       "expiresAt": "2026-11-02T09:30:00Z",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["GroomingPackageCredits"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -23632,20 +25513,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Bundle id (pcr_…). */
-                        id: string;
-                        parentId: string;
-                        packageId: string;
-                        locationId: string;
-                        /** @description The finalized invoice of the bundle. */
-                        invoiceId: string;
-                        sessions: number;
-                        creditsRemaining: number;
-                        expiresAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "parentId": "Parent id",
+                     *       "packageId": "Package id",
+                     *       "locationId": "Location id",
+                     *       "invoiceId": "Invoice id",
+                     *       "sessions": 1,
+                     *       "creditsRemaining": 1,
+                     *       "expiresAt": "2026-11-02T09:30:00Z",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["GroomingPackageCredits"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -23733,10 +25612,6 @@ export interface operations {
                 limit?: number;
                 /** @description The nextCursor of the previous page. Text: no control characters (one line); no unpaired surrogates. */
                 cursor?: string;
-                /** @description Page number: Petcare-Version 2025-06-01 only (400 in later versions, which page by cursor). */
-                page?: number;
-                /** @description Page size of the page-number form (default 25): Petcare-Version 2025-06-01 only. */
-                perPage?: number;
                 status?: "pending_payment" | "paid" | "fulfilled" | "cancelled" | "partially_refunded" | "refunded";
                 /** @description Text: no control characters (one line); no unpaired surrogates. */
                 parentId?: string;
@@ -23763,78 +25638,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Order id (ord_…). */
-                            id: string;
-                            status: "pending_payment" | "paid" | "fulfilled" | "cancelled" | "partially_refunded" | "refunded";
-                            parentId: string;
-                            petId: string;
-                            lines: {
-                                /** @description Order line id (oln_…). */
-                                id: string;
-                                providerId: string;
-                                listingId: string;
-                                /** @description The booking (bkg_…, kind marketplace) the line holds. */
-                                bookingId: string;
-                                /** Format: date-time */
-                                startsAt: string;
-                                /** @description The listing price when ordered (before tax). */
-                                amount: number;
-                                /** @description round-half-up(amount × commission rate / 10000), the rate snapshotted at order time. */
-                                commissionAmount: number;
-                            }[];
-                            /** @description Sum of the lines. */
-                            subtotal: number;
-                            /** @description subtotal plus the location’s tax, as the invoice bills it. */
-                            total: number;
-                            currency: string;
-                            /** @description The order’s invoice (inv_…): pay it with POST /v1/payments. */
-                            invoiceId: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                        /** @description Never in this version: the page number the 2025-06-01 answer carries as `page`. */
-                        page?: number;
-                        /** @description Never in this version: what the 2025-06-01 answer carries as `totalPages`. */
-                        totalPages?: number;
-                    } | {
-                        orders: {
-                            /** @description Order id (ord_…). */
-                            id: string;
-                            status: "pending_payment" | "paid" | "fulfilled" | "cancelled" | "partially_refunded" | "refunded";
-                            parentId: string;
-                            petId: string;
-                            lines: {
-                                /** @description Order line id (oln_…). */
-                                id: string;
-                                providerId: string;
-                                listingId: string;
-                                /** @description The booking (bkg_…, kind marketplace) the line holds. */
-                                bookingId: string;
-                                /** Format: date-time */
-                                startsAt: string;
-                                /** @description The listing price when ordered (before tax). */
-                                amount: number;
-                                /** @description round-half-up(amount × commission rate / 10000), the rate snapshotted at order time. */
-                                commissionAmount: number;
-                            }[];
-                            /** @description Sum of the lines. */
-                            subtotal: number;
-                            /** @description subtotal plus the location’s tax, as the invoice bills it. */
-                            total: number;
-                            currency: string;
-                            /** @description The order’s invoice (inv_…): pay it with POST /v1/payments. */
-                            invoiceId: string;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        page: number;
-                        totalPages: number;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "status": "pending_payment",
+                     *           "parentId": "Parent id",
+                     *           "petId": "Pet id",
+                     *           "lines": [
+                     *             {
+                     *               "id": "Id",
+                     *               "providerId": "Provider id",
+                     *               "listingId": "Listing id",
+                     *               "bookingId": "Booking id",
+                     *               "startsAt": "2026-11-02T09:30:00Z",
+                     *               "amount": 1,
+                     *               "commissionAmount": 1
+                     *             }
+                     *           ],
+                     *           "subtotal": 1,
+                     *           "total": 1,
+                     *           "currency": "Currency",
+                     *           "invoiceId": "Invoice id",
+                     *           "createdAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["OrderPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -23917,21 +25749,18 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Pet parent (usr_…). */
-                    parentId: string;
-                    /** @description Pet (pet_…). */
-                    petId: string;
-                    /** @description 1–20 lines; each claims its provider's slot and becomes a booking. */
-                    lines: {
-                        /** @description Marketplace provider (prv_…). */
-                        providerId: string;
-                        /** @description Listing of that provider (lst_…). */
-                        listingId: string;
-                        /** @description ISO 8601 date-time with Z or an offset. Text: no control characters (one line); no unpaired surrogates. */
-                        startsAt: string;
-                    }[];
-                };
+                /** @example {
+                 *       "parentId": "usr_01jexample0000000000000000",
+                 *       "petId": "pet_01jexample0000000000000000",
+                 *       "lines": [
+                 *         {
+                 *           "providerId": "prv_01jexample0000000000000000",
+                 *           "listingId": "lst_01jexample0000000000000000",
+                 *           "startsAt": "2026-12-01T09:30:00-05:00"
+                 *         }
+                 *       ]
+                 *     } */
+                "application/json": components["schemas"]["CreateOrderRequest"];
             };
         };
         responses: {
@@ -23947,36 +25776,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Order id (ord_…). */
-                        id: string;
-                        status: "pending_payment" | "paid" | "fulfilled" | "cancelled" | "partially_refunded" | "refunded";
-                        parentId: string;
-                        petId: string;
-                        lines: {
-                            /** @description Order line id (oln_…). */
-                            id: string;
-                            providerId: string;
-                            listingId: string;
-                            /** @description The booking (bkg_…, kind marketplace) the line holds. */
-                            bookingId: string;
-                            /** Format: date-time */
-                            startsAt: string;
-                            /** @description The listing price when ordered (before tax). */
-                            amount: number;
-                            /** @description round-half-up(amount × commission rate / 10000), the rate snapshotted at order time. */
-                            commissionAmount: number;
-                        }[];
-                        /** @description Sum of the lines. */
-                        subtotal: number;
-                        /** @description subtotal plus the location’s tax, as the invoice bills it. */
-                        total: number;
-                        currency: string;
-                        /** @description The order’s invoice (inv_…): pay it with POST /v1/payments. */
-                        invoiceId: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "status": "pending_payment",
+                     *       "parentId": "Parent id",
+                     *       "petId": "Pet id",
+                     *       "lines": [
+                     *         {
+                     *           "id": "Id",
+                     *           "providerId": "Provider id",
+                     *           "listingId": "Listing id",
+                     *           "bookingId": "Booking id",
+                     *           "startsAt": "2026-11-02T09:30:00Z",
+                     *           "amount": 1,
+                     *           "commissionAmount": 1
+                     *         }
+                     *       ],
+                     *       "subtotal": 1,
+                     *       "total": 1,
+                     *       "currency": "Currency",
+                     *       "invoiceId": "Invoice id",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Order"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -24119,36 +25941,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Order id (ord_…). */
-                        id: string;
-                        status: "pending_payment" | "paid" | "fulfilled" | "cancelled" | "partially_refunded" | "refunded";
-                        parentId: string;
-                        petId: string;
-                        lines: {
-                            /** @description Order line id (oln_…). */
-                            id: string;
-                            providerId: string;
-                            listingId: string;
-                            /** @description The booking (bkg_…, kind marketplace) the line holds. */
-                            bookingId: string;
-                            /** Format: date-time */
-                            startsAt: string;
-                            /** @description The listing price when ordered (before tax). */
-                            amount: number;
-                            /** @description round-half-up(amount × commission rate / 10000), the rate snapshotted at order time. */
-                            commissionAmount: number;
-                        }[];
-                        /** @description Sum of the lines. */
-                        subtotal: number;
-                        /** @description subtotal plus the location’s tax, as the invoice bills it. */
-                        total: number;
-                        currency: string;
-                        /** @description The order’s invoice (inv_…): pay it with POST /v1/payments. */
-                        invoiceId: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "status": "pending_payment",
+                     *       "parentId": "Parent id",
+                     *       "petId": "Pet id",
+                     *       "lines": [
+                     *         {
+                     *           "id": "Id",
+                     *           "providerId": "Provider id",
+                     *           "listingId": "Listing id",
+                     *           "bookingId": "Booking id",
+                     *           "startsAt": "2026-11-02T09:30:00Z",
+                     *           "amount": 1,
+                     *           "commissionAmount": 1
+                     *         }
+                     *       ],
+                     *       "subtotal": 1,
+                     *       "total": 1,
+                     *       "currency": "Currency",
+                     *       "invoiceId": "Invoice id",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Order"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -24246,10 +26061,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
-                    reason?: string;
-                };
+                /** @example {
+                 *       "reason": "Example"
+                 *     } */
+                "application/json": components["schemas"]["CancelOrderRequest"];
             };
         };
         responses: {
@@ -24265,36 +26080,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Order id (ord_…). */
-                        id: string;
-                        status: "pending_payment" | "paid" | "fulfilled" | "cancelled" | "partially_refunded" | "refunded";
-                        parentId: string;
-                        petId: string;
-                        lines: {
-                            /** @description Order line id (oln_…). */
-                            id: string;
-                            providerId: string;
-                            listingId: string;
-                            /** @description The booking (bkg_…, kind marketplace) the line holds. */
-                            bookingId: string;
-                            /** Format: date-time */
-                            startsAt: string;
-                            /** @description The listing price when ordered (before tax). */
-                            amount: number;
-                            /** @description round-half-up(amount × commission rate / 10000), the rate snapshotted at order time. */
-                            commissionAmount: number;
-                        }[];
-                        /** @description Sum of the lines. */
-                        subtotal: number;
-                        /** @description subtotal plus the location’s tax, as the invoice bills it. */
-                        total: number;
-                        currency: string;
-                        /** @description The order’s invoice (inv_…): pay it with POST /v1/payments. */
-                        invoiceId: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "status": "pending_payment",
+                     *       "parentId": "Parent id",
+                     *       "petId": "Pet id",
+                     *       "lines": [
+                     *         {
+                     *           "id": "Id",
+                     *           "providerId": "Provider id",
+                     *           "listingId": "Listing id",
+                     *           "bookingId": "Booking id",
+                     *           "startsAt": "2026-11-02T09:30:00Z",
+                     *           "amount": 1,
+                     *           "commissionAmount": 1
+                     *         }
+                     *       ],
+                     *       "subtotal": 1,
+                     *       "total": 1,
+                     *       "currency": "Currency",
+                     *       "invoiceId": "Invoice id",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Order"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -24440,14 +26248,14 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Lines to refund; default every line. */
-                    lineIds?: string[];
-                    /** @description Gross (pre-tax) amount to refund of the one line named in lineIds; default what is left of each line. Its tax share is refunded with it. */
-                    amount?: number;
-                    /** @description Not blank. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
-                    reason?: string;
-                };
+                /** @example {
+                 *       "lineIds": [
+                 *         "oln_01jexample0000000000000000"
+                 *       ],
+                 *       "amount": 1,
+                 *       "reason": "Example"
+                 *     } */
+                "application/json": components["schemas"]["RefundOrderRequest"];
             };
         };
         responses: {
@@ -24463,36 +26271,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Order id (ord_…). */
-                        id: string;
-                        status: "pending_payment" | "paid" | "fulfilled" | "cancelled" | "partially_refunded" | "refunded";
-                        parentId: string;
-                        petId: string;
-                        lines: {
-                            /** @description Order line id (oln_…). */
-                            id: string;
-                            providerId: string;
-                            listingId: string;
-                            /** @description The booking (bkg_…, kind marketplace) the line holds. */
-                            bookingId: string;
-                            /** Format: date-time */
-                            startsAt: string;
-                            /** @description The listing price when ordered (before tax). */
-                            amount: number;
-                            /** @description round-half-up(amount × commission rate / 10000), the rate snapshotted at order time. */
-                            commissionAmount: number;
-                        }[];
-                        /** @description Sum of the lines. */
-                        subtotal: number;
-                        /** @description subtotal plus the location’s tax, as the invoice bills it. */
-                        total: number;
-                        currency: string;
-                        /** @description The order’s invoice (inv_…): pay it with POST /v1/payments. */
-                        invoiceId: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "status": "pending_payment",
+                     *       "parentId": "Parent id",
+                     *       "petId": "Pet id",
+                     *       "lines": [
+                     *         {
+                     *           "id": "Id",
+                     *           "providerId": "Provider id",
+                     *           "listingId": "Listing id",
+                     *           "bookingId": "Booking id",
+                     *           "startsAt": "2026-11-02T09:30:00Z",
+                     *           "amount": 1,
+                     *           "commissionAmount": 1
+                     *         }
+                     *       ],
+                     *       "subtotal": 1,
+                     *       "total": 1,
+                     *       "currency": "Currency",
+                     *       "invoiceId": "Invoice id",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Order"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -24650,32 +26451,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Booking id (bkg_…). */
-                        id: string;
-                        /** @constant */
-                        kind: "marketplace";
-                        status: "reserved" | "confirmed" | "completed" | "cancelled";
-                        orderId: string;
-                        orderLineId: string;
-                        providerId: string;
-                        listingId: string;
-                        /** @description The listing’s category. */
-                        service: string;
-                        petId: string;
-                        parentId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        startsAt: string;
-                        /** Format: date-time */
-                        endsAt: string;
-                        /** @description Integer minor units. */
-                        amount: number;
-                        currency: string;
-                        completedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "kind": "marketplace",
+                     *       "status": "reserved",
+                     *       "orderId": "Order id",
+                     *       "orderLineId": "Order line id",
+                     *       "providerId": "Provider id",
+                     *       "listingId": "Listing id",
+                     *       "service": "Service",
+                     *       "petId": "Pet id",
+                     *       "parentId": "Parent id",
+                     *       "locationId": "Location id",
+                     *       "startsAt": "2026-11-02T09:30:00Z",
+                     *       "endsAt": "2026-11-02T09:30:00Z",
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "completedAt": "2026-11-02T09:30:00Z",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["MarketplaceBooking"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -24806,32 +26601,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Booking id (bkg_…). */
-                        id: string;
-                        /** @constant */
-                        kind: "marketplace";
-                        status: "reserved" | "confirmed" | "completed" | "cancelled";
-                        orderId: string;
-                        orderLineId: string;
-                        providerId: string;
-                        listingId: string;
-                        /** @description The listing’s category. */
-                        service: string;
-                        petId: string;
-                        parentId: string;
-                        locationId: string;
-                        /** Format: date-time */
-                        startsAt: string;
-                        /** Format: date-time */
-                        endsAt: string;
-                        /** @description Integer minor units. */
-                        amount: number;
-                        currency: string;
-                        completedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "kind": "marketplace",
+                     *       "status": "reserved",
+                     *       "orderId": "Order id",
+                     *       "orderLineId": "Order line id",
+                     *       "providerId": "Provider id",
+                     *       "listingId": "Listing id",
+                     *       "service": "Service",
+                     *       "petId": "Pet id",
+                     *       "parentId": "Parent id",
+                     *       "locationId": "Location id",
+                     *       "startsAt": "2026-11-02T09:30:00Z",
+                     *       "endsAt": "2026-11-02T09:30:00Z",
+                     *       "amount": 1,
+                     *       "currency": "Currency",
+                     *       "completedAt": "2026-11-02T09:30:00Z",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["MarketplaceBooking"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -24947,32 +26736,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Commission line id (cml_…). */
-                            id: string;
-                            orderId: string;
-                            orderLineId: string;
-                            providerId: string;
-                            /** @description sale: accrued when the line was paid; refund: the negative line of a refund. */
-                            kind: "sale" | "refund";
-                            refundId: string | null;
-                            /** @description Signed: the line’s price (sale) or minus the gross refunded (refund). */
-                            gross: number;
-                            /** @description The rate snapshotted on the order line. */
-                            rateBps: number;
-                            /** @description Signed as gross. */
-                            commission: number;
-                            currency: string;
-                            status: "accrued" | "settled";
-                            settlementId: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "orderId": "Order id",
+                     *           "orderLineId": "Order line id",
+                     *           "providerId": "Provider id",
+                     *           "kind": "sale",
+                     *           "refundId": "Refund id",
+                     *           "gross": 1,
+                     *           "rateBps": 1,
+                     *           "commission": 1,
+                     *           "currency": "Currency",
+                     *           "status": "accrued",
+                     *           "settlementId": "Settlement id",
+                     *           "createdAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["CommissionPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -25055,20 +26840,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * Format: date
-                     * @description First day of the period (YYYY-MM-DD, UTC). Years 0001–9999.
-                     */
-                    periodStart: string;
-                    /**
-                     * Format: date
-                     * @description Last day of the period, inclusive (YYYY-MM-DD, UTC). Years 0001–9999.
-                     */
-                    periodEnd: string;
-                    /** @description Only this provider (prv_…). */
-                    providerId?: string;
-                };
+                /** @example {
+                 *       "periodStart": "2026-11-02",
+                 *       "periodEnd": "2026-11-02"
+                 *     } */
+                "application/json": components["schemas"]["CreateProviderPayoutsRequest"];
             };
         };
         responses: {
@@ -25084,53 +26860,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Settlement id (stl_…). */
-                            id: string;
-                            /** @constant */
-                            kind: "provider_payout";
-                            providerId: string;
-                            /** Format: date */
-                            periodStart: string;
-                            /** Format: date */
-                            periodEnd: string;
-                            currency: string;
-                            /** @description Sum of the sale lines. */
-                            gross: number;
-                            /** @description Gross refunded: minus the sum of the refund lines (≥ 0). */
-                            refunds: number;
-                            /** @description Sum of the lines’ commission (refund lines count negative). */
-                            commission: number;
-                            /** @description gross − refunds − commission: what the provider is paid. */
-                            net: number;
-                            lines: {
-                                /** @description Commission line id (cml_…). */
-                                id: string;
-                                orderId: string;
-                                orderLineId: string;
-                                providerId: string;
-                                /** @description sale: accrued when the line was paid; refund: the negative line of a refund. */
-                                kind: "sale" | "refund";
-                                refundId: string | null;
-                                /** @description Signed: the line’s price (sale) or minus the gross refunded (refund). */
-                                gross: number;
-                                /** @description The rate snapshotted on the order line. */
-                                rateBps: number;
-                                /** @description Signed as gross. */
-                                commission: number;
-                                currency: string;
-                                status: "accrued" | "settled";
-                                settlementId: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                            }[];
-                            status: "pending" | "paid";
-                            /** Format: date-time */
-                            createdAt: string;
-                            paidAt: string | null;
-                        }[];
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "kind": "provider_payout",
+                     *           "providerId": "Provider id",
+                     *           "periodStart": "2026-11-02",
+                     *           "periodEnd": "2026-11-02",
+                     *           "currency": "Currency",
+                     *           "gross": 1,
+                     *           "refunds": 1,
+                     *           "commission": 1,
+                     *           "net": 1,
+                     *           "lines": [
+                     *             {
+                     *               "id": "Id",
+                     *               "orderId": "Order id",
+                     *               "orderLineId": "Order line id",
+                     *               "providerId": "Provider id",
+                     *               "kind": "sale",
+                     *               "refundId": "Refund id",
+                     *               "gross": 1,
+                     *               "rateBps": 1,
+                     *               "commission": 1,
+                     *               "currency": "Currency",
+                     *               "status": "accrued",
+                     *               "settlementId": "Settlement id",
+                     *               "createdAt": "2026-11-02T09:30:00Z"
+                     *             }
+                     *           ],
+                     *           "status": "pending",
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "paidAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ]
+                     *     } */
+                    "application/json": components["schemas"]["CreateProviderPayoutsResult"];
                 };
             };
             /** @description The statements of the period */
@@ -25145,53 +26911,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Settlement id (stl_…). */
-                            id: string;
-                            /** @constant */
-                            kind: "provider_payout";
-                            providerId: string;
-                            /** Format: date */
-                            periodStart: string;
-                            /** Format: date */
-                            periodEnd: string;
-                            currency: string;
-                            /** @description Sum of the sale lines. */
-                            gross: number;
-                            /** @description Gross refunded: minus the sum of the refund lines (≥ 0). */
-                            refunds: number;
-                            /** @description Sum of the lines’ commission (refund lines count negative). */
-                            commission: number;
-                            /** @description gross − refunds − commission: what the provider is paid. */
-                            net: number;
-                            lines: {
-                                /** @description Commission line id (cml_…). */
-                                id: string;
-                                orderId: string;
-                                orderLineId: string;
-                                providerId: string;
-                                /** @description sale: accrued when the line was paid; refund: the negative line of a refund. */
-                                kind: "sale" | "refund";
-                                refundId: string | null;
-                                /** @description Signed: the line’s price (sale) or minus the gross refunded (refund). */
-                                gross: number;
-                                /** @description The rate snapshotted on the order line. */
-                                rateBps: number;
-                                /** @description Signed as gross. */
-                                commission: number;
-                                currency: string;
-                                status: "accrued" | "settled";
-                                settlementId: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                            }[];
-                            status: "pending" | "paid";
-                            /** Format: date-time */
-                            createdAt: string;
-                            paidAt: string | null;
-                        }[];
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "kind": "provider_payout",
+                     *           "providerId": "Provider id",
+                     *           "periodStart": "2026-11-02",
+                     *           "periodEnd": "2026-11-02",
+                     *           "currency": "Currency",
+                     *           "gross": 1,
+                     *           "refunds": 1,
+                     *           "commission": 1,
+                     *           "net": 1,
+                     *           "lines": [
+                     *             {
+                     *               "id": "Id",
+                     *               "orderId": "Order id",
+                     *               "orderLineId": "Order line id",
+                     *               "providerId": "Provider id",
+                     *               "kind": "sale",
+                     *               "refundId": "Refund id",
+                     *               "gross": 1,
+                     *               "rateBps": 1,
+                     *               "commission": 1,
+                     *               "currency": "Currency",
+                     *               "status": "accrued",
+                     *               "settlementId": "Settlement id",
+                     *               "createdAt": "2026-11-02T09:30:00Z"
+                     *             }
+                     *           ],
+                     *           "status": "pending",
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "paidAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ]
+                     *     } */
+                    "application/json": components["schemas"]["CreateProviderPayoutsResult"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -25334,51 +27090,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Settlement id (stl_…). */
-                        id: string;
-                        /** @constant */
-                        kind: "provider_payout";
-                        providerId: string;
-                        /** Format: date */
-                        periodStart: string;
-                        /** Format: date */
-                        periodEnd: string;
-                        currency: string;
-                        /** @description Sum of the sale lines. */
-                        gross: number;
-                        /** @description Gross refunded: minus the sum of the refund lines (≥ 0). */
-                        refunds: number;
-                        /** @description Sum of the lines’ commission (refund lines count negative). */
-                        commission: number;
-                        /** @description gross − refunds − commission: what the provider is paid. */
-                        net: number;
-                        lines: {
-                            /** @description Commission line id (cml_…). */
-                            id: string;
-                            orderId: string;
-                            orderLineId: string;
-                            providerId: string;
-                            /** @description sale: accrued when the line was paid; refund: the negative line of a refund. */
-                            kind: "sale" | "refund";
-                            refundId: string | null;
-                            /** @description Signed: the line’s price (sale) or minus the gross refunded (refund). */
-                            gross: number;
-                            /** @description The rate snapshotted on the order line. */
-                            rateBps: number;
-                            /** @description Signed as gross. */
-                            commission: number;
-                            currency: string;
-                            status: "accrued" | "settled";
-                            settlementId: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        status: "pending" | "paid";
-                        /** Format: date-time */
-                        createdAt: string;
-                        paidAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "kind": "provider_payout",
+                     *       "providerId": "Provider id",
+                     *       "periodStart": "2026-11-02",
+                     *       "periodEnd": "2026-11-02",
+                     *       "currency": "Currency",
+                     *       "gross": 1,
+                     *       "refunds": 1,
+                     *       "commission": 1,
+                     *       "net": 1,
+                     *       "lines": [
+                     *         {
+                     *           "id": "Id",
+                     *           "orderId": "Order id",
+                     *           "orderLineId": "Order line id",
+                     *           "providerId": "Provider id",
+                     *           "kind": "sale",
+                     *           "refundId": "Refund id",
+                     *           "gross": 1,
+                     *           "rateBps": 1,
+                     *           "commission": 1,
+                     *           "currency": "Currency",
+                     *           "status": "accrued",
+                     *           "settlementId": "Settlement id",
+                     *           "createdAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "status": "pending",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "paidAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["ProviderPayout"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -25488,51 +27232,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Settlement id (stl_…). */
-                        id: string;
-                        /** @constant */
-                        kind: "provider_payout";
-                        providerId: string;
-                        /** Format: date */
-                        periodStart: string;
-                        /** Format: date */
-                        periodEnd: string;
-                        currency: string;
-                        /** @description Sum of the sale lines. */
-                        gross: number;
-                        /** @description Gross refunded: minus the sum of the refund lines (≥ 0). */
-                        refunds: number;
-                        /** @description Sum of the lines’ commission (refund lines count negative). */
-                        commission: number;
-                        /** @description gross − refunds − commission: what the provider is paid. */
-                        net: number;
-                        lines: {
-                            /** @description Commission line id (cml_…). */
-                            id: string;
-                            orderId: string;
-                            orderLineId: string;
-                            providerId: string;
-                            /** @description sale: accrued when the line was paid; refund: the negative line of a refund. */
-                            kind: "sale" | "refund";
-                            refundId: string | null;
-                            /** @description Signed: the line’s price (sale) or minus the gross refunded (refund). */
-                            gross: number;
-                            /** @description The rate snapshotted on the order line. */
-                            rateBps: number;
-                            /** @description Signed as gross. */
-                            commission: number;
-                            currency: string;
-                            status: "accrued" | "settled";
-                            settlementId: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        status: "pending" | "paid";
-                        /** Format: date-time */
-                        createdAt: string;
-                        paidAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "kind": "provider_payout",
+                     *       "providerId": "Provider id",
+                     *       "periodStart": "2026-11-02",
+                     *       "periodEnd": "2026-11-02",
+                     *       "currency": "Currency",
+                     *       "gross": 1,
+                     *       "refunds": 1,
+                     *       "commission": 1,
+                     *       "net": 1,
+                     *       "lines": [
+                     *         {
+                     *           "id": "Id",
+                     *           "orderId": "Order id",
+                     *           "orderLineId": "Order line id",
+                     *           "providerId": "Provider id",
+                     *           "kind": "sale",
+                     *           "refundId": "Refund id",
+                     *           "gross": 1,
+                     *           "rateBps": 1,
+                     *           "commission": 1,
+                     *           "currency": "Currency",
+                     *           "status": "accrued",
+                     *           "settlementId": "Settlement id",
+                     *           "createdAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "status": "pending",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "paidAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["ProviderPayout"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -25665,31 +27397,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Knowledge service id (ais_…). */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /** @description null: tenant-wide. */
-                            locationIds: string[] | null;
-                            retrieval: {
-                                /** @constant */
-                                lexical: true;
-                                /** @description Vectors are searched too (an embedding model is pinned and sqlite-vec is loaded). */
-                                vector: boolean;
-                                embeddingModel: string | null;
-                                dimension: number | null;
-                                reason: string | null;
-                            };
-                            documentCount: number;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "name": "Name",
+                     *           "description": "Description",
+                     *           "locationIds": [
+                     *             "Location ids"
+                     *           ],
+                     *           "retrieval": {
+                     *             "lexical": true,
+                     *             "vector": true,
+                     *             "embeddingModel": "Embedding model",
+                     *             "dimension": 1,
+                     *             "reason": "Reason"
+                     *           },
+                     *           "documentCount": 0,
+                     *           "createdAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["KnowledgeServicePage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -25772,14 +27503,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Not blank. Text: one line; no control characters, no bidirectional override/embedding/isolate controls (U+202A–U+202E, U+2066–U+2069), no unpaired surrogates. */
-                    name: string;
-                    /** @description Text: no control characters other than tab and line breaks; no unpaired surrogates. */
-                    description?: string;
-                    /** @description Locations whose staff may use it; omit for a tenant-wide service (tenant-wide callers only). */
-                    locationIds?: string[];
-                };
+                /** @example {
+                 *       "name": "Example"
+                 *     } */
+                "application/json": components["schemas"]["CreateKnowledgeServiceRequest"];
             };
         };
         responses: {
@@ -25795,26 +27522,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Knowledge service id (ais_…). */
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        /** @description null: tenant-wide. */
-                        locationIds: string[] | null;
-                        retrieval: {
-                            /** @constant */
-                            lexical: true;
-                            /** @description Vectors are searched too (an embedding model is pinned and sqlite-vec is loaded). */
-                            vector: boolean;
-                            embeddingModel: string | null;
-                            dimension: number | null;
-                            reason: string | null;
-                        };
-                        documentCount: number;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "description": "Description",
+                     *       "locationIds": [
+                     *         "Location ids"
+                     *       ],
+                     *       "retrieval": {
+                     *         "lexical": true,
+                     *         "vector": true,
+                     *         "embeddingModel": "Embedding model",
+                     *         "dimension": 1,
+                     *         "reason": "Reason"
+                     *       },
+                     *       "documentCount": 0,
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["KnowledgeService"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -25957,26 +27682,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Knowledge service id (ais_…). */
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        /** @description null: tenant-wide. */
-                        locationIds: string[] | null;
-                        retrieval: {
-                            /** @constant */
-                            lexical: true;
-                            /** @description Vectors are searched too (an embedding model is pinned and sqlite-vec is loaded). */
-                            vector: boolean;
-                            embeddingModel: string | null;
-                            dimension: number | null;
-                            reason: string | null;
-                        };
-                        documentCount: number;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "description": "Description",
+                     *       "locationIds": [
+                     *         "Location ids"
+                     *       ],
+                     *       "retrieval": {
+                     *         "lexical": true,
+                     *         "vector": true,
+                     *         "embeddingModel": "Embedding model",
+                     *         "dimension": 1,
+                     *         "reason": "Reason"
+                     *       },
+                     *       "documentCount": 0,
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["KnowledgeService"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -26086,26 +27809,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Knowledge service id (ais_…). */
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        /** @description null: tenant-wide. */
-                        locationIds: string[] | null;
-                        retrieval: {
-                            /** @constant */
-                            lexical: true;
-                            /** @description Vectors are searched too (an embedding model is pinned and sqlite-vec is loaded). */
-                            vector: boolean;
-                            embeddingModel: string | null;
-                            dimension: number | null;
-                            reason: string | null;
-                        };
-                        documentCount: number;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "description": "Description",
+                     *       "locationIds": [
+                     *         "Location ids"
+                     *       ],
+                     *       "retrieval": {
+                     *         "lexical": true,
+                     *         "vector": true,
+                     *         "embeddingModel": "Embedding model",
+                     *         "dimension": 1,
+                     *         "reason": "Reason"
+                     *       },
+                     *       "documentCount": 0,
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["KnowledgeService"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -26241,33 +27962,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Knowledge document id (kdoc_…). */
-                            id: string;
-                            serviceId: string;
-                            title: string;
-                            source: "file" | "pet_document" | "text";
-                            /** @description application/pdf, text/plain or text/markdown (from the content). */
-                            contentType: string;
-                            sourceDocumentId: string | null;
-                            status: "uploaded" | "extracting" | "indexed" | "failed";
-                            /** @description Of the file bytes, or of the UTF-8 text. */
-                            sha256: string;
-                            sizeBytes: number;
-                            pages: number | null;
-                            chunks: number | null;
-                            /** @description Share of the chunks indexed (1 when indexed). */
-                            progress: number;
-                            error: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            indexedAt: string | null;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "serviceId": "Service id",
+                     *           "title": "Title",
+                     *           "source": "file",
+                     *           "contentType": "Content type",
+                     *           "sourceDocumentId": "Source document id",
+                     *           "status": "uploaded",
+                     *           "sha256": "Sha256",
+                     *           "sizeBytes": 0,
+                     *           "pages": 1,
+                     *           "chunks": 1,
+                     *           "progress": 0,
+                     *           "error": "Error",
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "indexedAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["KnowledgeDocumentPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -26365,46 +28083,14 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "multipart/form-data": {
-                    /**
-                     * Format: binary
-                     * @description PDF, text or Markdown; the type is decided from the content.
-                     */
-                    file: string;
-                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
-                    title?: string;
-                } | {
-                    /** @description A pet document (PDF, text or Markdown) of a pet at one of the service's locations (doc_…). */
-                    documentId: string;
-                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
-                    title?: string;
-                } | {
-                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
-                    title: string;
-                    /** @description The document text; a form feed (\f) starts a new page. Text: no control characters other than tab, line breaks and form feed; no unpaired surrogates. */
-                    text: string;
-                    contentType?: "text/plain" | "text/markdown";
-                };
-                "application/json": {
-                    /**
-                     * Format: binary
-                     * @description PDF, text or Markdown; the type is decided from the content.
-                     */
-                    file: string;
-                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
-                    title?: string;
-                } | {
-                    /** @description A pet document (PDF, text or Markdown) of a pet at one of the service's locations (doc_…). */
-                    documentId: string;
-                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
-                    title?: string;
-                } | {
-                    /** @description Not blank. Text: no control characters (one line); no unpaired surrogates. */
-                    title: string;
-                    /** @description The document text; a form feed (\f) starts a new page. Text: no control characters other than tab, line breaks and form feed; no unpaired surrogates. */
-                    text: string;
-                    contentType?: "text/plain" | "text/markdown";
-                };
+                /** @example {
+                 *       "file": ""
+                 *     } */
+                "multipart/form-data": components["schemas"]["UploadKnowledgeDocumentRequestFile"] | components["schemas"]["UploadKnowledgeDocumentRequestDocumentId"] | components["schemas"]["UploadKnowledgeDocumentRequestTitle"];
+                /** @example {
+                 *       "documentId": "doc_01jexample0000000000000000"
+                 *     } */
+                "application/json": components["schemas"]["UploadKnowledgeDocumentRequestFile"] | components["schemas"]["UploadKnowledgeDocumentRequestDocumentId"] | components["schemas"]["UploadKnowledgeDocumentRequestTitle"];
             };
         };
         responses: {
@@ -26420,28 +28106,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Knowledge document id (kdoc_…). */
-                        id: string;
-                        serviceId: string;
-                        title: string;
-                        source: "file" | "pet_document" | "text";
-                        /** @description application/pdf, text/plain or text/markdown (from the content). */
-                        contentType: string;
-                        sourceDocumentId: string | null;
-                        status: "uploaded" | "extracting" | "indexed" | "failed";
-                        /** @description Of the file bytes, or of the UTF-8 text. */
-                        sha256: string;
-                        sizeBytes: number;
-                        pages: number | null;
-                        chunks: number | null;
-                        /** @description Share of the chunks indexed (1 when indexed). */
-                        progress: number;
-                        error: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        indexedAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "serviceId": "Service id",
+                     *       "title": "Title",
+                     *       "source": "file",
+                     *       "contentType": "Content type",
+                     *       "sourceDocumentId": "Source document id",
+                     *       "status": "uploaded",
+                     *       "sha256": "Sha256",
+                     *       "sizeBytes": 0,
+                     *       "pages": 1,
+                     *       "chunks": 1,
+                     *       "progress": 0,
+                     *       "error": "Error",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "indexedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["KnowledgeDocument"];
                 };
             };
             /** @description The document, queued for indexing */
@@ -26456,28 +28138,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Knowledge document id (kdoc_…). */
-                        id: string;
-                        serviceId: string;
-                        title: string;
-                        source: "file" | "pet_document" | "text";
-                        /** @description application/pdf, text/plain or text/markdown (from the content). */
-                        contentType: string;
-                        sourceDocumentId: string | null;
-                        status: "uploaded" | "extracting" | "indexed" | "failed";
-                        /** @description Of the file bytes, or of the UTF-8 text. */
-                        sha256: string;
-                        sizeBytes: number;
-                        pages: number | null;
-                        chunks: number | null;
-                        /** @description Share of the chunks indexed (1 when indexed). */
-                        progress: number;
-                        error: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        indexedAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "serviceId": "Service id",
+                     *       "title": "Title",
+                     *       "source": "file",
+                     *       "contentType": "Content type",
+                     *       "sourceDocumentId": "Source document id",
+                     *       "status": "uploaded",
+                     *       "sha256": "Sha256",
+                     *       "sizeBytes": 0,
+                     *       "pages": 1,
+                     *       "chunks": 1,
+                     *       "progress": 0,
+                     *       "error": "Error",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "indexedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["KnowledgeDocument"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -26634,28 +28312,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Knowledge document id (kdoc_…). */
-                        id: string;
-                        serviceId: string;
-                        title: string;
-                        source: "file" | "pet_document" | "text";
-                        /** @description application/pdf, text/plain or text/markdown (from the content). */
-                        contentType: string;
-                        sourceDocumentId: string | null;
-                        status: "uploaded" | "extracting" | "indexed" | "failed";
-                        /** @description Of the file bytes, or of the UTF-8 text. */
-                        sha256: string;
-                        sizeBytes: number;
-                        pages: number | null;
-                        chunks: number | null;
-                        /** @description Share of the chunks indexed (1 when indexed). */
-                        progress: number;
-                        error: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        indexedAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "serviceId": "Service id",
+                     *       "title": "Title",
+                     *       "source": "file",
+                     *       "contentType": "Content type",
+                     *       "sourceDocumentId": "Source document id",
+                     *       "status": "uploaded",
+                     *       "sha256": "Sha256",
+                     *       "sizeBytes": 0,
+                     *       "pages": 1,
+                     *       "chunks": 1,
+                     *       "progress": 0,
+                     *       "error": "Error",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "indexedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["KnowledgeDocument"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -26753,12 +28427,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description A question in words: 1–2000 characters, with at least one letter and no control characters. */
-                    question: string;
-                    /** @default 5 */
-                    topK?: number;
-                };
+                /** @example {
+                 *       "question": "Example"
+                 *     } */
+                "application/json": components["schemas"]["QueryKnowledgeRequest"];
             };
         };
         responses: {
@@ -26774,28 +28446,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stored answer id (ans_…), readable at GET /v1/ai/answers/{id}. */
-                        id: string;
-                        answer: string;
-                        /** @description True when the documents do not support an answer (support below the measured threshold). */
-                        abstained: boolean;
-                        /** @description Share of the question's content words found in the best passage. */
-                        support: number;
-                        citations: {
-                            documentId: string;
-                            chunkId: string;
-                            title: string;
-                            page: number | null;
-                            snippet: string;
-                            /** @description Lexical: -bm25 (higher is better); hybrid: the reciprocal-rank fusion score. */
-                            score: number;
-                        }[];
-                        retrieval: "lexical" | "hybrid";
-                        /** @description The chat model that phrased it, or `extractive`. */
-                        model: string;
-                        fallback: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "answer": "Answer",
+                     *       "abstained": true,
+                     *       "support": 0,
+                     *       "citations": [
+                     *         {
+                     *           "documentId": "Document id",
+                     *           "chunkId": "Chunk id",
+                     *           "title": "Title",
+                     *           "page": 1,
+                     *           "snippet": "Snippet",
+                     *           "score": 1
+                     *         }
+                     *       ],
+                     *       "retrieval": "lexical",
+                     *       "model": "Model",
+                     *       "fallback": "Fallback"
+                     *     } */
+                    "application/json": components["schemas"]["QueryKnowledgeResult"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -26938,12 +28608,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description A question in words: 1–2000 characters, with at least one letter and no control characters. */
-                    question: string;
-                    /** @description A location id, or `tenant`: every location the caller may see. */
-                    scope: string;
-                };
+                /** @example {
+                 *       "question": "Example",
+                 *       "scope": "tenant"
+                 *     } */
+                "application/json": components["schemas"]["AgentQueryRequest"];
             };
         };
         responses: {
@@ -26959,56 +28628,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stored answer id (ans_…), readable at GET /v1/ai/answers/{id}. */
-                        id: string;
-                        answer: string;
-                        /** @description True when the documents do not support an answer (support below the measured threshold). */
-                        abstained: boolean;
-                        /** @description Share of the question's content words found in the best passage. */
-                        support: number;
-                        citations: {
-                            documentId: string;
-                            chunkId: string;
-                            title: string;
-                            page: number | null;
-                            snippet: string;
-                            /** @description Lexical: -bm25 (higher is better); hybrid: the reciprocal-rank fusion score. */
-                            score: number;
-                        }[];
-                        retrieval: "lexical" | "hybrid";
-                        /** @description The chat model that phrased it, or `extractive`. */
-                        model: string;
-                        fallback: string | null;
-                        scope: string;
-                        liveCounts: {
-                            /** @description pets_total, appointments_today, boarded_tonight (point in time), or a §14 analytics metric. */
-                            metric: string;
-                            value: number;
-                            unit: "count" | "ratio" | "minor";
-                            /** @description ISO 4217, for unit minor. */
-                            currency?: string;
-                            /**
-                             * Format: date
-                             * @description Analytics metrics: first local date of the window.
-                             */
-                            from?: string;
-                            /**
-                             * Format: date
-                             * @description Analytics metrics: last local date of the window.
-                             */
-                            to?: string;
-                            /** Format: date-time */
-                            asOf: string;
-                            locationIds: string[];
-                            basis: {
-                                date: string;
-                                formula: string;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "answer": "Answer",
+                     *       "abstained": true,
+                     *       "support": 0,
+                     *       "citations": [
+                     *         {
+                     *           "documentId": "Document id",
+                     *           "chunkId": "Chunk id",
+                     *           "title": "Title",
+                     *           "page": 1,
+                     *           "snippet": "Snippet",
+                     *           "score": 1
+                     *         }
+                     *       ],
+                     *       "retrieval": "lexical",
+                     *       "model": "Model",
+                     *       "fallback": "Fallback",
+                     *       "scope": "Scope",
+                     *       "liveCounts": [
+                     *         {
+                     *           "metric": "Metric",
+                     *           "value": 1,
+                     *           "unit": "count",
+                     *           "asOf": "2026-11-02T09:30:00Z",
+                     *           "locationIds": [
+                     *             "Location ids"
+                     *           ],
+                     *           "basis": {
+                     *             "date": "Date",
+                     *             "formula": "Formula"
+                     *           }
+                     *         }
+                     *       ]
+                     *     } */
+                    "application/json": components["schemas"]["AgentQueryResult"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -27163,61 +28818,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stored answer id (ans_…), readable at GET /v1/ai/answers/{id}. */
-                        id: string;
-                        answer: string;
-                        /** @description True when the documents do not support an answer (support below the measured threshold). */
-                        abstained: boolean;
-                        /** @description Share of the question's content words found in the best passage. */
-                        support: number;
-                        citations: {
-                            documentId: string;
-                            chunkId: string;
-                            title: string;
-                            page: number | null;
-                            snippet: string;
-                            /** @description Lexical: -bm25 (higher is better); hybrid: the reciprocal-rank fusion score. */
-                            score: number;
-                        }[];
-                        retrieval: "lexical" | "hybrid";
-                        /** @description The chat model that phrased it, or `extractive`. */
-                        model: string;
-                        fallback: string | null;
-                        kind: "knowledge" | "agent";
-                        question: string;
-                        serviceId: string | null;
-                        scope: string | null;
-                        liveCounts: {
-                            /** @description pets_total, appointments_today, boarded_tonight (point in time), or a §14 analytics metric. */
-                            metric: string;
-                            value: number;
-                            unit: "count" | "ratio" | "minor";
-                            /** @description ISO 4217, for unit minor. */
-                            currency?: string;
-                            /**
-                             * Format: date
-                             * @description Analytics metrics: first local date of the window.
-                             */
-                            from?: string;
-                            /**
-                             * Format: date
-                             * @description Analytics metrics: last local date of the window.
-                             */
-                            to?: string;
-                            /** Format: date-time */
-                            asOf: string;
-                            locationIds: string[];
-                            basis: {
-                                date: string;
-                                formula: string;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "answer": "Answer",
+                     *       "abstained": true,
+                     *       "support": 0,
+                     *       "citations": [
+                     *         {
+                     *           "documentId": "Document id",
+                     *           "chunkId": "Chunk id",
+                     *           "title": "Title",
+                     *           "page": 1,
+                     *           "snippet": "Snippet",
+                     *           "score": 1
+                     *         }
+                     *       ],
+                     *       "retrieval": "lexical",
+                     *       "model": "Model",
+                     *       "fallback": "Fallback",
+                     *       "kind": "knowledge",
+                     *       "question": "Question",
+                     *       "serviceId": "Service id",
+                     *       "scope": "Scope",
+                     *       "liveCounts": [
+                     *         {
+                     *           "metric": "Metric",
+                     *           "value": 1,
+                     *           "unit": "count",
+                     *           "asOf": "2026-11-02T09:30:00Z",
+                     *           "locationIds": [
+                     *             "Location ids"
+                     *           ],
+                     *           "basis": {
+                     *             "date": "Date",
+                     *             "formula": "Formula"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Answer"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -27324,159 +28964,138 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        pet: {
-                            id: string;
-                            name: string;
-                            species: string;
-                            ownerId: string;
-                            locationId: string;
-                            /** @description The pet's vaccinationStatus as GET /v1/pets/{id} derives it. */
-                            vaccinationStatus: string;
-                        };
-                        /**
-                         * Format: date-time
-                         * @description The business-clock instant the summary was computed at.
-                         */
-                        asOf: string;
-                        /**
-                         * Format: date
-                         * @description The UTC date of asOf: the day due dates are compared with (YYYY-MM-DD).
-                         */
-                        today: string;
-                        /** @description The latest dose per vaccine, earliest due first. */
-                        vaccinations: {
-                            /** @description The latest dose of this vaccine (vac_…). */
-                            vaccinationId: string;
-                            vaccine: string;
-                            /** Format: date */
-                            administeredOn: string;
-                            /** Format: date */
-                            dueOn: string;
-                            /** @description overdue: dueOn before today; due_soon: within 30 days (today included); the vaccinationStatus rule per vaccine. */
-                            status: "overdue" | "due_soon" | "up_to_date";
-                        }[];
-                        /** @description Upcoming or in-progress appointments (confirmed, checked_in, in_progress, not ended), soonest first, at most 50. */
-                        appointments: {
-                            id: string;
-                            type: string;
-                            status: string;
-                            /** Format: date-time */
-                            startsAt: string;
-                            /** Format: date-time */
-                            endsAt: string;
-                            locationId: string;
-                            providerId: string;
-                        }[];
-                        /** @description Upcoming or current bookings of every kind (boarding, grooming, marketplace) not ended and not in a final state, soonest first, at most 50. */
-                        bookings: {
-                            /** @description bkg_… */
-                            id: string;
-                            /** @description boarding | grooming | marketplace */
-                            kind: string;
-                            status: string;
-                            /** Format: date-time */
-                            startsAt: string;
-                            /** Format: date-time */
-                            endsAt: string;
-                            locationId: string;
-                            providerId: string | null;
-                            /** @description Integer minor units, as booked. */
-                            amount: number;
-                            currency: string;
-                        }[];
-                        activeStay: {
-                            bookingId: string;
-                            locationId: string;
-                            /** Format: date */
-                            checkInOn: string;
-                            /** Format: date */
-                            checkOutOn: string;
-                            roomId: string | null;
-                            carePlans: {
-                                carePlan: {
-                                    /** @description Care plan id (cpl_…). */
-                                    id: string;
-                                    bookingId: string;
-                                    petId: string;
-                                    locationId: string;
-                                    feeding: {
-                                        time: string;
-                                        food: string;
-                                        portion: string;
-                                        notes: string | null;
-                                    }[];
-                                    medications: {
-                                        name: string;
-                                        dose: string;
-                                        times: string[];
-                                        withFood: boolean;
-                                        notes: string | null;
-                                        /** @description Charged per dose given, integer minor units. */
-                                        administrationAmount: number;
-                                    }[];
-                                    notes: string | null;
-                                    /** Format: date-time */
-                                    createdAt: string;
-                                    /** Format: date-time */
-                                    updatedAt: string;
-                                };
-                                /** @description The last 20 doses logged, newest first. */
-                                recentDoses: {
-                                    /** @description Dose log entry id (dos_…). */
-                                    id: string;
-                                    carePlanId: string;
-                                    bookingId: string;
-                                    medication: string;
-                                    /** Format: date-time */
-                                    scheduledFor: string;
-                                    outcome: "given" | "refused" | "skipped";
-                                    givenBy: string;
-                                    notes: string | null;
-                                    recordedBy: {
-                                        clientId: string;
-                                    };
-                                    /** Format: date-time */
-                                    createdAt: string;
-                                    supersedes: string | null;
-                                }[];
-                                /** @description Doses scheduled since check-in with nothing logged PETCARE_DOSE_OVERDUE_MINUTES after their time (the care-plan-doses job’s rule), in schedule order: the latest 50 (the missed_dose_follow_up action counts them all). */
-                                missedDoses: {
-                                    medication: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description When it was due (a local time at the location, as UTC).
-                                     */
-                                    scheduledFor: string;
-                                }[];
-                            }[];
-                        } | null;
-                        /** @description Open invoices of the pet's parent with an amount due, oldest first, at most 50. */
-                        openInvoices: {
-                            id: string;
-                            number: string | null;
-                            status: string;
-                            locationId: string;
-                            petId: string | null;
-                            currency: string;
-                            total: number;
-                            amountDue: number;
-                            dueOn: string | null;
-                        }[];
-                        /** @description What to do next, by rule, earliest due first. */
-                        actions: {
-                            kind: "record_vaccinations" | "vaccinate_overdue" | "vaccination_due_soon" | "book_vaccination_before_boarding" | "missed_dose_follow_up" | "pay_open_invoice";
-                            /** @description Why, in one sentence naming the facts the rule used. */
-                            reason: string;
-                            /**
-                             * Format: date
-                             * @description When the action is (or was) due; a past date means it is late (YYYY-MM-DD).
-                             */
-                            dueOn: string;
-                            /** @description The records the rule read (pet_, vac_, bkg_, cpl_, inv_ ids), the main one first. */
-                            sourceIds: string[];
-                        }[];
-                    };
+                    /** @example {
+                     *       "pet": {
+                     *         "id": "Id",
+                     *         "name": "Name",
+                     *         "species": "Species",
+                     *         "ownerId": "Owner id",
+                     *         "locationId": "Location id",
+                     *         "vaccinationStatus": "Vaccination status"
+                     *       },
+                     *       "asOf": "2026-11-02T09:30:00Z",
+                     *       "today": "2026-11-02",
+                     *       "vaccinations": [
+                     *         {
+                     *           "vaccinationId": "Vaccination id",
+                     *           "vaccine": "Vaccine",
+                     *           "administeredOn": "2026-11-02",
+                     *           "dueOn": "2026-11-02",
+                     *           "status": "overdue"
+                     *         }
+                     *       ],
+                     *       "appointments": [
+                     *         {
+                     *           "id": "Id",
+                     *           "type": "Type",
+                     *           "status": "Status",
+                     *           "startsAt": "2026-11-02T09:30:00Z",
+                     *           "endsAt": "2026-11-02T09:30:00Z",
+                     *           "locationId": "Location id",
+                     *           "providerId": "Provider id"
+                     *         }
+                     *       ],
+                     *       "bookings": [
+                     *         {
+                     *           "id": "Id",
+                     *           "kind": "Kind",
+                     *           "status": "Status",
+                     *           "startsAt": "2026-11-02T09:30:00Z",
+                     *           "endsAt": "2026-11-02T09:30:00Z",
+                     *           "locationId": "Location id",
+                     *           "providerId": "Provider id",
+                     *           "amount": 1,
+                     *           "currency": "Currency"
+                     *         }
+                     *       ],
+                     *       "activeStay": {
+                     *         "bookingId": "Booking id",
+                     *         "locationId": "Location id",
+                     *         "checkInOn": "2026-11-02",
+                     *         "checkOutOn": "2026-11-02",
+                     *         "roomId": "Room id",
+                     *         "carePlans": [
+                     *           {
+                     *             "carePlan": {
+                     *               "id": "Id",
+                     *               "bookingId": "Booking id",
+                     *               "petId": "Pet id",
+                     *               "locationId": "Location id",
+                     *               "feeding": [
+                     *                 {
+                     *                   "time": "Time",
+                     *                   "food": "Food",
+                     *                   "portion": "Portion",
+                     *                   "notes": "Notes"
+                     *                 }
+                     *               ],
+                     *               "medications": [
+                     *                 {
+                     *                   "name": "Name",
+                     *                   "dose": "Dose",
+                     *                   "times": [
+                     *                     "Times"
+                     *                   ],
+                     *                   "withFood": true,
+                     *                   "notes": "Notes",
+                     *                   "administrationAmount": 1
+                     *                 }
+                     *               ],
+                     *               "notes": "Notes",
+                     *               "createdAt": "2026-11-02T09:30:00Z",
+                     *               "updatedAt": "2026-11-02T09:30:00Z"
+                     *             },
+                     *             "recentDoses": [
+                     *               {
+                     *                 "id": "Id",
+                     *                 "carePlanId": "Care plan id",
+                     *                 "bookingId": "Booking id",
+                     *                 "medication": "Medication",
+                     *                 "scheduledFor": "2026-11-02T09:30:00Z",
+                     *                 "outcome": "given",
+                     *                 "givenBy": "Given by",
+                     *                 "notes": "Notes",
+                     *                 "recordedBy": {
+                     *                   "clientId": "Client id"
+                     *                 },
+                     *                 "createdAt": "2026-11-02T09:30:00Z",
+                     *                 "supersedes": "Supersedes"
+                     *               }
+                     *             ],
+                     *             "missedDoses": [
+                     *               {
+                     *                 "medication": "Medication",
+                     *                 "scheduledFor": "2026-11-02T09:30:00Z"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "openInvoices": [
+                     *         {
+                     *           "id": "Id",
+                     *           "number": "Number",
+                     *           "status": "Status",
+                     *           "locationId": "Location id",
+                     *           "petId": "Pet id",
+                     *           "currency": "Currency",
+                     *           "total": 1,
+                     *           "amountDue": 1,
+                     *           "dueOn": "2026-11-02"
+                     *         }
+                     *       ],
+                     *       "actions": [
+                     *         {
+                     *           "kind": "record_vaccinations",
+                     *           "reason": "Reason",
+                     *           "dueOn": "2026-11-02",
+                     *           "sourceIds": [
+                     *             "Source ids"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     } */
+                    "application/json": components["schemas"]["CareCoordinatorSummary"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -27585,31 +29204,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Campaign id (rcl_…). */
-                            id: string;
-                            /** @description A dry run (nothing was sent). */
-                            dryRun: boolean;
-                            locationId: string | null;
-                            vaccines: string[] | null;
-                            dueWithinDays: number;
-                            /** Format: date */
-                            today: string;
-                            /** Format: date */
-                            dueThrough: string;
-                            recipientCount: number;
-                            sent: number;
-                            /** @description Messages a dry run would have queued (0 when not a dry run). */
-                            wouldSend: number;
-                            skipped: number;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "dryRun": true,
+                     *           "locationId": "Location id",
+                     *           "vaccines": [
+                     *             "Vaccines"
+                     *           ],
+                     *           "dueWithinDays": 1,
+                     *           "today": "2026-11-02",
+                     *           "dueThrough": "2026-11-02",
+                     *           "recipientCount": 1,
+                     *           "sent": 1,
+                     *           "wouldSend": 1,
+                     *           "skipped": 1,
+                     *           "createdAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["RecallSummaryPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -27692,19 +29309,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Only pets now at this location (loc_…, one of the caller's; another answers 404). Default: every location the caller covers. */
-                    locationId?: string;
-                    /** @description Vaccine names, matched case-insensitively as vaccinations match them. Default: every vaccine. */
-                    vaccines?: string[];
-                    /** @description Selects each pet's latest dose per vaccine due on or before today + dueWithinDays, overdue ones included (0: due today or overdue). */
-                    dueWithinDays: number;
-                    /**
-                     * @description Store the campaign as what would happen to each recipient (would_send or skipped), sending nothing and recording no reminder (201, dryRun true, an id like any campaign).
-                     * @default false
-                     */
-                    dryRun?: boolean;
-                };
+                /** @example {
+                 *       "dueWithinDays": 0
+                 *     } */
+                "application/json": components["schemas"]["CreateRecallRequest"];
             };
         };
         responses: {
@@ -27720,54 +29328,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Campaign id (rcl_…); a dry run is stored too. */
-                        id: string;
-                        /** @description A dry run: recipients would_send or skipped, nothing sent. */
-                        dryRun: boolean;
-                        locationId: string | null;
-                        vaccines: string[] | null;
-                        dueWithinDays: number;
-                        /**
-                         * Format: date
-                         * @description The day the window counts from (UTC date of the business clock, as the reminder job counts) (YYYY-MM-DD).
-                         */
-                        today: string;
-                        /**
-                         * Format: date
-                         * @description today + dueWithinDays: the last due date selected (YYYY-MM-DD).
-                         */
-                        dueThrough: string;
-                        /** @description Earliest due first: one per pet and vaccine. */
-                        recipients: {
-                            /** @description The pet's parent (usr_…), who is written to. */
-                            parentId: string;
-                            petId: string;
-                            /** @description The vaccine as recorded on the latest dose. */
-                            vaccine: string;
-                            /**
-                             * Format: date
-                             * @description The latest dose's due date (may be past: overdue).
-                             */
-                            dueOn: string;
-                            /** @description The latest dose (vac_…) whose due date is recalled. */
-                            vaccinationId: string;
-                            /** @description The pet's location. */
-                            locationId: string;
-                            /** @description sent: a message was queued by this campaign; would_send: a dry run would queue one; skipped: see reason. */
-                            status: "sent" | "would_send" | "skipped";
-                            reason: ("already_reminded" | "no_consent" | "no_email") | null;
-                            notificationId: string | null;
-                        }[];
-                        /** @description Messages queued by this campaign (0 in a dry run). */
-                        sent: number;
-                        /** @description Messages a dry run would queue (0 when not a dry run). */
-                        wouldSend: number;
-                        /** @description Recipients already reminded or without consent or an email address. */
-                        skipped: number;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "dryRun": true,
+                     *       "locationId": "Location id",
+                     *       "vaccines": [
+                     *         "Vaccines"
+                     *       ],
+                     *       "dueWithinDays": 1,
+                     *       "today": "2026-11-02",
+                     *       "dueThrough": "2026-11-02",
+                     *       "recipients": [
+                     *         {
+                     *           "parentId": "Parent id",
+                     *           "petId": "Pet id",
+                     *           "vaccine": "Vaccine",
+                     *           "dueOn": "2026-11-02",
+                     *           "vaccinationId": "Vaccination id",
+                     *           "locationId": "Location id",
+                     *           "status": "sent",
+                     *           "reason": "already_reminded",
+                     *           "notificationId": "Notification id"
+                     *         }
+                     *       ],
+                     *       "sent": 1,
+                     *       "wouldSend": 1,
+                     *       "skipped": 1,
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Recall"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -27922,54 +29511,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Campaign id (rcl_…); a dry run is stored too. */
-                        id: string;
-                        /** @description A dry run: recipients would_send or skipped, nothing sent. */
-                        dryRun: boolean;
-                        locationId: string | null;
-                        vaccines: string[] | null;
-                        dueWithinDays: number;
-                        /**
-                         * Format: date
-                         * @description The day the window counts from (UTC date of the business clock, as the reminder job counts) (YYYY-MM-DD).
-                         */
-                        today: string;
-                        /**
-                         * Format: date
-                         * @description today + dueWithinDays: the last due date selected (YYYY-MM-DD).
-                         */
-                        dueThrough: string;
-                        /** @description Earliest due first: one per pet and vaccine. */
-                        recipients: {
-                            /** @description The pet's parent (usr_…), who is written to. */
-                            parentId: string;
-                            petId: string;
-                            /** @description The vaccine as recorded on the latest dose. */
-                            vaccine: string;
-                            /**
-                             * Format: date
-                             * @description The latest dose's due date (may be past: overdue).
-                             */
-                            dueOn: string;
-                            /** @description The latest dose (vac_…) whose due date is recalled. */
-                            vaccinationId: string;
-                            /** @description The pet's location. */
-                            locationId: string;
-                            /** @description sent: a message was queued by this campaign; would_send: a dry run would queue one; skipped: see reason. */
-                            status: "sent" | "would_send" | "skipped";
-                            reason: ("already_reminded" | "no_consent" | "no_email") | null;
-                            notificationId: string | null;
-                        }[];
-                        /** @description Messages queued by this campaign (0 in a dry run). */
-                        sent: number;
-                        /** @description Messages a dry run would queue (0 when not a dry run). */
-                        wouldSend: number;
-                        /** @description Recipients already reminded or without consent or an email address. */
-                        skipped: number;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "dryRun": true,
+                     *       "locationId": "Location id",
+                     *       "vaccines": [
+                     *         "Vaccines"
+                     *       ],
+                     *       "dueWithinDays": 1,
+                     *       "today": "2026-11-02",
+                     *       "dueThrough": "2026-11-02",
+                     *       "recipients": [
+                     *         {
+                     *           "parentId": "Parent id",
+                     *           "petId": "Pet id",
+                     *           "vaccine": "Vaccine",
+                     *           "dueOn": "2026-11-02",
+                     *           "vaccinationId": "Vaccination id",
+                     *           "locationId": "Location id",
+                     *           "status": "sent",
+                     *           "reason": "already_reminded",
+                     *           "notificationId": "Notification id"
+                     *         }
+                     *       ],
+                     *       "sent": 1,
+                     *       "wouldSend": 1,
+                     *       "skipped": 1,
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Recall"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -28080,42 +29650,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Every metric once; a money metric once per currency when the locations use several. */
-                        metrics: {
-                            name: "revenue_net" | "invoices_open" | "appointments_by_status" | "no_show_rate" | "boarding_occupancy_rate" | "grooming_completed" | "vaccination_compliance_rate" | "new_pets" | "active_pets" | "marketplace_gmv" | "commission_earned";
-                            /** @description count: an integer; ratio: 0..1; minor: integer minor units of `currency`. */
-                            value: number;
-                            unit: "count" | "ratio" | "minor";
-                            /** @description ISO 4217, for unit minor. */
-                            currency?: string;
-                            /** @description unit ratio: what the value divides (0/0 answers 0). */
-                            numerator?: number;
-                            denominator?: number;
-                            /** @description appointments_by_status: the count of each status (value is their total). */
-                            breakdown?: {
-                                key: string;
-                                value: number;
-                            }[];
-                            /** Format: date */
-                            from: string;
-                            /** Format: date */
-                            to: string;
-                            /** @description The locations counted (the caller's, or the one asked for). */
-                            locationIds: string[];
-                            /**
-                             * Format: date-time
-                             * @description When the value was computed: records written later are not in it.
-                             */
-                            asOf: string;
-                            basis: {
-                                /** @description Which date of which record places it in the window, and in which time zone. */
-                                date: string;
-                                /** @description How the value is computed from those records. */
-                                formula: string;
-                            };
-                        }[];
-                    };
+                    /** @example {
+                     *       "metrics": [
+                     *         {
+                     *           "name": "revenue_net",
+                     *           "value": 1,
+                     *           "unit": "count",
+                     *           "from": "2026-11-02",
+                     *           "to": "2026-11-02",
+                     *           "locationIds": [
+                     *             "Location ids"
+                     *           ],
+                     *           "asOf": "2026-11-02T09:30:00Z",
+                     *           "basis": {
+                     *             "date": "Date",
+                     *             "formula": "Formula"
+                     *           }
+                     *         }
+                     *       ]
+                     *     } */
+                    "application/json": components["schemas"]["AnalyticsSummary"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -28235,51 +29789,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        name: "revenue_net" | "invoices_open" | "appointments_by_status" | "no_show_rate" | "boarding_occupancy_rate" | "grooming_completed" | "vaccination_compliance_rate" | "new_pets" | "active_pets" | "marketplace_gmv" | "commission_earned";
-                        unit: "count" | "ratio" | "minor";
-                        /** @description ISO 4217, for unit minor. */
-                        currency?: string;
-                        interval: "day" | "week" | "month";
-                        /** Format: date */
-                        from: string;
-                        /** Format: date */
-                        to: string;
-                        /** @description The locations counted (the caller's, or the one asked for). */
-                        locationIds: string[];
-                        /**
-                         * Format: date-time
-                         * @description When the value was computed: records written later are not in it.
-                         */
-                        asOf: string;
-                        basis: {
-                            /** @description Which date of which record places it in the window, and in which time zone. */
-                            date: string;
-                            /** @description How the value is computed from those records. */
-                            formula: string;
-                        };
-                        /** @description Every bucket of the range in order; an empty one as 0. */
-                        points: {
-                            /**
-                             * Format: date
-                             * @description The bucket's first day (a Monday for week, the 1st for month).
-                             */
-                            bucket: string;
-                            /**
-                             * Format: date
-                             * @description First day of the bucket inside the asked range.
-                             */
-                            from: string;
-                            /**
-                             * Format: date
-                             * @description Last day of the bucket inside the asked range.
-                             */
-                            to: string;
-                            value: number;
-                            numerator?: number;
-                            denominator?: number;
-                        }[];
-                    } | string;
+                    /** @example {
+                     *       "name": "revenue_net",
+                     *       "unit": "count",
+                     *       "interval": "day",
+                     *       "from": "2026-11-02",
+                     *       "to": "2026-11-02",
+                     *       "locationIds": [
+                     *         "Location ids"
+                     *       ],
+                     *       "asOf": "2026-11-02T09:30:00Z",
+                     *       "basis": {
+                     *         "date": "Date",
+                     *         "formula": "Formula"
+                     *       },
+                     *       "points": [
+                     *         {
+                     *           "bucket": "2026-11-02",
+                     *           "from": "2026-11-02",
+                     *           "to": "2026-11-02",
+                     *           "value": 1
+                     *         }
+                     *       ]
+                     *     } */
+                    "application/json": components["schemas"]["AnalyticsMetricSeries"] | string;
+                    /** @example bucket,value
+                     *     2026-11-02,1
+                     *      */
                     "text/csv": string;
                 };
             };
@@ -28400,29 +29936,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description payment, refund, invoice, appointment, booking, boarding_room, pet, order_line or commission_line. */
-                            sourceType: string;
-                            sourceId: string;
-                            /**
-                             * Format: date-time
-                             * @description The instant that dates it (see the metric's basis).
-                             */
-                            occurredAt: string;
-                            locationId: string;
-                            /** @description Money metrics: signed minor units (refunds negative); they sum to the value. */
-                            amount?: number;
-                            currency?: string;
-                            /** @description The row's status where the metric reads it. */
-                            status?: string;
-                            /** @description Where the row counts: a count's or a sum's rows are numerator; a ratio's rows are in the denominator, and both when also in the numerator. */
-                            counted: "numerator" | "denominator" | "both";
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "sourceType": "Source type",
+                     *           "sourceId": "Source id",
+                     *           "occurredAt": "2026-11-02T09:30:00Z",
+                     *           "locationId": "Location id",
+                     *           "counted": "numerator"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["AnalyticsMetricRecordPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -28531,53 +30058,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Import id (imp_…). */
-                            id: string;
-                            /** @description What the file holds: pet-parents, pets, vaccinations, medical-records (notes), appointments or providers. */
-                            type: "pet-parents" | "pets" | "vaccinations" | "medical-records" | "appointments" | "providers";
-                            /** @description queued → validating (reads the file once: counts rows, finds duplicate externalIds) → importing → done; or failed, or cancelled. */
-                            status: "queued" | "validating" | "importing" | "done" | "failed" | "cancelled";
-                            /** @description true: every row is checked, nothing is written; the counts say what a real run would do. */
-                            dryRun: boolean;
-                            format: "csv" | "ndjson";
-                            /** @description Where rows without their own locationId go. */
-                            locationId: string | null;
-                            /** @description Source column → column name, as given. */
-                            mapping: Record<string, never>;
-                            filename: string | null;
-                            sizeBytes: number;
-                            sha256: string;
-                            /** @description Data rows in the file; null until validation has read it. */
-                            total: number | null;
-                            /** @description Rows done (committed in batches). */
-                            processed: number;
-                            created: number;
-                            updated: number;
-                            /** @description Rows with nothing to change (a re-run of the same row), or a medical record imported before. */
-                            skipped: number;
-                            /** @description Rows refused; the first 1,000 reasons are in errors. */
-                            failed: number;
-                            errors: {
-                                /** @description CSV: the row number with the header as row 1 (as a spreadsheet shows it); NDJSON: the line number. */
-                                row: number;
-                                /** @description The column (after the mapping), or `row` for a row that could not be read. */
-                                field: string;
-                                /** @description The API's own validation message. */
-                                message: string;
-                            }[];
-                            /** @description Why the whole import failed (status failed). */
-                            failure: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            startedAt: string | null;
-                            finishedAt: string | null;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "type": "pet-parents",
+                     *           "status": "queued",
+                     *           "dryRun": true,
+                     *           "format": "csv",
+                     *           "locationId": "Location id",
+                     *           "mapping": {},
+                     *           "filename": "Filename",
+                     *           "sizeBytes": 1,
+                     *           "sha256": "Sha256",
+                     *           "total": 1,
+                     *           "processed": 1,
+                     *           "created": 1,
+                     *           "updated": 1,
+                     *           "skipped": 1,
+                     *           "failed": 1,
+                     *           "errors": [
+                     *             {
+                     *               "row": 1,
+                     *               "field": "Field",
+                     *               "message": "Message"
+                     *             }
+                     *           ],
+                     *           "failure": "Failure",
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "startedAt": "2026-11-02T09:30:00Z",
+                     *           "finishedAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["ImportPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -28660,20 +30176,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "multipart/form-data": {
-                    /**
-                     * Format: binary
-                     * @description The CSV (header row first) or NDJSON file, UTF-8 (a byte order mark is fine).
-                     */
-                    file: string;
-                    /** @description What the file holds: pet-parents, pets, vaccinations, medical-records (notes), appointments or providers. */
-                    type: "pet-parents" | "pets" | "vaccinations" | "medical-records" | "appointments" | "providers";
-                    dryRun?: "true" | "false";
-                    /** @description A JSON object renaming source columns: {"Client ID": "externalId", …}. It may be pretty-printed (tabs and line breaks between tokens); each column name is one line of text. Text: no control characters other than tab and line breaks; no unpaired surrogates. */
-                    mapping?: string;
-                    /** @description Location id (loc_…). */
-                    locationId?: string;
-                };
+                /** @example {
+                 *       "file": "",
+                 *       "type": "pet-parents"
+                 *     } */
+                "multipart/form-data": components["schemas"]["CreateImportRequest"];
             };
         };
         responses: {
@@ -28689,48 +30196,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Import id (imp_…). */
-                        id: string;
-                        /** @description What the file holds: pet-parents, pets, vaccinations, medical-records (notes), appointments or providers. */
-                        type: "pet-parents" | "pets" | "vaccinations" | "medical-records" | "appointments" | "providers";
-                        /** @description queued → validating (reads the file once: counts rows, finds duplicate externalIds) → importing → done; or failed, or cancelled. */
-                        status: "queued" | "validating" | "importing" | "done" | "failed" | "cancelled";
-                        /** @description true: every row is checked, nothing is written; the counts say what a real run would do. */
-                        dryRun: boolean;
-                        format: "csv" | "ndjson";
-                        /** @description Where rows without their own locationId go. */
-                        locationId: string | null;
-                        /** @description Source column → column name, as given. */
-                        mapping: Record<string, never>;
-                        filename: string | null;
-                        sizeBytes: number;
-                        sha256: string;
-                        /** @description Data rows in the file; null until validation has read it. */
-                        total: number | null;
-                        /** @description Rows done (committed in batches). */
-                        processed: number;
-                        created: number;
-                        updated: number;
-                        /** @description Rows with nothing to change (a re-run of the same row), or a medical record imported before. */
-                        skipped: number;
-                        /** @description Rows refused; the first 1,000 reasons are in errors. */
-                        failed: number;
-                        errors: {
-                            /** @description CSV: the row number with the header as row 1 (as a spreadsheet shows it); NDJSON: the line number. */
-                            row: number;
-                            /** @description The column (after the mapping), or `row` for a row that could not be read. */
-                            field: string;
-                            /** @description The API's own validation message. */
-                            message: string;
-                        }[];
-                        /** @description Why the whole import failed (status failed). */
-                        failure: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        startedAt: string | null;
-                        finishedAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "type": "pet-parents",
+                     *       "status": "queued",
+                     *       "dryRun": true,
+                     *       "format": "csv",
+                     *       "locationId": "Location id",
+                     *       "mapping": {},
+                     *       "filename": "Filename",
+                     *       "sizeBytes": 1,
+                     *       "sha256": "Sha256",
+                     *       "total": 1,
+                     *       "processed": 1,
+                     *       "created": 1,
+                     *       "updated": 1,
+                     *       "skipped": 1,
+                     *       "failed": 1,
+                     *       "errors": [
+                     *         {
+                     *           "row": 1,
+                     *           "field": "Field",
+                     *           "message": "Message"
+                     *         }
+                     *       ],
+                     *       "failure": "Failure",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "startedAt": "2026-11-02T09:30:00Z",
+                     *       "finishedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Import"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `import_encoding_unsupported`: The import file is not UTF-8 text; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -28873,6 +30368,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example Example */
                     "text/csv": string;
                 };
             };
@@ -28968,48 +30464,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Import id (imp_…). */
-                        id: string;
-                        /** @description What the file holds: pet-parents, pets, vaccinations, medical-records (notes), appointments or providers. */
-                        type: "pet-parents" | "pets" | "vaccinations" | "medical-records" | "appointments" | "providers";
-                        /** @description queued → validating (reads the file once: counts rows, finds duplicate externalIds) → importing → done; or failed, or cancelled. */
-                        status: "queued" | "validating" | "importing" | "done" | "failed" | "cancelled";
-                        /** @description true: every row is checked, nothing is written; the counts say what a real run would do. */
-                        dryRun: boolean;
-                        format: "csv" | "ndjson";
-                        /** @description Where rows without their own locationId go. */
-                        locationId: string | null;
-                        /** @description Source column → column name, as given. */
-                        mapping: Record<string, never>;
-                        filename: string | null;
-                        sizeBytes: number;
-                        sha256: string;
-                        /** @description Data rows in the file; null until validation has read it. */
-                        total: number | null;
-                        /** @description Rows done (committed in batches). */
-                        processed: number;
-                        created: number;
-                        updated: number;
-                        /** @description Rows with nothing to change (a re-run of the same row), or a medical record imported before. */
-                        skipped: number;
-                        /** @description Rows refused; the first 1,000 reasons are in errors. */
-                        failed: number;
-                        errors: {
-                            /** @description CSV: the row number with the header as row 1 (as a spreadsheet shows it); NDJSON: the line number. */
-                            row: number;
-                            /** @description The column (after the mapping), or `row` for a row that could not be read. */
-                            field: string;
-                            /** @description The API's own validation message. */
-                            message: string;
-                        }[];
-                        /** @description Why the whole import failed (status failed). */
-                        failure: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        startedAt: string | null;
-                        finishedAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "type": "pet-parents",
+                     *       "status": "queued",
+                     *       "dryRun": true,
+                     *       "format": "csv",
+                     *       "locationId": "Location id",
+                     *       "mapping": {},
+                     *       "filename": "Filename",
+                     *       "sizeBytes": 1,
+                     *       "sha256": "Sha256",
+                     *       "total": 1,
+                     *       "processed": 1,
+                     *       "created": 1,
+                     *       "updated": 1,
+                     *       "skipped": 1,
+                     *       "failed": 1,
+                     *       "errors": [
+                     *         {
+                     *           "row": 1,
+                     *           "field": "Field",
+                     *           "message": "Message"
+                     *         }
+                     *       ],
+                     *       "failure": "Failure",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "startedAt": "2026-11-02T09:30:00Z",
+                     *       "finishedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Import"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -29119,48 +30603,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Import id (imp_…). */
-                        id: string;
-                        /** @description What the file holds: pet-parents, pets, vaccinations, medical-records (notes), appointments or providers. */
-                        type: "pet-parents" | "pets" | "vaccinations" | "medical-records" | "appointments" | "providers";
-                        /** @description queued → validating (reads the file once: counts rows, finds duplicate externalIds) → importing → done; or failed, or cancelled. */
-                        status: "queued" | "validating" | "importing" | "done" | "failed" | "cancelled";
-                        /** @description true: every row is checked, nothing is written; the counts say what a real run would do. */
-                        dryRun: boolean;
-                        format: "csv" | "ndjson";
-                        /** @description Where rows without their own locationId go. */
-                        locationId: string | null;
-                        /** @description Source column → column name, as given. */
-                        mapping: Record<string, never>;
-                        filename: string | null;
-                        sizeBytes: number;
-                        sha256: string;
-                        /** @description Data rows in the file; null until validation has read it. */
-                        total: number | null;
-                        /** @description Rows done (committed in batches). */
-                        processed: number;
-                        created: number;
-                        updated: number;
-                        /** @description Rows with nothing to change (a re-run of the same row), or a medical record imported before. */
-                        skipped: number;
-                        /** @description Rows refused; the first 1,000 reasons are in errors. */
-                        failed: number;
-                        errors: {
-                            /** @description CSV: the row number with the header as row 1 (as a spreadsheet shows it); NDJSON: the line number. */
-                            row: number;
-                            /** @description The column (after the mapping), or `row` for a row that could not be read. */
-                            field: string;
-                            /** @description The API's own validation message. */
-                            message: string;
-                        }[];
-                        /** @description Why the whole import failed (status failed). */
-                        failure: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        startedAt: string | null;
-                        finishedAt: string | null;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "type": "pet-parents",
+                     *       "status": "queued",
+                     *       "dryRun": true,
+                     *       "format": "csv",
+                     *       "locationId": "Location id",
+                     *       "mapping": {},
+                     *       "filename": "Filename",
+                     *       "sizeBytes": 1,
+                     *       "sha256": "Sha256",
+                     *       "total": 1,
+                     *       "processed": 1,
+                     *       "created": 1,
+                     *       "updated": 1,
+                     *       "skipped": 1,
+                     *       "failed": 1,
+                     *       "errors": [
+                     *         {
+                     *           "row": 1,
+                     *           "field": "Field",
+                     *           "message": "Message"
+                     *         }
+                     *       ],
+                     *       "failure": "Failure",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "startedAt": "2026-11-02T09:30:00Z",
+                     *       "finishedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Import"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -29293,6 +30765,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example id: evt_01jexample0000000000000000
+                     *     event: pet.created
+                     *     data: {"type":"pet.created"}
+                     *
+                     *      */
                     "text/event-stream": unknown;
                 };
             };
@@ -29406,26 +30883,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Event id (evt_…); receivers dedupe on it. */
-                            id: string;
-                            /** @description Event type (see GET /v1/event-types). */
-                            type: string;
-                            /**
-                             * Format: date-time
-                             * @description When the change happened, ISO 8601 UTC.
-                             */
-                            createdAt: string;
-                            /** @description The type's payload (schema in GET /v1/event-types). */
-                            data: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "type": "Type",
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "data": {}
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["EventPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -29520,21 +30990,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Event id (evt_…); receivers dedupe on it. */
-                        id: string;
-                        /** @description Event type (see GET /v1/event-types). */
-                        type: string;
-                        /**
-                         * Format: date-time
-                         * @description When the change happened, ISO 8601 UTC.
-                         */
-                        createdAt: string;
-                        /** @description The type's payload (schema in GET /v1/event-types). */
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "type": "Type",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "data": {}
+                     *     } */
+                    "application/json": components["schemas"]["Event"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -29638,31 +31100,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            type: string;
-                            /** @description False for an alias. */
-                            canonical: boolean;
-                            /** @description The canonical type an alias stands for. */
-                            aliasOf: string | null;
-                            /** @description Aliases of a canonical type. */
-                            aliases: string[];
-                            description: string;
-                            emittedBy: string;
-                            /** @description JSON Schema of `data`. */
-                            dataSchema: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                        /** @description The synthetic event of POST /v1/webhook-endpoints/:id/test (not subscribable). */
-                        testEvent: {
-                            type: string;
-                            description: string;
-                            dataSchema: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "type": "Type",
+                     *           "canonical": true,
+                     *           "aliasOf": "Alias of",
+                     *           "aliases": [
+                     *             "Aliases"
+                     *           ],
+                     *           "description": "Description",
+                     *           "emittedBy": "Emitted by",
+                     *           "dataSchema": {}
+                     *         }
+                     *       ],
+                     *       "testEvent": {
+                     *         "type": "Type",
+                     *         "description": "Description",
+                     *         "dataSchema": {}
+                     *       }
+                     *     } */
+                    "application/json": components["schemas"]["EventTypeList"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API */
@@ -29760,25 +31218,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Endpoint id (whe_…). */
-                            id: string;
-                            url: string;
-                            description: string | null;
-                            events: string[];
-                            enabled: boolean;
-                            /** @description While set, the previous secret also signs (a second v1 in the signature header) until this instant. */
-                            previousSecretExpiresAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "url": "Url",
+                     *           "description": "Description",
+                     *           "events": [
+                     *             "Events"
+                     *           ],
+                     *           "enabled": true,
+                     *           "previousSecretExpiresAt": "2026-11-02T09:30:00Z",
+                     *           "createdAt": "2026-11-02T09:30:00Z",
+                     *           "updatedAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["WebhookEndpointPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -29861,16 +31319,13 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description http(s) URL without credentials. Loopback, link-local and cloud-metadata addresses are refused unless allowed by PETCARE_WEBHOOK_ALLOW_HOSTS; private LAN addresses are allowed. Stored and answered in its WHATWG-normalised form (`new URL(url).href`): `<`, `>`, `"` and spaces percent-encoded, the scheme and host lower-case, an empty path `/`; at most 2048 characters in that form. Text: no control characters (one line); no unpaired surrogates.
-                     * @example https://hooks.example.com/petcare
-                     */
-                    url: string;
-                    /** @description Types to receive. An alias subscription receives events under the alias; "*" and canonical names receive the canonical name; subscribed by both an alias and its canonical name (or "*"), an event is sent once, under the canonical name. */
-                    events: ("pet.registered" | "appointment.created" | "appointment.completed" | "pet.vaccination_due" | "boarding.checked_in" | "boarding.checked_out" | "payment.completed" | "provider.onboarded" | "provider.approved" | "booking.created" | "booking.cancelled" | "marketplace.booking_created" | "invoice.finalized" | "invoice.paid" | "refund.created" | "subscription.created" | "subscription.past_due" | "subscription.canceled" | "boarding.dose_overdue" | "order.created" | "order.paid" | "order.cancelled" | "order.refunded" | "marketplace.booking_completed" | "ai.recall_sent" | "payment.succeeded" | "vaccination.due" | "*")[];
-                    description?: string | null;
-                };
+                /** @example {
+                 *       "url": "https://hooks.example.com/petcare",
+                 *       "events": [
+                 *         "pet.registered"
+                 *       ]
+                 *     } */
+                "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
             };
         };
         responses: {
@@ -29886,22 +31341,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Endpoint id (whe_…). */
-                        id: string;
-                        url: string;
-                        description: string | null;
-                        events: string[];
-                        enabled: boolean;
-                        /** @description While set, the previous secret also signs (a second v1 in the signature header) until this instant. */
-                        previousSecretExpiresAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description whsec_…: shown only here and on rotation. The HMAC key is this whole string. */
-                        secret: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "url": "Url",
+                     *       "description": "Description",
+                     *       "events": [
+                     *         "Events"
+                     *       ],
+                     *       "enabled": true,
+                     *       "previousSecretExpiresAt": "2026-11-02T09:30:00Z",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z",
+                     *       "secret": "Secret"
+                     *     } */
+                    "application/json": components["schemas"]["CreateWebhookEndpointResult"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -30044,20 +31497,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Endpoint id (whe_…). */
-                        id: string;
-                        url: string;
-                        description: string | null;
-                        events: string[];
-                        enabled: boolean;
-                        /** @description While set, the previous secret also signs (a second v1 in the signature header) until this instant. */
-                        previousSecretExpiresAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "url": "Url",
+                     *       "description": "Description",
+                     *       "events": [
+                     *         "Events"
+                     *       ],
+                     *       "enabled": true,
+                     *       "previousSecretExpiresAt": "2026-11-02T09:30:00Z",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -30167,11 +31619,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        deleted: true;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "deleted": true
+                     *     } */
+                    "application/json": components["schemas"]["DeleteDocumentResult"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -30293,18 +31745,15 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description http(s) URL without credentials. Loopback, link-local and cloud-metadata addresses are refused unless allowed by PETCARE_WEBHOOK_ALLOW_HOSTS; private LAN addresses are allowed. Stored and answered in its WHATWG-normalised form (`new URL(url).href`): `<`, `>`, `"` and spaces percent-encoded, the scheme and host lower-case, an empty path `/`; at most 2048 characters in that form. Text: no control characters (one line); no unpaired surrogates.
-                     * @example https://hooks.example.com/petcare
-                     */
-                    url?: string;
-                    /** @description Types to receive. An alias subscription receives events under the alias; "*" and canonical names receive the canonical name; subscribed by both an alias and its canonical name (or "*"), an event is sent once, under the canonical name. */
-                    events?: ("pet.registered" | "appointment.created" | "appointment.completed" | "pet.vaccination_due" | "boarding.checked_in" | "boarding.checked_out" | "payment.completed" | "provider.onboarded" | "provider.approved" | "booking.created" | "booking.cancelled" | "marketplace.booking_created" | "invoice.finalized" | "invoice.paid" | "refund.created" | "subscription.created" | "subscription.past_due" | "subscription.canceled" | "boarding.dose_overdue" | "order.created" | "order.paid" | "order.cancelled" | "order.refunded" | "marketplace.booking_completed" | "ai.recall_sent" | "payment.succeeded" | "vaccination.due" | "*")[];
-                    /** @description false stops deliveries (pending ones are cancelled); true resumes with events created from then on. */
-                    enabled?: boolean;
-                    description?: string | null;
-                };
+                /** @example {
+                 *       "url": "https://hooks.example.com/petcare",
+                 *       "events": [
+                 *         "pet.registered"
+                 *       ],
+                 *       "enabled": true,
+                 *       "description": "Description"
+                 *     } */
+                "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
             };
         };
         responses: {
@@ -30320,20 +31769,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Endpoint id (whe_…). */
-                        id: string;
-                        url: string;
-                        description: string | null;
-                        events: string[];
-                        enabled: boolean;
-                        /** @description While set, the previous secret also signs (a second v1 in the signature header) until this instant. */
-                        previousSecretExpiresAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "url": "Url",
+                     *       "description": "Description",
+                     *       "events": [
+                     *         "Events"
+                     *       ],
+                     *       "enabled": true,
+                     *       "previousSecretExpiresAt": "2026-11-02T09:30:00Z",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -30479,10 +31927,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description How long the old secret keeps signing (default PETCARE_WEBHOOK_SECRET_OVERLAP_HOURS, 24); 0 retires it at once. */
-                    expiresInHours?: number;
-                };
+                /** @example {
+                 *       "expiresInHours": 0
+                 *     } */
+                "application/json": components["schemas"]["RotateWebhookEndpointSecretRequest"];
             };
         };
         responses: {
@@ -30498,22 +31946,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Endpoint id (whe_…). */
-                        id: string;
-                        url: string;
-                        description: string | null;
-                        events: string[];
-                        enabled: boolean;
-                        /** @description While set, the previous secret also signs (a second v1 in the signature header) until this instant. */
-                        previousSecretExpiresAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** @description whsec_…: shown only here and on rotation. The HMAC key is this whole string. */
-                        secret: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "url": "Url",
+                     *       "description": "Description",
+                     *       "events": [
+                     *         "Events"
+                     *       ],
+                     *       "enabled": true,
+                     *       "previousSecretExpiresAt": "2026-11-02T09:30:00Z",
+                     *       "createdAt": "2026-11-02T09:30:00Z",
+                     *       "updatedAt": "2026-11-02T09:30:00Z",
+                     *       "secret": "Secret"
+                     *     } */
+                    "application/json": components["schemas"]["CreateWebhookEndpointResult"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -30671,12 +32117,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        deliveryId: string;
-                        endpointId: string;
-                        eventId: string;
-                        type: string;
-                    };
+                    /** @example {
+                     *       "deliveryId": "Delivery id",
+                     *       "endpointId": "Endpoint id",
+                     *       "eventId": "Event id",
+                     *       "type": "Type"
+                     *     } */
+                    "application/json": components["schemas"]["TestWebhookEndpointResult"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -30817,41 +32264,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Attempt id (wha_…). */
-                            id: string;
-                            /** @description The delivery (whd_…) this attempt belongs to: one event (or replay, or test) to this endpoint. */
-                            deliveryId: string;
-                            endpointId: string;
-                            eventId: string;
-                            /** @description The type as delivered (an alias when subscribed by it). */
-                            type: string;
-                            /** @description event: first delivery; replay: re-sent on request; test: webhook.test. */
-                            kind: "event" | "replay" | "test";
-                            /** @description 1 for the first attempt of the delivery. */
-                            attempt: number;
-                            /** @description in_flight, succeeded (2xx within the timeout), failed, or interrupted (the service stopped during the attempt; the next attempt follows at once). */
-                            status: "in_flight" | "succeeded" | "failed" | "interrupted";
-                            /** @description The delivery now: pending (a retry is due), sending, succeeded, failed (retries exhausted) or cancelled. */
-                            deliveryStatus: "pending" | "sending" | "succeeded" | "failed" | "cancelled";
-                            /** @description Where this attempt went. */
-                            url: string;
-                            /** Format: date-time */
-                            startedAt: string;
-                            finishedAt: string | null;
-                            latencyMs: number | null;
-                            responseStatus: number | null;
-                            /** @description The first 1 KiB of the answer (at most 64 KiB are read). */
-                            responseBody: string | null;
-                            error: string | null;
-                            /** @description When the next attempt is due after this failed one; null if none follows. */
-                            nextRetryAt: string | null;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "deliveryId": "Delivery id",
+                     *           "endpointId": "Endpoint id",
+                     *           "eventId": "Event id",
+                     *           "type": "Type",
+                     *           "kind": "event",
+                     *           "attempt": 1,
+                     *           "status": "in_flight",
+                     *           "deliveryStatus": "pending",
+                     *           "url": "Url",
+                     *           "startedAt": "2026-11-02T09:30:00Z",
+                     *           "finishedAt": "2026-11-02T09:30:00Z",
+                     *           "latencyMs": 1,
+                     *           "responseStatus": 1,
+                     *           "responseBody": "Response body",
+                     *           "error": "Error",
+                     *           "nextRetryAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -30949,18 +32387,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description Events created at or after this instant. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
-                     */
-                    from: string;
-                    /**
-                     * Format: date-time
-                     * @description Events created before this instant. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
-                     */
-                    to: string;
-                };
+                /** @example {
+                 *       "from": "2026-11-02T09:30:00Z",
+                 *       "to": "2026-11-02T09:30:00Z"
+                 *     } */
+                "application/json": components["schemas"]["ReplayWebhookEndpointEventsRequest"];
             };
         };
         responses: {
@@ -30976,20 +32407,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        endpointId: string;
-                        /** Format: date-time */
-                        from: string;
-                        /** Format: date-time */
-                        to: string;
-                        /** @description New replay deliveries queued (at most 1000). */
-                        queued: number;
-                        firstEventId: string | null;
-                        lastEventId: string | null;
-                        /** @description More events match: call again with from = nextFrom. */
-                        hasMore: boolean;
-                        nextFrom: string | null;
-                    };
+                    /** @example {
+                     *       "endpointId": "Endpoint id",
+                     *       "from": "2026-11-02T09:30:00Z",
+                     *       "to": "2026-11-02T09:30:00Z",
+                     *       "queued": 1,
+                     *       "firstEventId": "First event id",
+                     *       "lastEventId": "Last event id",
+                     *       "hasMore": true,
+                     *       "nextFrom": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["ReplayWebhookEndpointEventsResult"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -31135,10 +32563,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Only this endpoint; default every enabled endpoint subscribed to the type. Text: no control characters (one line); no unpaired surrogates. */
-                    endpointId?: string;
-                };
+                /** @example {
+                 *       "endpointId": "Endpoint id"
+                 *     } */
+                "application/json": components["schemas"]["ReplayEventRequest"];
             };
         };
         responses: {
@@ -31154,14 +32582,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        eventId: string;
-                        queued: {
-                            deliveryId: string;
-                            endpointId: string;
-                            type: string;
-                        }[];
-                    };
+                    /** @example {
+                     *       "eventId": "Event id",
+                     *       "queued": [
+                     *         {
+                     *           "deliveryId": "Delivery id",
+                     *           "endpointId": "Endpoint id",
+                     *           "type": "Type"
+                     *         }
+                     *       ]
+                     *     } */
+                    "application/json": components["schemas"]["ReplayEventResult"];
                 };
             };
             /** @description `resource_missing`: A referenced resource does not exist; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -31329,29 +32760,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description aud_… */
-                            id: string;
-                            /** Format: date-time */
-                            occurredAt: string;
-                            requestId: string;
-                            /** @description cli_… of the caller; null when it could not be identified. */
-                            clientId: string | null;
-                            role: string | null;
-                            ip: string;
-                            method: string;
-                            /** @description The route template, e.g. GET /v1/pets/:id. */
-                            route: string;
-                            path: string;
-                            resourceId: string | null;
-                            status: number;
-                            latencyMs: number;
-                        }[];
-                        /** @description Pass as ?cursor= to get the next page. */
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Id",
+                     *           "occurredAt": "2026-11-02T09:30:00Z",
+                     *           "requestId": "Request id",
+                     *           "clientId": "Client id",
+                     *           "role": "Role",
+                     *           "ip": "Ip",
+                     *           "method": "Method",
+                     *           "route": "Route",
+                     *           "path": "Path",
+                     *           "resourceId": "Resource id",
+                     *           "status": 1,
+                     *           "latencyMs": 1
+                     *         }
+                     *       ],
+                     *       "nextCursor": "Next cursor",
+                     *       "hasMore": true
+                     *     } */
+                    "application/json": components["schemas"]["AuditEventPage"];
                 };
             };
             /** @description `invalid_cursor`: The pagination cursor is not valid; `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -31443,38 +32872,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description Use it in POST /v1/jobs/{name}/run. */
-                            name: string;
-                            description: string;
-                            /** @description null: runs only when queued. */
-                            schedule: {
-                                /** @constant */
-                                type: "cron";
-                                /** @description node-cron expression, UTC */
-                                expression: string;
-                            } | {
-                                /** @constant */
-                                type: "interval";
-                                everyMs: number;
-                            } | null;
-                            lastRun: {
-                                /** @description The run (null for a poller pass, which has no queued row). */
-                                id: string | null;
-                                /** Format: date-time */
-                                at: string;
-                                status: string;
-                                /** @description The summary the run returned (counts), or null. */
-                                result: Record<string, never> | null;
-                                error: string | null;
-                            } | null;
-                            /** @description Next cron fire (UTC); null for pollers and on-demand jobs. */
-                            nextRunAt: string | null;
-                            /** @description Runs queued or running now. */
-                            openRuns: number;
-                        }[];
-                    };
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "name": "Name",
+                     *           "description": "Description",
+                     *           "schedule": {
+                     *             "type": "cron",
+                     *             "expression": "Expression"
+                     *           },
+                     *           "lastRun": {
+                     *             "id": "Id",
+                     *             "at": "2026-11-02T09:30:00Z",
+                     *             "status": "Status",
+                     *             "result": {},
+                     *             "error": "Error"
+                     *           },
+                     *           "nextRunAt": "2026-11-02T09:30:00Z",
+                     *           "openRuns": 1
+                     *         }
+                     *       ]
+                     *     } */
+                    "application/json": components["schemas"]["JobSummaryList"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API */
@@ -31568,54 +32987,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Use it in POST /v1/jobs/{name}/run. */
-                        name: string;
-                        description: string;
-                        /** @description null: runs only when queued. */
-                        schedule: {
-                            /** @constant */
-                            type: "cron";
-                            /** @description node-cron expression, UTC */
-                            expression: string;
-                        } | {
-                            /** @constant */
-                            type: "interval";
-                            everyMs: number;
-                        } | null;
-                        lastRun: {
-                            /** @description The run (null for a poller pass, which has no queued row). */
-                            id: string | null;
-                            /** Format: date-time */
-                            at: string;
-                            status: string;
-                            /** @description The summary the run returned (counts), or null. */
-                            result: Record<string, never> | null;
-                            error: string | null;
-                        } | null;
-                        /** @description Next cron fire (UTC); null for pollers and on-demand jobs. */
-                        nextRunAt: string | null;
-                        /** @description Runs queued or running now. */
-                        openRuns: number;
-                        recentRuns: {
-                            /** @description job_… */
-                            id: string;
-                            name: string;
-                            status: "queued" | "running" | "succeeded" | "failed";
-                            trigger: "schedule" | "manual" | "code";
-                            attempts: number;
-                            maxAttempts: number;
-                            /** Format: date-time */
-                            runAt: string;
-                            startedAt: string | null;
-                            finishedAt: string | null;
-                            /** @description The summary the run returned (counts), or null. */
-                            result: Record<string, never> | null;
-                            error: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                    };
+                    /** @example {
+                     *       "name": "Name",
+                     *       "description": "Description",
+                     *       "schedule": {
+                     *         "type": "cron",
+                     *         "expression": "Expression"
+                     *       },
+                     *       "lastRun": {
+                     *         "id": "Id",
+                     *         "at": "2026-11-02T09:30:00Z",
+                     *         "status": "Status",
+                     *         "result": {},
+                     *         "error": "Error"
+                     *       },
+                     *       "nextRunAt": "2026-11-02T09:30:00Z",
+                     *       "openRuns": 1,
+                     *       "recentRuns": [
+                     *         {
+                     *           "id": "Id",
+                     *           "name": "Name",
+                     *           "status": "queued",
+                     *           "trigger": "schedule",
+                     *           "attempts": 1,
+                     *           "maxAttempts": 1,
+                     *           "runAt": "2026-11-02T09:30:00Z",
+                     *           "startedAt": "2026-11-02T09:30:00Z",
+                     *           "finishedAt": "2026-11-02T09:30:00Z",
+                     *           "result": {},
+                     *           "error": "Error",
+                     *           "createdAt": "2026-11-02T09:30:00Z"
+                     *         }
+                     *       ]
+                     *     } */
+                    "application/json": components["schemas"]["Job"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
@@ -31712,12 +33117,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Answer when the run has finished (200) instead of when it is queued (202). Waits at most waitSeconds. */
-                    wait?: boolean;
-                    /** @default 30 */
-                    waitSeconds?: number;
-                };
+                /** @example {
+                 *       "wait": true,
+                 *       "waitSeconds": 30
+                 *     } */
+                "application/json": components["schemas"]["RunJobRequest"];
             };
         };
         responses: {
@@ -31733,24 +33137,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description job_… */
-                        id: string;
-                        name: string;
-                        status: "queued" | "running" | "succeeded" | "failed";
-                        trigger: "schedule" | "manual" | "code";
-                        attempts: number;
-                        maxAttempts: number;
-                        /** Format: date-time */
-                        runAt: string;
-                        startedAt: string | null;
-                        finishedAt: string | null;
-                        /** @description The summary the run returned (counts), or null. */
-                        result: Record<string, never> | null;
-                        error: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "status": "queued",
+                     *       "trigger": "schedule",
+                     *       "attempts": 1,
+                     *       "maxAttempts": 1,
+                     *       "runAt": "2026-11-02T09:30:00Z",
+                     *       "startedAt": "2026-11-02T09:30:00Z",
+                     *       "finishedAt": "2026-11-02T09:30:00Z",
+                     *       "result": {},
+                     *       "error": "Error",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["RunJobResult"];
                 };
             };
             /** @description The queued run */
@@ -31765,24 +33166,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description job_… */
-                        id: string;
-                        name: string;
-                        status: "queued" | "running" | "succeeded" | "failed";
-                        trigger: "schedule" | "manual" | "code";
-                        attempts: number;
-                        maxAttempts: number;
-                        /** Format: date-time */
-                        runAt: string;
-                        startedAt: string | null;
-                        finishedAt: string | null;
-                        /** @description The summary the run returned (counts), or null. */
-                        result: Record<string, never> | null;
-                        error: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    /** @example {
+                     *       "id": "Id",
+                     *       "name": "Name",
+                     *       "status": "queued",
+                     *       "trigger": "schedule",
+                     *       "attempts": 1,
+                     *       "maxAttempts": 1,
+                     *       "runAt": "2026-11-02T09:30:00Z",
+                     *       "startedAt": "2026-11-02T09:30:00Z",
+                     *       "finishedAt": "2026-11-02T09:30:00Z",
+                     *       "result": {},
+                     *       "error": "Error",
+                     *       "createdAt": "2026-11-02T09:30:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["RunJobResult"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -31934,20 +33332,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @description The sandbox business clock: what billing, settlements and reminders take as now.
-                         */
-                        now: string;
-                        /**
-                         * Format: date-time
-                         * @description Real time (tokens, rate limits, idempotency and the audit trail keep it).
-                         */
-                        realNow: string;
-                        /** @description How far the business clock runs ahead of real time. */
-                        advancedBySeconds: number;
-                    };
+                    /** @example {
+                     *       "now": "2026-11-02T09:30:00Z",
+                     *       "realNow": "2026-11-02T09:30:00Z",
+                     *       "advancedBySeconds": 0
+                     *     } */
+                    "application/json": components["schemas"]["SandboxClock"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API */
@@ -32042,13 +33432,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description The instant to move the sandbox clock to; never before its current now. Offsets within −14:00…+14:00 (minutes below 60); years 0001–9999.
-                     */
-                    advanceTo: string;
-                };
+                /** @example {
+                 *       "advanceTo": "2026-11-02T09:30:00Z"
+                 *     } */
+                "application/json": components["schemas"]["AdvanceSandboxClockRequest"];
             };
         };
         responses: {
@@ -32064,20 +33451,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @description The sandbox business clock: what billing, settlements and reminders take as now.
-                         */
-                        now: string;
-                        /**
-                         * Format: date-time
-                         * @description Real time (tokens, rate limits, idempotency and the audit trail keep it).
-                         */
-                        realNow: string;
-                        /** @description How far the business clock runs ahead of real time. */
-                        advancedBySeconds: number;
-                    };
+                    /** @example {
+                     *       "now": "2026-11-02T09:30:00Z",
+                     *       "realNow": "2026-11-02T09:30:00Z",
+                     *       "advancedBySeconds": 0
+                     *     } */
+                    "application/json": components["schemas"]["SandboxClock"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid; `malformed_json`: The request body is not valid JSON; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -32232,32 +33611,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        environment: "sandbox";
-                        /** Format: date-time */
-                        resetAt: string;
-                        /** @description What the reset seeded, by kind: the demo practice (README, Sandbox). */
-                        seeded: {
-                            locations: number;
-                            petParents: number;
-                            pets: number;
-                            providers: number;
-                            vaccinations: number;
-                            appointments: number;
-                            invoices: number;
-                            payments: number;
-                            refunds: number;
-                            wallets: number;
-                            subscriptions: number;
-                            boardingStays: number;
-                            grooms: number;
-                            memberships: number;
-                            marketplaceOrders: number;
-                            reviews: number;
-                            knowledgeDocuments: number;
-                        };
-                    };
+                    /** @example {
+                     *       "environment": "sandbox",
+                     *       "resetAt": "2026-11-02T09:30:00Z",
+                     *       "seeded": {
+                     *         "locations": 1,
+                     *         "petParents": 1,
+                     *         "pets": 1,
+                     *         "providers": 1,
+                     *         "vaccinations": 1,
+                     *         "appointments": 1,
+                     *         "invoices": 1,
+                     *         "payments": 1,
+                     *         "refunds": 1,
+                     *         "wallets": 1,
+                     *         "subscriptions": 1,
+                     *         "boardingStays": 1,
+                     *         "grooms": 1,
+                     *         "memberships": 1,
+                     *         "marketplaceOrders": 1,
+                     *         "reviews": 1,
+                     *         "knowledgeDocuments": 1
+                     *       }
+                     *     } */
+                    "application/json": components["schemas"]["ResetSandboxResult"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `invalid_idempotency_key`: The Idempotency-Key header is not valid */
@@ -32371,10 +33748,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        status: "ok";
-                    };
+                    /** @example {
+                     *       "status": "ok"
+                     *     } */
+                    "application/json": components["schemas"]["Health"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API */
@@ -32424,11 +33801,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        status: "ready";
-                        environments: string[];
-                    };
+                    /** @example {
+                     *       "status": "ready",
+                     *       "environments": [
+                     *         "Environments"
+                     *       ]
+                     *     } */
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API */
@@ -32490,6 +33869,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example Example */
                     "text/plain": string;
                 };
             };
@@ -32540,11 +33920,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        platformVersion: string;
-                        apiVersions: string[];
-                        node: string;
-                    };
+                    /** @example {
+                     *       "platformVersion": "Platform version",
+                     *       "apiVersions": [
+                     *         "Api versions"
+                     *       ],
+                     *       "node": "Node"
+                     *     } */
+                    "application/json": components["schemas"]["Version"];
                 };
             };
             /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API */
@@ -32575,7 +33958,10 @@ export interface operations {
     };
     getOpenApi: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The dated API version to describe (default: the current one). */
+                version?: "2025-06-01" | "2026-11-01";
+            };
             header?: {
                 /** @description Dated API version (YYYY-MM-DD) to answer in; default: the client's pinned `apiVersion` (set at creation to the current one, changed with PATCH /v1/clients/{id}). An unknown, malformed or empty version answers 400 `unsupported_api_version` (an empty header is not taken as absent). The answer echoes the version used. */
                 "Petcare-Version"?: components["parameters"]["Petcare-Version"];
@@ -32594,12 +33980,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": {
                         [key: string]: unknown;
                     };
                 };
             };
-            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API */
+            /** @description `unsupported_api_version`: The Petcare-Version header names no version of this API; `validation_failed`: The request is not valid */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -32646,6 +34033,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example Example */
                     "text/html": string;
                 };
             };
@@ -32696,6 +34084,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html>…</html> */
                     "text/html": unknown;
                 };
             };

@@ -31,6 +31,13 @@ export const apiVersionChangelog: ReadonlyArray<{ version: ApiVersion; changes: 
   },
 ];
 
+/**
+ * A schema option of an answer's field that only one version's answer carries (a field the current
+ * schema keeps optional so an older version's transform can read it): the other versions' OpenAPI
+ * documents leave it out.
+ */
+export const onlyInVersionKeyword = 'x-only-in-version';
+
 const known: ReadonlySet<string> = new Set(apiVersions);
 export const isApiVersion = (value: string): value is ApiVersion => known.has(value);
 
@@ -40,6 +47,11 @@ export interface VersionChange<Body> {
   description: string;
   /** The older answer's schema (OpenAPI; checked against in tests). */
   schema: TSchema;
+  /**
+   * Query fields that differ (OpenAPI: each version's document lists only its own): `only`, fields
+   * only this version takes; `refused`, fields of the route this version refuses.
+   */
+  query?: { only?: readonly string[]; refused?: readonly string[] };
   response(body: Body): unknown;
 }
 

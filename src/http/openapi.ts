@@ -1,9 +1,20 @@
 import type { TSchema } from '@sinclair/typebox';
-import { apiVersionChangelog, apiVersionHeader, apiVersions, currentApiVersion, type VersionChange } from './api-versions.js';
+import {
+  apiVersionChangelog,
+  apiVersionHeader,
+  apiVersions,
+  currentApiVersion,
+  onlyInVersionKeyword,
+  type ApiVersion,
+  type VersionChange,
+} from './api-versions.js';
 import { isOAuthPath, oauthErrorValues } from './error-handler.js';
 import { documentedErrorCodes, errorCodes, type ErrorCode } from './errors.js';
 import { documentInputRules } from './input-strings.js';
+import { exampleOf } from './openapi-examples.js';
+import { normalizeSchema, pascal, SchemaNamer, singular } from './openapi-components.js';
 import { routeKey } from './router.js';
+import { documentedAsKeyword } from './schema-fields.js';
 import { isPublic, type AnyRoute } from './route.js';
 import { allScopes, scopesOf } from './scopes.js';
 import { deprecatedVersions } from './versioning.js';
@@ -17,8 +28,19 @@ function clean(schema: TSchema): Json {
 
 const toOpenApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
-function parameters(route: AnyRoute): Json[] {
+/** Query fields a version does not take: an older version's own (`only`) outside it, and those it refuses (`refused`) in it. */
+function queryFieldsOutside(route: AnyRoute, version: ApiVersion): Set<string> {
+  const hidden = new Set<string>();
+  for (const [v, change] of versionChanges(route)) {
+    if (v === version) for (const name of change.query?.refused ?? []) hidden.add(name);
+    else for (const name of change.query?.only ?? []) hidden.add(name);
+  }
+  return hidden;
+}
+
+function parameters(route: AnyRoute, version: ApiVersion): Json[] {
   const out: Json[] = [];
+  const hidden = queryFieldsOutside(route, version);
   for (const [location, schema] of [
     ['path', route.params],
     ['query', route.query],
@@ -28,7 +50,8 @@ function parameters(route: AnyRoute): Json[] {
     documentInputRules(documented);
     const { properties = {}, required = [] } = documented as { properties?: Record<string, Json>; required?: string[] };
     for (const [name, property] of Object.entries(properties)) {
-      const { description, ...rest } = property;
+      if (location === 'query' && hidden.has(name)) continue;
+      const { description, ...rest } = normalizeSchema(property) as Json;
       out.push({
         name,
         in: location,
@@ -83,6 +106,30 @@ function errorResponses(route: AnyRoute, extraCodes: ErrorCode[], extraHeaders: 
   return responses;
 }
 
+/** What every operation of one document shares: its API version and the named schemas its operations `$ref`. */
+interface DocumentContext {
+  version: ApiVersion;
+  namer: SchemaNamer;
+}
+
+/** The named schema of a route's answer in a version: `getPet` → `Pet`, `listPets` → `PetPage` of `Pet`, else `<OperationId>Result` (not `…Response`, which generators such as @hey-api/openapi-ts name their own types). */
+function namedSuccess(route: AnyRoute, context: DocumentContext): unknown {
+  const schema = normalizeSchema(successSchema(route, context.version)) as Json;
+  const { namer } = context;
+  const id = route.operationId;
+  const listed = /^list([A-Z]\w*)$/.exec(id);
+  const data = (schema.properties as Record<string, Json> | undefined)?.data;
+  if (listed && schema.type === 'object' && data?.type === 'array') {
+    let item = singular(listed[1]!);
+    const items = namer.name(data.items, item, item, true, `${item}Summary`) as Json;
+    if (typeof items.$ref === 'string') item = items.$ref.split('/').pop()!;
+    const page = 'hasMore' in (schema.properties as Json) ? `${item}Page` : `${item}List`;
+    return namer.name({ ...schema, properties: { ...(schema.properties as Json), data: { ...data, items } } }, page, page, true);
+  }
+  const got = /^get([A-Z]\w*)$/.exec(id);
+  return namer.name(schema, got ? got[1]! : `${pascal(id)}Result`, got ? got[1]! : `${pascal(id)}Result`, true);
+}
+
 interface OperationVariant {
   operationId?: string;
   description?: string;
@@ -94,16 +141,25 @@ interface OperationVariant {
 }
 
 /** The success body by media type: the route's own, then each other type it may answer with (text as a string, anything else as bytes). */
-function successContent(route: AnyRoute, contentType: string): Json {
-  const content: Json = { [contentType]: { schema: successSchema(route) } };
+function successContent(route: AnyRoute, contentType: string, context: DocumentContext): Json {
+  const example = exampleOf(successSchema(route, context.version)) ?? (contentType.startsWith('text/') ? textExample(contentType) : undefined);
+  const content: Json = { [contentType]: { schema: namedSuccess(route, context), ...(example === undefined ? {} : { example }) } };
   for (const other of route.response.contentTypes ?? []) {
     const type = other.split(';')[0]!.trim();
-    content[type] = { schema: type.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary' } };
+    content[type] = type.startsWith('text/') ? { schema: { type: 'string' }, example: textExample(type) } : { schema: { type: 'string', format: 'binary' } };
   }
   return content;
 }
 
-function operation(route: AnyRoute, variant: OperationVariant = {}): Json {
+/** The example of a text answer beside a JSON one (a CSV export's first lines). */
+const textExample = (type: string): string =>
+  ({
+    'text/csv': 'bucket,value\r\n2026-11-02,1\r\n',
+    'text/event-stream': 'id: evt_01jexample0000000000000000\nevent: pet.created\ndata: {"type":"pet.created"}\n\n',
+    'text/html': '<!doctype html><html>…</html>',
+  })[type] ?? 'Example text.';
+
+function operation(route: AnyRoute, context: DocumentContext, variant: OperationVariant = {}): Json {
   const contentType = route.response.contentType?.split(';')[0] ?? 'application/json';
   const extraHeaders = variant.extraHeaders ?? {};
   const successHeaders: Json = { ...commonHeaders(), ...extraHeaders };
@@ -115,13 +171,15 @@ function operation(route: AnyRoute, variant: OperationVariant = {}): Json {
     ...(route.description ? { description: route.description } : {}),
     tags: route.tags,
     ...(route.emits?.length ? { 'x-emits': [...route.emits] } : {}),
-    parameters: parameters(route),
+    parameters: parameters(route, context.version),
     responses: {
       ...Object.fromEntries(
         [{ status: route.response.status, description: route.response.description }, ...(route.response.also ?? [])].map(({ status, description }) => [
           String(status),
           // 304 carries no body (RFC 9110 §15.4.5).
-          status === 304 ? { description, headers: successHeaders } : { description, headers: successHeaders, content: successContent(route, contentType) },
+          status === 304
+            ? { description, headers: successHeaders }
+            : { description, headers: successHeaders, content: successContent(route, contentType, context) },
         ]),
       ),
       ...errorResponses(route, variant.extraCodes ?? [], extraHeaders),
@@ -140,11 +198,19 @@ function operation(route: AnyRoute, variant: OperationVariant = {}): Json {
     }
   }
   if (route.body) {
-    const schema = clean(route.body);
-    documentInputRules(schema);
+    // A body documented as another shape (`x-documented-as`: a kind-dependent body as oneOf) shows that one.
+    const cleaned = clean(route.body);
+    const documented = (cleaned[documentedAsKeyword] as Json | undefined) ?? cleaned;
+    documentInputRules(documented);
+    const schema = context.namer.name(normalizeSchema(documented), `${pascal(route.operationId)}Request`, `${pascal(route.operationId)}Request`, true);
     op.requestBody = {
       required: true,
-      content: Object.fromEntries((route.bodyTypes ?? ['application/json']).map((t) => [t, { schema }])),
+      content: Object.fromEntries(
+        (route.bodyTypes ?? ['application/json']).map((t) => {
+          const example = exampleOf(JSON.parse(JSON.stringify(documented)), undefined, 0, t === 'application/json');
+          return [t, { schema, ...(example === undefined ? {} : { example }) }];
+        }),
+      ),
     };
   }
   if (route.versions) {
@@ -154,7 +220,9 @@ function operation(route: AnyRoute, variant: OperationVariant = {}): Json {
       `- \`${currentApiVersion}\` (current): ${route.response.description}.`,
       ...older.map(([version, change]) => `- \`${version}\`: ${change.description}`),
     ];
-    op.description = `${String(op.description ?? '')}\n\nThe answer by API version (\`${apiVersionHeader}\`; one shape each in the response's \`oneOf\`):\n${lines.join('\n')}`;
+    op.description =
+      `${String(op.description ?? '')}\n\nThe answer by API version (\`${apiVersionHeader}\`; this document describes \`${context.version}\`, ` +
+      `\`/openapi.json?version=<version>\` each other one):\n${lines.join('\n')}`;
   }
   (op.parameters as Json[]).push({ $ref: `#/components/parameters/${apiVersionHeader}` });
   if (variant.description) op.description = op.description ? `${variant.description}\n\n${String(op.description)}` : variant.description;
@@ -169,16 +237,32 @@ const versionChanges = (route: AnyRoute): Array<[string, VersionChange<unknown>]
     return change ? [[version, change] as [string, VersionChange<unknown>]] : [];
   });
 
-/** The success schema; a route whose answer changed between versions documents each shape (oneOf, titled by version). */
-function successSchema(route: AnyRoute): Json {
-  const current = clean(route.response.schema);
-  if (!route.versions) return current;
-  return {
-    oneOf: [
-      { ...current, title: `${currentApiVersion} (current)` },
-      ...versionChanges(route).map(([version, change]) => ({ ...clean(change.schema), title: version, description: change.description })),
-    ],
+/** The success schema in a version: the route's own, or the older version's answer where it changed. */
+function successSchema(route: AnyRoute, version: ApiVersion): Json {
+  const change = versionChanges(route).find(([v]) => v === version)?.[1];
+  return withoutOtherVersions(change ? { ...clean(change.schema), description: change.description } : clean(route.response.schema), version);
+}
+
+/** Drops the fields another version's answer alone carries (`x-only-in-version`), at any depth. */
+function withoutOtherVersions(schema: Json, version: ApiVersion): Json {
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (!node || typeof node !== 'object') return node;
+    const out: Json = {};
+    for (const [key, value] of Object.entries(node as Json)) {
+      if (key === onlyInVersionKeyword) continue;
+      if (key === 'properties') {
+        const kept = Object.entries(value as Json).filter(([, p]) => {
+          const only = (p as Json)[onlyInVersionKeyword];
+          return only === undefined || only === version;
+        });
+        out[key] = Object.fromEntries(kept.map(([k, p]) => [k, visit(p)]));
+      } else out[key] = visit(value);
+    }
+    if (Array.isArray(out.required) && out.properties) out.required = (out.required as string[]).filter((r) => r in (out.properties as Json));
+    return out;
   };
+  return visit(schema) as Json;
 }
 
 const header = (description: string, schema: Json = { type: 'string' }): Json => ({ description, schema });
@@ -204,6 +288,48 @@ const componentHeaders: Record<string, Json> = {
   ),
 };
 
+/** The problem documents every error answers with (named first; operations' schemas are added after them). */
+const problemSchemas: Record<string, Json> = {
+  Problem: {
+    type: 'object',
+    description: 'RFC 9457 problem details.',
+    required: ['type', 'title', 'status', 'detail', 'code', 'requestId', 'instance'],
+    properties: {
+      type: { type: 'string', description: 'urn:petcare:error:<code>' },
+      title: { type: 'string' },
+      status: { type: 'integer' },
+      detail: { type: 'string' },
+      code: { type: 'string', enum: documentedErrorCodes() },
+      requestId: { type: 'string', description: 'Same as the X-Request-Id response header.' },
+      instance: { type: 'string', description: 'The request path.' },
+      errors: {
+        type: 'array',
+        description: 'Per-field problems (validation).',
+        items: { $ref: '#/components/schemas/FieldError' },
+      },
+    },
+  },
+  FieldError: {
+    type: 'object',
+    description: 'One refused field of a 400 `validation_failed`.',
+    required: ['field', 'message'],
+    properties: { field: { type: 'string' }, message: { type: 'string' } },
+  },
+  OAuthError: {
+    description: 'RFC 6749 §5.2 error response; it also carries every RFC 9457 problem member.',
+    allOf: [{ $ref: '#/components/schemas/Problem' }, { $ref: '#/components/schemas/OAuthErrorMembers' }],
+  },
+  OAuthErrorMembers: {
+    type: 'object',
+    description: 'The RFC 6749 members of an OAuth error.',
+    required: ['error'],
+    properties: {
+      error: { type: 'string', enum: [...oauthErrorValues] },
+      error_description: { type: 'string' },
+    },
+  },
+};
+
 /** The info description's part on what every request's input must be (the validator's rules, src/http/input-strings.ts). */
 const inputRulesDescription =
   '**Input rules.** Date-times are ISO 8601 with `Z` or an offset within −14:00…+14:00 whose minutes are below 60 (`+14:01`, `-25:30` and `+99:99` ' +
@@ -223,7 +349,8 @@ function versionsDescription(): string {
   return [
     `**Versions within v1.** Send \`${apiVersionHeader}: YYYY-MM-DD\` to choose the answers of a dated version; without it a call gets its client's pinned ` +
       `\`apiVersion\`. Every answer echoes \`${apiVersionHeader}\`; an unknown version is 400 \`unsupported_api_version\`. An idempotent replay answers ` +
-      "in the version of the replaying request. Operations whose answer changed list each version's shape (`oneOf`, titled by version, and `x-api-versions`).",
+      'in the version of the replaying request. This document describes one version (`x-api-versions.described`); `/openapi.json?version=<version>` ' +
+      "serves each other one, with only that version's parameters and answers. Operations whose answer changed say so in `x-api-versions`.",
     '',
     '| Version | Changes |',
     '|---|---|',
@@ -234,22 +361,33 @@ function versionsDescription(): string {
 /**
  * OpenAPI 3.1, generated from the same route declarations that validate requests. `tagDescriptions`:
  * each tag's description, from the modules' manifests (`tagDescriptionsOf`); tags are listed sorted.
+ * `version`: the dated API version described (its parameters and answers only); default the current one.
+ * Schemas are named in components (src/http/openapi-components.ts); each operation has examples.
  */
-export function buildOpenApi(routes: readonly AnyRoute[], platformVersion: string, tagDescriptions: Readonly<Record<string, string>>): Json {
+export function buildOpenApi(
+  routes: readonly AnyRoute[],
+  platformVersion: string,
+  tagDescriptions: Readonly<Record<string, string>>,
+  version: ApiVersion = currentApiVersion,
+): Json {
+  const context: DocumentContext = { version, namer: new SchemaNamer(problemSchemas) };
+  // Resources first, so an answer's name is its resource's (`getPet` → Pet, `listWalletTransactions` → WalletTransaction) wherever else it is answered.
+  for (const verb of [/^get[A-Z]/, /^list[A-Z]/])
+    for (const route of routes) if (verb.test(route.operationId) && !(isPublic(route) && route.hidden)) namedSuccess(route, context);
   const paths: Record<string, Record<string, Json>> = {};
   const add = (path: string, method: string, op: Json) => {
     paths[path] = { ...(paths[path] ?? {}), [method]: op };
   };
   for (const route of routes) {
     if (isPublic(route) && route.hidden) continue;
-    add(toOpenApiPath(route.path), route.method, operation(route));
+    add(toOpenApiPath(route.path), route.method, operation(route, context));
     for (const version of deprecatedVersions) {
       if (!version.routes.includes(routeKey(route))) continue;
       const oldPath = version.prefix + route.path.slice(version.successorPrefix.length);
       add(
         toOpenApiPath(oldPath),
         route.method,
-        operation(route, {
+        operation(route, context, {
           operationId: `${route.operationId}${version.prefix.slice(1).toUpperCase()}`,
           deprecated: true,
           description: `Deprecated twin of ${route.method.toUpperCase()} ${route.path}; answers the same with Deprecation, Sunset and Link headers, and 410 from ${version.sunsetAt.toISOString()} on.`,
@@ -274,7 +412,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], platformVersion: strin
         versionsDescription(),
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    'x-api-versions': { header: apiVersionHeader, current: currentApiVersion, versions: apiVersionChangelog },
+    'x-api-versions': { header: apiVersionHeader, current: currentApiVersion, described: version, versions: apiVersionChangelog },
     servers: [{ url: '/', description: 'This appliance' }],
     tags: usedTags.map((name) => ({ name, description: tagDescriptions[name] ?? name })),
     paths,
@@ -314,45 +452,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], platformVersion: strin
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
         },
       },
-      schemas: {
-        Problem: {
-          type: 'object',
-          description: 'RFC 9457 problem details.',
-          required: ['type', 'title', 'status', 'detail', 'code', 'requestId', 'instance'],
-          properties: {
-            type: { type: 'string', description: 'urn:petcare:error:<code>' },
-            title: { type: 'string' },
-            status: { type: 'integer' },
-            detail: { type: 'string' },
-            code: { type: 'string', enum: documentedErrorCodes() },
-            requestId: { type: 'string', description: 'Same as the X-Request-Id response header.' },
-            instance: { type: 'string', description: 'The request path.' },
-            errors: {
-              type: 'array',
-              description: 'Per-field problems (validation).',
-              items: {
-                type: 'object',
-                required: ['field', 'message'],
-                properties: { field: { type: 'string' }, message: { type: 'string' } },
-              },
-            },
-          },
-        },
-        OAuthError: {
-          description: 'RFC 6749 §5.2 error response; it also carries every RFC 9457 problem member.',
-          allOf: [
-            { $ref: '#/components/schemas/Problem' },
-            {
-              type: 'object',
-              required: ['error'],
-              properties: {
-                error: { type: 'string', enum: [...oauthErrorValues] },
-                error_description: { type: 'string' },
-              },
-            },
-          ],
-        },
-      },
+      schemas: context.namer.schemas,
     },
   };
 }

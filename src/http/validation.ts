@@ -3,7 +3,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 import { validationFailed, type FieldError } from './errors.js';
 import { inputStringErrors } from './input-strings.js';
-import { isCalendarDate, parseInstant } from '../calendar-dates.js';
+import { isCalendarDate, isLocalDateTime, parseInstant } from '../calendar-dates.js';
 
 // TypeBox checks only the formats it is told about; these are the ones our schemas use. Both read
 // values the way the services do (src/calendar-dates.ts), so a field the schema accepts is one the
@@ -11,6 +11,14 @@ import { isCalendarDate, parseInstant } from '../calendar-dates.js';
 // below 60; never silently rolled over.
 FormatRegistry.Set('date-time', (value) => parseInstant(value) !== null);
 FormatRegistry.Set('date', isCalendarDate);
+FormatRegistry.Set('local-date-time', isLocalDateTime);
+
+/** How a refused value of each format is named in the 400's message. */
+const formatNames: Record<string, string> = {
+  date: 'a calendar date',
+  'date-time': 'a real instant (ISO 8601 date-time with Z or an offset within ±14:00, years 0001–9999)',
+  'local-date-time': 'a local date-time (YYYY-MM-DDTHH:MM[:SS], a real day, a time below 24:00)',
+};
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
@@ -31,10 +39,19 @@ function fieldName(pointer: string, location: string): string {
 }
 
 /** "Expected union value" helps no one: for a union of literals (an enum) name the allowed values. */
-function messageOf(e: { message: string; schema: TSchema }): string {
+function messageOf(e: { message: string; schema: TSchema; value: unknown }): string {
   if (e.message === 'Unexpected property') return 'is not a recognised field';
   if (e.message === 'Expected required property') return 'is required';
+  const format = (e.schema as { format?: unknown }).format;
+  if (typeof format === 'string' && typeof e.value === 'string' && format in formatNames) return `'${e.value}' is not ${formatNames[format]}`;
   const members = (e.schema as { anyOf?: unknown }).anyOf;
+  const formats = Array.isArray(members)
+    ? members.map((m) => (m as { format?: unknown }).format).filter((f): f is string => typeof f === 'string' && f in formatNames)
+    : [];
+  if (Array.isArray(members) && formats.length > 0 && typeof e.value === 'string') {
+    const others = members.length - formats.length === 1 && members.some((m) => (m as { type?: unknown }).type === 'null') ? ' (or null)' : '';
+    return `'${e.value}' is not ${formats.map((f) => formatNames[f]).join(', nor ')}${others}`;
+  }
   if (Array.isArray(members) && members.length > 0 && members.every((m) => m && typeof m === 'object' && 'const' in m)) {
     return `must be one of: ${members.map((m) => String((m as { const: unknown }).const)).join(', ')}`;
   }

@@ -340,8 +340,21 @@ test('POST /v1/providers/match refusals in both versions: 400, 401, 403, and a p
 
 // ---------------------------------------------------------------- the OpenAPI document
 
-test('OpenAPI documents the header, the echo, both answers of each changed operation and the changelog', async (a) => {
+/** The schema a `$ref` points at (or the schema itself). */
+const derefIn = (doc: Record<string, any>, node: Record<string, any>): Record<string, any> =>
+  typeof node?.$ref === 'string'
+    ? derefIn(
+        doc,
+        node.$ref
+          .slice(2)
+          .split('/')
+          .reduce((n: Record<string, any>, k: string) => n[k], doc),
+      )
+    : node;
+
+test('OpenAPI documents the header, the echo, each changed operation by version and the changelog', async (a) => {
   const doc = (await t.request('GET', '/openapi.json')).body;
+  const older = (await t.request('GET', `/openapi.json?version=${old}`)).body;
   const parameter = doc.components.parameters['Petcare-Version'];
   a.like(parameter, { name: 'Petcare-Version', in: 'header', required: false });
   a.deepEqual(parameter.schema.enum, [...apiVersions]);
@@ -350,6 +363,8 @@ test('OpenAPI documents the header, the echo, both answers of each changed opera
     [...apiVersions].reverse(),
   );
   a.is(doc['x-api-versions'].current, currentApiVersion);
+  a.is(doc['x-api-versions'].described, currentApiVersion);
+  a.is(older['x-api-versions'].described, old);
   for (const version of apiVersions) a.true(doc.info.description.includes(`| \`${version}\``), `changelog row ${version}`);
 
   for (const [p, method] of [
@@ -362,18 +377,42 @@ test('OpenAPI documents the header, the echo, both answers of each changed opera
       `${method} ${p} header`,
     );
     a.truthy(op.responses['200'].headers['Petcare-Version']);
-    const shapes = op.responses['200'].content['application/json'].schema.oneOf;
-    a.deepEqual(
-      shapes.map((s: { title: string }) => s.title),
-      [`${currentApiVersion} (current)`, old],
-    );
+    // Each document describes its own version's answer only: no oneOf of versions.
+    const current = derefIn(doc, op.responses['200'].content['application/json'].schema);
+    const then = derefIn(older, older.paths[p][method].responses['200'].content['application/json'].schema);
+    a.is(current.oneOf, undefined);
+    a.is(then.oneOf, undefined);
+    a.notDeepEqual(current, then, `${method} ${p}`);
     a.deepEqual(Object.keys(op['x-api-versions']), [old]);
     a.regex(op.description, /2025-06-01/);
     a.regex(op.responses['400'].description, /`unsupported_api_version`/);
   }
-  a.is(doc.paths['/v1/providers/match'].post.responses['200'].content['application/json'].schema.oneOf[1].type, 'array');
+  a.is(derefIn(older, older.paths['/v1/providers/match'].post.responses['200'].content['application/json'].schema).type, 'array');
+  a.is(derefIn(doc, doc.paths['/v1/providers/match'].post.responses['200'].content['application/json'].schema).type, 'object');
   // Unchanged operations keep a single schema but still take the header.
   const getOne = doc.paths['/v1/appointments/{id}'].get;
   a.is(getOne.responses['200'].content['application/json'].schema.oneOf, undefined);
   a.true(getOne.parameters.some((x: { $ref?: string }) => x.$ref === '#/components/parameters/Petcare-Version'));
+});
+
+test("each version's document lists only the parameters and fields that version takes and answers: GET /v1/orders", async (a) => {
+  const doc = (await t.request('GET', '/openapi.json')).body;
+  const older = (await t.request('GET', `/openapi.json?version=${old}`)).body;
+  const queryOf = (d: Record<string, any>) =>
+    (d.paths['/v1/orders'].get.parameters as Array<Record<string, any>>).filter((x) => x.in === 'query').map((x) => x.name as string);
+  a.true(queryOf(doc).includes('cursor'));
+  a.false(queryOf(doc).includes('page'));
+  a.false(queryOf(doc).includes('perPage'));
+  a.true(queryOf(older).includes('page'));
+  a.true(queryOf(older).includes('perPage'));
+  a.false(queryOf(older).includes('cursor'));
+  const answerOf = (d: Record<string, any>) =>
+    Object.keys(derefIn(d, d.paths['/v1/orders'].get.responses['200'].content['application/json'].schema).properties).sort();
+  a.deepEqual(answerOf(doc), ['data', 'hasMore', 'nextCursor']);
+  a.deepEqual(answerOf(older), ['orders', 'page', 'totalPages']);
+  // The default document is the current version's; an unknown version is a 400.
+  a.deepEqual((await t.request('GET', `/openapi.json?version=${currentApiVersion}`)).body, doc);
+  const unknown = await t.request('GET', '/openapi.json?version=2024-01-01');
+  a.is(unknown.status, 400);
+  a.is(unknown.body.code, 'validation_failed');
 });

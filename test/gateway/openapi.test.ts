@@ -68,8 +68,10 @@ test('every mounted route is documented with its method, parameters, body, respo
         params.some((p) => p.in === 'path' && p.name === name && p.required === true),
         `${where} path param ${name}`,
       );
-    // Query parameters: every property of the query schema.
+    // Query parameters: every property of the query schema, but those only an older API version takes (its own document lists them).
+    const olderOnly = new Set(Object.values((route.versions ?? {}) as Record<string, Json>).flatMap((change) => change.query?.only ?? []));
     for (const name of Object.keys((route.query as Json | undefined)?.properties ?? {})) {
+      if (olderOnly.has(name)) continue;
       a.true(
         params.some((p) => p.in === 'query' && p.name === name && p.schema),
         `${where} query param ${name}`,
@@ -80,8 +82,10 @@ test('every mounted route is documented with its method, parameters, body, respo
     if (route.body) {
       a.true(op.requestBody?.required, `${where} requestBody`);
       for (const type of route.bodyTypes ?? ['application/json']) {
-        const schema = op.requestBody?.content?.[type]?.schema;
+        const schema = deref(op.requestBody?.content?.[type]?.schema);
         a.truthy(schema, `${where} ${type} body schema`);
+        // A body documented per kind (oneOf + discriminator) lists its fields in its members.
+        if (schema?.oneOf) continue;
         a.deepEqual(Object.keys(schema?.properties ?? {}).sort(), Object.keys((route.body as Json).properties ?? {}).sort(), `${where} body fields`);
         a.deepEqual([...(schema?.required ?? [])].sort(), [...((route.body as Json).required ?? [])].sort(), `${where} required fields`);
       }

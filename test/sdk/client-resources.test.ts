@@ -150,5 +150,6 @@ test('appointments: the quick start books a free slot; PATCH answers per apiVers
   const current = await sdk.appointments.update(appointment.id, { status: 'confirmed' });
   a.is(current.status, 'confirmed');
   const old = await sdk.appointments.update(appointment.id, { status: 'checked_in' }, { apiVersion: '2025-06-01' });
-  a.is(old.status, 'CHECKED_IN', 'the 2025-06-01 shape');
+  // The SDK's types describe the current version; an older version's answer is read as what it is.
+  a.is(old.status as string, 'CHECKED_IN', 'the 2025-06-01 shape');
 });

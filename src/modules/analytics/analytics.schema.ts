@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
+import { DateOnly } from '../../http/schema-fields.js';
 
 /** Every metric the API computes (DESIGN §14); the path parameter is checked against this list (400 otherwise). */
 export const metricNames = [
@@ -24,13 +25,7 @@ export type MetricUnit = (typeof metricUnits)[number];
 export const intervals = ['day', 'week', 'month'] as const;
 export type Interval = (typeof intervals)[number];
 
-const LocalDate = (description: string) =>
-  Type.String({
-    pattern: '^\\d{4}-\\d{2}-\\d{2}$',
-    maxLength: 10,
-    description: `${description} (YYYY-MM-DD, the location's own calendar).`,
-    examples: ['2026-11-01'],
-  });
+const LocalDate = (description: string) => DateOnly(`${description} (YYYY-MM-DD, the location's own calendar).`, '2026-11-01');
 
 const windowFields = {
   from: LocalDate('First day counted, inclusive'),

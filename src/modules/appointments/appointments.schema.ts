@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
-import { ExternalIdFilter, ExternalIdOut } from '../../http/schema-fields.js';
+import { DateOrLocalOrInstant, ExternalIdFilter, ExternalIdOut, Instant as InstantField } from '../../http/schema-fields.js';
 import { LocationId } from '../locations/index.js';
 import { holdingStatuses as schedulingHoldingStatuses } from '../scheduling/index.js';
 import { ProviderId, TypeCode } from '../providers/index.js';
@@ -18,8 +18,7 @@ const StatusInput = Type.String({
   description: `One of ${statusList}; case-insensitive (CONFIRMED = confirmed).`,
   examples: ['checked_in'],
 });
-const instant = (description = 'ISO 8601 date-time with Z or a numeric offset (answered in UTC).') =>
-  Type.String({ format: 'date-time', maxLength: 40, description, examples: ['2026-12-01T09:30:00-05:00'] });
+const instant = (description?: string) => InstantField(description);
 const Instant = instant();
 const PetId = Type.String({ pattern: '^pet_[a-z0-9_]{1,60}$', description: 'Pet id (pet_…).' });
 const Notes = Type.String({ maxLength: 2000, description: 'Free text.' });
@@ -90,13 +89,12 @@ export const AvailabilityQuery = Type.Object(
     locationId: Type.String({ maxLength: 100, description: 'The location (its time zone reads the dates).' }),
     type: TypeCode,
     from: Type.Optional(
-      Type.String({ maxLength: 40, description: "A date YYYY-MM-DD (start of that day in the location's zone) or a date-time with offset. Default: now." }),
+      DateOrLocalOrInstant("A date YYYY-MM-DD (start of that day in the location's zone), a local date-time, or a date-time with offset. Default: now."),
     ),
     to: Type.Optional(
-      Type.String({
-        maxLength: 40,
-        description: 'A date YYYY-MM-DD (that day included) or a date-time with offset. Default: from + 7 days; at most 31 days after from.',
-      }),
+      DateOrLocalOrInstant(
+        'A date YYYY-MM-DD (that day included), a local date-time, or a date-time with offset. Default: from + 7 days; at most 31 days after from.',
+      ),
     ),
     providerId: Type.Optional(Type.String({ maxLength: 100 })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, default: 1000, description: 'Most slots to return (1–5000, default 1000).' })),
@@ -127,8 +125,8 @@ export const MatchProvidersSchema = Type.Object(
     petId: PetId,
     type: TypeCode,
     locationId: Type.Optional(LocationId),
-    from: Type.Optional(Type.String({ maxLength: 40, description: 'As in availability. Default: now.' })),
-    to: Type.Optional(Type.String({ maxLength: 40, description: 'As in availability. Default: from + 14 days; at most 31 days after from.' })),
+    from: Type.Optional(DateOrLocalOrInstant('As in availability. Default: now.')),
+    to: Type.Optional(DateOrLocalOrInstant('As in availability. Default: from + 14 days; at most 31 days after from.')),
   },
   { additionalProperties: false },
 );

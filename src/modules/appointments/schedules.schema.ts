@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
+import { DateOrLocalOrInstant } from '../../http/schema-fields.js';
 import { LocationId } from '../locations/index.js';
 
 const Clock = Type.String({
@@ -8,14 +9,9 @@ const Clock = Type.String({
   examples: ['09:00'],
 });
 const Weekday = Type.Integer({ minimum: 1, maximum: 7, description: 'ISO weekday: Monday = 1 … Sunday = 7.' });
-const Boundary = Type.String({
-  minLength: 10,
-  maxLength: 40,
-  pattern: '^\\d{4}-\\d{2}-\\d{2}(?:T\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?(?:Z|z|[+-]\\d{2}:\\d{2})?)?$',
-  description:
-    "A date (YYYY-MM-DD: a whole day; as `to` it includes that day), a local date-time without offset (read in the location's time zone), or a date-time with Z or an offset.",
-  examples: ['2026-12-24', '2026-12-24T13:00'],
-});
+const Boundary = DateOrLocalOrInstant(
+  "A date (YYYY-MM-DD: a whole day; as `to` it includes that day), a local date-time without offset (read in the location's time zone), or a date-time with Z or an offset.",
+);
 
 export const WeeklyWindowSchema = Type.Object({ weekday: Weekday, start: Clock, end: Clock }, { additionalProperties: false });
 const TimeOffInput = Type.Object(

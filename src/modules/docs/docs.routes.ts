@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
+import { apiVersions, currentApiVersion, type ApiVersion } from '../../http/api-versions.js';
 import { AppError } from '../../http/errors.js';
 import { buildOpenApi } from '../../http/openapi.js';
 import { definePublicRoute, type AnyRoute } from '../../http/route.js';
@@ -43,7 +44,7 @@ const security = {
 
 /** `tags`: each OpenAPI tag's description (the modules' manifests). */
 export function docsRoutes(deps: { routes: () => readonly AnyRoute[]; platformVersion: string; tags: () => Readonly<Record<string, string>> }): AnyRoute[] {
-  let document: Record<string, unknown> | null = null;
+  const documents = new Map<ApiVersion, Record<string, unknown>>();
   const cache = new Map<string, Buffer>();
   return [
     definePublicRoute({
@@ -51,10 +52,29 @@ export function docsRoutes(deps: { routes: () => readonly AnyRoute[]; platformVe
       path: '/openapi.json',
       operationId: 'getOpenApi',
       summary: 'This OpenAPI 3.1 document',
+      description:
+        'The document describes one dated API version: by default the current one; `version` names another, whose document lists only ' +
+        'the parameters and answers that version has.',
       tags: ['Docs'],
+      query: Type.Object(
+        {
+          version: Type.Optional(
+            Type.Union(
+              apiVersions.map((v) => Type.Literal(v)),
+              { description: 'The dated API version to describe (default: the current one).' },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
       response: { status: 200, description: 'OpenAPI document', schema: Type.Object({}, { additionalProperties: true }) },
-      handler: async () => {
-        document ??= buildOpenApi(deps.routes(), deps.platformVersion, deps.tags());
+      handler: async ({ query }) => {
+        const version = query.version ?? currentApiVersion;
+        let document = documents.get(version);
+        if (!document) {
+          document = buildOpenApi(deps.routes(), deps.platformVersion, deps.tags(), version);
+          documents.set(version, document);
+        }
         return { body: document };
       },
     }),

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
-import { NonBlankText, RecordId as Id } from '../../http/schema-fields.js';
+import { DateOrLocalOrInstant, Instant, NonBlankText, RecordId as Id } from '../../http/schema-fields.js';
 import { LocationId } from '../locations/index.js';
 import { PetSizeSchema, petSizes } from '../pets/index.js';
 import { ProviderId } from '../providers/index.js';
@@ -32,8 +32,8 @@ const Service = Type.String({
   pattern: '^[a-z][a-z0-9_]{1,49}$',
   description: 'A service code (lower-case), e.g. bath, haircut, nail_trim.',
 });
-const DateTime = Type.String({ minLength: 10, maxLength: 40, description: 'ISO 8601 date-time with Z or an offset.' });
-const Boundary = Type.String({ minLength: 10, maxLength: 40, description: 'A date YYYY-MM-DD (the location’s day) or a date-time.' });
+const DateTime = Instant('ISO 8601 date-time with Z or an offset.');
+const Boundary = DateOrLocalOrInstant('A date YYYY-MM-DD (the location’s day), a local date-time, or a date-time with Z or an offset.');
 
 const perSize = <T extends TSchema>(item: T, description: string) =>
   Type.Object(Object.fromEntries(petSizes.map((s) => [s, item])) as Record<(typeof petSizes)[number], T>, { additionalProperties: false, description });

@@ -80,6 +80,7 @@ export function marketplaceRouteList(deps: { config: Config; clock: Clock }): An
         '2025-06-01': {
           description: 'Page-number paging: `{orders, page, totalPages}` (page and perPage in the query).',
           schema: OrdersPage20250601Schema,
+          query: { only: ['page', 'perPage'], refused: ['cursor'] },
           response: presentOrdersPage20250601,
         },
       },

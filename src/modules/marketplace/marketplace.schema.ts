@@ -1,6 +1,7 @@
 import { Type, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
+import { onlyInVersionKeyword } from '../../http/api-versions.js';
 import { pageQueryFields, pageSchema } from '../../http/paging.js';
-import { NonBlankText, RecordId as Id } from '../../http/schema-fields.js';
+import { Instant, NonBlankText, RecordId as Id } from '../../http/schema-fields.js';
 import { PositiveAmount } from '../payments/index.js';
 
 export const orderStatuses = ['pending_payment', 'paid', 'fulfilled', 'cancelled', 'partially_refunded', 'refunded'] as const;
@@ -12,7 +13,7 @@ export const maxOrderLines = 20;
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Money = (description = 'Integer minor units.') => Type.Integer({ description });
-const DateTime = Type.String({ minLength: 10, maxLength: 40, description: 'ISO 8601 date-time with Z or an offset.' });
+const DateTime = Instant('ISO 8601 date-time with Z or an offset.');
 const Literals = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v))) as unknown as TUnion<Array<TLiteral<T[number]>>>;
 
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 100, description: 'The record id.' }) }, { additionalProperties: false });
@@ -93,8 +94,12 @@ export type ListOrdersQueryInput = Static<typeof ListOrdersQuery>;
 export const OrdersPageSchema = Type.Object(
   {
     ...pageSchema(OrderSchema).properties,
-    page: Type.Optional(Type.Integer({ description: 'Never in this version: the page number the 2025-06-01 answer carries as `page`.' })),
-    totalPages: Type.Optional(Type.Integer({ description: 'Never in this version: what the 2025-06-01 answer carries as `totalPages`.' })),
+    page: Type.Optional(
+      Type.Integer({ description: 'Never in this version: the page number the 2025-06-01 answer carries as `page`.', [onlyInVersionKeyword]: '2025-06-01' }),
+    ),
+    totalPages: Type.Optional(
+      Type.Integer({ description: 'Never in this version: what the 2025-06-01 answer carries as `totalPages`.', [onlyInVersionKeyword]: '2025-06-01' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
-import { ExternalIdFilter, ExternalIdOut, NonBlankText } from '../../http/schema-fields.js';
+import { documentedAs, ExternalIdFilter, ExternalIdOut, NonBlankText } from '../../http/schema-fields.js';
 
 export const medicalRecordKinds = ['note', 'diagnosis', 'prescription', 'weight', 'allergy'] as const;
 export const allergySeverities = ['mild', 'moderate', 'severe'] as const;
@@ -70,7 +70,11 @@ export const kindSchemas: Record<MedicalRecordKind, TSchema> = {
   ),
 };
 
-export const CreateMedicalRecordSchema = Type.Object({ kind: Kind, ...kindFields }, { additionalProperties: false, description: kindRules });
+/** Validated flat (a wrong kind's field is named in the 400); documented as one shape per kind, told apart by `kind`. */
+export const CreateMedicalRecordSchema = documentedAs(
+  Type.Object({ kind: Kind, ...kindFields }, { additionalProperties: false, description: kindRules }),
+  Type.Union(Object.values(kindSchemas), { description: kindRules }),
+);
 
 export const AmendMedicalRecordSchema = Type.Object(
   { reason: { ...NonBlankText(1000), description: 'Why the record is corrected (up to 1,000 characters).' }, ...kindFields },

@@ -1,13 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { isCalendarDate } from '../../calendar-dates.js';
 import { validationFailed } from '../../http/errors.js';
-
-const instantOrDate = '^\\d{4}-\\d{2}-\\d{2}(T[0-9:.]+(Z|[+-]\\d{2}:\\d{2}))?$';
+import { DateOrInstant } from '../../http/schema-fields.js';
 
 /** `from` / `to` filters of the money lists: an instant, or a UTC date (to: through the end of that day). */
 export const timeRangeFields = {
-  from: Type.Optional(Type.String({ pattern: instantOrDate, description: 'Created at or after: an ISO 8601 instant, or a date (00:00 UTC).' })),
-  to: Type.Optional(Type.String({ pattern: instantOrDate, description: 'Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC).' })),
+  from: Type.Optional(DateOrInstant('Created at or after: an ISO 8601 instant, or a date (00:00 UTC).')),
+  to: Type.Optional(DateOrInstant('Created before: an ISO 8601 instant, or a date (inclusive: through 24:00 UTC).')),
 };
 
 export interface TimeRange {

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
-import { ExternalIdFilter, ExternalIdOut, NonBlankText } from '../../http/schema-fields.js';
+import { DateOnly, ExternalIdFilter, ExternalIdOut, NonBlankText } from '../../http/schema-fields.js';
 import { LocationId } from '../locations/index.js';
 import { petSizes } from './pets.table.js';
 
@@ -8,7 +8,7 @@ export const species = ['dog', 'cat', 'rabbit', 'bird', 'reptile', 'ferret', 'gu
 export const vaccinationStatuses = ['Up to date', 'Due soon', 'Overdue', 'No records'] as const;
 
 const Species = Type.Union(species.map((s) => Type.Literal(s)));
-const DateOnly = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD', examples: ['2021-04-12'] });
+const BirthDate = DateOnly('Date of birth (YYYY-MM-DD); not in the future.', '2021-04-12');
 const Name = NonBlankText(100);
 const Breed = NonBlankText(100);
 /** DESIGN §5: optional; grooming times and prices its packages by it. */
@@ -30,9 +30,9 @@ export const PetSchema = Type.Object(
         description: 'Derived from vaccination records: Up to date, Due soon (within 30 days), Overdue or No records.',
       },
     ),
-    lastVisit: Type.Union([Type.String({ description: 'YYYY-MM-DD of the last completed visit.' }), Type.Null()]),
+    lastVisit: Type.Union([DateOnly('The date of the last completed visit (YYYY-MM-DD).'), Type.Null()]),
     species: Species,
-    birthDate: Type.Union([Type.String(), Type.Null()]),
+    birthDate: Type.Union([BirthDate, Type.Null()]),
     locationId: Type.String(),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
@@ -49,7 +49,7 @@ export const CreatePetSchema = Type.Object(
     species: Species,
     ownerId: OwnerId,
     locationId: LocationId,
-    birthDate: Type.Optional(Type.Union([DateOnly, Type.Null()])),
+    birthDate: Type.Optional(Type.Union([BirthDate, Type.Null()])),
     size: Type.Optional(Type.Union([PetSizeSchema, Type.Null()])),
   },
   { additionalProperties: false },
@@ -62,7 +62,7 @@ export const UpdatePetSchema = Type.Object(
     species: Type.Optional(Species),
     ownerId: Type.Optional(OwnerId),
     locationId: Type.Optional(LocationId),
-    birthDate: Type.Optional(Type.Union([DateOnly, Type.Null()])),
+    birthDate: Type.Optional(Type.Union([BirthDate, Type.Null()])),
     size: Type.Optional(Type.Union([PetSizeSchema, Type.Null()])),
   },
   { additionalProperties: false, minProperties: 1 },

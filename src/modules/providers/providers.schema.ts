@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
-import { ExternalIdFilter, ExternalIdOut, NonBlankText } from '../../http/schema-fields.js';
+import { DateOnly, DateOrLocalOrInstant, ExternalIdFilter, ExternalIdOut, NonBlankText } from '../../http/schema-fields.js';
 import { LocationId } from '../locations/index.js';
 // The file, not the payments index: payments loads the sandbox, which loads appointments, which loads this module.
 import { maxAmount } from '../payments/index.js';
@@ -180,9 +180,7 @@ export const ListProvidersQuery = Type.Object(
     minRating: Type.Optional(Type.Number({ minimum: 1, maximum: 5, description: 'Only providers rated at least this (unrated providers drop out).' })),
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Text in the name or the marketplace bio (case-insensitive).' })),
     externalId: ExternalIdFilter,
-    availableOn: Type.Optional(
-      Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10, description: 'A local date (YYYY-MM-DD) with at least one open slot.' }),
-    ),
+    availableOn: Type.Optional(DateOnly('A local date (YYYY-MM-DD) with at least one open slot.')),
   },
   { additionalProperties: false },
 );
@@ -197,12 +195,9 @@ export type ListingOut = Static<typeof ListingSchema>;
 export type MarketplaceProfileOut = Static<typeof MarketplaceProfile>;
 
 const WindowBoundary = (description: string) =>
-  Type.String({
-    minLength: 10,
-    maxLength: 40,
-    description: `${description} A date (YYYY-MM-DD, read in each provider location's time zone; as \`to\` it includes that day) or a date-time with Z or an offset.`,
-    examples: ['2026-12-24'],
-  });
+  DateOrLocalOrInstant(
+    `${description} A date (YYYY-MM-DD, read in each provider location's time zone; as \`to\` it includes that day), a local date-time, or a date-time with Z or an offset.`,
+  );
 
 export const ProviderAvailabilityQuery = Type.Object(
   {

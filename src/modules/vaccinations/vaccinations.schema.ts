@@ -1,13 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
-import { ExternalIdFilter, ExternalIdOut, NonBlankText } from '../../http/schema-fields.js';
+import { DateOnly as DateField, ExternalIdFilter, ExternalIdOut, NonBlankText } from '../../http/schema-fields.js';
 import { ProviderId } from '../providers/index.js';
 
 export const vaccineMaxLength = 200;
 
-// No `format: 'date'` here: the service names an impossible day (2026-02-30) in a clearer message.
-const DateOnly = (description: string) =>
-  Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: `${description} (YYYY-MM-DD).`, examples: ['2026-11-02'] });
+const DateOnly = (description: string) => DateField(`${description} (YYYY-MM-DD).`);
 
 export const VaccinationSchema = Type.Object(
   {
