@@ -1,20 +1,11 @@
+import { idOf } from '../../db/ids.js';
+
 /**
  * The sandbox practice's randomness and ids: a seeded PRNG (mulberry32), so every reset at the same
  * instant writes the same rows, and ids in the shape of `newId` (10 characters of the record's own
  * time, then 16 of the PRNG's) so seeded rows sort by when they happened and anything a vendor
  * creates afterwards sorts after them, as lists page newest first by id.
  */
-const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
-
-function encode(value: number, length: number): string {
-  let out = '';
-  for (let i = 0; i < length; i++) {
-    out = alphabet[value % 32]! + out;
-    value = Math.floor(value / 32);
-  }
-  return out;
-}
-
 export class DemoRandom {
   private state: number;
   constructor(seed: number) {
@@ -52,6 +43,6 @@ export class DemoRandom {
   id(prefix: string, at: number): string {
     const a = Math.floor(this.next() * 2 ** 20) * 2 ** 20 + Math.floor(this.next() * 2 ** 20);
     const b = Math.floor(this.next() * 2 ** 20) * 2 ** 20 + Math.floor(this.next() * 2 ** 20);
-    return `${prefix}_${encode(Math.max(0, Math.floor(at)), 10)}${encode(a, 8)}${encode(b, 8)}`;
+    return idOf(prefix, at, a, b);
   }
 }

@@ -1,3 +1,5 @@
+import { idOf } from '../../../src/db/ids.js';
+
 /**
  * The scale bench's randomness: a seeded PRNG (sfc32) per (seed, day, stream), so a build that
  * stops and resumes at a day makes exactly the rows one uninterrupted build would have made, and
@@ -75,20 +77,9 @@ export class Random {
   }
 }
 
-const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
-
-function encode(value: number, length: number): string {
-  let out = '';
-  for (let i = 0; i < length; i++) {
-    out = alphabet[value % 32]! + out;
-    value = Math.floor(value / 32);
-  }
-  return out;
-}
-
 /** An id as src/db/ids.ts makes them, with `at` as its time and the random part from `random`. */
 export function idAt(prefix: string, at: number, random: Random): string {
   const high = (random.u32() & 0xff) * 4294967296 + random.u32();
   const low = (random.u32() & 0xff) * 4294967296 + random.u32();
-  return `${prefix}_${encode(Math.floor(at), 10)}${encode(high, 8)}${encode(low, 8)}`;
+  return idOf(prefix, at, high, low);
 }
