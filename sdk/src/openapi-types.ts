@@ -29812,7 +29812,7 @@ export interface operations {
                      *         }
                      *       ]
                      *     } */
-                    "application/json": components["schemas"]["AnalyticsMetricSeries"] | string;
+                    "application/json": components["schemas"]["AnalyticsMetricSeries"];
                     /** @example bucket,value
                      *     2026-11-02,1
                      *      */

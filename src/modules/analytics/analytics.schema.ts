@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryFields } from '../../http/paging.js';
-import { DateOnly } from '../../http/schema-fields.js';
+import { DateOnly, documentedAs } from '../../http/schema-fields.js';
 
 /** Every metric the API computes (DESIGN §14); the path parameter is checked against this list (400 otherwise). */
 export const metricNames = [
@@ -129,8 +129,12 @@ export const SeriesSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** JSON, or the CSV text when asked for (`Accept: text/csv` or `?format=csv`). */
-export const SeriesOrCsvSchema = Type.Union([SeriesSchema, Type.String({ description: 'text/csv: a header line `bucket,value`, then one line per bucket.' })]);
+/** JSON, or the CSV text when asked for (`Accept: text/csv` or `?format=csv`); validated as either, documented per media type. */
+export const SeriesOrCsvSchema = documentedAs(
+  Type.Union([SeriesSchema, Type.String({ description: 'text/csv: a header line `bucket,value`, then one line per bucket.' })]),
+  // The document gives each media type its own body: the series under application/json, the text under text/csv.
+  SeriesSchema,
+);
 
 export const MetricRecordSchema = Type.Object(
   {
