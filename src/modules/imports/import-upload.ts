@@ -1,12 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
-import busboy from 'busboy';
-import { AppError, validationFailed } from '../../http/errors.js';
-
-/** Room for the form around the file (boundaries, part headers, the fields) in the early Content-Length check. */
-const formOverheadBytes = 64 * 1024;
+import { AppError } from '../../http/errors.js';
+import { receiveMultipartUpload, type UploadInspector } from '../../http/multipart-upload.js';
 
 export const importFormFields = ['type', 'dryRun', 'mapping', 'locationId'] as const;
 
@@ -20,8 +16,6 @@ const notUtf8 = (what: string): AppError =>
     { errors: [{ field: 'file', message: `is ${what}, not UTF-8` }] },
   );
 
-const malformed = (message: string): AppError => validationFailed([{ field: 'body', message }], 'The multipart/form-data body is not valid.');
-
 /**
  * Follows the file's bytes as they stream: counts and hashes them, and refuses what is not UTF-8
  * text as soon as it shows: a UTF-16 byte order mark or NUL bytes (UTF-16 without a mark, or a
@@ -29,7 +23,7 @@ const malformed = (message: string): AppError => validationFailed([{ field: 'bod
  * file is refused rather than transcoded: the same bytes are valid in several single-byte
  * encodings, and guessing wrong would import names with the wrong letters without a word.
  */
-export class TextInspector {
+export class TextInspector implements UploadInspector<{ sizeBytes: number; sha256: string; head: Buffer }> {
   private readonly hash = createHash('sha256');
   private readonly decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   size = 0;
@@ -78,108 +72,23 @@ export interface ReceivedImport {
 }
 
 /**
- * Streams a multipart/form-data import with busboy: the `file` part through the inspector into
- * `out` (with backpressure), never whole in memory; the text fields are checked as they arrive.
- * On any refusal the request is unpiped at once; the caller owns `out` and removes the temp file.
+ * Streams a multipart/form-data import (receiveMultipartUpload): the `file` part through the
+ * inspector into `out` (with backpressure), never whole in memory; the text fields are checked as
+ * they arrive. The caller owns `out` and removes the temp file.
  */
-export function receiveImport(
+export async function receiveImport(
   req: IncomingMessage,
   options: { maxBytes: number; out: FileHandle; checkField(name: string, value: string): void },
 ): Promise<ReceivedImport> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > options.maxBytes + formOverheadBytes) return Promise.reject(importTooLarge(options.maxBytes));
-  let parser: busboy.Busboy;
-  try {
-    parser = busboy({
-      headers: req.headers,
-      defParamCharset: 'utf8',
-      limits: {
-        fileSize: options.maxBytes + 1,
-        files: 1,
-        fields: importFormFields.length,
-        parts: importFormFields.length + 2,
-        fieldNameSize: 100,
-        fieldSize: 16 * 1024,
-        headerPairs: 20,
-      },
-    });
-  } catch {
-    return Promise.reject(
-      req.headers['content-type']
-        ? malformed('is not a valid multipart/form-data body (boundary missing)')
-        : validationFailed([{ field: 'file', message: 'is required' }]),
-    );
-  }
-
-  return new Promise<ReceivedImport>((resolve, reject) => {
-    const fields: Record<string, string> = {};
-    let received: Omit<ReceivedImport, 'fields'> | undefined;
-    let fileStream: Readable | undefined;
-    let writing: Promise<void> = Promise.resolve();
-    let settled = false;
-
-    const fail = (err: unknown) => {
-      if (settled) return;
-      settled = true;
-      req.unpipe(parser);
-      req.pause();
-      fileStream?.destroy();
-      parser.destroy();
-      void writing.catch(() => undefined).then(() => reject(err));
-    };
-
-    const consume = async (stream: Readable, info: busboy.FileInfo) => {
-      const inspector = new TextInspector(options.maxBytes, 64 * 1024);
-      for await (const chunk of stream) {
-        inspector.push(chunk as Buffer);
-        await options.out.write(chunk as Buffer);
-      }
-      if ((stream as Readable & { truncated?: boolean }).truncated) throw importTooLarge(options.maxBytes);
-      if (inspector.size === 0) throw validationFailed([{ field: 'file', message: 'is empty' }]);
-      received = { ...inspector.finish(), filename: info.filename };
-    };
-
-    parser.on('file', (name, stream, info) => {
-      stream.on('error', () => undefined);
-      if (name !== 'file') {
-        stream.resume();
-        fail(validationFailed([{ field: name, message: 'is not a recognised field' }]));
-        return;
-      }
-      fileStream = stream;
-      stream.once('limit', () => fail(importTooLarge(options.maxBytes)));
-      writing = consume(stream, info);
-      writing.catch(fail);
-    });
-    parser.on('field', (name, value, info) => {
-      try {
-        if (name === 'file') throw validationFailed([{ field: name, message: 'must be a file part (with a filename)' }]);
-        if (!(importFormFields as readonly string[]).includes(name)) throw validationFailed([{ field: name, message: 'is not a recognised field' }]);
-        if (name in fields) throw validationFailed([{ field: name, message: 'is given more than once' }]);
-        if (info.valueTruncated) throw validationFailed([{ field: name, message: 'is too long' }]);
-        options.checkField(name, value);
-        fields[name] = value;
-      } catch (err) {
-        fail(err);
-      }
-    });
-    parser.on('filesLimit', () => fail(validationFailed([{ field: 'file', message: 'only one file may be sent' }])));
-    parser.on('fieldsLimit', () => fail(malformed('has too many fields')));
-    parser.on('partsLimit', () => fail(malformed('has too many parts')));
-    parser.on('error', (err: Error) => fail(malformed(`is not a valid multipart/form-data body (${err.message})`)));
-    parser.on('close', () => {
-      void writing.then(() => {
-        if (settled) return;
-        if (!received) return fail(validationFailed([{ field: 'file', message: 'is required' }]));
-        settled = true;
-        resolve({ fields, ...received });
-      }, fail);
-    });
-    const interrupted = () => fail(malformed('was interrupted before the end of the upload'));
-    req.once('close', () => {
-      if (!req.complete) interrupted();
-    });
-    req.on('error', interrupted);
-    req.pipe(parser);
+  const { fields, file, info } = await receiveMultipartUpload(req, {
+    maxBytes: options.maxBytes,
+    tooLarge: () => importTooLarge(options.maxBytes),
+    fileField: 'file',
+    fieldNames: importFormFields,
+    fieldSize: 16 * 1024,
+    checkField: (name, value) => options.checkField(name, value),
+    inspector: () => new TextInspector(options.maxBytes, 64 * 1024),
+    out: options.out,
   });
+  return { fields, ...file, filename: info.filename };
 }
