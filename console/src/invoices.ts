@@ -1,10 +1,9 @@
 import { api, type Page } from './api.js';
-import { h, showProblem, table } from './dom.js';
+import { h, table } from './dom.js';
 import { dateTime, longDate, money } from './format.js';
-import { knownLocations } from './locations.js';
 import { pager } from './pager.js';
 import type { Panel } from './panel.js';
-import { facts, field, nameCache, part, recordLink, recordsView, type RecordsView } from './records.js';
+import { facts, field, locationChoices, nameCache, part, recordLink, recordsView, searchForm, type RecordsView } from './records.js';
 import type { Invoice, Payment, Pet, Refund } from './api-types.js';
 
 let view: RecordsView | undefined;
@@ -27,15 +26,7 @@ export const invoicesPanel: Panel = {
     // Parents' names need pets.read; without it the ids stay.
     const parents = nameCache((id) => `/v1/pet-parents/${encodeURIComponent(id)}`);
     const canName = session.scopes.has('pets.read');
-    const places = new Map<string, string>();
-    const placesKnown = knownLocations(session).then(
-      (known) => {
-        for (const [id, label] of known) places.set(id, label);
-        location.append(...[...known].map(([id, label]) => h('option', { value: id }, label)));
-      },
-      (error: unknown) => showProblem(problem, error),
-    );
-    const place = (id: string) => places.get(id) ?? h('code', {}, id);
+    const { known: placesKnown, place } = locationChoices(session, location, problem);
     const parentCell = (id: string) => (canName ? recordLink('parents', id, parents.names.get(id) ?? id) : h('code', {}, id));
 
     function draw(rows: Invoice[]) {
@@ -226,23 +217,14 @@ export const invoicesPanel: Panel = {
       id: 'invoices',
       back: 'All invoices',
       list: [
-        h(
-          'form',
-          {
-            class: 'filters',
-            role: 'search',
-            'aria-label': 'Search invoices',
-            onsubmit: (e: Event) => {
-              e.preventDefault();
-              void load(false);
-            },
-          },
+        searchForm(
+          'Search invoices',
+          () => void load(false),
           field('inv-status', 'Status', status),
           field('inv-parent', 'Pet parent', parentId),
           field('inv-location', 'Location', location),
           field('inv-from', 'Created from', from),
           field('inv-to', 'Created to', to),
-          h('div', { class: 'field actions' }, h('button', { type: 'submit' }, 'Search')),
         ),
         list,
         more,

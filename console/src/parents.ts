@@ -1,10 +1,9 @@
 import { api, type Page } from './api.js';
-import { h, showProblem, table } from './dom.js';
+import { h, table } from './dom.js';
 import { dateTime, longDate, money, slug } from './format.js';
-import { knownLocations } from './locations.js';
 import { pager } from './pager.js';
 import type { Panel } from './panel.js';
-import { facts, field, part, recordLink, recordsView, type RecordsView } from './records.js';
+import { facts, field, locationChoices, part, recordLink, recordsView, searchForm, type RecordsView } from './records.js';
 import type { Invoice, PetListItem, PetParent } from './api-types.js';
 
 let view: RecordsView | undefined;
@@ -18,15 +17,7 @@ export const parentsPanel: Panel = {
     const email = h('input', { id: 'parents-email', name: 'email', maxlength: '254', placeholder: 'Exact address', autocomplete: 'off', type: 'email' });
     const location = h('select', { id: 'parents-location', name: 'locationId' }, h('option', { value: '' }, 'All my locations'));
     const list = h('div', { class: 'table-scroll', 'aria-live': 'polite' });
-    const places = new Map<string, string>();
-    const placesKnown = knownLocations(session).then(
-      (known) => {
-        for (const [id, label] of known) places.set(id, label);
-        location.append(...[...known].map(([id, label]) => h('option', { value: id }, label)));
-      },
-      (error: unknown) => showProblem(problem, error),
-    );
-    const place = (id: string) => places.get(id) ?? h('code', {}, id);
+    const { known: placesKnown, place } = locationChoices(session, location, problem);
 
     function draw(rows: PetParent[]) {
       list.replaceChildren(
@@ -127,21 +118,12 @@ export const parentsPanel: Panel = {
       id: 'parents',
       back: 'All pet parents',
       list: [
-        h(
-          'form',
-          {
-            class: 'filters',
-            role: 'search',
-            'aria-label': 'Search pet parents',
-            onsubmit: (e: Event) => {
-              e.preventDefault();
-              void load(false);
-            },
-          },
+        searchForm(
+          'Search pet parents',
+          () => void load(false),
           field('parents-name', 'Name', name),
           field('parents-email', 'Email', email),
           field('parents-location', 'Location', location),
-          h('div', { class: 'field actions' }, h('button', { type: 'submit' }, 'Search')),
         ),
         list,
         more,

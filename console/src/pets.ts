@@ -1,10 +1,9 @@
 import { api, type Page } from './api.js';
-import { h, showProblem, table } from './dom.js';
+import { h, table } from './dom.js';
 import { dateTime, localDate, longDate, slug, time } from './format.js';
-import { knownLocations } from './locations.js';
 import { pager } from './pager.js';
 import type { Panel } from './panel.js';
-import { facts, field, nameCache, part, recordLink, recordsView, type RecordsView } from './records.js';
+import { facts, field, locationChoices, nameCache, part, recordLink, recordsView, searchForm, type RecordsView } from './records.js';
 import type { Appointment, Pet, PetListItem, PetParent, Vaccination } from './api-types.js';
 
 let view: RecordsView | undefined;
@@ -36,14 +35,7 @@ export const petsPanel: Panel = {
     const location = h('select', { id: 'pets-location', name: 'locationId' }, h('option', { value: '' }, 'All my locations'));
     const list = h('div', { class: 'table-scroll', 'aria-live': 'polite' });
     const owners = nameCache((id) => `/v1/pet-parents/${encodeURIComponent(id)}`);
-    const places = new Map<string, string>();
-    const placesKnown = knownLocations(session).then(
-      (known) => {
-        for (const [id, label] of known) places.set(id, label);
-        location.append(...[...known].map(([id, label]) => h('option', { value: id }, label)));
-      },
-      (error: unknown) => showProblem(problem, error),
-    );
+    const { known: placesKnown, place } = locationChoices(session, location, problem);
 
     function draw(rows: PetListItem[]) {
       list.replaceChildren(
@@ -70,7 +62,7 @@ export const petsPanel: Panel = {
                     h('td', { class: 'ellipsis', title: p.ownerId }, recordLink('parents', p.ownerId, owners.names.get(p.ownerId) ?? p.ownerId)),
                     h('td', {}, h('span', { class: `badge vacc-${slug(p.vaccinationStatus)}` }, p.vaccinationStatus)),
                     h('td', {}, longDate(p.lastVisit)),
-                    h('td', {}, places.get(p.locationId) ?? h('code', {}, p.locationId)),
+                    h('td', {}, place(p.locationId)),
                   ),
                 ),
               ),
@@ -140,7 +132,7 @@ export const petsPanel: Panel = {
           ['Size', pet.size],
           ['Born', longDate(pet.birthDate)],
           ['Last visit', longDate(pet.lastVisit)],
-          ['Location', places.get(pet.locationId) ?? h('code', {}, pet.locationId)],
+          ['Location', place(pet.locationId)],
           ['Registered', dateTime(pet.createdAt)],
         ]),
         h('div', { class: 'record-parts' }, owner, vaccinations, upcoming),
@@ -150,25 +142,7 @@ export const petsPanel: Panel = {
     view = recordsView(body, problem, {
       id: 'pets',
       back: 'All pets',
-      list: [
-        h(
-          'form',
-          {
-            class: 'filters',
-            role: 'search',
-            'aria-label': 'Search pets',
-            onsubmit: (e: Event) => {
-              e.preventDefault();
-              void load(false);
-            },
-          },
-          field('pets-name', 'Name', name),
-          field('pets-location', 'Location', location),
-          h('div', { class: 'field actions' }, h('button', { type: 'submit' }, 'Search')),
-        ),
-        list,
-        more,
-      ],
+      list: [searchForm('Search pets', () => void load(false), field('pets-name', 'Name', name), field('pets-location', 'Location', location)), list, more],
       detail,
     });
     void load(false);

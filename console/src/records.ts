@@ -1,5 +1,6 @@
-import { api } from './api.js';
+import { api, type Session } from './api.js';
 import { clearProblem, h, showProblem } from './dom.js';
+import { knownLocations } from './locations.js';
 
 type Cell = Node | string;
 
@@ -75,6 +76,41 @@ export function recordsView(
       return focus;
     },
   };
+}
+
+/** A list's search form: its fields, then the Search button; submitting runs `search` instead of leaving the page. */
+export function searchForm(label: string, search: () => void, ...fields: HTMLElement[]): HTMLFormElement {
+  return h(
+    'form',
+    {
+      class: 'filters',
+      role: 'search',
+      'aria-label': label,
+      onsubmit: (e: Event) => {
+        e.preventDefault();
+        search();
+      },
+    },
+    ...fields,
+    h('div', { class: 'field actions' }, h('button', { type: 'submit' }, 'Search')),
+  );
+}
+
+/**
+ * The locations a list can be filtered by, added to its `select` as options, and their names for
+ * its cells (`place`: a location whose name is unknown shows as its id); `known` settles once they
+ * are in, a failure shown as the panel's problem.
+ */
+export function locationChoices(session: Session, select: HTMLElement, problem: HTMLElement): { known: Promise<void>; place(id: string): Cell } {
+  const places = new Map<string, string>();
+  const known = knownLocations(session).then(
+    (found) => {
+      for (const [id, label] of found) places.set(id, label);
+      select.append(...[...found].map(([id, label]) => h('option', { value: id }, label)));
+    },
+    (error: unknown) => showProblem(problem, error),
+  );
+  return { known, place: (id) => places.get(id) ?? h('code', {}, id) };
 }
 
 /** A field of a search form: label over input. */

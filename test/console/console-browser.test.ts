@@ -1,84 +1,25 @@
 import test from 'ava';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { eventually } from '../helpers/eventually.js';
 import { adminCredentials } from '../helpers/test-app.js';
-import {
-  consoleFixture,
-  desktop,
-  haveChromium,
-  launch,
-  month,
-  noBrowserMessage,
-  now,
-  openPage,
-  shoot,
-  signIn,
-  tablet,
-  type ConsoleFixture,
-  type PageGlobals,
-} from './console-support.js';
+import { consoleSuite, desktop, month, now, openPage, shoot, signIn, tablet, type ConsoleFixture, type PageGlobals } from './console-support.js';
 
 /**
  * The console in headless Chromium (playwright-core) against the real app: sign-in, the dashboard's
  * numbers against the API, every panel, the API's own 401/403/429 shown, the CSP blocking an inline
  * script, no secret or token kept anywhere, keyboard use; screenshots go to test-results/console/.
  */
-const serial = haveChromium ? test.serial : test.serial.skip;
-if (!haveChromium) {
-  test('console browser tests', (a) => {
-    a.log(noBrowserMessage);
-    a.pass();
-  });
-}
-
 let f: ConsoleFixture;
-let browser: Browser;
-let launching: Promise<Browser> | undefined;
-
-test.before(async () => {
-  if (!haveChromium) return;
-  launching = launch().then((b) => (browser = b));
-  f = await consoleFixture();
-  await launching;
+const suite = consoleSuite(test, 'console browser tests', async (fixture) => {
+  f = fixture;
 });
-test.after.always(async () => {
-  // The browser even when the fixture failed while it was still launching: a live Chromium keeps the worker from exiting.
-  await launching?.catch(() => undefined);
-  await browser?.close();
-  await f?.t.close();
-  if (f) {
-    const { receiver } = f;
-    await new Promise<void>((resolve) => {
-      receiver.close(() => resolve());
-      receiver.closeAllConnections();
-    });
-  }
-});
+const { serial, signedIn, admin } = suite;
 
 const { clientId: adminId, clientSecret: adminSecret } = adminCredentials.live;
 const usd = (minor: number) => new Intl.NumberFormat('en', { style: 'currency', currency: 'USD' }).format(minor / 100);
 
-async function signedIn(page: Page, id: string = adminId, secret: string = adminSecret) {
-  await signIn(page, f.t.url, id, secret);
-  await page.locator('#workspace').waitFor();
-}
-
-/** One admin session for the dashboard, panel and CSP tests: a sign-in costs the server a password hash (~1–2 s on a busy machine). */
-let adminSession: ReturnType<typeof openAdmin> | undefined;
-async function openAdmin() {
-  const opened = await openPage(browser);
-  await signedIn(opened.page);
-  return opened;
-}
-const admin = async () => {
-  adminSession ??= openAdmin();
-  const opened = await adminSession;
-  await opened.page.setViewportSize(desktop);
-  return opened;
-};
-
 serial('a wrong secret shows the API’s own 401 problem and keeps the user on the sign-in form', async (a) => {
-  const { context, page } = await openPage(browser);
+  const { context, page } = await openPage(suite.browser);
   await signIn(page, f.t.url, adminId, 'sk_live_wrong');
   const problem = page.locator('#sign-in-problem');
   await problem.waitFor();
@@ -214,9 +155,11 @@ serial('occupancy grid, today’s appointments, webhook replay, a job run with p
   await page.locator('#panel-webhooks .notice', { hasText: 'queued as whd_' }).waitFor();
   await eventually(
     async () =>
-      ((await f.t.request('GET', `/v1/webhook-endpoints/${f.endpointId}/deliveries?eventId=${eventId}`, { token })).body.data as Array<{ kind: string }>).some(
-        (d) => d.kind === 'replay',
-      ),
+      (
+        (await f.t.request('GET', `/v1/webhook-endpoints/${f.endpointId}/deliveries?eventId=${eventId}`, { token })).body.data as Array<{
+          kind: string;
+        }>
+      ).some((d) => d.kind === 'replay'),
     { timeoutMs: 10_000, what: 'a replay delivery attempt' },
   );
   await shoot(page, 'webhooks-desktop');
@@ -258,7 +201,7 @@ serial('occupancy grid, today’s appointments, webhook replay, a job run with p
 serial(
   'a staff client sees only the panels its scopes allow, an admin panel opened by address shows the API’s 403, and an expired token’s 401 returns to sign-in',
   async (a) => {
-    const { context, page } = await openPage(browser, tablet);
+    const { context, page } = await openPage(suite.browser, tablet);
     await signedIn(page, f.staff.clientId, f.staff.clientSecret);
     a.deepEqual(await page.locator('#nav a').allInnerTexts(), ['Occupancy', 'Appointments', 'Pets', 'Pet parents']);
     await page.locator('table.occupancy').waitFor();
@@ -291,7 +234,7 @@ serial(
 );
 
 serial('the API’s 429 is shown with its Retry-After', async (a) => {
-  const { context, page } = await openPage(browser);
+  const { context, page } = await openPage(suite.browser);
   await signedIn(page, f.limited.clientId, f.limited.clientSecret);
   // One call a minute: the rooms list passes, the occupancy grid is refused.
   const problem = page.locator('#panel-occupancy .problem');
@@ -323,7 +266,7 @@ serial('the Content-Security-Policy blocks an injected inline script', async (a)
 });
 
 serial('keyboard only: sign in, then reach and open the panels', async (a) => {
-  const { context, page } = await openPage(browser);
+  const { context, page } = await openPage(suite.browser);
   await page.goto(`${f.t.url}/console`);
   const focused = () =>
     page.evaluate(() => {

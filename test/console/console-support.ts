@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { TestFn } from 'ava';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createLocation, createPet, createPetParent } from '../helpers/factories.js';
 import { adminCredentials, startTestApp, TestClock, type Response, type TestApp } from '../helpers/test-app.js';
@@ -83,6 +84,74 @@ export async function signIn(page: Page, url: string, clientId: string, clientSe
   await page.getByLabel('Client ID').fill(clientId);
   await page.getByLabel('Client secret').fill(clientSecret);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+type OpenedPage = Awaited<ReturnType<typeof openPage>>;
+
+/** A test file's browser and data (see consoleSuite): `f` and `browser` are set by its test.before. */
+export interface ConsoleSuite {
+  /** test.serial, or test.serial.skip without Chromium. */
+  serial: TestFn['serial'] | TestFn['serial']['skip'];
+  f: ConsoleFixture;
+  browser: Browser;
+  /** Signs in on `page` (the admin client unless told) and waits for the workspace. */
+  signedIn(page: Page, id?: string, secret?: string): Promise<void>;
+  /** One admin page shared by the file's tests, in the desktop window: a sign-in costs the server a password hash (~1–2 s on a busy machine). */
+  admin(): Promise<OpenedPage>;
+}
+
+/**
+ * The shared setup of a console browser test file: without Chromium one passing test says why and
+ * the rest are skipped; otherwise Chromium launches while consoleFixture writes the data (then
+ * `prepare`, the file's own), and everything is closed after.
+ */
+export function consoleSuite(test: TestFn, name: string, prepare?: (f: ConsoleFixture) => Promise<void>): ConsoleSuite {
+  if (!haveChromium) {
+    test(name, (a) => {
+      a.log(noBrowserMessage);
+      a.pass();
+    });
+  }
+  let launching: Promise<Browser> | undefined;
+  let adminSession: Promise<OpenedPage> | undefined;
+  const suite: ConsoleSuite = {
+    serial: haveChromium ? test.serial : test.serial.skip,
+    f: undefined as unknown as ConsoleFixture,
+    browser: undefined as unknown as Browser,
+    async signedIn(page, id = adminCredentials.live.clientId, secret = adminCredentials.live.clientSecret) {
+      await signIn(page, suite.f.t.url, id, secret);
+      await page.locator('#workspace').waitFor();
+    },
+    async admin() {
+      adminSession ??= openPage(suite.browser).then(async (opened) => {
+        await suite.signedIn(opened.page);
+        return opened;
+      });
+      const opened = await adminSession;
+      await opened.page.setViewportSize(desktop);
+      return opened;
+    },
+  };
+  test.before(async () => {
+    if (!haveChromium) return;
+    launching = launch().then((b) => (suite.browser = b));
+    suite.f = await consoleFixture();
+    await prepare?.(suite.f);
+    await launching;
+  });
+  test.after.always(async () => {
+    // The browser even when the fixture failed while it was still launching: a live Chromium keeps the worker from exiting.
+    await launching?.catch(() => undefined);
+    await suite.browser?.close();
+    const { f } = suite;
+    if (!f) return;
+    await f.t.close();
+    await new Promise<void>((resolve) => {
+      f.receiver.close(() => resolve());
+      f.receiver.closeAllConnections();
+    });
+  });
+  return suite;
 }
 
 async function ok(res: Response, status: number, what: string): Promise<any> {

@@ -1,23 +1,10 @@
 import path from 'node:path';
 import test from 'ava';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { eventually } from '../helpers/eventually.js';
 import { createPet, createPetParent } from '../helpers/factories.js';
-import { adminCredentials, type Response } from '../helpers/test-app.js';
-import {
-  consoleFixture,
-  desktop,
-  haveChromium,
-  launch,
-  month,
-  noBrowserMessage,
-  openPage,
-  screenshotDir,
-  shoot,
-  signIn,
-  type ConsoleFixture,
-  type PageGlobals,
-} from './console-support.js';
+import type { Response } from '../helpers/test-app.js';
+import { consoleSuite, desktop, month, openPage, screenshotDir, shoot, type ConsoleFixture, type PageGlobals } from './console-support.js';
 
 /**
  * The console's read views and live refresh in headless Chromium, against the real app: revenue
@@ -25,13 +12,12 @@ import {
  * and dashboard refreshed from the event stream, and the pets, pet parents and invoices views
  * (search, paging, detail, a missing scope's 403). Screenshots go to test-results/console/.
  */
-const serial = haveChromium ? test.serial : test.serial.skip;
-if (!haveChromium) {
-  test('console views browser tests', (a) => {
-    a.log(noBrowserMessage);
-    a.pass();
-  });
-}
+let f: ConsoleFixture;
+const suite = consoleSuite(test, 'console views browser tests', async (fixture) => {
+  f = fixture;
+  r = await records();
+});
+const { serial, admin, signedIn } = suite;
 
 interface Records {
   camdenId: string;
@@ -45,10 +31,7 @@ interface Records {
   longPath: string;
 }
 
-let f: ConsoleFixture;
 let r: Records;
-let browser: Browser;
-let launching: Promise<Browser> | undefined;
 
 async function ok(res: Response, status: number, what: string): Promise<any> {
   if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status} ${res.text}`);
@@ -145,47 +128,7 @@ async function records(): Promise<Records> {
   };
 }
 
-test.before(async () => {
-  if (!haveChromium) return;
-  launching = launch().then((b) => (browser = b));
-  f = await consoleFixture();
-  r = await records();
-  await launching;
-});
-test.after.always(async () => {
-  await launching?.catch(() => undefined);
-  await browser?.close();
-  await f?.t.close();
-  if (f) {
-    const { receiver } = f;
-    await new Promise<void>((resolve) => {
-      receiver.close(() => resolve());
-      receiver.closeAllConnections();
-    });
-  }
-});
-
-const { clientId: adminId, clientSecret: adminSecret } = adminCredentials.live;
 const money = (minor: number, currency: string) => new Intl.NumberFormat('en', { style: 'currency', currency }).format(minor / 100);
-
-async function signedIn(page: Page, id: string = adminId, secret: string = adminSecret) {
-  await signIn(page, f.t.url, id, secret);
-  await page.locator('#workspace').waitFor();
-}
-
-/** One admin page for the tests below (a sign-in costs a password hash). */
-let adminSession: ReturnType<typeof openAdmin> | undefined;
-async function openAdmin() {
-  const opened = await openPage(browser);
-  await signedIn(opened.page);
-  return opened;
-}
-const admin = async () => {
-  adminSession ??= openAdmin();
-  const opened = await adminSession;
-  await opened.page.setViewportSize(desktop);
-  return opened;
-};
 
 const go = (page: Page, hash: string) =>
   page.evaluate((h) => {
@@ -457,7 +400,7 @@ serial('invoices: filter by status, and an invoice’s lines, payments, refunds 
 });
 
 serial('a client without payments.read sees no Invoices panel, the API’s 403 where it asks anyway, and the rest of a record', async (a) => {
-  const { context, page } = await openPage(browser);
+  const { context, page } = await openPage(suite.browser);
   await signedIn(page, f.staff.clientId, f.staff.clientSecret);
   a.deepEqual(await page.locator('#nav a').allInnerTexts(), ['Occupancy', 'Appointments', 'Pets', 'Pet parents']);
   await go(page, `#parents/${r.dana.id}`);
