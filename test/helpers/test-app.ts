@@ -120,7 +120,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const { app, stores, tenantId } = appliance;
   const server: Server = await new Promise((resolve) => {
     // The server main.ts runs (its response class and socket limits), without the per-address cap.
-    const s = createHttpServer(app.koa.callback(), { ...defaultServerLimits, maxConnectionsPerIp: 0, ...options.serverLimits });
+    // Idle keep-alive sockets stay open for 2 minutes unless a test sets its own: client and server
+    // share this process's event loop, so after a long synchronous stretch on a loaded machine the
+    // next request can be written to a reused socket before the timers run, and the server's 5 s
+    // idle timeout would then close that socket under it ('fetch failed').
+    const s = createHttpServer(app.koa.callback(), { ...defaultServerLimits, keepAliveTimeoutMs: 120_000, maxConnectionsPerIp: 0, ...options.serverLimits });
     s.listen(0, '127.0.0.1', () => resolve(s));
   });
   if (options.jobs ?? true) await app.runner.start();
