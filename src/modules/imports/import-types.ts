@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Environment } from '../../config.js';
 import { localDate, isCalendarDate, utcDate } from '../../calendar-dates.js';
-import type { Database, Executor, PetParentsTable, PetsTable } from '../../db/database.js';
+import type { Database, Executor, PetsTable } from '../../db/database.js';
 import { newId, randomSecret } from '../../db/ids.js';
 import { type AccessFilter, wholeTenant } from '../../http/actor.js';
 import { AppError, type FieldError } from '../../http/errors.js';
@@ -9,7 +9,7 @@ import { externalIdMaxLength } from '../../http/schema-fields.js';
 import { validateBody } from '../../http/validation.js';
 import { findLocation, missingLocations } from '../locations/index.js';
 import { medicalRecordKindSchemas } from '../medical-records/index.js';
-import { CreatePetParentSchema } from '../pet-parents/index.js';
+import { CreatePetParentSchema, petParentRow } from '../pet-parents/index.js';
 import { appointmentStatuses, calendarTokenPrefix } from '../appointments/index.js';
 import { CreatePetSchema, recordPetVisit } from '../pets/index.js';
 import { CreateProviderSchema } from '../providers/index.js';
@@ -219,18 +219,7 @@ const petParents: TypeHandler = {
           'pet_parents',
           source.row,
           current,
-          (): PetParentsTable => ({
-            id: newId('usr'),
-            tenant_id: run.access.tenantId,
-            location_id: input.locationId,
-            name: input.name,
-            email: input.email ?? null,
-            phone: input.phone ?? null,
-            reminder_consent: input.reminderConsent ? 1 : 0,
-            created_at: at,
-            updated_at: at,
-            external_id: externalId,
-          }),
+          () => petParentRow(run.access.tenantId, input, at, externalId),
           {
             location_id: input.locationId,
             name: input.name,

@@ -10,20 +10,23 @@ async function requireLocation(db: Executor, actor: Actor, locationId: string): 
   if (!(await findLocation(db, actor, locationId))) throw missingReference('locationId', 'location', locationId);
 }
 
+/** A new parent's row from the API's create input: the one shape POST /v1/pet-parents and imports write. */
+export const petParentRow = (tenantId: string, input: CreatePetParentInput, at: string, externalId?: string): PetParentsTable => ({
+  id: newId('usr'),
+  tenant_id: tenantId,
+  location_id: input.locationId,
+  name: input.name,
+  email: input.email ?? null,
+  phone: input.phone ?? null,
+  reminder_consent: input.reminderConsent ? 1 : 0,
+  created_at: at,
+  updated_at: at,
+  ...(externalId === undefined ? {} : { external_id: externalId }),
+});
+
 export async function createPetParent(db: Executor, actor: Actor, input: CreatePetParentInput, now: number): Promise<PetParentsTable> {
   await requireLocation(db, actor, input.locationId);
-  const at = new Date(now).toISOString();
-  const row: PetParentsTable = {
-    id: newId('usr'),
-    tenant_id: actor.tenantId,
-    location_id: input.locationId,
-    name: input.name,
-    email: input.email ?? null,
-    phone: input.phone ?? null,
-    reminder_consent: input.reminderConsent ? 1 : 0,
-    created_at: at,
-    updated_at: at,
-  };
+  const row = petParentRow(actor.tenantId, input, new Date(now).toISOString());
   await insertPetParent(db, actor, row);
   return row;
 }
