@@ -149,13 +149,13 @@ function stagedFile(files: ImportFiles, env: Environment, tempPath: string, valu
 }
 
 /**
- * Reads the form (POST /v1/imports): streams the file to a temp file in the data dir, refuses a
- * file that is not UTF-8, checks the fields and the header row (400 naming a missing column,
- * before any row is read). The staged value's persist() renames the file to its final name.
+ * The one way a file is staged: written to a temp file in the data dir by `fill` (which says what it
+ * read), synced and closed, then its fields and header row checked; anything refused removes it.
  */
-export async function stageImport(
+async function stageThrough(
   files: ImportFiles,
-  input: { env: Environment; actor: Actor; db: Executor; req: IncomingMessage; maxBytes: number },
+  input: { env: Environment; actor: Actor; db: Executor },
+  fill: (out: FileHandle) => Promise<{ fields: Record<string, string>; file: Parameters<typeof checkedImport>[3]; fingerprint: unknown }>,
 ): Promise<Staged<StagedImport>> {
   const id = newId('imp');
   await files.ensureDirectory(input.env);
@@ -163,19 +163,12 @@ export async function stageImport(
   const handle: FileHandle = await fs.open(tempPath, 'wx', 0o640);
   let out: FileHandle | null = handle;
   try {
-    const received = await receiveImport(input.req, {
-      maxBytes: input.maxBytes,
-      out: handle,
-      checkField: (name, value) => {
-        const schema = fieldSchemas[name];
-        if (schema) validateBody(Type.Object({ [name]: schema }), { [name]: value });
-      },
-    });
+    const read = await fill(handle);
     await handle.sync();
     await handle.close();
     out = null;
-    const value = await checkedImport(input, id, received.fields, received);
-    return stagedFile(files, input.env, tempPath, value, { sha256: received.sha256, sizeBytes: received.sizeBytes, fields: received.fields });
+    const value = await checkedImport(input, id, read.fields, read.file);
+    return stagedFile(files, input.env, tempPath, value, read.fingerprint);
   } catch (err) {
     await out?.close().catch(() => undefined);
     await files.remove(tempPath);
@@ -184,36 +177,49 @@ export async function stageImport(
 }
 
 /**
+ * Reads the form (POST /v1/imports): streams the file to a temp file in the data dir, refuses a
+ * file that is not UTF-8, checks the fields and the header row (400 naming a missing column,
+ * before any row is read). The staged value's persist() renames the file to its final name.
+ */
+export function stageImport(
+  files: ImportFiles,
+  input: { env: Environment; actor: Actor; db: Executor; req: IncomingMessage; maxBytes: number },
+): Promise<Staged<StagedImport>> {
+  return stageThrough(files, input, async (out) => {
+    const received = await receiveImport(input.req, {
+      maxBytes: input.maxBytes,
+      out,
+      checkField: (name, value) => {
+        const schema = fieldSchemas[name];
+        if (schema) validateBody(Type.Object({ [name]: schema }), { [name]: value });
+      },
+    });
+    return {
+      fields: received.fields,
+      file: received,
+      fingerprint: { sha256: received.sha256, sizeBytes: received.sizeBytes, fields: received.fields },
+    };
+  });
+}
+
+/**
  * The same checks for a file on this machine (the operator CLI's `petcare import`): copied into the
  * data dir through the same UTF-8 and size checks, streamed.
  */
-export async function stageImportFile(
+export function stageImportFile(
   files: ImportFiles,
   input: { env: Environment; actor: Actor; db: Executor; source: string; fields: Record<string, string>; maxBytes: number },
 ): Promise<Staged<StagedImport>> {
-  const id = newId('imp');
-  await files.ensureDirectory(input.env);
-  const tempPath = files.tempPathOf(input.env, id);
-  const handle: FileHandle = await fs.open(tempPath, 'wx', 0o640);
-  let out: FileHandle | null = handle;
-  try {
+  return stageThrough(files, input, async (out) => {
     const inspector = new TextInspector(input.maxBytes, 64 * 1024);
     for await (const chunk of createReadStream(input.source)) {
       inspector.push(chunk as Buffer);
-      await handle.write(chunk as Buffer);
+      await out.write(chunk as Buffer);
     }
     if (inspector.size === 0) throw validationFailed([{ field: 'file', message: 'is empty' }]);
     const file = inspector.finish();
-    await handle.sync();
-    await handle.close();
-    out = null;
-    const value = await checkedImport(input, id, input.fields, { ...file, filename: path.basename(input.source) });
-    return stagedFile(files, input.env, tempPath, value, { sha256: file.sha256 });
-  } catch (err) {
-    await out?.close().catch(() => undefined);
-    await files.remove(tempPath);
-    throw err;
-  }
+    return { fields: input.fields, file: { ...file, filename: path.basename(input.source) }, fingerprint: { sha256: file.sha256 } };
+  });
 }
 
 /** Writes the import row and queues its job run, in the request's transaction (both or neither). */
