@@ -1,12 +1,10 @@
 import test from 'ava';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { childProcesses } from '../helpers/child-processes.js';
+import { childProcesses, exited, startServerProcess, type ServerProcess } from '../helpers/child-processes.js';
 import { eventually } from '../helpers/eventually.js';
-import { freePort } from '../helpers/free-port.js';
 import { postImport } from './import-helpers.js';
 
 /**
@@ -15,14 +13,10 @@ import { postImport } from './import-helpers.js';
  * import up where its last batch committed and finishes it, without a duplicate. A re-run of the
  * same file then changes nothing.
  */
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const scratch = mkdtempSync(path.join(tmpdir(), 'petcare-import-kill-'));
 const track = childProcesses(test);
 const admin = { clientId: 'pk_live_importkilladmin', clientSecret: 'sk_live_importkilladminsecret-0123456789abcdef012' } as const;
 const children: ChildProcess[] = [];
-
-const exited = (child: ChildProcess): Promise<void> =>
-  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
 
 test.after.always(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -30,43 +24,15 @@ test.after.always(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-async function startServer(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = track(
-    spawn(process.execPath, ['--import=tsx', path.join(root, 'src/main.ts')], {
-      cwd: root,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        PETCARE_DATA_DIR: dataDir,
-        PETCARE_LOG_LEVEL: 'silent',
-        PETCARE_ADMIN_CLIENT_ID: admin.clientId,
-        PETCARE_ADMIN_CLIENT_SECRET: admin.clientSecret,
-        PETCARE_JOB_POLL_MS: '50',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
-  );
-  children.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const url = `http://127.0.0.1:${port}`;
-  await eventually(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}: ${output}`);
-      try {
-        const res = await fetch(`${url}/healthz`);
-        await res.arrayBuffer();
-        return res.ok;
-      } catch {
-        return false;
-      }
-    },
-    { timeoutMs: 30_000, intervalMs: 50, what: () => `the server to listen: ${output}` },
-  );
-  return { url, child };
+async function startServer(dataDir: string): Promise<ServerProcess> {
+  const server = await startServerProcess(track, {
+    PETCARE_DATA_DIR: dataDir,
+    PETCARE_ADMIN_CLIENT_ID: admin.clientId,
+    PETCARE_ADMIN_CLIENT_SECRET: admin.clientSecret,
+    PETCARE_JOB_POLL_MS: '50',
+  });
+  children.push(server.child);
+  return server;
 }
 
 async function call(url: string, method: string, pathname: string, token?: string, body?: unknown): Promise<any> {

@@ -1,13 +1,11 @@
 import test from 'ava';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { eventually } from '../helpers/eventually.js';
-import { freePort } from '../helpers/free-port.js';
 import { startReceiver, verifyStripeStyle, type Receiver } from './webhook-support.js';
-import { childProcesses } from '../helpers/child-processes.js';
+import { childProcesses, exited, startServerProcess, type ServerProcess } from '../helpers/child-processes.js';
 
 /**
  * A hard kill (SIGKILL) of the real server while webhook first attempts hang at the receiver: those
@@ -15,7 +13,6 @@ import { childProcesses } from '../helpers/child-processes.js';
  * process on the same data dir fans their events out again (recorded_seq < last_seq) and each event
  * is sent once more, as a new delivery; nothing is delivered twice that should not be.
  */
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const scratch = mkdtempSync(path.join(tmpdir(), 'petcare-webhook-kill-'));
 const track = childProcesses(test);
 const admin = { clientId: 'pk_live_killtestadmin', clientSecret: 'sk_live_killtestadminsecret-0123456789abcdef0123' } as const;
@@ -30,57 +27,24 @@ test.after.always(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-interface Server {
-  url: string;
-  child: ChildProcess;
-  output: () => string;
-}
+type Server = ServerProcess;
 
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
-/** The server as `npm run dev` runs it (src/main.ts under tsx), in a process of its own, ready once /healthz answers. */
+/** The server in a process of its own (see startServerProcess), its webhooks allowed to 127.0.0.1 and retried at once. */
 async function startServer(dataDir: string): Promise<Server> {
-  const port = await freePort();
-  const child = track(
-    spawn(process.execPath, ['--import=tsx', path.join(root, 'src/main.ts')], {
-      cwd: root,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        PETCARE_DATA_DIR: dataDir,
-        PETCARE_LOG_LEVEL: 'silent',
-        PETCARE_ADMIN_CLIENT_ID: admin.clientId,
-        PETCARE_ADMIN_CLIENT_SECRET: admin.clientSecret,
-        PETCARE_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-        PETCARE_JOB_POLL_MS: '50',
-        PETCARE_WEBHOOK_RETRY_SCHEDULE: '1,1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
-  );
-  children.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const url = `http://127.0.0.1:${port}`;
-  await eventually(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}: ${output}`);
-      try {
-        const res = await fetch(`${url}/healthz`);
-        await res.arrayBuffer();
-        return res.ok;
-      } catch {
-        return false; // not listening yet
-      }
+  const server = await startServerProcess(
+    track,
+    {
+      PETCARE_DATA_DIR: dataDir,
+      PETCARE_ADMIN_CLIENT_ID: admin.clientId,
+      PETCARE_ADMIN_CLIENT_SECRET: admin.clientSecret,
+      PETCARE_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+      PETCARE_JOB_POLL_MS: '50',
+      PETCARE_WEBHOOK_RETRY_SCHEDULE: '1,1',
     },
-    { timeoutMs: 15_000, intervalMs: 50, what: () => `the server to listen: ${output}` },
+    { timeoutMs: 15_000 },
   );
-  return { url, child, output: () => output };
+  children.push(server.child);
+  return server;
 }
 
 async function call(server: Server, method: string, pathname: string, status: number, body?: unknown, token?: string): Promise<any> {
