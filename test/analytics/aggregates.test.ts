@@ -358,6 +358,12 @@ function mutate(w: World, tenantId: string, erase: boolean): void {
     const column = next === 'paid' ? 'paid_at' : next === 'void' ? 'voided_at' : 'uncollectible_at';
     w.run(`update invoices set status = ?, ${column} = ? where id = ?`, next, w.instant(), row.id);
   }
+  // Marketplace orders moved to another location take their commission lines along; some lines go
+  // (drawn from a generator of their own, so the other draws stay those the seeds were chosen for).
+  const own = prng(tenantId.length + locations.length);
+  for (const id of w.ids('marketplace_orders', tenantId))
+    if (own() < 0.15) w.run('update marketplace_orders set location_id = ? where id = ?', locations[Math.floor(own() * locations.length)], id);
+  for (const id of w.ids('marketplace_commission_lines', tenantId)) if (own() < 0.1) w.run('delete from marketplace_commission_lines where id = ?', id);
   if (erase) {
     w.run("insert into money_erasures (tenant_id, reason) values (?, 'test')", tenantId);
     w.run('delete from refunds where tenant_id = ?', tenantId);
