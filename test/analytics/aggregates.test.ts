@@ -5,6 +5,7 @@ import test from 'ava';
 import { DateTime } from 'luxon';
 import { registerAccessPolicies } from '../../src/db/access-policy.js';
 import { openDatabase, selectRows, type DatabaseHandle } from '../../src/db/database.js';
+import { idOf } from '../../src/db/ids.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 import { aggregateWindowsText, earliestDueAt, rebuildDailyAggregates, stateSql } from '../../src/modules/analytics/analytics-daily.repository.js';
 import { recordRows, referenceTallies, tallies, type RecordRow, type TallyRow } from '../../src/modules/analytics/analytics.repository.js';
@@ -49,6 +50,11 @@ class World {
   id(prefix: string): string {
     this.n++;
     return `${prefix}_${String(this.n).padStart(8, '0')}`;
+  }
+  /** An id as newId makes it at `at` (ms): appointments' records pages rely on the time inside it. */
+  idAt(prefix: string, at: number): string {
+    this.n++;
+    return idOf(prefix, at, this.n, 0);
   }
   pick<T>(list: readonly T[]): T {
     return list[Math.floor(this.random() * list.length)] as T;
@@ -136,12 +142,16 @@ function seedTenant(w: World, tenantId: string): void {
       now,
     );
   }
+  // When each appointment was made (its id's time), drawn from a generator of its own so the other draws stay those the seeds were chosen for.
+  const booking = prng(tenantId.charCodeAt(4));
   for (let i = 0; i < 300; i++) {
     const at = w.instant();
+    // Booked up to 30 days ahead, or (a quarter) recorded up to 10 days after it started (an import).
+    const made = Date.parse(at) + Math.floor((booking() < 0.75 ? -30 : 10) * 86_400_000 * booking());
     w.run(
       `insert into appointments (id, tenant_id, location_id, pet_id, provider_id, type, status, starts_at, ends_at, created_at, updated_at, blocked_from, blocked_until, calendar_token)
        values (?, ?, ?, ?, 'prv_x', 'checkup', ?, ?, ?, ?, ?, ?, ?, 'tok')`,
-      w.id('apt'),
+      w.idAt('apt', made),
       tenantId,
       loc(),
       w.pick(pets),
