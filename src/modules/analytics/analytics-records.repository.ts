@@ -1,3 +1,4 @@
+import { type Executor, selectRows } from '../../db/database.js';
 import { idFloor } from '../../db/ids.js';
 import type { WindowRow } from './metric-windows.js';
 
@@ -13,8 +14,10 @@ import type { WindowRow } from './metric-windows.js';
  * exactly: those starting at or after t (a range of appointments_location_starts_idx per window,
  * then sorted: the window's last days only) and those of the backdated index starting before t
  * (walked by id). When they are at least a page, they are the page: every other row of the window
- * has a smaller id. t starts a day before the window's end (or the cursor's instant) and moves back
- * fourfold until a page is found; past 64 days the caller reads the window as before.
+ * has a smaller id. t starts a day before the window's end (or the cursor's instant, or the newest
+ * appointment's) and moves back fourfold until a page is found; past 64 days the caller reads the
+ * window as before. So does a window reaching more than two days past the newest appointment's
+ * making: its rows since any t would be all of its future bookings, which the walk reads in order.
  */
 
 const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
@@ -52,9 +55,12 @@ const spansDays = [1, 4, 16, 64];
 /**
  * A page (`wanted` rows, the page and one more) of the windows' appointments by id, newest first,
  * read by `read(t, idFloor(t))` for instants t moving back from the windows' end (or the cursor's
- * instant); null when even 64 days back hold fewer (the caller then reads the whole window).
+ * instant); null when even 64 days back hold fewer, or the window reaches into the future (the
+ * caller then reads the window as before).
  */
 export async function recentPage<Row>(
+  db: Executor,
+  tenantId: string,
   rows: readonly WindowRow[],
   afterId: string | undefined,
   wanted: number,
@@ -62,7 +68,11 @@ export async function recentPage<Row>(
 ): Promise<Row[] | null> {
   if (rows.length === 0) return null;
   const end = Date.parse(rows.reduce((max, r) => (r[3] > max ? r[3] : max), rows[0]![3]));
-  const anchor = afterId === undefined ? end : Math.min(end, timeOfId(afterId) + 1);
+  const [newest] = await selectRows<{ id: string | null }>(db, 'select max(id) as id from appointments where tenant_id = ?', [tenantId]);
+  if (!newest?.id) return null;
+  const made = timeOfId(newest.id) + 1;
+  if (end > made + 2 * dayMs) return null;
+  const anchor = Math.min(end, made, afterId === undefined ? end : timeOfId(afterId) + 1);
   for (const days of spansDays) {
     const t = Math.max(0, anchor - days * dayMs);
     const found = await read(new Date(t).toISOString(), idFloor('apt', t));

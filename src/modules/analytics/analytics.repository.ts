@@ -445,7 +445,7 @@ export async function recordRows(
 ): Promise<RecordRow[]> {
   const recent = recordSources[name][0]?.recent;
   if (recent !== undefined && how === 'auto') {
-    const found = await recentPage(rows, page.afterId, page.limit + 1, (t, floor) => {
+    const found = await recentPage(db, tenantId, rows, page.afterId, page.limit + 1, (t, floor) => {
       const parameters: unknown[] = [JSON.stringify(rows)];
       for (let arm = 0; arm < 2; arm++) parameters.push(t, tenantId, floor, ...(page.afterId === undefined ? [] : [page.afterId]));
       parameters.push(page.limit + 1);
