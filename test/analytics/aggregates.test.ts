@@ -5,6 +5,7 @@ import test from 'ava';
 import { DateTime } from 'luxon';
 import { registerAccessPolicies } from '../../src/db/access-policy.js';
 import { openDatabase, selectRows, type DatabaseHandle } from '../../src/db/database.js';
+import { idOf } from '../../src/db/ids.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 import { aggregateWindowsText, earliestDueAt, rebuildDailyAggregates, stateSql } from '../../src/modules/analytics/analytics-daily.repository.js';
 import { recordRows, referenceTallies, tallies, type RecordRow, type TallyRow } from '../../src/modules/analytics/analytics.repository.js';
@@ -49,6 +50,11 @@ class World {
   id(prefix: string): string {
     this.n++;
     return `${prefix}_${String(this.n).padStart(8, '0')}`;
+  }
+  /** An id as newId makes it at `at` (ms): appointments' records pages rely on the time inside it. */
+  idAt(prefix: string, at: number): string {
+    this.n++;
+    return idOf(prefix, at, this.n, 0);
   }
   pick<T>(list: readonly T[]): T {
     return list[Math.floor(this.random() * list.length)] as T;
@@ -136,12 +142,16 @@ function seedTenant(w: World, tenantId: string): void {
       now,
     );
   }
+  // When each appointment was made (its id's time), drawn from a generator of its own so the other draws stay those the seeds were chosen for.
+  const booking = prng(tenantId.charCodeAt(4));
   for (let i = 0; i < 300; i++) {
     const at = w.instant();
+    // Booked up to 30 days ahead, or (a quarter) recorded up to 10 days after it started (an import).
+    const made = Date.parse(at) + Math.floor((booking() < 0.75 ? -30 : 10) * 86_400_000 * booking());
     w.run(
       `insert into appointments (id, tenant_id, location_id, pet_id, provider_id, type, status, starts_at, ends_at, created_at, updated_at, blocked_from, blocked_until, calendar_token)
        values (?, ?, ?, ?, 'prv_x', 'checkup', ?, ?, ?, ?, ?, ?, ?, 'tok')`,
-      w.id('apt'),
+      w.idAt('apt', made),
       tenantId,
       loc(),
       w.pick(pets),
@@ -358,6 +368,12 @@ function mutate(w: World, tenantId: string, erase: boolean): void {
     const column = next === 'paid' ? 'paid_at' : next === 'void' ? 'voided_at' : 'uncollectible_at';
     w.run(`update invoices set status = ?, ${column} = ? where id = ?`, next, w.instant(), row.id);
   }
+  // Marketplace orders moved to another location take their commission lines along; some lines go
+  // (drawn from a generator of their own, so the other draws stay those the seeds were chosen for).
+  const own = prng(tenantId.length + locations.length);
+  for (const id of w.ids('marketplace_orders', tenantId))
+    if (own() < 0.15) w.run('update marketplace_orders set location_id = ? where id = ?', locations[Math.floor(own() * locations.length)], id);
+  for (const id of w.ids('marketplace_commission_lines', tenantId)) if (own() < 0.1) w.run('delete from marketplace_commission_lines where id = ?', id);
   if (erase) {
     w.run("insert into money_erasures (tenant_id, reason) values (?, 'test')", tenantId);
     w.run('delete from refunds where tenant_id = ?', tenantId);

@@ -1,5 +1,6 @@
 import test from 'ava';
 import type SQLite from 'better-sqlite3';
+import { idOf } from '../../src/db/ids.js';
 import { SecretBox } from '../../src/db/secret-box.js';
 import { metricNames } from '../../src/modules/analytics/analytics.schema.js';
 import { sealClearCalendarTokens } from '../../src/modules/appointments/appointments.repository.js';
@@ -51,6 +52,13 @@ const accepted: Array<{ sql: RegExp; why: string }> = [
     why:
       "invoices_open's records: the invoices open at the window's end are few among all, so they are a range of invoices_location_closed_idx " +
       '(those open then or finalized since), sorted; a walk by id would step over every paid invoice to find them',
+  },
+  {
+    sql: /from w cross join appointments a indexed by appointments_location_starts_idx/,
+    why:
+      "appointments' records: the window's rows made since an instant t, which start at or after t (a range of the window's last days, " +
+      'sorted) or are in appointments_backdated_idx (walked by id); a walk by id from the newest stepped over every future booking. ' +
+      'The test below checks this plan',
   },
 ];
 
@@ -188,7 +196,7 @@ test('the hot lists and point reads neither sort nor scan a big table', async (t
       });
       if (status !== 200 && status !== 404) failures.push(`${who} ${route}: answered ${status}`);
       for (const source of statements) {
-        if (!/^\s*select\b/i.test(source)) continue;
+        if (!/^\s*(select|with)\b/i.test(source)) continue;
         const plan = planOf(source);
         const problems = problemsOf(plan).filter(() => !accepted.some((a) => a.sql.test(source)));
         report.push(`${who} ${route}\n  ${source}\n  ${plan.map((p) => p.detail).join('\n  ')}`);
@@ -198,6 +206,45 @@ test('the hot lists and point reads neither sort nor scan a big table', async (t
   // The plans of every statement, to read beside a failure (quiet when all is well).
   if (failures.length > 0) tt.log(report.join('\n'));
   tt.deepEqual(failures, []);
+});
+
+test.serial("appointments' records read the window's last days by start and the backdated rows by id, never every future booking", async (tt) => {
+  const admin = (tokens.find(([who]) => who === 'admin') ?? [])[1];
+  // One appointment made (by its id) on 2026-06-01, so the read has a newest booking to start from.
+  const live = t.stores.get('live').sqlite;
+  const pet = live.prepare('select id, tenant_id, location_id from pets limit 1').get() as { id: string; tenant_id: string; location_id: string };
+  const provider = live.prepare('select id from providers limit 1').get() as { id: string };
+  const at = '2026-06-01T10:00:00.000Z';
+  live
+    .prepare(
+      `insert into appointments (id, tenant_id, location_id, pet_id, provider_id, type, status, starts_at, ends_at, created_at, updated_at, blocked_from, blocked_until, calendar_token)
+       values (?, ?, ?, ?, ?, 'vet_consultation', 'completed', ?, ?, ?, ?, ?, ?, 'sealed:plan')`,
+    )
+    .run(idOf('apt', Date.parse(at), 1, 1), pet.tenant_id, pet.location_id, pet.id, provider.id, at, at, at, at, at, at);
+  for (const name of ['appointments_by_status', 'no_show_rate'])
+    for (const cursor of ['', `&cursor=${Buffer.from(JSON.stringify({ v: 1, id: idOf('apt', Date.parse(at), 2, 2) })).toString('base64url')}`]) {
+      const statements = await capture(async () => {
+        tt.is((await t.request('GET', `/v1/analytics/metrics/${name}/records?from=2026-01-01&to=2026-06-01${cursor}`, { token: admin })).status, 200);
+      });
+      const recent = statements.filter((source) => source.includes('indexed by appointments_location_starts_idx'));
+      tt.true(recent.length >= 1, `${name}${cursor}: the read of the rows made since an instant ran`);
+      for (const source of recent) {
+        const plan = planOf(source).map((p) => p.detail);
+        const text = plan.join('\n');
+        tt.true(
+          plan.some((d) => /^SEARCH a USING INDEX appointments_location_starts_idx \(location_id=\? AND starts_at>\? AND starts_at<\?\)$/.test(d)),
+          text,
+        );
+        tt.true(
+          plan.some((d) => /^SEARCH a USING INDEX appointments_backdated_idx \(tenant_id=\? AND id>\?/.test(d)),
+          text,
+        );
+        tt.false(
+          plan.some((d) => /^SCAN a\b/.test(d)),
+          text,
+        );
+      }
+    }
 });
 
 test.serial('the housekeeping that seals clear calendar tokens reads only the rows its partial index holds', async (tt) => {

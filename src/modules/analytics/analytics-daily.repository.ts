@@ -6,7 +6,7 @@ import type { MetricName } from './analytics.schema.js';
 import type { WindowRow } from './metric-windows.js';
 
 /**
- * The metrics over `analytics_daily` (migration 2026_11_26_1910): per location, measure, UTC day and
+ * The metrics over `analytics_daily` (migrations 2026_11_26_1910, commission 2026_11_27_0010): per location, measure, UTC day and
  * key, what the records add up, kept by triggers in the writing transaction. A window of local dates
  * is the instants [s, e): the whole UTC days inside it [a, b) come from the aggregates, the partial
  * days [s, a) and [b, e) from the records (an index range of less than a day each). A state at e
@@ -134,6 +134,25 @@ export const aggregateTallySql: Partial<Record<MetricName, { text: string; tenan
       union all ${edges("w.bucket, '', 1, 0", 'pets p', 'p.created_at')})
     group by bucket having sum(num) > 0`,
     tenantParameters: 0,
+  },
+  commission_earned: {
+    // A line's location is its order's: the partial days read the tenant's lines by created_at
+    // (marketplace_commission_lines_created_idx), then their orders by id.
+    text: `${windows}
+    select bucket, key, sum(num) as num, 0 as den from (
+      ${days('commission')}
+      union all ${[
+        ['w.s', 'w.a'],
+        ['w.b', 'w.e'],
+      ]
+        .map(
+          ([from, to]) => `select w.bucket, c.currency, c.commission, 1
+        from w cross join marketplace_commission_lines c on c.tenant_id = ? and c.created_at >= ${from} and c.created_at < ${to}
+        cross join marketplace_orders o on o.id = c.order_id and o.location_id = w.loc`,
+        )
+        .join('\n      union all ')})
+    group by bucket, key having sum(den) > 0`,
+    tenantParameters: 2,
   },
 };
 
@@ -401,6 +420,8 @@ const rebuildSql = [
     union all select location_id, 'invoices_open', substr(${closedAtOf('i')}, 1, 10), '', -1, 0 from invoices i
       where tenant_id = ? and finalized_at is not null and ${closedAtOf('i')} <> '~'
     union all select location_id, 'invoices_open', '', '', -1, 0 from invoices i where tenant_id = ? and finalized_at is not null and ${closedAtOf('i')} <> '~'`,
+  `select o.location_id as location_id, 'commission' as measure, substr(c.created_at, 1, 10) as day, c.currency as key, c.commission as num, 1 as den
+    from marketplace_commission_lines c join marketplace_orders o on o.id = c.order_id where c.tenant_id = ?`,
   `select e.location_id as location_id, 'compliance' as measure, case when t.n = 2 then '' else j.value->>0 end as day, j.value->>1 as key,
       j.value->>2 as num, j.value->>3 as den
     from analytics_pet_events e, json_each(e.events) j, (select 1 as n union all select 2) t where e.tenant_id = ?`,

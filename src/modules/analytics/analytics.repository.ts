@@ -4,6 +4,7 @@ import type { AccessFilter } from '../../http/actor.js';
 import type { PageRequest } from '../../http/paging.js';
 import type { MetricName } from './analytics.schema.js';
 import { aggregateTallySql, aggregateWindowsText, closedAtOf, earliestDueAt, stateMetrics, stateTallies } from './analytics-daily.repository.js';
+import { recentAppointments, recentPage } from './analytics-records.repository.js';
 import type { ScopeLocation, WindowRow } from './metric-windows.js';
 
 /**
@@ -206,6 +207,8 @@ interface RecordSource {
   /** The column compared with the cursor, and the one with `currency` (money metrics). */
   id: string;
   currency?: string;
+  /** Appointments: the reads of the rows made since an instant (analytics-records.repository.ts), tried before the walk. */
+  recent?: (more: string) => string[];
 }
 
 /**
@@ -235,6 +238,18 @@ const walked = (columns: string, from: string | [table: string, on: string], wal
  */
 const openAtEnd =
   'i.finalized_at < w.e and (i.paid_at is null or i.paid_at >= w.e) and (i.voided_at is null or i.voided_at >= w.e) and (i.uncollectible_at is null or i.uncollectible_at >= w.e)';
+
+const noShowColumns = recordColumns(
+  'appointment',
+  'a.id',
+  'a.starts_at',
+  'a.location_id',
+  'null',
+  'null',
+  'a.status',
+  "case a.status when 'no_show' then 'both' else 'denominator' end",
+);
+const noShowStatuses = "a.status in ('completed', 'no_show')";
 
 const recordSources: Record<MetricName, RecordSource[]> = {
   revenue_net: [
@@ -273,31 +288,28 @@ const recordSources: Record<MetricName, RecordSource[]> = {
     },
   ],
   appointments_by_status: [
-    walked(
-      recordColumns('appointment', 'a.id', 'a.starts_at', 'a.location_id', 'null', 'null', 'a.status', "'numerator'"),
-      ['appointments a', 'w.loc = a.location_id and a.starts_at >= w.s and a.starts_at < w.e'],
-      'a.tenant_id = ?',
-      'a.id',
-    ),
+    {
+      ...walked(
+        recordColumns('appointment', 'a.id', 'a.starts_at', 'a.location_id', 'null', 'null', 'a.status', "'numerator'"),
+        ['appointments a', 'w.loc = a.location_id and a.starts_at >= w.s and a.starts_at < w.e'],
+        'a.tenant_id = ?',
+        'a.id',
+      ),
+      recent: recentAppointments(recordColumns('appointment', 'a.id', 'a.starts_at', 'a.location_id', 'null', 'null', 'a.status', "'numerator'")),
+    },
   ],
   no_show_rate: [
-    walked(
-      recordColumns(
-        'appointment',
+    {
+      ...walked(
+        noShowColumns,
+        ['appointments a', 'w.loc = a.location_id and a.starts_at >= w.s and a.starts_at < w.e'],
+        'a.tenant_id = ?',
         'a.id',
-        'a.starts_at',
-        'a.location_id',
-        'null',
-        'null',
-        'a.status',
-        "case a.status when 'no_show' then 'both' else 'denominator' end",
+        undefined,
+        noShowStatuses,
       ),
-      ['appointments a', 'w.loc = a.location_id and a.starts_at >= w.s and a.starts_at < w.e'],
-      'a.tenant_id = ?',
-      'a.id',
-      undefined,
-      "a.status in ('completed', 'no_show')",
-    ),
+      recent: recentAppointments(noShowColumns, ` and ${noShowStatuses}`),
+    },
   ],
   boarding_occupancy_rate: [
     // Stays are made only with boarding bookings (boarding's stays.service).
@@ -431,6 +443,17 @@ export async function recordRows(
   currency: string | undefined,
   how: 'walk' | 'byWindow' | 'auto' = 'auto',
 ): Promise<RecordRow[]> {
+  const recent = recordSources[name][0]?.recent;
+  if (recent !== undefined && how === 'auto') {
+    const found = await recentPage(db, tenantId, rows, page.afterId, page.limit + 1, (t, floor) => {
+      const parameters: unknown[] = [JSON.stringify(rows)];
+      for (let arm = 0; arm < 2; arm++) parameters.push(t, tenantId, floor, ...(page.afterId === undefined ? [] : [page.afterId]));
+      parameters.push(page.limit + 1);
+      const arms = recent(page.afterId === undefined ? '' : ' and a.id < ?');
+      return selectRows<RecordRow>(db, `${windows}\n${arms.join('\n    union all\n    ')}\n    order by id desc limit ?`, parameters);
+    });
+    if (found !== null) return found;
+  }
   // Open invoices are no walk: every page of theirs chooses.
   const choose = page.afterId === undefined || name === 'invoices_open';
   const walk = how === 'walk' || (how === 'auto' && (!choose || (await firstPageWalks(db, name, rows))));

@@ -384,6 +384,13 @@ function casesOf(): Case[] {
       (s) => `/v1/analytics/metrics/vaccination_compliance_rate?interval=day&from=${date(s, back)}&to=${date(s, 0)}`,
       writePet,
     );
+  // No write moves commission's figures here: each sample asks a year ending a day earlier than the last (never cached).
+  const asked = new Map<Side, number>();
+  add('analytics', 'GET /v1/analytics/metrics/commission_earned by day, a year, tenant-wide, uncached', false, (s) => {
+    const k = (asked.get(s) ?? 0) + 1;
+    asked.set(s, k);
+    return `/v1/analytics/metrics/commission_earned?interval=day&from=${date(s, -364 - k)}&to=${date(s, -k)}`;
+  });
   const agent = (scope: (s: Side) => string) => (s: Side) => s.call('POST', agentPath, { question: 'How many pets do we have?', scope: scope(s) });
   cases.push({ group: 'agent', name: 'POST agent query "How many pets…" (tenant)', flat: false, request: agent(() => 'tenant') });
   cases.push({ group: 'agent', name: 'POST agent query "How many pets…" (one location)', flat: false, request: agent(loc) });
