@@ -1,5 +1,5 @@
-import { insertCallersRow, scoped } from '../../db/access-policy.js';
-import type { Database, Executor } from '../../db/database.js';
+import { acrossTenants, insertCallersRow, scoped } from '../../db/access-policy.js';
+import { runStatement, type Database, type Executor } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ImportStatus, ImportsTable } from './imports.table.js';
@@ -101,4 +101,18 @@ export async function providerLocationIds(db: Executor, access: AccessFilter, pr
 export async function appointmentTypesOf(db: Executor, access: AccessFilter): Promise<Map<string, Database['appointment_types']>> {
   const rows = await scoped(db, access).selectFrom('appointment_types').selectAll().execute();
   return new Map(rows.map((row) => [row.code, row]));
+}
+
+/**
+ * Compliance recomputed once per pet per batch (migration defer_import_compliance): inside a batch's
+ * transaction, `deferCompliance` turns the per-dose recomputation of the vaccinations triggers into a
+ * note of the pet, and `settleCompliance` recomputes every noted pet once and turns it back on.
+ * Nothing of it outlives the transaction; no tenant's rows (the table holds pet ids for a moment).
+ */
+export async function deferCompliance(trx: Executor): Promise<void> {
+  await runStatement(acrossTenants(trx, 'a flag of this transaction'), "INSERT INTO compliance_deferral (pet_id) VALUES ('')", []);
+}
+
+export async function settleCompliance(trx: Executor): Promise<void> {
+  await runStatement(acrossTenants(trx, 'the pets this transaction noted'), 'DELETE FROM compliance_deferral', []);
 }

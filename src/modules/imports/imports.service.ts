@@ -20,7 +20,7 @@ import type { ImportFiles } from './import-files.js';
 import { formatOf, headerOf, readRows, type ImportFormat, type SourceRow } from './import-rows.js';
 import { isFailure, typeHandlers, type ImportRun, type Planned, type TypeHandler } from './import-types.js';
 import { receiveImport, TextInspector } from './import-upload.js';
-import { findImport, insertImport, listImports as listImportRows, updateImport } from './imports.repository.js';
+import { deferCompliance, findImport, insertImport, settleCompliance, listImports as listImportRows, updateImport } from './imports.repository.js';
 import { ImportFieldsSchema, maxReportedErrors, type ImportFields } from './imports.schema.js';
 import type { ImportStatus, ImportsTable, ImportType } from './imports.table.js';
 
@@ -497,7 +497,12 @@ async function writeBatch(
     apply(
       await ctx.db.transaction().execute(async (trx) => {
         holdsConnection(trx, ctx.db);
-        if (!dryRun) for (const plan of planned) if (!isFailure(plan) && plan.write) await plan.write(trx);
+        if (!dryRun) {
+          // Each pet's compliance is recomputed once, at the batch's end, not once per dose.
+          await deferCompliance(trx);
+          for (const plan of planned) if (!isFailure(plan) && plan.write) await plan.write(trx);
+          await settleCompliance(trx);
+        }
         return commit(trx, planned);
       }),
     );
