@@ -109,10 +109,11 @@ export function importJob(deps: { secretBox: Pick<SecretBox, 'seal'> }): JobDefi
           tenantId,
         );
       const size = (await findImport(ctx.store.db, { tenantId, locationIds: null }, importId))?.size_bytes ?? 0;
-      const outcome = ctx.workers && size >= workerMinBytes ? await runImportOffThread(ctx, ctx.workers, importId, tenantId, inThread) : await inThread();
+      const onWorker = ctx.workers !== undefined && size >= workerMinBytes;
+      const outcome = ctx.workers && onWorker ? await runImportOffThread(ctx, ctx.workers, importId, tenantId, inThread) : await inThread();
       // Stopped between batches by a graceful stop: the rest runs at the next start.
       if (outcome.status === 'paused') await ctx.enqueue(ctx.store.db, importJobName, { payload: ctx.payload, maxAttempts: 1 });
-      return { importId, status: outcome.status, processed: outcome.processed };
+      return { importId, status: outcome.status, processed: outcome.processed, onWorker };
     },
   };
 }
