@@ -79,7 +79,10 @@ async function runImportOffThread(
       { status: 'failed', failure: `the import's worker thread stopped: ${reason}`.slice(0, 1000), finished_at: at, updated_at: at },
       ['queued', 'validating', 'importing'],
     );
-    return { status: 'failed', processed: 0 };
+    const row = await findImport(ctx.store.db, { tenantId, locationIds: null }, importId);
+    const files = new ImportFiles(ctx.config.dataDir);
+    if (row) await files.remove(files.pathOf(ctx.env, importId, row.format));
+    return { status: 'failed', processed: row?.processed ?? 0 };
   } finally {
     ctx.signal.removeEventListener('abort', onAbort);
   }

@@ -28,8 +28,9 @@ import type { ImportStatus, ImportsTable, ImportType } from './imports.table.js'
 export const importJobName = 'imports';
 /**
  * Rows written per transaction: each batch commits whole or not at all, with the progress that counts
- * it. Requests wait for the connection while a batch writes (the triggers of pets and vaccinations
- * cost ~0.1 ms a row), so batches stay small: the API answers between them.
+ * it. The API's writes wait while a batch writes (on the import worker's connection, or on this
+ * thread's for a small file; the triggers of pets and vaccinations cost ~0.1 ms a row), so batches
+ * stay small: the API answers between them.
  */
 export const importBatchRows = 100;
 
