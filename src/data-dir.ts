@@ -98,7 +98,7 @@ export interface DataDirLock {
 function describeHolder(dataDir: string): string {
   try {
     const holder = JSON.parse(readFileSync(path.join(dataDir, holderName), 'utf8')) as { holder?: string; pid?: number; host?: string; since?: string };
-    const what = holder.holder === 'restore' ? 'a restore' : 'an appliance process';
+    const what = holder.holder === 'restore' ? 'a restore' : holder.holder === 'import' ? 'an import (petcare import)' : 'an appliance process';
     return `${what} (pid ${holder.pid} on host ${holder.host}, since ${holder.since})`;
   } catch {
     return 'an appliance process or a restore';
@@ -110,7 +110,7 @@ function describeHolder(dataDir: string): string {
  * appliance in any container on the volume, or a restore), or DataDirError when the lock file
  * cannot be opened.
  */
-export function lockDataDir(dataDir: string, holder: 'appliance' | 'restore'): DataDirLock {
+export function lockDataDir(dataDir: string, holder: 'appliance' | 'restore' | 'import'): DataDirLock {
   const file = path.join(dataDir, lockName);
   let db: SQLite.Database | undefined;
   try {

@@ -2686,7 +2686,7 @@ export interface paths {
         };
         /**
          * List imports
-         * @description Admin only. Newest first. A client confined to locations sees only the imports into one of its locations; an import without a locationId only a client of the whole tenant (404 otherwise).
+         * @description Admin only. Newest first. A client confined to locations sees only the imports into one of its locations made by a client confined within its locations (a report may name every location its maker reaches); the others only a client of the whole tenant (404 otherwise).
          *
          *     Scope: `admin.read`. Roles: admin.
          */
@@ -2736,7 +2736,7 @@ export interface paths {
         };
         /**
          * Get an import and its progress
-         * @description Admin only. Counts, the first 1,000 row errors and the status. A client confined to locations sees only the imports into one of its locations; an import without a locationId only a client of the whole tenant (404 otherwise).
+         * @description Admin only. Counts, the first 1,000 row errors and the status. A client confined to locations sees only the imports into one of its locations made by a client confined within its locations (a report may name every location its maker reaches); the others only a client of the whole tenant (404 otherwise).
          *
          *     Scope: `admin.read`. Roles: admin.
          */
@@ -2760,7 +2760,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an import
-         * @description Admin only. Stops it before its next batch; the batches committed stay. 409 once it has ended. A client confined to locations sees only the imports into one of its locations; an import without a locationId only a client of the whole tenant (404 otherwise).
+         * @description Admin only. Stops it before its next batch; the batches committed stay. 409 once it has ended. A client confined to locations sees only the imports into one of its locations made by a client confined within its locations (a report may name every location its maker reaches); the others only a client of the whole tenant (404 otherwise).
          *
          *     Scope: `admin`. Roles: admin.
          */

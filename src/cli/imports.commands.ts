@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import progress from 'cli-progress';
 import pino from 'pino';
+import { DataDirBusyError, lockDataDir, type DataDirLock } from '../data-dir.js';
 import { SecretBox } from '../db/secret-box.js';
+import { AppError } from '../http/errors.js';
 import { createImport, getImport, ImportFiles, presentImport, runImport, stageImportFile } from '../modules/imports/index.js';
 import type { CliCommand, CommandContext } from './command.js';
 import { audited, environmentOf, operator } from './session.js';
@@ -26,7 +28,34 @@ function progressBar(type: string): { update(processed: number, total: number): 
   };
 }
 
+/**
+ * `petcare import` runs the import in this process, for minutes, so it works on a data dir no
+ * appliance is running on, holding the data dir's lock as a restore does (the other commands are
+ * one short transaction each, beside the appliance): the appliance would otherwise run its own
+ * writes and jobs beside the import's, and a restore could swap the files under it.
+ */
+function lockForImport(dataDir: string): DataDirLock {
+  try {
+    return lockDataDir(dataDir, 'import');
+  } catch (err) {
+    if (!(err instanceof DataDirBusyError)) throw err;
+    throw new AppError(
+      'service_unavailable',
+      `${err.message}. petcare import works on a stopped appliance's data dir; while the appliance runs, send the file to it instead: POST /v1/imports (the same checks and report).`,
+    );
+  }
+}
+
 async function importCommand(ctx: CommandContext): Promise<void> {
+  const lock = lockForImport(ctx.config.dataDir);
+  try {
+    await importLocked(ctx);
+  } finally {
+    lock.release();
+  }
+}
+
+async function importLocked(ctx: CommandContext): Promise<void> {
   const session = await ctx.session();
   const env = environmentOf(session, ctx.values.env);
   const actor = operator(session, env);

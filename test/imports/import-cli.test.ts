@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
+import { lockDataDir } from '../../src/data-dir.js';
 import { Stores } from '../../src/db/stores.js';
 import { bootstrapTenantAndAdmin } from '../../src/modules/clients/index.js';
 import { runCli, type CliResult } from '../helpers/cli-process.js';
@@ -61,4 +62,25 @@ test.serial('petcare import: a dry run, the import, a re-run, a mapping file and
   a.regex(missing.stderr, /lacks required columns/);
   const usage = await cli('import', 'pets');
   a.is(usage.code, 2);
+});
+
+test.serial('petcare import refuses while the appliance holds the data dir, naming it and the way through it; nothing is imported', async (a) => {
+  const dataDir = path.join(dir, 'data');
+  const file = path.join(dir, 'busy.csv');
+  writeFileSync(file, 'externalId,name,locationId\nB-1,Busy,loc_x\n');
+  // What a running appliance holds (main.ts), taken here as the appliance takes it.
+  const lock = lockDataDir(dataDir, 'appliance');
+  try {
+    const refused = await cli('import', 'pet-parents', file, '--json');
+    a.is(refused.code, 1);
+    a.regex(refused.stderr, /in use by an appliance process \(pid \d+/);
+    a.regex(refused.stderr, /POST \/v1\/imports/);
+    a.is(refused.stdout, '');
+  } finally {
+    lock.release();
+  }
+  const listed = await cli('import', 'pet-parents', file, '--json');
+  // Once the appliance is gone, the same command runs (its row refused: loc_x is no location).
+  a.is(listed.code, 1);
+  a.like(JSON.parse(listed.stdout), { status: 'done', total: 1, failed: 1 });
 });

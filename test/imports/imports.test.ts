@@ -227,19 +227,32 @@ test('a client confined to a location imports into it only; access, templates, l
   a.is((await t.request('GET', '/v1/imports/imp_nope', { token: admin })).status, 404);
 });
 
-test('a client confined to locations sees and cancels only the imports into them; tenant-wide imports only a tenant-wide client', async (a) => {
+test('a client confined to locations sees and cancels only the imports of clients confined within its locations; the others only a tenant-wide client', async (a) => {
   const mine = await createLocation(t);
   const theirs = await createLocation(t);
   const confined = await t.client({ role: 'admin', scopes: ['admin', 'pets'], locationIds: [mine.id] });
-  const own = await importFile(t, admin, `externalId,name\nL-1,Mine\n`, { type: 'pet-parents', locationId: mine.id });
+  const colleague = await t.client({ role: 'admin', scopes: ['admin', 'pets'], locationIds: [mine.id] });
+  const both = await t.client({ role: 'admin', scopes: ['admin', 'pets'], locationIds: [mine.id, theirs.id] });
+  const own = await importFile(t, colleague.accessToken, `externalId,name\nL-1,Mine\n`, { type: 'pet-parents', locationId: mine.id });
   const other = await importFile(t, admin, `externalId,name,email\nL-2,Theirs,not-an-email\n`, { type: 'pet-parents', locationId: theirs.id });
   a.is(other.failed, 1);
   const wide = await importFile(t, admin, `externalId,name,locationId\nL-3,Wide,${theirs.id}\nL-4,Bad,loc_nowhere\n`, { type: 'pet-parents' });
   a.like(wide, { locationId: null, created: 1, failed: 1 });
+  // Into my location, but by clients that reach further: their rows may name the other location.
+  const adminsIntoMine = await importFile(t, admin, `externalId,name,locationId\nL-5,Here,${mine.id}\nL-6,There,${theirs.id}\n`, {
+    type: 'pet-parents',
+    locationId: mine.id,
+  });
+  a.like(adminsIntoMine, { locationId: mine.id, created: 2 });
+  const widerIntoMine = await importFile(t, both.accessToken, `externalId,name,locationId\nL-7,There,${theirs.id}\n`, {
+    type: 'pet-parents',
+    locationId: mine.id,
+  });
+  a.like(widerIntoMine, { locationId: mine.id, created: 1 });
 
   const token = confined.accessToken;
   a.is((await t.request('GET', `/v1/imports/${own.id}`, { token })).body.id, own.id);
-  for (const hidden of [other, wide]) {
+  for (const hidden of [other, wide, adminsIntoMine, widerIntoMine]) {
     const got = await t.request('GET', `/v1/imports/${hidden.id}`, { token });
     a.is(got.status, 404);
     a.is(got.body.code, 'not_found');
@@ -247,6 +260,9 @@ test('a client confined to locations sees and cancels only the imports into them
     // The tenant-wide admin still sees it.
     a.is((await t.request('GET', `/v1/imports/${hidden.id}`, { token: admin })).status, 200);
   }
+  // The client of both locations sees its own and the one confined to its locations.
+  const bothSees = (await t.request('GET', '/v1/imports?limit=100', { token: both.accessToken })).body.data.map((i: { id: string }) => i.id);
+  a.deepEqual([...bothSees].sort(), [own.id, widerIntoMine.id].sort());
   // Its own has ended: found, and 409 rather than 404.
   a.is((await t.request('POST', `/v1/imports/${own.id}/cancel`, { token })).status, 409);
   const listed = await t.request('GET', '/v1/imports?limit=100', { token });
@@ -256,7 +272,7 @@ test('a client confined to locations sees and cancels only the imports into them
     [own.id],
   );
   const all = (await t.request('GET', '/v1/imports?limit=100', { token: admin })).body.data.map((i: { id: string }) => i.id);
-  for (const id of [own.id, other.id, wide.id]) a.true(all.includes(id));
+  for (const id of [own.id, other.id, wide.id, adminsIntoMine.id, widerIntoMine.id]) a.true(all.includes(id));
 });
 
 test('providers go in with their locations and services; a re-run updates them; an unknown service or location is refused', async (a) => {

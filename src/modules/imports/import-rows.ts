@@ -62,11 +62,10 @@ export async function* readRows(file: string, format: ImportFormat, mapping: Rea
   const input = createReadStream(file);
   try {
     if (format === 'csv') {
-      const parser = input.pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: true }));
+      const parser = input.pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true }));
       let header: string[] | null = null;
       let index = 0;
-      for await (const record of parser as AsyncIterable<{ record: string[] }>) {
-        const cells = record.record;
+      for await (const cells of parser as AsyncIterable<string[]>) {
         if (header === null) {
           header = cells.map((name) => renamed(name, mapping));
           continue;
@@ -113,6 +112,64 @@ export async function* readRows(file: string, format: ImportFormat, mapping: Rea
         if (cell !== undefined) values[renamed(key, mapping)] = cell;
       }
       yield { row: line, values };
+    }
+  } finally {
+    input.destroy();
+  }
+}
+
+/**
+ * The value of one column (after the mapping) of every data row, in file order (undefined where
+ * the cell is empty or the row unreadable), with `at.row` set to the row's number as readRows gives
+ * it: the validation pass, which counts the rows and finds repeated externalIds, reads this instead
+ * of a whole row object per row.
+ */
+export async function* readColumn(
+  file: string,
+  format: ImportFormat,
+  mapping: Readonly<Record<string, string>>,
+  column: string,
+  at: { row: number },
+): AsyncGenerator<string | undefined> {
+  const input = createReadStream(file);
+  try {
+    if (format === 'csv') {
+      const parser = input.pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true }));
+      let width = -1;
+      let index = -1;
+      at.row = 1;
+      for await (const cells of parser as AsyncIterable<string[]>) {
+        if (width < 0) {
+          width = cells.length;
+          index = cells.findIndex((name) => renamed(name, mapping) === column);
+          continue;
+        }
+        at.row += 1;
+        yield cells.length !== width || index < 0 ? undefined : cellText(cells[index]);
+      }
+      return;
+    }
+    const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+    let line = 0;
+    for await (const raw of lines) {
+      line += 1;
+      const text = line === 1 ? withoutBom(raw) : raw;
+      if (text.trim() === '') continue;
+      at.row = line;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        yield undefined;
+        continue;
+      }
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        yield undefined;
+        continue;
+      }
+      let value: string | undefined;
+      for (const key in parsed) if (renamed(key, mapping) === column) value = cellText((parsed as Record<string, unknown>)[key]);
+      yield value;
     }
   } finally {
     input.destroy();

@@ -3,7 +3,90 @@ import type { Config } from '../../config.js';
 import type { HousekeepingTask } from '../../jobs/housekeeping.js';
 import type { JobDefinition } from '../../jobs/job-definition.js';
 import { ImportFiles } from './import-files.js';
-import { importJobName, runImport } from './imports.service.js';
+import { WorkerPoolClosed, workerScript, type WorkerPool } from '../../jobs/worker-pool.js';
+import { registeredAccessPolicies } from '../../db/access-policy.js';
+import type { JobContext } from '../../jobs/job-definition.js';
+import { findImport, updateImport } from './imports.repository.js';
+import { importJobName, runImport, type ImportOutcome, type ImportWorkerInput, type ImportWorkerPart } from './imports.service.js';
+
+/**
+ * The import worker's heap, capped: its live data is a batch of rows and the file's externalIds
+ * (for repeated ones), a few tens of MB for a million rows; the rest of what it allocates is garbage
+ * that a capped heap collects early instead of growing the process (issue 29: RSS growth < 100 MB).
+ */
+const workerLimits = { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 };
+/**
+ * Files from this size run on a worker: starting one (a thread that loads the modules) costs
+ * ~0.5 s, more than a small file's whole import, whose garbage is a few MB.
+ */
+const workerMinBytes = 1024 * 1024;
+/** The worker connection's page cache (KiB). */
+const workerCacheKb = 8 * 1024;
+
+/**
+ * Runs an import on a worker thread with a connection of its own (import-run.worker.ts): the
+ * parsing, checking and the garbage of each row stay off the API's thread and heap. The job's signal
+ * reaches it through a shared flag; its log lines come back to the job's logger. `inThread` runs it
+ * here instead when the build has no worker module beside this one (a single-file bundle).
+ */
+async function runImportOffThread(
+  ctx: JobContext,
+  workers: WorkerPool,
+  importId: string,
+  tenantId: string,
+  inThread: () => Promise<ImportOutcome>,
+): Promise<ImportOutcome> {
+  const stop = new SharedArrayBuffer(4);
+  const flag = new Int32Array(stop);
+  const onAbort = () => Atomics.store(flag, 0, 1);
+  if (ctx.signal.aborted) onAbort();
+  else ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const input: ImportWorkerInput = {
+    env: ctx.env,
+    dataDir: ctx.config.dataDir,
+    databaseFile: ctx.store.file,
+    importId,
+    tenantId,
+    policies: Object.fromEntries(registeredAccessPolicies()),
+    cacheKb: workerCacheKb,
+    clockOffsetMs: ctx.clock.now() - Date.now(),
+    stop,
+  };
+  try {
+    return await workers.run<ImportOutcome, ImportWorkerPart>({
+      script: workerScript(import.meta.url, 'import-run.worker'),
+      input,
+      resourceLimits: workerLimits,
+      onPart: (part) => {
+        const { level, msg, ...rest } = JSON.parse(part.log) as { level: number; msg?: string } & Record<string, unknown>;
+        if (level >= 50) ctx.logger.error(rest, msg);
+        else if (level >= 40) ctx.logger.warn(rest, msg);
+        else ctx.logger.info(rest, msg);
+      },
+      inline: inThread,
+    });
+  } catch (err) {
+    // The thread died (its heap cap reached, a crash): the import ends failed, saying so. A pool
+    // closed by a stopping process leaves it as it is, to resume at the next start.
+    if (err instanceof WorkerPoolClosed) throw err;
+    const at = new Date(ctx.clock.now()).toISOString();
+    const reason = err instanceof Error ? err.message : String(err);
+    ctx.logger.error({ err, importId }, 'import worker failed');
+    await updateImport(
+      ctx.store.db,
+      { tenantId, locationIds: null },
+      importId,
+      { status: 'failed', failure: `the import's worker thread stopped: ${reason}`.slice(0, 1000), finished_at: at, updated_at: at },
+      ['queued', 'validating', 'importing'],
+    );
+    const row = await findImport(ctx.store.db, { tenantId, locationIds: null }, importId);
+    const files = new ImportFiles(ctx.config.dataDir);
+    if (row) await files.remove(files.pathOf(ctx.env, importId, row.format));
+    return { status: 'failed', processed: row?.processed ?? 0 };
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+  }
+}
 
 /**
  * Runs the queued imports (POST /v1/imports queues one run per import), one at a time per
@@ -21,22 +104,19 @@ export function importJob(deps: { secretBox: Pick<SecretBox, 'seal'> }): JobDefi
     async run(ctx) {
       const importId = String(ctx.payload.importId ?? '');
       const tenantId = String(ctx.payload.tenantId ?? '');
-      const outcome = await runImport(
-        {
-          env: ctx.env,
-          db: ctx.store.db,
-          files: new ImportFiles(ctx.config.dataDir),
-          now: () => ctx.clock.now(),
-          signal: ctx.signal,
-          logger: ctx.logger,
-          secrets: deps.secretBox,
-        },
-        importId,
-        tenantId,
-      );
+      const files = new ImportFiles(ctx.config.dataDir);
+      const inThread = () =>
+        runImport(
+          { env: ctx.env, db: ctx.store.db, files, now: () => ctx.clock.now(), signal: ctx.signal, logger: ctx.logger, secrets: deps.secretBox },
+          importId,
+          tenantId,
+        );
+      const size = (await findImport(ctx.store.db, { tenantId, locationIds: null }, importId))?.size_bytes ?? 0;
+      const onWorker = ctx.workers !== undefined && size >= workerMinBytes;
+      const outcome = ctx.workers && onWorker ? await runImportOffThread(ctx, ctx.workers, importId, tenantId, inThread) : await inThread();
       // Stopped between batches by a graceful stop: the rest runs at the next start.
       if (outcome.status === 'paused') await ctx.enqueue(ctx.store.db, importJobName, { payload: ctx.payload, maxAttempts: 1 });
-      return { importId, status: outcome.status, processed: outcome.processed };
+      return { importId, status: outcome.status, processed: outcome.processed, onWorker };
     },
   };
 }

@@ -1,5 +1,6 @@
-import { insertCallersRow, scoped } from '../../db/access-policy.js';
-import type { Database, Executor } from '../../db/database.js';
+import { sql } from 'kysely';
+import { acrossTenants, insertCallersRow, scoped } from '../../db/access-policy.js';
+import { runStatement, type Database, type Executor } from '../../db/database.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { ImportStatus, ImportsTable } from './imports.table.js';
@@ -8,12 +9,33 @@ export async function insertImport(db: Executor, access: AccessFilter, row: Impo
   await scoped(db, access).insert('imports', row);
 }
 
+/**
+ * The imports `access` may see: the policy's (a confined client: imports into one of its locations),
+ * and for a confined client only those made by a client confined to some of its own locations: an
+ * import's rows and errors may speak of every location its maker covers (a tenant-wide admin's import
+ * into one location may name others), so a client sees the reports of imports it could have made.
+ */
+function visibleImports(db: Executor, access: AccessFilter) {
+  const query = scoped(db, access).selectFrom('imports').selectAll();
+  if (access.locationIds === null) return query;
+  const mine = access.locationIds;
+  return query.where('access_location_ids', 'is not', null).where(({ not, exists, selectFrom }) =>
+    not(
+      exists(
+        selectFrom(sql<{ value: string }>`json_each(imports.access_location_ids)`.as('j'))
+          .select(sql.lit(1).as('one'))
+          .where(mine.length === 0 ? sql<boolean>`1 = 1` : sql<boolean>`j.value not in (${sql.join(mine)})`),
+      ),
+    ),
+  );
+}
+
 export async function findImport(db: Executor, access: AccessFilter, id: string): Promise<ImportsTable | null> {
-  return (await scoped(db, access).selectFrom('imports').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+  return (await visibleImports(db, access).where('id', '=', id).executeTakeFirst()) ?? null;
 }
 
 export async function listImports(db: Executor, access: AccessFilter, page: PageRequest): Promise<ImportsTable[]> {
-  return pageQuery(scoped(db, access).selectFrom('imports').selectAll(), page).execute();
+  return pageQuery(visibleImports(db, access), page).execute();
 }
 
 /** Updates an import; with `onlyIf`, only while its status is one of those (a cancel is never overwritten by the job). */
@@ -101,4 +123,18 @@ export async function providerLocationIds(db: Executor, access: AccessFilter, pr
 export async function appointmentTypesOf(db: Executor, access: AccessFilter): Promise<Map<string, Database['appointment_types']>> {
   const rows = await scoped(db, access).selectFrom('appointment_types').selectAll().execute();
   return new Map(rows.map((row) => [row.code, row]));
+}
+
+/**
+ * Compliance recomputed once per pet per batch (migration defer_import_compliance): inside a batch's
+ * transaction, `deferCompliance` turns the per-dose recomputation of the vaccinations triggers into a
+ * note of the pet, and `settleCompliance` recomputes every noted pet once and turns it back on.
+ * Nothing of it outlives the transaction; no tenant's rows (the table holds pet ids for a moment).
+ */
+export async function deferCompliance(trx: Executor): Promise<void> {
+  await runStatement(acrossTenants(trx, 'a flag of this transaction'), "INSERT INTO compliance_deferral (pet_id) VALUES ('')", []);
+}
+
+export async function settleCompliance(trx: Executor): Promise<void> {
+  await runStatement(acrossTenants(trx, 'the pets this transaction noted'), 'DELETE FROM compliance_deferral', []);
 }

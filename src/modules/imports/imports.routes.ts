@@ -12,7 +12,7 @@ import { cancelImport, createImport, getImport, listImports, stageImport } from 
 
 const tags = ['Imports'];
 const confinedNote =
-  'A client confined to locations sees only the imports into one of its locations; an import without a locationId only a client of the whole tenant (404 otherwise).';
+  'A client confined to locations sees only the imports into one of its locations made by a client confined within its locations (a report may name every location its maker reaches); the others only a client of the whole tenant (404 otherwise).';
 
 export function importRoutes(deps: { config: Config; clock: Clock; runner: JobRunner }): AnyRoute[] {
   const files = new ImportFiles(deps.config.dataDir);

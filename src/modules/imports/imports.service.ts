@@ -17,10 +17,10 @@ import { validateBody } from '../../http/validation.js';
 import { enqueueJob } from '../../jobs/jobs.repository.js';
 import { findLocation } from '../locations/index.js';
 import type { ImportFiles } from './import-files.js';
-import { formatOf, headerOf, readRows, type ImportFormat, type SourceRow } from './import-rows.js';
+import { formatOf, headerOf, readColumn, readRows, type ImportFormat, type SourceRow } from './import-rows.js';
 import { isFailure, typeHandlers, type ImportRun, type Planned, type TypeHandler } from './import-types.js';
 import { receiveImport, TextInspector } from './import-upload.js';
-import { findImport, insertImport, listImports as listImportRows, updateImport } from './imports.repository.js';
+import { deferCompliance, findImport, insertImport, settleCompliance, listImports as listImportRows, updateImport } from './imports.repository.js';
 import { ImportFieldsSchema, maxReportedErrors, type ImportFields } from './imports.schema.js';
 import type { ImportStatus, ImportsTable, ImportType } from './imports.table.js';
 
@@ -28,8 +28,9 @@ import type { ImportStatus, ImportsTable, ImportType } from './imports.table.js'
 export const importJobName = 'imports';
 /**
  * Rows written per transaction: each batch commits whole or not at all, with the progress that counts
- * it. Requests wait for the connection while a batch writes (the triggers of pets and vaccinations
- * cost ~0.1 ms a row), so batches stay small: the API answers between them.
+ * it. The API's writes wait while a batch writes (on the import worker's connection, or on this
+ * thread's for a small file; the triggers of pets and vaccinations cost ~0.1 ms a row), so batches
+ * stay small: the API answers between them.
  */
 export const importBatchRows = 100;
 
@@ -307,6 +308,28 @@ export interface ImportJobContext {
   readonly onProgress?: (progress: { status: ImportStatus; total: number; processed: number }) => void;
 }
 
+/** What the import worker (import-run.worker.ts) is given: all it needs to open the database and run one import. */
+export interface ImportWorkerInput {
+  env: Environment;
+  dataDir: string;
+  databaseFile: string;
+  importId: string;
+  tenantId: string;
+  /** The tables' access policies as the app registered them (plain data). */
+  policies: Record<string, unknown>;
+  /** The page cache of the worker's connection, in KiB. */
+  cacheKb: number;
+  /** The job's clock minus the system clock when the task started (a test's clock keeps its offset). */
+  clockOffsetMs: number;
+  /** Set to 1 (Atomics) to stop between two batches, as the job's signal does: the run ends 'paused'. */
+  stop: SharedArrayBuffer;
+}
+
+/** What the worker sends while it runs: its log lines (pino JSON). */
+export interface ImportWorkerPart {
+  log: string;
+}
+
 export interface ImportOutcome {
   status: ImportStatus | 'paused' | 'missing';
   processed: number;
@@ -317,15 +340,16 @@ async function countRows(file: string, row: ImportsTable): Promise<{ total: numb
   const firstRow = new Map<string, number>();
   const duplicates = new Map<string, number[]>();
   let total = 0;
-  for await (const source of readRows(file, row.format, JSON.parse(row.mapping) as Record<string, string>)) {
+  const position = { row: 0 };
+  for await (const externalId of readColumn(file, row.format, JSON.parse(row.mapping) as Record<string, string>, 'externalId', position)) {
     total += 1;
-    const externalId = source.values.externalId;
     if (externalId === undefined) continue;
+    const at = position.row;
     const first = firstRow.get(externalId);
-    if (first === undefined) firstRow.set(externalId, source.row);
+    if (first === undefined) firstRow.set(externalId, at);
     else {
       const rows = duplicates.get(externalId) ?? [first];
-      rows.push(source.row);
+      rows.push(at);
       duplicates.set(externalId, rows);
     }
   }
@@ -497,7 +521,12 @@ async function writeBatch(
     apply(
       await ctx.db.transaction().execute(async (trx) => {
         holdsConnection(trx, ctx.db);
-        if (!dryRun) for (const plan of planned) if (!isFailure(plan) && plan.write) await plan.write(trx);
+        if (!dryRun) {
+          // Each pet's compliance is recomputed once, at the batch's end, not once per dose.
+          await deferCompliance(trx);
+          for (const plan of planned) if (!isFailure(plan) && plan.write) await plan.write(trx);
+          await settleCompliance(trx);
+        }
         return commit(trx, planned);
       }),
     );

@@ -43,6 +43,12 @@ export interface ImportsTable {
   updated_at: string;
 }
 
+/** Empty outside an import batch's transaction (migration defer_import_compliance). */
+export interface ComplianceDeferralTable {
+  pet_id: string;
+}
+
 export interface ImportsTables {
   imports: ImportsTable;
+  compliance_deferral: ComplianceDeferralTable;
 }

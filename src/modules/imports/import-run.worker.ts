@@ -1,0 +1,44 @@
+/**
+ * The import worker (a thread of the job runner's WorkerPool): runs one import (runImport) on a
+ * connection of its own to the environment's database, so the garbage of parsing, checking and
+ * writing hundreds of thousands of rows builds up in this thread's capped heap, not in the API's,
+ * and the parsing never holds the API's event loop. See runImportOffThread.
+ */
+import pino from 'pino';
+import { registerAccessPolicies, type TablePolicy } from '../../db/access-policy.js';
+import { openDatabase } from '../../db/database.js';
+import { SecretBox } from '../../db/secret-box.js';
+import { serveWorkerTask } from '../../jobs/worker-pool.js';
+import { ImportFiles } from './import-files.js';
+import { runImport, type ImportOutcome, type ImportWorkerInput, type ImportWorkerPart } from './imports.service.js';
+
+serveWorkerTask<ImportWorkerInput, ImportOutcome, ImportWorkerPart>(async (input, send) => {
+  registerAccessPolicies('imports (worker)', input.policies as Record<string, TablePolicy>);
+  const handle = openDatabase(input.databaseFile);
+  // This connection writes the import and reads what it looks up: a small page cache is enough
+  // (reads go through the memory map), where the API's connection keeps 64 MB.
+  handle.sqlite.pragma(`cache_size = -${input.cacheKb}`);
+  const stop = new Int32Array(input.stop);
+  const controller = new AbortController();
+  const logger = pino({ level: 'info', base: null }, { write: (line: string) => send({ log: line }) });
+  try {
+    return await runImport(
+      {
+        env: input.env,
+        db: handle.db,
+        files: new ImportFiles(input.dataDir),
+        now: () => Date.now() + input.clockOffsetMs,
+        signal: controller.signal,
+        logger,
+        secrets: SecretBox.forDataDir(input.dataDir),
+        onProgress: () => {
+          if (Atomics.load(stop, 0) !== 0) controller.abort();
+        },
+      },
+      input.importId,
+      input.tenantId,
+    );
+  } finally {
+    await handle.db.destroy();
+  }
+});
