@@ -4,6 +4,7 @@ import { extractPdfText, type PdfTextLimits } from '../documents/index.js';
 import type { AiDocumentsTable } from './ai.table.js';
 import type { TextChunk } from './knowledge-text.js';
 import type { KnowledgeFiles } from './knowledge.service.js';
+import { grantTurns, newWriteTurns } from './knowledge-write-turns.js';
 
 /** Guards of PDF extraction for knowledge documents (a worker with a heap cap and a deadline). */
 export const knowledgePdfLimits: PdfTextLimits = { maxPages: 2000, maxChars: 5_000_000, timeoutMs: 60_000, maxHeapMb: 256 };
@@ -43,18 +44,54 @@ export async function chunksOffThread(input: ExtractionInput, workers: WorkerPoo
   return { pages: result.pages, chunks };
 }
 
+/** What the indexing worker is given: the document's text, where to write its chunks, and how. */
+export interface ChunkWriting {
+  source: ExtractionInput;
+  /** The environment's SQLite file (the document's own store: sandbox and live never share a file). */
+  file: string;
+  document: { id: string; tenantId: string; serviceId: string };
+  /** Added to the worker's Date.now() for updated_at: the job's clock (a test's may be set apart). */
+  clockOffsetMs: number;
+  /** Longest write transaction (then the worker commits). */
+  sliceMs: number;
+  /** Turns at the write lock (knowledge-write-turns.ts). */
+  turns: Int32Array;
+}
+export interface WrittenChunks {
+  pages: number;
+  /** 0: the document has no text, and nothing was written (its old chunks are still there). */
+  chunks: number;
+}
+
+const indexingWorker = workerScript(import.meta.url, 'knowledge-indexing.worker');
+
 /**
- * A document's pages, chunked, from wherever it lives; throws IndexingFailure with the reason.
- * PDFs are read by the documents module's PDF worker, text files read and everything chunked by the
- * extraction worker: nothing of it runs on the event loop.
+ * Reads, chunks and writes a document's chunks on a worker thread, through its own connection (see
+ * knowledge-indexing.worker.ts): the same rows as insertChunks of extractChunks' chunks, and
+ * progress (`chunks`, `pages`, `chunks_total`) on the document; its status is left to the caller.
  */
-export async function extractChunks(
-  doc: AiDocumentsTable,
-  env: Environment,
-  files: KnowledgeFiles,
-  workers?: WorkerPool,
-): Promise<{ pages: number; chunks: TextChunk[] }> {
-  if (doc.source === 'text') return chunksOffThread({ kind: 'text', text: doc.source_text ?? '' }, workers);
+export async function writeChunksOffThread(
+  writing: Omit<ChunkWriting, 'turns'>,
+  turns: { hold: (during: () => Promise<void>) => Promise<void>; gapMs: number },
+  workers: WorkerPool = ownPool,
+): Promise<WrittenChunks> {
+  const cell = newWriteTurns();
+  const task = workers.run<WrittenChunks>({
+    script: indexingWorker,
+    input: { ...writing, turns: cell } satisfies ChunkWriting,
+    resourceLimits: { maxOldGenerationSizeMb: extractionHeapMb },
+  });
+  await grantTurns(cell, task, turns.hold, turns.gapMs);
+  return task;
+}
+
+/**
+ * A document's text as a worker takes it, from wherever it lives, and `work` on it; throws
+ * IndexingFailure with the reason. PDFs are read by the documents module's PDF worker, text files
+ * read and everything chunked by the worker: nothing of it runs on the event loop.
+ */
+export async function fromSource<T>(doc: AiDocumentsTable, env: Environment, files: KnowledgeFiles, work: (input: ExtractionInput) => Promise<T>): Promise<T> {
+  if (doc.source === 'text') return work({ kind: 'text', text: doc.source_text ?? '' });
   const folder = doc.source === 'file' ? files.knowledge : files.pets;
   if (!doc.storage_key) throw new IndexingFailure('the document has no stored file');
   const file = folder.pathOf(env, doc.storage_key);
@@ -65,13 +102,23 @@ export async function extractChunks(
       throw new IndexingFailure(encrypted ? `the PDF is encrypted (${result.reason})` : `the PDF could not be read (${result.reason})`);
     }
     if (result.pages.every((p) => p.trim() === '')) throw new IndexingFailure('the PDF has no text layer (a scan?); nothing to index');
-    return chunksOffThread({ kind: 'pages', pages: result.pages }, workers);
+    return work({ kind: 'pages', pages: result.pages });
   }
   try {
-    return await chunksOffThread({ kind: 'file', file }, workers);
+    return await work({ kind: 'file', file });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT')
       throw new IndexingFailure(doc.source === 'pet_document' ? 'the pet document was deleted' : 'the stored file is missing');
     throw err;
   }
+}
+
+/** A document's pages, chunked (on a worker), from wherever it lives; throws IndexingFailure with the reason. */
+export async function extractChunks(
+  doc: AiDocumentsTable,
+  env: Environment,
+  files: KnowledgeFiles,
+  workers?: WorkerPool,
+): Promise<{ pages: number; chunks: TextChunk[] }> {
+  return fromSource(doc, env, files, (input) => chunksOffThread(input, workers));
 }

@@ -3,16 +3,16 @@
  * text file, splits it into pages and chunks, and streams the chunks back in parts, so neither the
  * decoding of a 25 MB file nor its chunking runs on the API's event loop. Same functions as inline.
  */
-import { readFile } from 'node:fs/promises';
 import { serveWorkerTask } from '../../jobs/worker-pool.js';
-import { chunkPages, textPages, type TextChunk } from './knowledge-text.js';
+import { chunkPages, type TextChunk } from './knowledge-text.js';
 import type { ExtractionInput, ExtractionResult } from './knowledge-extraction.js';
+import { pagesOf } from './knowledge-pages.js';
 
 /** Characters of chunk text per message: each structured clone the event loop reads stays under a millisecond or so. */
 const partChars = 512 * 1024;
 
 serveWorkerTask<ExtractionInput, ExtractionResult, TextChunk[]>(async (input, send) => {
-  const pages = input.kind === 'file' ? textPages(await readFile(input.file, 'utf8')) : input.kind === 'text' ? textPages(input.text) : input.pages;
+  const pages = await pagesOf(input);
   const chunks = chunkPages(pages);
   let part: TextChunk[] = [];
   let size = 0;

@@ -19,7 +19,7 @@ import {
   type NewChunk,
 } from './ai.repository.js';
 import type { AiDocumentsTable, AiServicesTable } from './ai.table.js';
-import { extractChunks, IndexingFailure } from './knowledge-extraction.js';
+import { extractChunks, fromSource, IndexingFailure, writeChunksOffThread } from './knowledge-extraction.js';
 import type { KnowledgeFiles } from './knowledge.service.js';
 import { LlmUnavailable, type LlmClient } from './llm-client.js';
 
@@ -30,6 +30,14 @@ export { knowledgePdfLimits } from './knowledge-extraction.js';
  * chunk also goes into the FTS index (a trigger): 50 keep a transaction to a few ms of the event loop.
  */
 const chunkBatch = 50;
+/**
+ * Without embeddings, the worker writes the chunks itself (knowledge-indexing.worker.ts), in write
+ * transactions of about `writeSliceMs`, each in a turn that holds the API's connection (its queries
+ * wait for the turn to end, asynchronously); between turns the connection is the API's for at least
+ * `writeGapMs`.
+ */
+const writeSliceMs = 4;
+const writeGapMs = 4;
 /** Texts per embeddings request. */
 const embedBatch = 32;
 
@@ -60,9 +68,31 @@ async function indexDocument(
 ): Promise<{ chunks: number; vectors: boolean }> {
   const at = () => new Date(now()).toISOString();
   await store.writes.run((trx) => updateKnowledgeDocument(trx, tenantOf(doc), doc.id, { status: 'extracting', chunks: 0, error: null, updated_at: at() }));
+  const service = await loadService(store.db, tenantOf(doc), doc.service_id);
+  if (service.embedding_model === null && store.file !== ':memory:') {
+    // Nothing to embed: the chunks never come to this thread (issue 27.4: 25,000 chunks a 25 MB upload).
+    const written = await fromSource(doc, store.env, deps.files, (source) =>
+      writeChunksOffThread(
+        {
+          source,
+          file: store.file,
+          document: { id: doc.id, tenantId: doc.tenant_id, serviceId: doc.service_id },
+          clockOffsetMs: now() - Date.now(),
+          sliceMs: writeSliceMs,
+        },
+        // Each turn holds the API's connection (its queries queue meanwhile, without blocking the loop).
+        { hold: (during) => store.db.connection().execute(during), gapMs: writeGapMs },
+        deps.workers,
+      ),
+    );
+    if (written.chunks === 0) throw new IndexingFailure('the document has no text to index');
+    await store.writes.run((trx) =>
+      updateKnowledgeDocument(trx, tenantOf(doc), doc.id, { status: 'indexed', chunks: written.chunks, error: null, indexed_at: at(), updated_at: at() }),
+    );
+    return { chunks: written.chunks, vectors: false };
+  }
   const { pages, chunks } = await extractChunks(doc, store.env, deps.files, deps.workers);
   if (chunks.length === 0) throw new IndexingFailure('the document has no text to index');
-  const service = await loadService(store.db, tenantOf(doc), doc.service_id);
   let model = service.embedding_model;
   let note: string | null = null;
   if (model !== null && deps.llm.embeddingModel !== model) {
