@@ -55,10 +55,11 @@ type Reply =
 /** The worker: the same pragmas as openDatabase's connection, read-only; statements cached by SQL text. */
 const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
 (() => {
   let db;
   try {
+    if (!workerData.driver) throw new Error('better-sqlite3 cannot be found from here');
+    const Database = require(workerData.driver);
     db = new Database(workerData.file, { readonly: true, fileMustExist: true });
     db.pragma('query_only = ON');
     db.pragma('busy_timeout = 5000');

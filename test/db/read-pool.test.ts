@@ -79,6 +79,9 @@ test.serial('analytics summaries, series, CSV and records pages run on the pool 
   const nobody = await scoped(offThread(store.db), { tenantId: 'ten_other', locationIds: null }).selectFrom('pets').select('id').execute();
   tt.deepEqual(nobody, []);
 
+  // A statement's error comes back as SQLite gave it.
+  await tt.throwsAsync(selectRows(offThread(store.db), 'select * from no_such_table', []), { message: /no such table/, code: 'SQLITE_ERROR' });
+
   // The pool's connections are read-only; a transaction reads on its own connection.
   await tt.throwsAsync(offThread(store.db).deleteFrom('pets').execute(), { message: /readonly|query_only|read-only/i });
   await store.db.transaction().execute(async (trx) => {
