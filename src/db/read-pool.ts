@@ -28,7 +28,7 @@ import { databaseIdentity, type Database, type Db, type Executor } from './datab
  * Workers start on first use and end after `idleMs` without work (an idle pool holds no thread);
  * `close()` (Stores.close, at the appliance's shutdown) terminates them and fails what they still
  * had with ReadPoolClosed. Light point reads stay on the main connection: a round trip to a worker
- * costs about 0.1 ms, more than a primary-key lookup.
+ * costs about 50 µs, a primary-key lookup on the main connection about 6 µs.
  */
 
 /** Worker threads per store: each runs one statement at a time. */
