@@ -5,11 +5,14 @@ import { openDatabase, type DatabaseHandle } from './database.js';
 import { migrateToLatest } from './migrator.js';
 import { backstopPages, Checkpointer } from './checkpointer.js';
 import { WriteBatches } from './write-batches.js';
+import { attachReadPool, type ReadPool } from './read-pool.js';
 
 export interface EnvironmentStore extends DatabaseHandle {
   readonly env: Environment;
   /** The API's write transactions, committed in groups (see WriteBatches). */
   readonly writes: WriteBatches;
+  /** Heavy reads off the API's thread (`offThread(db)`, src/db/read-pool.ts); null for a database in memory. */
+  readonly reads: ReadPool | null;
 }
 
 /** Where an environment's SQLite file lives in the data dir. */
@@ -36,7 +39,7 @@ export class Stores {
       // Checkpoints run on a worker thread; the connection's own is only a backstop.
       handle.sqlite.pragma(`wal_autocheckpoint = ${backstopPages}`);
       checkpointers.push(new Checkpointer(handle.file));
-      stores.push({ ...handle, env, writes: new WriteBatches(handle.db) });
+      stores.push({ ...handle, env, writes: new WriteBatches(handle.db), reads: attachReadPool(handle.db, handle.file) });
     }
     return new Stores(stores, checkpointers);
   }
@@ -62,6 +65,7 @@ export class Stores {
 
   async close(): Promise<void> {
     for (const checkpointer of this.checkpointers) await checkpointer.stop();
+    for (const s of this.byEnv.values()) await s.reads?.close();
     for (const s of this.byEnv.values()) await s.db.destroy();
   }
 }

@@ -9,14 +9,21 @@
  * heavy operation alone — 3 knowledge uploads of 25 MB extracted and indexed, a backup, a job
  * catch-up (vaccination reminders for BENCH_STALL_REMINDERS pets at once). A probe's latency counts
  * from when it was due, so a blocked event loop (which also delays the probe's own timer) shows.
+ * And during heavy reads, each repeated back to back for BENCH_STALL_WINDOW_MS: a tenant-wide year
+ * summary never asked before (uncached), the pages of a year of appointments_by_status records, a
+ * year of vaccination_compliance_rate by day as CSV (uncached). They matter on a big database:
+ * BENCH_STALL_DATA names a data dir (the scale bench's, e.g. /work/scale-data/scale-0.1) whose
+ * SQLite files are copied to a temp dir (the original is never opened) and served instead.
  * Target: the probe's max during each operation ≤ 3 × its quiet p99.
  *   npm run bench:stalls                       (BENCH_STALL_MB=150: the events table is filled to about that size)
+ *   BENCH_STALL_DATA=/work/scale-data/scale-0.1 npm run bench:stalls     (the reads on a copy of the scale file)
+ *   BENCH_STALL_CASES=load,uploads,backup,catch-up,reads                 (the default without BENCH_STALL_DATA; with it: reads)
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { benchSetting } from './bench-servers.js';
 import { newId } from '../../src/db/ids.js';
@@ -29,22 +36,42 @@ const windowMs = benchSetting('BENCH_STALL_WINDOW_MS', 4000);
 const uploadMb = benchSetting('BENCH_STALL_UPLOAD_MB', 25);
 const reminders = benchSetting('BENCH_STALL_REMINDERS', 5000);
 
-const t = await startTestApp({ config: { rateLimitPerMinute: 100_000_000 } });
+const dataFrom = process.env.BENCH_STALL_DATA;
+const cases = new Set((process.env.BENCH_STALL_CASES ?? (dataFrom ? 'reads' : 'load,uploads,backup,catch-up,reads')).split(','));
+const unknownCase = [...cases].find((c) => !['load', 'uploads', 'backup', 'catch-up', 'reads'].includes(c));
+if (unknownCase) throw new Error(`BENCH_STALL_CASES: no case ${unknownCase} (load, uploads, backup, catch-up, reads)`);
+
+/** A copy of BENCH_STALL_DATA's databases (and their WAL) in a temp dir, which the test app removes when it closes. */
+function copiedDataDir(from: string): string {
+  if (!existsSync(path.join(from, 'live.sqlite'))) throw new Error(`BENCH_STALL_DATA: no live.sqlite in ${from}`);
+  const dir = mkdtempSync(path.join(tmpdir(), 'petcare-stalls-data-'));
+  const started = performance.now();
+  for (const name of ['live.sqlite', 'live.sqlite-wal', 'sandbox.sqlite', 'sandbox.sqlite-wal']) {
+    if (existsSync(path.join(from, name))) copyFileSync(path.join(from, name), path.join(dir, name));
+  }
+  console.log(`copied ${from} to ${dir} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return dir;
+}
+
+const jobsNeeded = ['load', 'uploads', 'backup', 'catch-up'].some((c) => cases.has(c));
+const t = await startTestApp({ dataDir: dataFrom ? copiedDataDir(dataFrom) : undefined, jobs: jobsNeeded, config: { rateLimitPerMinute: 100_000_000 } });
 const token = await t.adminToken();
 const household = await createHousehold(t);
 
 // Fill the live database through its own connection: events with a 1 KB payload (no subscriber, nothing to deliver).
 const live = t.stores.get('live');
-const payload = JSON.stringify({ note: 'x'.repeat(1000) });
-const insert = live.sqlite.prepare('INSERT INTO events (id, tenant_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)');
-const rows = Math.ceil((targetMb * 1024 * 1024) / 1100);
 const at = new Date(t.clock.now()).toISOString();
-for (let done = 0; done < rows; done += 10_000) {
-  live.sqlite.transaction(() => {
-    for (let i = done; i < Math.min(rows, done + 10_000); i++) insert.run(newId('evt'), t.tenantId, 'bench.filler', payload, at);
-  })();
+if (!dataFrom && (cases.has('load') || cases.has('backup'))) {
+  const payload = JSON.stringify({ note: 'x'.repeat(1000) });
+  const insert = live.sqlite.prepare('INSERT INTO events (id, tenant_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)');
+  const rows = Math.ceil((targetMb * 1024 * 1024) / 1100);
+  for (let done = 0; done < rows; done += 10_000) {
+    live.sqlite.transaction(() => {
+      for (let i = done; i < Math.min(rows, done + 10_000); i++) insert.run(newId('evt'), t.tenantId, 'bench.filler', payload, at);
+    })();
+  }
+  live.sqlite.pragma('wal_checkpoint(TRUNCATE)');
 }
-live.sqlite.pragma('wal_checkpoint(TRUNCATE)');
 const sizeMb = statSync(path.join(t.dataDir, 'live.sqlite')).size / 1024 / 1024;
 
 interface Window {
@@ -110,16 +137,19 @@ async function measure(withBackup: boolean): Promise<Window> {
   };
 }
 
-const quiet = await measure(false);
-const backup = await measure(true);
-const quietAgain = await measure(false);
 const row = (name: string, w: Window) =>
   `${name.padEnd(22)} loop p50 ${w.loopP50.toFixed(1).padStart(6)} ms  p99 ${w.loopP99.toFixed(1).padStart(6)} ms  max ${w.loopMax.toFixed(1).padStart(6)} ms  ` +
   `GET p99 ${w.getP99.toFixed(1).padStart(6)} ms  writes ${String(w.writes).padStart(5)}${w.backupMs === null ? '' : `  backup ${(w.backupMs / 1000).toFixed(1)} s`}`;
-console.log(`live.sqlite ${sizeMb.toFixed(0)} MB; one writer (POST /v1/pets) and one reader (GET /v1/pets/:id) back to back`);
-console.log(row('no backup', quiet));
-console.log(row('backup running', backup));
-console.log(row('no backup, again', quietAgain));
+console.log(`live.sqlite ${sizeMb.toFixed(0)} MB`);
+if (cases.has('load')) {
+  const quiet = await measure(false);
+  const backup = await measure(true);
+  const quietAgain = await measure(false);
+  console.log('one writer (POST /v1/pets) and one reader (GET /v1/pets/:id) back to back');
+  console.log(row('no backup', quiet));
+  console.log(row('backup running', backup));
+  console.log(row('no backup, again', quietAgain));
+}
 
 // ---- The probe: GET /v1/pets/:id every 50 ms, alone, quiet and during each heavy operation ----
 
@@ -238,20 +268,72 @@ async function backupRun(): Promise<void> {
 // The catch-up: a vaccination due soon for each of `reminders` pets, never reminded (as after days of downtime).
 const today = new Date(t.clock.now()).toISOString().slice(0, 10);
 const due = new Date(t.clock.now() + 5 * 86_400_000).toISOString().slice(0, 10);
-const insertPet = live.sqlite.prepare(
-  'INSERT INTO pets (id, tenant_id, location_id, owner_id, name, breed, species, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-);
-const insertVaccination = live.sqlite.prepare(
-  'INSERT INTO vaccinations (id, tenant_id, location_id, pet_id, vaccine, vaccine_key, administered_on, due_on, recorded_by_client_id, recorded_by_role, created_at) ' +
-    'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-);
-live.sqlite.transaction(() => {
-  for (let i = 0; i < reminders; i++) {
-    const pet = newId('pet');
-    insertPet.run(pet, t.tenantId, household.location.id, household.parent.id, `Catch-up ${i}`, 'Beagle', 'dog', at, at);
-    insertVaccination.run(newId('vac'), t.tenantId, household.location.id, pet, 'Rabies', 'rabies', today, due, 'bench', 'admin', at);
-  }
-})();
+if (cases.has('catch-up')) {
+  const insertPet = live.sqlite.prepare(
+    'INSERT INTO pets (id, tenant_id, location_id, owner_id, name, breed, species, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const insertVaccination = live.sqlite.prepare(
+    'INSERT INTO vaccinations (id, tenant_id, location_id, pet_id, vaccine, vaccine_key, administered_on, due_on, recorded_by_client_id, recorded_by_role, created_at) ' +
+      'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  live.sqlite.transaction(() => {
+    for (let i = 0; i < reminders; i++) {
+      const pet = newId('pet');
+      insertPet.run(pet, t.tenantId, household.location.id, household.parent.id, `Catch-up ${i}`, 'Beagle', 'dog', at, at);
+      insertVaccination.run(newId('vac'), t.tenantId, household.location.id, pet, 'Rabies', 'rabies', today, due, 'bench', 'admin', at);
+    }
+  })();
+}
+
+// ---- Heavy reads: a year of the data, ending at its last payment (the scale file's history ends at its anchor) ----
+
+const lastPayment = (live.sqlite.prepare('select max(created_at) as last from payments').get() as { last: string | null }).last;
+const lastDay = (lastPayment ?? at).slice(0, 10);
+const daysBefore = (date: string, n: number) => new Date(Date.parse(`${date}T00:00:00Z`) - n * 86_400_000).toISOString().slice(0, 10);
+/** Each call a year not asked before (moved back a day each time), so no answer comes from the cache. */
+let shift = 0;
+const freshYear = () => {
+  const to = daysBefore(lastDay, shift++);
+  return { from: daysBefore(to, 364), to };
+};
+const timesOne: Record<string, number[]> = {};
+
+/** Runs `call` back to back for the window; each call's time goes to timesOne[name]. */
+function repeatedly(name: string, call: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    const times: number[] = (timesOne[name] = []);
+    const started = performance.now();
+    while (performance.now() - started < windowMs) {
+      const before = performance.now();
+      await call();
+      times.push(performance.now() - before);
+    }
+  };
+}
+
+async function expectOk(path: string, headers?: Record<string, string>) {
+  const res = await t.request('GET', path, { token, ...(headers ? { headers } : {}) });
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text.slice(0, 300)}`);
+  return res;
+}
+
+const summaryYear = repeatedly('summary', async () => {
+  const { from, to } = freshYear();
+  await expectOk(`/v1/analytics/summary?from=${from}&to=${to}`);
+});
+const recordYear = daysBefore(lastDay, 0);
+let cursor: string | null = null;
+const recordsPages = repeatedly('records', async () => {
+  const res = await expectOk(
+    `/v1/analytics/metrics/appointments_by_status/records?from=${daysBefore(recordYear, 364)}&to=${recordYear}&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+  );
+  cursor = res.body.nextCursor;
+});
+const csvYear = repeatedly('csv', async () => {
+  const { from, to } = freshYear();
+  const res = await expectOk(`/v1/analytics/metrics/vaccination_compliance_rate?from=${from}&to=${to}&interval=day`, { accept: 'text/csv' });
+  if (!res.text.startsWith('bucket,value')) throw new Error(`not CSV: ${res.text.slice(0, 100)}`);
+});
 
 async function catchUp(): Promise<void> {
   const res = await t.request('POST', '/v1/jobs/vaccination-reminders/run', { token, body: { wait: true, waitSeconds: 120 } });
@@ -259,7 +341,7 @@ async function catchUp(): Promise<void> {
 }
 
 // Each upload's multipart body, written once to a file the uploader process sends as it is.
-const forms = [1, 2, 3].map((n) => {
+const forms = (cases.has('uploads') ? [1, 2, 3] : []).map((n) => {
   const { rawBody } = form(bigText(uploadMb, n), `manual-${n}.txt`, 'text/plain', `Manual ${n}`);
   const boundary = /^--(\S+)\r\n/.exec(rawBody.subarray(0, 100).toString('latin1'))![1]!;
   const file = path.join(tmpdir(), `petcare-stalls-upload-${process.pid}-${n}`);
@@ -280,9 +362,24 @@ const report = (name: string, p: Probe) =>
       `(${(p.max / quietProbe.p99).toFixed(1).padStart(5)} × quiet p99)  loop max ${p.loopMax.toFixed(0).padStart(5)} ms  ${p.samples} probes${p.errors ? ` (${p.errors} failed)` : ''}  took ${(p.opMs / 1000).toFixed(1)} s`,
   );
 report('quiet', quietProbe);
-report(`3 × ${uploadMb} MB knowledge uploads`, await probe(uploadsIndexed));
-report('backup', await probe(backupRun));
-report(`catch-up: ${reminders} reminders`, await probe(catchUp));
+if (cases.has('uploads')) report(`3 × ${uploadMb} MB knowledge uploads`, await probe(uploadsIndexed));
+if (cases.has('backup')) report('backup', await probe(backupRun));
+if (cases.has('catch-up')) report(`catch-up: ${reminders} reminders`, await probe(catchUp));
+if (cases.has('reads')) {
+  const calls = (name: string) => {
+    const times = [...(timesOne[name] ?? [])].sort((a, b) => a - b);
+    return `${times.length} calls, p50 ${percentile(times, 0.5).toFixed(0)} ms max ${(times.at(-1) ?? Number.NaN).toFixed(0)} ms`;
+  };
+  const summary = await probe(summaryYear);
+  report('year summary, uncached', summary);
+  console.log(`  ${''.padEnd(28)} (${calls('summary')})`);
+  const records = await probe(recordsPages);
+  report('records pages of a year', records);
+  console.log(`  ${''.padEnd(28)} (${calls('records')})`);
+  const csv = await probe(csvYear);
+  report('CSV: a year by day, uncached', csv);
+  console.log(`  ${''.padEnd(28)} (${calls('csv')})`);
+}
 report('quiet, again', await probe(async () => undefined, windowMs));
 for (const file of forms) rmSync(file, { force: true });
 await t.close();

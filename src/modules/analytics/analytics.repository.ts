@@ -1,4 +1,5 @@
 import { selectRows, type Executor } from '../../db/database.js';
+import { offThread } from '../../db/read-pool.js';
 import { VersionedCache } from '../../db/versioned-cache.js';
 import type { AccessFilter } from '../../http/actor.js';
 import type { PageRequest } from '../../http/paging.js';
@@ -160,12 +161,15 @@ export async function tallies(db: Executor, name: MetricName, tenantId: string, 
   if (hit) return hit;
   const aggregate = aggregateTallySql[name];
   const state = stateMetrics[name];
+  // Computed on the read pool (a year of a group's rows takes long enough to stall every client):
+  // its reads start after the counter was read, so they see at least what it counts.
+  const reader = offThread(db);
   const rows =
     state !== undefined
-      ? await stateTallies(db, state, windowRows)
+      ? await stateTallies(reader, state, windowRows)
       : aggregate === undefined
-        ? await referenceTallies(db, name, tenantId, windowRows)
-        : await selectRows<TallyRow>(db, aggregate.text, [windowsJson, ...Array.from({ length: aggregate.tenantParameters }, () => tenantId)]);
+        ? await referenceTallies(reader, name, tenantId, windowRows)
+        : await selectRows<TallyRow>(reader, aggregate.text, [windowsJson, ...Array.from({ length: aggregate.tenantParameters }, () => tenantId)]);
   figures.set(db, key, version, rows);
   return rows;
 }

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { offThread } from '../../db/read-pool.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { foundOr404, validationFailed } from '../../http/errors.js';
 import type { PageRequest } from '../../http/paging.js';
@@ -189,5 +190,6 @@ export async function metricRecords(db: Executor, access: AccessFilter, name: Me
   if (frame.locations.length === 0) return [];
   const evaluated = await evaluate(db, access, name, frame);
   const currency = metricDefinitions[name].unit === 'minor' ? singleCurrency(evaluated, window.currency) : undefined;
-  return recordRows(db, name, access.tenantId, frame.windows, page, currency);
+  // A page may walk or sort a year of rows: on the read pool.
+  return recordRows(offThread(db), name, access.tenantId, frame.windows, page, currency);
 }
