@@ -1,6 +1,7 @@
 import test from 'ava';
 import type SQLite from 'better-sqlite3';
 import { idOf } from '../../src/db/ids.js';
+import type { ReadPool } from '../../src/db/read-pool.js';
 import { SecretBox } from '../../src/db/secret-box.js';
 import { metricNames } from '../../src/modules/analytics/analytics.schema.js';
 import { sealClearCalendarTokens } from '../../src/modules/appointments/appointments.repository.js';
@@ -77,10 +78,19 @@ async function capture(work: () => Promise<void>): Promise<string[]> {
     seen.push(source);
     return original.call(this, source);
   } as SQLite.Database['prepare'];
+  // Heavy reads run on the store's read pool (src/db/read-pool.ts): the same SQL, sent to a worker.
+  const pool = t.stores.get('live').reads;
+  const run = pool?.run;
+  if (pool && run)
+    pool.run = function (this: ReadPool, source: string, parameters: readonly unknown[]) {
+      seen.push(source);
+      return run.call(this, source, parameters);
+    };
   try {
     await work();
   } finally {
     sqlite.prepare = original;
+    if (pool && run) pool.run = run;
   }
   return seen;
 }
