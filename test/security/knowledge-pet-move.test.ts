@@ -7,7 +7,7 @@ import { form } from '../ai/ai-support.js';
 /**
  * A knowledge document made from a pet document follows its pet (a child row follows its parent):
  * once the pet moves to another location, a client confined to the old one no longer reads the
- * document, its chunks through a knowledge query, or its title in the service's list; moving the pet
+ * document, its chunks through a knowledge query, its title in the service's list or its count; moving the pet
  * back shows it again (a read rule: nothing is deleted).
  */
 let admin: string;
@@ -47,6 +47,8 @@ test('a pet document in a knowledge service leaves the old location’s answers,
   const listed = async (token: string) =>
     ((await t.request('GET', `/v1/ai/services/${service.body.id}/documents?limit=100`, { token })).body.data as Array<{ id: string }>).map((d) => d.id);
 
+  const counted = async (token: string) => (await t.request('GET', `/v1/ai/services/${service.body.id}`, { token })).body.documentCount as number;
+
   // While the pet is downtown, the downtown client reads it all.
   const before = await ask(confined.accessToken);
   a.is(before.status, 200, before.text);
@@ -54,6 +56,7 @@ test('a pet document in a knowledge service leaves the old location’s answers,
   a.is(before.body.citations[0]?.documentId, added.body.id);
   a.is((await t.request('GET', docPath, { token: confined.accessToken })).status, 200);
   a.true((await listed(confined.accessToken)).includes(added.body.id));
+  a.is(await counted(confined.accessToken), 1);
 
   // The pet moves uptown: its document is no longer the downtown client's to read, in any form.
   const moved = await t.request('PATCH', `/v1/pets/${pet.id}`, { token: admin, body: { locationId: uptown.id } });
@@ -66,10 +69,12 @@ test('a pet document in a knowledge service leaves the old location’s answers,
   a.notRegex(after.text, /mastocytoma margins were clean/);
   a.is((await t.request('GET', docPath, { token: confined.accessToken })).status, 404);
   a.false((await listed(confined.accessToken)).includes(added.body.id));
+  a.is(await counted(confined.accessToken), 0, 'nor counts it');
   // Nor does the service quote it to anyone: its answers are readable by its locations' staff.
   const adminAfter = await ask(admin);
   a.deepEqual(adminAfter.body.citations, [], adminAfter.text);
   a.is((await t.request('GET', docPath, { token: admin })).status, 200, 'a tenant-wide caller still sees the row');
+  a.is(await counted(admin), 1);
 
   // Back downtown, it is the downtown client's again.
   a.is((await t.request('PATCH', `/v1/pets/${pet.id}`, { token: admin, body: { locationId: downtown.id } })).status, 200);

@@ -1,6 +1,6 @@
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { acrossTenants, insertCallersRow, scoped } from '../../db/access-policy.js';
-import { databaseIdentity, runStatement, selectRows, type Executor } from '../../db/database.js';
+import { databaseIdentity, runStatement, selectRows, type Database, type Executor } from '../../db/database.js';
 import { VersionedCache } from '../../db/versioned-cache.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
@@ -51,13 +51,27 @@ export async function updateService(db: Executor, access: AccessFilter, id: stri
   await scoped(db, access).updateTable('ai_services').set(patch).where('id', '=', id).execute();
 }
 
-/** Documents per service (every status), for the services' documentCount. */
+/**
+ * "A location-scoped caller may read this document": a document made from a pet document follows it
+ * (a child row follows its parent), so it is read only while the caller may see that pet document,
+ * i.e. its pet. Other documents are the service's, which the caller has already been shown to see.
+ */
+const readableBy = (db: Executor, access: AccessFilter) => (eb: ExpressionBuilder<Database, 'ai_documents'>) =>
+  access.locationIds === null
+    ? sql<SqlBool>`1 = 1`
+    : eb.or([
+        eb('source', '!=', 'pet_document'),
+        eb.exists(scoped(db, access).selectFrom('documents as pd').select('pd.id').where('pd.id', '=', sql.ref<string>('ai_documents.source_document_id'))),
+      ]);
+
+/** Documents per service (every status) the caller may read, for the services' documentCount. */
 export async function documentCounts(db: Executor, access: AccessFilter, serviceIds: readonly string[]): Promise<Map<string, number>> {
   if (serviceIds.length === 0) return new Map();
   const rows = await scoped(db, access)
     .selectFrom('ai_documents')
     .select(['service_id', (eb) => eb.fn.countAll<number>().as('n')])
     .where('service_id', 'in', serviceIds)
+    .where(readableBy(db, access))
     .groupBy('service_id')
     .execute();
   return new Map(rows.map((r) => [r.service_id, Number(r.n)]));
@@ -73,21 +87,9 @@ export async function findDocumentBySha(db: Executor, access: AccessFilter, serv
   return (await query.executeTakeFirst()) ?? null;
 }
 
-/**
- * The documents of a service (one the caller has already been shown to see) that the caller may read:
- * a document made from a pet document follows it (a child row follows its parent), so a
- * location-scoped caller reads it only while it may see that pet document, i.e. its pet.
- */
-function readableDocuments(db: Executor, access: AccessFilter, serviceId: string) {
-  const query = scoped(db, access).selectFrom('ai_documents').selectAll().where('service_id', '=', serviceId);
-  if (access.locationIds === null) return query;
-  return query.where((eb) =>
-    eb.or([
-      eb('source', '!=', 'pet_document'),
-      eb.exists(scoped(db, access).selectFrom('documents as pd').select('pd.id').where('pd.id', '=', sql.ref<string>('ai_documents.source_document_id'))),
-    ]),
-  );
-}
+/** The documents of a service (one the caller has already been shown to see) that the caller may read. */
+const readableDocuments = (db: Executor, access: AccessFilter, serviceId: string) =>
+  scoped(db, access).selectFrom('ai_documents').selectAll().where('service_id', '=', serviceId).where(readableBy(db, access));
 
 /** A document of a service (one the caller has already been shown to see), if the caller may read it. */
 export async function findKnowledgeDocument(db: Executor, access: AccessFilter, serviceId: string, id: string): Promise<AiDocumentsTable | null> {

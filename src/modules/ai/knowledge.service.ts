@@ -88,7 +88,7 @@ export async function listVisibleServices(db: Executor, actor: Actor, page: Page
     rows,
     counts: await documentCounts(
       db,
-      wholeTenant(actor),
+      actor,
       rows.map((r) => r.id),
     ),
   };
@@ -96,7 +96,7 @@ export async function listVisibleServices(db: Executor, actor: Actor, page: Page
 
 /** Documents of a service the caller has already been shown to see. */
 export async function serviceDocumentCount(db: Executor, actor: Actor, serviceId: string): Promise<number> {
-  return (await documentCounts(db, wholeTenant(actor), [serviceId])).get(serviceId) ?? 0;
+  return (await documentCounts(db, actor, [serviceId])).get(serviceId) ?? 0;
 }
 
 /**
