@@ -1,3 +1,4 @@
+import type SQLite from 'better-sqlite3';
 import {
   sql,
   type DeleteQueryBuilder,
@@ -190,8 +191,12 @@ export function checkedRows(table: ScopedTable, access: AccessFilter, rows: unkn
 /**
  * The database for work that spans tenants by design (a sweep of expired rows, a job finding its
  * due rows in every tenant, a migration-like repair). Named so each such use is visible and counted;
- * `why` is for the reader.
+ * `why` is for the reader. The raw SQLite connection goes through it too, where a hot path prepares
+ * its own statements across tenants (the webhook dispatcher's delivery-statements.ts): each of those
+ * statements then carries the tenant in its text or its joins, as a hand-written query does.
  */
-export function acrossTenants(db: Executor, _why: string): Executor {
+export function acrossTenants(db: Executor, why: string): Executor;
+export function acrossTenants(db: SQLite.Database, why: string): SQLite.Database;
+export function acrossTenants(db: Executor | SQLite.Database, _why: string): Executor | SQLite.Database {
   return db;
 }

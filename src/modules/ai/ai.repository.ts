@@ -1,6 +1,6 @@
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { acrossTenants, insertCallersRow, scoped } from '../../db/access-policy.js';
-import { databaseIdentity, runStatement, selectRows, type Executor } from '../../db/database.js';
+import { databaseIdentity, runStatement, selectRows, type Database, type Executor } from '../../db/database.js';
 import { VersionedCache } from '../../db/versioned-cache.js';
 import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
@@ -51,13 +51,27 @@ export async function updateService(db: Executor, access: AccessFilter, id: stri
   await scoped(db, access).updateTable('ai_services').set(patch).where('id', '=', id).execute();
 }
 
-/** Documents per service (every status), for the services' documentCount. */
+/**
+ * "A location-scoped caller may read this document": a document made from a pet document follows it
+ * (a child row follows its parent), so it is read only while the caller may see that pet document,
+ * i.e. its pet. Other documents are the service's, which the caller has already been shown to see.
+ */
+const readableBy = (db: Executor, access: AccessFilter) => (eb: ExpressionBuilder<Database, 'ai_documents'>) =>
+  access.locationIds === null
+    ? sql<SqlBool>`1 = 1`
+    : eb.or([
+        eb('source', '!=', 'pet_document'),
+        eb.exists(scoped(db, access).selectFrom('documents as pd').select('pd.id').where('pd.id', '=', sql.ref<string>('ai_documents.source_document_id'))),
+      ]);
+
+/** Documents per service (every status) the caller may read, for the services' documentCount. */
 export async function documentCounts(db: Executor, access: AccessFilter, serviceIds: readonly string[]): Promise<Map<string, number>> {
   if (serviceIds.length === 0) return new Map();
   const rows = await scoped(db, access)
     .selectFrom('ai_documents')
     .select(['service_id', (eb) => eb.fn.countAll<number>().as('n')])
     .where('service_id', 'in', serviceIds)
+    .where(readableBy(db, access))
     .groupBy('service_id')
     .execute();
   return new Map(rows.map((r) => [r.service_id, Number(r.n)]));
@@ -73,13 +87,17 @@ export async function findDocumentBySha(db: Executor, access: AccessFilter, serv
   return (await query.executeTakeFirst()) ?? null;
 }
 
-/** A document of a service the caller has already been shown to see. */
+/** The documents of a service (one the caller has already been shown to see) that the caller may read. */
+const readableDocuments = (db: Executor, access: AccessFilter, serviceId: string) =>
+  scoped(db, access).selectFrom('ai_documents').selectAll().where('service_id', '=', serviceId).where(readableBy(db, access));
+
+/** A document of a service (one the caller has already been shown to see), if the caller may read it. */
 export async function findKnowledgeDocument(db: Executor, access: AccessFilter, serviceId: string, id: string): Promise<AiDocumentsTable | null> {
-  return (await scoped(db, access).selectFrom('ai_documents').selectAll().where('service_id', '=', serviceId).where('id', '=', id).executeTakeFirst()) ?? null;
+  return (await readableDocuments(db, access, serviceId).where('id', '=', id).executeTakeFirst()) ?? null;
 }
 
 export async function listKnowledgeDocuments(db: Executor, access: AccessFilter, serviceId: string, page: PageRequest): Promise<AiDocumentsTable[]> {
-  return pageQuery(scoped(db, access).selectFrom('ai_documents').selectAll().where('service_id', '=', serviceId), page).execute();
+  return pageQuery(readableDocuments(db, access, serviceId), page).execute();
 }
 
 /** The next document the indexing job should take (a run of one job never overlaps another, so `extracting` left over is from a stop). */
@@ -188,10 +206,15 @@ const placeholders = (n: number): string => Array.from({ length: n }, () => '?')
 /**
  * A knowledge document made from a pet document is searchable only while that pet document exists:
  * from the moment its deletion commits, its chunks reach no answer, citation or prompt (the
- * ai-indexing job then drops them: retirePetDocuments).
+ * ai-indexing job then drops them: retirePetDocuments). It follows its pet, too (a child row follows
+ * its parent): only while the pet is at one of the service's locations, the rule it joined the
+ * service under (document_outside_service), so a pet that moves away takes its record out of the old
+ * location's answers, and back in when it returns.
  */
 const sourceStillThere =
-  "(d.source != 'pet_document' or exists (select 1 from documents pd where pd.id = d.source_document_id and pd.tenant_id = d.tenant_id))";
+  "(d.source != 'pet_document' or exists (select 1 from documents pd join pets p on p.id = pd.pet_id and p.tenant_id = pd.tenant_id " +
+  'join ai_services s on s.id = d.service_id and s.tenant_id = d.tenant_id ' +
+  'where pd.id = d.source_document_id and pd.tenant_id = d.tenant_id and exists (select 1 from json_each(s.location_ids) j where j.value = p.location_id)))';
 
 /** Knowledge documents (not yet failed) whose pet document was deleted, up to 500, in every tenant. */
 export async function deletedPetDocuments(db: Executor): Promise<Array<{ id: string; tenant_id: string }>> {

@@ -88,7 +88,7 @@ export async function listVisibleServices(db: Executor, actor: Actor, page: Page
     rows,
     counts: await documentCounts(
       db,
-      wholeTenant(actor),
+      actor,
       rows.map((r) => r.id),
     ),
   };
@@ -96,7 +96,7 @@ export async function listVisibleServices(db: Executor, actor: Actor, page: Page
 
 /** Documents of a service the caller has already been shown to see. */
 export async function serviceDocumentCount(db: Executor, actor: Actor, serviceId: string): Promise<number> {
-  return (await documentCounts(db, wholeTenant(actor), [serviceId])).get(serviceId) ?? 0;
+  return (await documentCounts(db, actor, [serviceId])).get(serviceId) ?? 0;
 }
 
 /**
@@ -334,10 +334,11 @@ export async function createKnowledgeDocument(
 
 export async function getKnowledgeDocument(db: Executor, actor: Actor, serviceId: string, docId: string): Promise<AiDocumentsTable> {
   const service = await getService(db, actor, serviceId);
-  return foundOr404(await findKnowledgeDocument(db, wholeTenant(actor), service.id, docId), 'knowledge document', docId);
+  // The caller's own access: a document made from a pet document is read only by those who see the pet.
+  return foundOr404(await findKnowledgeDocument(db, actor, service.id, docId), 'knowledge document', docId);
 }
 
 export async function listServiceDocuments(db: Executor, actor: Actor, serviceId: string, page: PageRequest): Promise<AiDocumentsTable[]> {
   const service = await getService(db, actor, serviceId);
-  return listKnowledgeDocuments(db, wholeTenant(actor), service.id, page);
+  return listKnowledgeDocuments(db, actor, service.id, page);
 }

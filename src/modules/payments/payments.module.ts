@@ -100,7 +100,12 @@ export const paymentsModule: ModuleManifest<{ clock: Clock }> = {
     invoice_number_counters: { location: 'location_id' },
     ledger_lines: { parent: 'ledger_entries', key: 'entry_id' },
     ledger_entries: { location: 'location_id' },
-    settlements: { location: 'location_id' },
+    settlements: {
+      location: 'location_id',
+      why:
+        "a daily close is its location's; a row with no location is a provider payout, which sums the provider's sales at every location it serves, " +
+        'so it is tenant-wide only: a location-scoped caller never sees it (location_id in (…) leaves a null out), and it is never nullIsGroupWide',
+    },
     daily_close_marks: { location: 'location_id' },
     money_erasures: { location: null, why: "markers that let an erasure through the ledger's append-only trigger" },
   },

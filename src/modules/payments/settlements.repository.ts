@@ -4,7 +4,8 @@ import type { AccessFilter } from '../../http/actor.js';
 import { pageQuery, type PageRequest } from '../../http/paging.js';
 import type { PaymentMethod, SettlementsTable } from './payments.table.js';
 
-// Provider payouts have no location: only a tenant-wide caller sees them (the policy's location_id in (…) leaves a null out).
+// Provider payouts have no location: only a tenant-wide caller sees them (the policy's location_id in (…) leaves a null out;
+// the why is in the payments manifest, and test/security/settlements-null-location.test.ts holds it).
 const visible = (db: Executor, access: AccessFilter) => scoped(db, access).selectFrom('settlements').selectAll();
 
 export async function findSettlement(db: Executor, access: AccessFilter, id: string): Promise<SettlementsTable | null> {

@@ -999,7 +999,8 @@ export function planPractice(tenantId: string, now: number): PracticePlan {
       name: room.name,
       room_type: room.room_type,
       capacity: room.capacity,
-      species: room.species,
+      // A room's species are a JSON array (boarding_rooms.species), a stay's one species is plain text.
+      species: JSON.stringify([room.species]),
       nightly_rate: rate,
       currency: l.currency,
       active: 1,

@@ -1,5 +1,6 @@
 import type SQLite from 'better-sqlite3';
 import { isoAt as iso } from '../../clock.js';
+import { acrossTenants } from '../../db/access-policy.js';
 import { idFloor, newId } from '../../db/ids.js';
 import { deliveredTypeFor } from './subscriptions.js';
 import { fanOutAfter, liveDeliveryCondition, type AttemptStatus, type DeliveryKind } from './webhooks.table.js';
@@ -113,56 +114,62 @@ export class DeliveryStatements {
   private readonly eventDeliveriesSince: SQLite.Statement<[string], { endpoint_id: string; event_id: string }>;
   private readonly eventAttemptsSince: SQLite.Statement<[string, string], { event_id: string }>;
 
-  constructor(sqlite: SQLite.Database) {
+  constructor(connection: SQLite.Database) {
+    // Across tenants by design, like the dispatcher's other queries (deliveries.repository.ts): the
+    // fan-out reads every tenant's new events and live endpoints, and a pass claims and records
+    // every tenant's due deliveries. The tenant is kept in the statements themselves: an event
+    // reaches only its own tenant's endpoints (deliveredType), a delivery row carries its event's
+    // tenant, and a due delivery is sent only the data of an event of its own tenant (the join).
+    const all = acrossTenants(connection, 'the webhook dispatcher delivers the events of every tenant of the environment');
     // Events in commit order after the fan-out's start: a range of the events table's own b-tree.
-    this.queued = sqlite.prepare(`SELECT seq, id AS event_id, type, tenant_id, data, created_at FROM events WHERE seq > ${fanOutAfter} ORDER BY seq LIMIT ?`);
-    this.advance = sqlite.prepare('UPDATE webhook_fanout SET last_seq = ? WHERE id = 1');
-    this.subscribers = sqlite.prepare(`
+    this.queued = all.prepare(`SELECT seq, id AS event_id, type, tenant_id, data, created_at FROM events WHERE seq > ${fanOutAfter} ORDER BY seq LIMIT ?`);
+    this.advance = all.prepare('UPDATE webhook_fanout SET last_seq = ? WHERE id = 1');
+    this.subscribers = all.prepare(`
       SELECT id, tenant_id, url, events, since_seq, secret, previous_secret, previous_secret_expires_at
         FROM webhook_endpoints WHERE enabled = 1 AND deleted_at IS NULL`);
     // A delivery waiting for its first attempt (not claimed at its fan-out).
-    this.insertPending = sqlite.prepare(`
+    this.insertPending = all.prepare(`
       INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_type, kind, status, attempts, failures,
                                       next_attempt_at, attempt_id, claimed_by, lease_until, payload, last_error, created_at, updated_at, finished_at)
       VALUES (?, ?, ?, ?, ?, 'event', 'pending', 0, 0, ?, NULL, NULL, NULL, NULL, NULL, ?, ?, NULL)`);
-    this.live = sqlite.prepare('SELECT id, enabled FROM webhook_endpoints WHERE deleted_at IS NULL');
+    this.live = all.prepare('SELECT id, enabled FROM webhook_endpoints WHERE deleted_at IS NULL');
     // One endpoint's due deliveries, oldest first: a seek in webhook_deliveries_due_idx.
-    this.due = sqlite.prepare(`
+    this.due = all.prepare(`
       SELECT ${dueColumns}
         FROM webhook_deliveries d
         JOIN webhook_endpoints w ON w.id = d.endpoint_id
-        LEFT JOIN events e ON e.id = d.event_id
+        LEFT JOIN events e ON e.id = d.event_id AND e.tenant_id = d.tenant_id
        WHERE d.endpoint_id = ? AND d.status = 'pending' AND d.${liveDeliveryCondition} AND d.next_attempt_at <= ?
        ORDER BY d.next_attempt_at, d.id
        LIMIT ?`);
-    this.claimOne = sqlite.prepare(`
+    this.claimOne = all.prepare(`
       UPDATE webhook_deliveries SET status = 'sending', attempts = attempts + 1, attempt_id = ?, claimed_by = ?, lease_until = ?, updated_at = ?
        WHERE id = ? AND status = 'pending'`);
     // An attempt is written once, when it ends. One a restart already recorded as interrupted is
     // left alone (the conflict), and so is its delivery (no longer `sending` under this instance
     // with that attempt number).
-    this.insertAttempt = sqlite.prepare(`
+    this.insertAttempt = all.prepare(`
       INSERT INTO webhook_attempts (id, tenant_id, delivery_id, endpoint_id, event_id, event_type, kind, attempt, status, url, started_at,
                                     finished_at, latency_ms, response_status, response_excerpt, error, next_retry_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT DO NOTHING`);
-    this.finishDelivery = sqlite.prepare(`
+    this.finishDelivery = all.prepare(`
       UPDATE webhook_deliveries
          SET status = ?, failures = ?, next_attempt_at = ?, claimed_by = NULL, lease_until = NULL, last_error = ?, finished_at = ?, updated_at = ?
        WHERE id = ? AND status = 'sending' AND claimed_by = ? AND attempts = ?`);
     // A first attempt that did not succeed: its delivery's row, written as the attempt left it.
-    this.insertAnswered = sqlite.prepare(`
+    this.insertAnswered = all.prepare(`
       INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_type, kind, status, attempts, failures,
                                       next_attempt_at, attempt_id, claimed_by, lease_until, payload, last_error, created_at, updated_at, finished_at)
       VALUES (?, ?, ?, ?, ?, 'event', ?, 1, ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?)`);
     // Below the oldest first attempt still in memory (its argument), never past the fan-out cursor.
-    this.recorded = sqlite.prepare('UPDATE webhook_fanout SET recorded_seq = min(last_seq, ?) WHERE id = 1 AND recorded_seq != min(last_seq, ?)');
-    this.cursors = sqlite.prepare('SELECT last_seq, recorded_seq FROM webhook_fanout WHERE id = 1');
-    this.unrecorded = sqlite.prepare('SELECT seq, id AS event_id, type, tenant_id, created_at FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?');
-    this.oldestUnrecorded = sqlite.prepare('SELECT min(created_at) AS at FROM events WHERE seq > ? AND seq <= ?');
+    this.recorded = all.prepare('UPDATE webhook_fanout SET recorded_seq = min(last_seq, ?) WHERE id = 1 AND recorded_seq != min(last_seq, ?)');
+    this.cursors = all.prepare('SELECT last_seq, recorded_seq FROM webhook_fanout WHERE id = 1');
+    this.unrecorded = all.prepare('SELECT seq, id AS event_id, type, tenant_id, created_at FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?');
+    this.oldestUnrecorded = all.prepare('SELECT min(created_at) AS at FROM events WHERE seq > ? AND seq <= ?');
     // Ids sort by creation time: a range of the primary keys from a time on.
-    this.eventDeliveriesSince = sqlite.prepare("SELECT endpoint_id, event_id FROM webhook_deliveries WHERE id >= ? AND kind = 'event'");
-    this.eventAttemptsSince = sqlite.prepare("SELECT event_id FROM webhook_attempts WHERE endpoint_id = ? AND id >= ? AND kind = 'event'");
+    this.eventDeliveriesSince = all.prepare("SELECT endpoint_id, event_id FROM webhook_deliveries WHERE id >= ? AND kind = 'event'");
+    this.eventAttemptsSince = all.prepare("SELECT event_id FROM webhook_attempts WHERE endpoint_id = ? AND id >= ? AND kind = 'event'");
   }
 
   /** Endpoints events are fanned out to: enabled, not deleted. */
