@@ -189,6 +189,16 @@ export function checkedRows(table: ScopedTable, access: AccessFilter, rows: unkn
 }
 
 /**
+ * A raw connection a worker thread opened for one tenant's rows (the knowledge indexing worker
+ * writing one document's chunks): no access object crosses to a thread, so each statement prepared
+ * on it names the tenant in its text, the tenant whose access the main thread checked before it
+ * handed the work over. Named, like `acrossTenants`, so such connections are visible and counted.
+ */
+export function forOneTenant(db: SQLite.Database, _tenantId: string, _why: string): SQLite.Database {
+  return db;
+}
+
+/**
  * The database for work that spans tenants by design (a sweep of expired rows, a job finding its
  * due rows in every tenant, a migration-like repair). Named so each such use is visible and counted;
  * `why` is for the reader. The raw SQLite connection goes through it too, where a hot path prepares

@@ -103,11 +103,12 @@ const rawQuery =
 
 /**
  * A statement prepared on a raw better-sqlite3 connection (`x.prepare(…)`): allowed only on a
- * connection the file took through `acrossTenants(connection, why)` (`const all = acrossTenants(…)`),
+ * connection the file took through `acrossTenants(connection, why)` (`const all = acrossTenants(…)`) or,
+ * for a worker thread writing one tenant's rows, `forOneTenant(connection, tenantId, why)`,
  * so a hot path's own prepared statements are as visible and counted as its hand-written queries.
  */
 const preparedStatement = /(\b[\w$]+|\))\s*\.\s*prepare\(/g;
-const takenAcrossTenants = /\b(?:const|let)\s+([\w$]+)\s*=\s*acrossTenants\(/g;
+const takenAcrossTenants = /\b(?:const|let)\s+([\w$]+)\s*=\s*(?:acrossTenants|forOneTenant)\(/g;
 
 /**
  * Raw statements that read no tenant's rows, by file and statement, with why. A new entry needs a

@@ -17,6 +17,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
+import { forOneTenant } from '../../db/access-policy.js';
 import { newId } from '../../db/ids.js';
 import { serveWorkerTask } from '../../jobs/worker-pool.js';
 import type { ChunkWriting, WrittenChunks } from './knowledge-extraction.js';
@@ -36,7 +37,7 @@ serveWorkerTask<ChunkWriting, WrittenChunks>(async (input) => {
   }
   const { document: doc } = input;
   const at = () => new Date(Date.now() + input.clockOffsetMs).toISOString();
-  const db = new Database(input.file, { fileMustExist: true });
+  const db = forOneTenant(new Database(input.file, { fileMustExist: true }), doc.tenantId, 'one document of the tenant the indexing job checked');
   try {
     db.pragma('busy_timeout = 30000');
     db.pragma('foreign_keys = ON');
