@@ -23,6 +23,11 @@ export interface ApplianceOptions {
   print?: (text: string) => void;
   /** Validate every response against its schema (on in tests). */
   validateResponses?: boolean;
+  /**
+   * Seed the sandbox's demo practice at a data dir's first start (default true: an appliance has it
+   * ready at once). The test harness turns it off and seeds at the sandbox's first use instead.
+   */
+  seedSandbox?: boolean;
 }
 
 export interface Appliance {
@@ -49,7 +54,7 @@ export async function openAppliance(options: ApplianceOptions): Promise<Applianc
   const secretBox = SecretBox.forDataDir(config.dataDir);
   const app = createApp({ config, clock, logger, stores, keys, secretBox, validateResponses: options.validateResponses ?? false });
   // After createApp: the demo rows are written through the access policies the app registers from the manifests.
-  if (stores.has('sandbox')) await seedSandboxIfEmpty(stores.get('sandbox').db, tenantId, clock.now());
+  if (stores.has('sandbox') && (options.seedSandbox ?? true)) await seedSandboxIfEmpty(stores.get('sandbox').db, tenantId, clock.now());
   // The CLI may rotate the signing key beside a running server: the new key signs within a second or two.
   const stopWatchingKeys = keys.watch();
   return {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { TestFn } from 'ava';
 import pino from 'pino';
 import type { PetCareApp } from '../../src/app.js';
@@ -11,6 +11,8 @@ import type { Clock } from '../../src/clock.js';
 import { loadConfig, type Config, type Environment } from '../../src/config.js';
 import type { Stores } from '../../src/db/stores.js';
 import { createHttpServer, defaultServerLimits, type ServerLimits } from '../../src/http/server.js';
+import { seedSandboxIfEmpty } from '../../src/modules/sandbox/index.js';
+import { copyMigratedDatabases } from './migrated-template.js';
 
 /** A clock tests move by hand: token expiry, rate windows and sunsets without sleeping. */
 export class TestClock implements Clock {
@@ -83,6 +85,11 @@ export interface TestApp {
   /** Creates a client through the admin API and returns a token for it. */
   client(spec?: NewClient): Promise<TokenSet>;
   token(clientId: string, clientSecret: string, scope?: string): Promise<Response>;
+  /**
+   * Seeds the sandbox's demo practice now if it waits for its first use (`sandboxDemo`), dated from
+   * the start: for a test that reads the sandbox database before making any sandbox request.
+   */
+  seedSandbox(): Promise<void>;
   /** Stops the app; keepData leaves the data dir for a restart (startTestApp({ dataDir })). A second call does nothing more. */
   close(options?: { keepData?: boolean }): Promise<void>;
 }
@@ -96,6 +103,26 @@ export interface TestAppOptions {
   jobs?: boolean;
   /** Socket limits over the production ones (e.g. a short idle timeout); the per-address cap is off unless set here. */
   serverLimits?: Partial<ServerLimits>;
+  /**
+   * When a fresh data dir's sandbox gets its demo practice (src/modules/sandbox/demo-practice.ts).
+   * 'first-use' (default): dated from the start as at a first start, but seeded only before the
+   * first request with a sandbox access token or calendar link (or at `seedSandbox()`), so the many
+   * files that never touch the sandbox skip the seeding (~0.4 s of CPU per app) and the jobs' work on
+   * the practice. 'start': at the start, as an appliance does (openAppliance seeds it).
+   */
+  sandboxDemo?: 'first-use' | 'start';
+}
+
+/** A request the sandbox answers: a sandbox access token (its JWT's env claim) or a sandbox calendar link. */
+function touchesSandbox(req: IncomingMessage): boolean {
+  if (req.url?.includes('ct_test_')) return true;
+  const match = /^Bearer [^.]+\.([^.]+)\./i.exec(req.headers.authorization ?? '');
+  if (!match?.[1]) return false;
+  try {
+    return JSON.parse(Buffer.from(match[1], 'base64url').toString('utf8')).env === 'sandbox';
+  } catch {
+    return false; // not a JWT: the app refuses it
+  }
 }
 
 /** Starts the real app on 127.0.0.1:0 with fresh SQLite files in a temp dir. */
@@ -116,15 +143,39 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       ...options.config,
     },
   );
-  const appliance = await openAppliance({ config, clock, logger: pino({ level: 'silent' }), validateResponses: true });
+  // A first start's databases, migrated once for every test process (migrated-template.ts).
+  await copyMigratedDatabases(config);
+  const demoAtFirstUse = (options.sandboxDemo ?? 'first-use') === 'first-use';
+  const appliance = await openAppliance({ config, clock, logger: pino({ level: 'silent' }), validateResponses: true, seedSandbox: !demoAtFirstUse });
   const { app, stores, tenantId } = appliance;
+  // Dated from the start, as openAppliance would have seeded it; once (a no-op on a seeded data dir).
+  const startedAt = clock.now();
+  let demoSeeded = !demoAtFirstUse || !stores.has('sandbox');
+  let demoSeeding: Promise<void> | undefined;
+  const seedSandbox = async () => {
+    if (demoSeeded) return;
+    await (demoSeeding ??= seedSandboxIfEmpty(stores.get('sandbox').db, tenantId, startedAt).then(() => {
+      demoSeeded = true;
+    }));
+  };
+  const handle = app.koa.callback();
   const server: Server = await new Promise((resolve) => {
     // The server main.ts runs (its response class and socket limits), without the per-address cap.
     // Idle keep-alive sockets stay open for 2 minutes unless a test sets its own: client and server
     // share this process's event loop, so after a long synchronous stretch on a loaded machine the
     // next request can be written to a reused socket before the timers run, and the server's 5 s
     // idle timeout would then close that socket under it ('fetch failed').
-    const s = createHttpServer(app.koa.callback(), { ...defaultServerLimits, keepAliveTimeoutMs: 120_000, maxConnectionsPerIp: 0, ...options.serverLimits });
+    const s = createHttpServer(
+      (req, res) => {
+        if (demoSeeded || !touchesSandbox(req)) return void handle(req, res);
+        // The request waits for the practice (its body stays unread until then). A seeding that failed
+        // (a test broke the database) leaves the answer to the app, as a failed request would.
+        void seedSandbox()
+          .catch(() => undefined)
+          .then(() => handle(req, res));
+      },
+      { ...defaultServerLimits, keepAliveTimeoutMs: 120_000, maxConnectionsPerIp: 0, ...options.serverLimits },
+    );
     s.listen(0, '127.0.0.1', () => resolve(s));
   });
   if (options.jobs ?? true) await app.runner.start();
@@ -200,6 +251,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     adminToken,
     client,
     token,
+    seedSandbox,
     close(closeOptions = {}) {
       // Once: a test's teardown may close an app the test already closed (a restart keeps its data dir).
       closing ??= (async () => {
@@ -207,6 +259,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
           server.close(() => resolve());
           server.closeAllConnections();
         });
+        await demoSeeding?.catch(() => undefined); // not under a seeding transaction
         await appliance.close();
         if (!closeOptions.keepData) rmSync(dataDir, { recursive: true, force: true });
       })();

@@ -193,6 +193,28 @@ test.serial('the practice spans every module: parents, wallets, subscriptions, s
   a.regex(answer.body.answer, /six months/);
 });
 
+test.serial('the invoices are dated by their history: a subscription period is invoiced when it starts, at its location, not at the seeding', async (a) => {
+  const billed = await sandboxDb()
+    .selectFrom('subscription_invoices as si')
+    .innerJoin('invoices as i', 'i.id', 'si.invoice_id')
+    .innerJoin('locations as l', 'l.id', 'i.location_id')
+    .select(['si.period_start', 'i.id', 'i.created_at', 'i.finalized_at', 'l.timezone'])
+    .execute();
+  a.true(billed.length > 10);
+  for (const i of billed) {
+    a.is(DateTime.fromISO(i.created_at, { zone: i.timezone }).toISODate(), i.period_start, `${i.id} created ${i.created_at}`);
+    a.is(i.finalized_at, i.created_at, i.id);
+  }
+  a.true(
+    billed.some((i) => Date.parse(i.created_at) < now - 45 * 86_400_000),
+    'months back',
+  );
+  for (const i of await sandboxDb().selectFrom('invoices').select(['id', 'created_at', 'finalized_at']).execute()) {
+    a.true(Date.parse(i.created_at) <= now, `${i.id} created ${i.created_at}`);
+    if (i.finalized_at) a.true(i.created_at <= i.finalized_at, `${i.id} finalized ${i.finalized_at} after its creation ${i.created_at}`);
+  }
+});
+
 /** `newId`'s time part of an instant (Crockford base32, 10 characters). */
 function idTime(ms: number): string {
   const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';

@@ -4,7 +4,7 @@ export { postJournal, type JournalLine, type JournalPosting } from './ledger.ser
 export { createRefund, getPayment, recordPayment } from './payments.service.js';
 export { refundablePaymentsOf } from './payments.repository.js';
 export { onInvoicePaid, onRefund, type InvoicePaidHook, type RefundHook, type RefundRequest } from './invoice-hooks.js';
-export { cancelSubscription, createSubscription } from './subscriptions.service.js';
+export { billNextPeriod, cancelSubscription, createSubscription } from './subscriptions.service.js';
 export { adjustWallet, createWallet, moveWallet, topUpWallet } from './wallets.service.js';
 export { accounts } from './ledger-accounts.js';
 export { taxOf, isCurrency, maxAmount, PositiveAmount } from './money.js';

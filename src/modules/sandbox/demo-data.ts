@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { DateTime } from 'luxon';
 import { acrossTenants, insertCallersRow, scoped, type ScopedTable } from '../../db/access-policy.js';
 import { runStatement, selectRows, type Executor } from '../../db/database.js';
 import { resetSteps, type ModuleManifest } from '../../module-manifest.js';
 import { dayMs } from '../../calendar-dates.js';
 import { seedDefaultAppointmentTypes } from '../appointments/index.js';
 import { createMembership } from '../grooming/index.js';
-import { createSubscription } from '../payments/index.js';
+import { billNextPeriod, createSubscription } from '../payments/index.js';
 import { knowledgeDocumentText, planPractice } from './demo-practice.js';
 
 /**
@@ -89,7 +90,11 @@ export async function insertDemoData(db: Executor, tenantId: string, now: number
   await seedDefaultAppointmentTypes(db, tenantId, now);
   const access = { tenantId, locationIds: null };
   for (const plan_ of plan.wellnessPlans) {
-    await createSubscription(
+    // Billed as the practice would have been: created on its start date (billing that first period),
+    // then each later period at its start, when the hourly billing job meets the location's midnight;
+    // so the invoices', payments' and wallet debits' times are their periods', not the seeding's.
+    const localAt = (date: string, time: string) => DateTime.fromISO(`${date}T${time}`, { zone: plan_.timezone }).toMillis();
+    const subscription = await createSubscription(
       db,
       access,
       {
@@ -102,8 +107,24 @@ export async function insertDemoData(db: Executor, tenantId: string, now: number
         collection: plan_.collection,
         startDate: plan_.startDate,
       },
-      now,
+      Math.min(localAt(plan_.startDate, '10:00'), now),
     );
+    for (;;) {
+      const [next] = await selectRows<{ current_period_end: string }>(
+        acrossTenants(db, 'hand-written: tenant_id in its text'),
+        'select current_period_end from subscriptions where id = ? and tenant_id = ?',
+        [subscription.id, tenantId],
+      );
+      const periodAt = next ? localAt(next.current_period_end, '00:05') : now;
+      if (periodAt >= now) break;
+      while (await billNextPeriod(db, access, subscription.id, periodAt)) {
+        // the period that started then (and a retried collection)
+      }
+    }
+    // And what the job would do now: a short wallet retried, an overdue invoice marked past due.
+    while (await billNextPeriod(db, access, subscription.id, now)) {
+      // nothing left to bill: periods up to now are billed
+    }
   }
   for (const m of plan.memberships) {
     await createMembership(

@@ -472,7 +472,16 @@ export interface PracticePlan {
   /** Invoices written as drafts (their lines need a draft), then moved to their final state. */
   finalize: Row[];
   counters: Row[];
-  wellnessPlans: Array<{ parentId: string; petId: string; locationId: string; amount: number; startDate: string; collection: 'wallet' | 'send_invoice' }>;
+  /** Each billed as it would have been: created on its start date, every later period at its start (the location's zone). */
+  wellnessPlans: Array<{
+    parentId: string;
+    petId: string;
+    locationId: string;
+    timezone: string;
+    amount: number;
+    startDate: string;
+    collection: 'wallet' | 'send_invoice';
+  }>;
   memberships: Array<{ parentId: string; petId: string; locationId: string; packageId: string; price: number }>;
 }
 
@@ -1451,6 +1460,7 @@ export function planPractice(tenantId: string, now: number): PracticePlan {
         parentId: parent.id as string,
         petId: pet.id,
         locationId,
+        timezone: l.timezone,
         amount: monthly,
         startDate,
         collection: wellnessPlans.length === 4 ? 'send_invoice' : 'wallet',
