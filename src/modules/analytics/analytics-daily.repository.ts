@@ -29,8 +29,19 @@ export function earliestDueAt(petId: string, date: string): string {
 }
 
 const midnight = 'T00:00:00.000Z';
+/** The UTC date after each date asked (a year by day asks the same few hundred again and again). */
+const nextDates = new Map<string, string>();
+function nextDate(date: string): string {
+  let next = nextDates.get(date);
+  if (next === undefined) {
+    next = addDays(date, 1);
+    if (nextDates.size >= 50_000) nextDates.clear();
+    nextDates.set(date, next);
+  }
+  return next;
+}
 /** The first UTC midnight at or after an instant (ISO, ms). */
-const ceilDay = (instant: string): string => (instant.endsWith(midnight) ? instant : `${addDays(instant.slice(0, 10), 1)}${midnight}`);
+const ceilDay = (instant: string): string => (instant.endsWith(midnight) ? instant : `${nextDate(instant.slice(0, 10))}${midnight}`);
 /** The last UTC midnight at or before an instant. */
 const floorDay = (instant: string): string => `${instant.slice(0, 10)}${midnight}`;
 
@@ -38,7 +49,7 @@ const floorDay = (instant: string): string => `${instant.slice(0, 10)}${midnight
 type AggregateWindow = [...WindowRow, a: string, b: string, da: string, db: string, c: string, dc: string];
 
 function aggregateWindow(row: WindowRow): AggregateWindow {
-  const [, , s, e] = row;
+  const [loc, bucket, s, e, sd, ed] = row;
   let a = ceilDay(s);
   let b = floorDay(e);
   // No whole UTC day inside: all of [s, e) from the records.
@@ -47,7 +58,8 @@ function aggregateWindow(row: WindowRow): AggregateWindow {
     b = e;
   }
   const c = ceilDay(e);
-  return [...row, a, b, a.slice(0, 10), a === b ? a.slice(0, 10) : b.slice(0, 10), c, c.slice(0, 10)];
+  const da = a.slice(0, 10);
+  return [loc, bucket, s, e, sd, ed, a, b, da, a === b ? da : b.slice(0, 10), c, c.slice(0, 10)];
 }
 
 const aggregateWindows = new WeakMap<readonly WindowRow[], { rows: AggregateWindow[]; text: string }>();
