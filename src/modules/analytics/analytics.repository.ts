@@ -116,17 +116,6 @@ const referenceTallySql: Record<MetricName, string> = {
 /** Statements that take the tenant id after the windows (bookings is indexed by tenant first). */
 const takesTenant = new Set<MetricName>(['grooming_completed']);
 
-/** The windows as the SQL's JSON parameter, serialised once per windows array (a summary reads the same ones for every metric). */
-const windowTexts = new WeakMap<readonly WindowRow[], string>();
-function windowsText(rows: readonly WindowRow[]): string {
-  let text = windowTexts.get(rows);
-  if (text === undefined) {
-    text = JSON.stringify(rows);
-    windowTexts.set(rows, text);
-  }
-  return text;
-}
-
 /** The kind of records (change counter, migration 2026_11_24_1303) each metric reads. */
 const readsKind: Record<MetricName, string> = {
   revenue_net: 'money',
@@ -192,7 +181,7 @@ const isBuilt = (windows: readonly WindowRow[] | LazyWindows): windows is readon
 
 /** A metric's figures from the records themselves (the definition; uncached). */
 export async function referenceTallies(db: Executor, name: MetricName, tenantId: string, windowRows: readonly WindowRow[]): Promise<TallyRow[]> {
-  const parameters: unknown[] = [windowsText(windowRows)];
+  const parameters: unknown[] = [aggregateWindowsText(windowRows)];
   if (takesTenant.has(name)) parameters.push(tenantId);
   return selectRows<TallyRow>(db, referenceTallySql[name], parameters);
 }
