@@ -8,7 +8,8 @@ const luxonMidnight = (date: string, zone: string): string => new Date(DateTime.
 
 // The sandbox's zones (DST north and south), non-hour offsets with and without DST, a 30-minute DST
 // (Lord Howe), zones whose transitions happen at midnight (Santiago, Havana, Beirut, Asuncion) or that
-// skipped a whole day (Apia, 2011-12-30), and UTC.
+// skipped a whole day (Apia, 2011-12-30), with DST suspended for Ramadan (Casablanca) or transitions
+// at odd dates (Gaza), and UTC.
 const zones = [
   'America/New_York',
   'Europe/London',
@@ -23,6 +24,8 @@ const zones = [
   'Asia/Beirut',
   'America/Asuncion',
   'Pacific/Apia',
+  'Africa/Casablanca',
+  'Asia/Gaza',
   'UTC',
 ];
 

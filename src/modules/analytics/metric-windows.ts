@@ -74,8 +74,8 @@ export function bucketsOf(from: string, to: string, interval: Interval | null): 
 
 /**
  * Local midnights, computed with integer arithmetic: a day's midnight is its UTC midnight minus the
- * zone's offset, read from the offsets at UTC noon of the days around it (one Intl call a zone and
- * day, cached). Where those differ (a DST or other transition within two days) luxon computes it, as
+ * zone's offset, read from the offsets at UTC noon of the days around it (Intl calls, cached: see
+ * steadyOffset). Where those differ (a DST or other transition within two days) luxon computes it, as
  * it did every day before: that also decides a midnight a transition skips or repeats. Far from any
  * transition luxon's answer is that same subtraction (its guesses, within ±14 h of the instant, all
  * read the one offset), so the results are equal (test/analytics/metric-windows.test.ts compares
@@ -92,8 +92,8 @@ interface ZoneDays {
 
 const zones = new Map<string, ZoneDays>();
 const maxCachedDays = 50_000;
-/** Days outside these years go to luxon (historical offsets with seconds, years past 9999). */
-const firstFastDay = Date.parse('1900-01-03T00:00:00Z') / dayMs;
+/** Days outside these years go to luxon (historical offsets, with seconds and odd transitions; far futures). */
+const firstFastDay = Date.parse('1970-01-10T00:00:00Z') / dayMs;
 const lastFastDay = Date.parse('2199-12-29T00:00:00Z') / dayMs;
 
 /** The epoch day of a date (YYYY-MM-DD). */
@@ -131,21 +131,33 @@ function noonOffset(z: ZoneDays, day: number): number {
   return offset;
 }
 
+/**
+ * The zone's offset at the noons of days day-2..day+2 when they are all one (no transition near the
+ * day's midnight), else null. First from the noons of the week boundaries around them (epoch days
+ * divisible by 7): equal there, the offset is taken to hold between (no zone has had two transitions
+ * that cancel within a week); otherwise day by day. A year is then ~60 Intl calls a zone, not 365.
+ */
+function steadyOffset(z: ZoneDays, day: number): number | null {
+  const first = Math.floor((day - 2) / 7) * 7;
+  const last = Math.ceil((day + 2) / 7) * 7;
+  const offset = noonOffset(z, first);
+  if (!Number.isFinite(offset)) return null;
+  let steady = true;
+  for (let anchor = first + 7; anchor <= last && steady; anchor += 7) steady = noonOffset(z, anchor) === offset;
+  if (steady) return offset;
+  const near = noonOffset(z, day);
+  for (let d = day - 2; d <= day + 2; d++) if (noonOffset(z, d) !== near) return null;
+  return Number.isFinite(near) ? near : null;
+}
+
 /** The UTC instant (ISO, ms) an epoch day starts at in a zone (luxon moves a midnight skipped by DST to the first hour that exists). */
 function midnightOf(z: ZoneDays, timezone: string, day: number): string {
   let instant = z.midnights.get(day);
   if (instant === undefined) {
     let ms: number | undefined;
     if (z.zone.isValid && day >= firstFastDay && day <= lastFastDay) {
-      const offset = noonOffset(z, day);
-      if (
-        Number.isFinite(offset) &&
-        noonOffset(z, day - 2) === offset &&
-        noonOffset(z, day - 1) === offset &&
-        noonOffset(z, day + 1) === offset &&
-        noonOffset(z, day + 2) === offset
-      )
-        ms = day * dayMs - offset * 60 * 1000; // as luxon computes it
+      const offset = steadyOffset(z, day);
+      if (offset !== null) ms = day * dayMs - offset * 60 * 1000; // as luxon computes it
     }
     instant = new Date(ms ?? DateTime.fromISO(dateOfDay(day), { zone: timezone }).toMillis()).toISOString();
     if (z.midnights.size >= maxCachedDays) z.midnights.clear();
