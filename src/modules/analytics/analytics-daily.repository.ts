@@ -29,46 +29,48 @@ export function earliestDueAt(petId: string, date: string): string {
 }
 
 const midnight = 'T00:00:00.000Z';
-/** The first UTC midnight at or after an instant (ISO, ms). */
-const ceilDay = (instant: string): string => (instant.endsWith(midnight) ? instant : `${addDays(instant.slice(0, 10), 1)}${midnight}`);
-/** The last UTC midnight at or before an instant. */
-const floorDay = (instant: string): string => `${instant.slice(0, 10)}${midnight}`;
-
-/** A window as the aggregate statements read it: the WindowRow, then a, b (instants), their UTC dates, and c with its date. */
-type AggregateWindow = [...WindowRow, a: string, b: string, da: string, db: string, c: string, dc: string];
-
-function aggregateWindow(row: WindowRow): AggregateWindow {
-  const [, , s, e] = row;
-  let a = ceilDay(s);
-  let b = floorDay(e);
-  // No whole UTC day inside: all of [s, e) from the records.
-  if (a >= b) {
-    a = e;
-    b = e;
+/** The UTC date after each date asked (a year by day asks the same few hundred again and again). */
+const nextDates = new Map<string, string>();
+function nextDate(date: string): string {
+  let next = nextDates.get(date);
+  if (next === undefined) {
+    next = addDays(date, 1);
+    if (nextDates.size >= 50_000) nextDates.clear();
+    nextDates.set(date, next);
   }
-  const c = ceilDay(e);
-  return [...row, a, b, a.slice(0, 10), a === b ? a.slice(0, 10) : b.slice(0, 10), c, c.slice(0, 10)];
+  return next;
 }
+/** The UTC date of the first UTC midnight at or after an instant (ISO, ms): a window's dc. */
+const ceilDate = (instant: string): string => (instant.endsWith(midnight) ? instant.slice(0, 10) : nextDate(instant.slice(0, 10)));
 
-const aggregateWindows = new WeakMap<readonly WindowRow[], { rows: AggregateWindow[]; text: string }>();
-/** The windows as the aggregate statements read them, and as their JSON parameter: computed once per windows array. */
-function aggregateWindowsOf(rows: readonly WindowRow[]): { rows: AggregateWindow[]; text: string } {
-  let found = aggregateWindows.get(rows);
-  if (found === undefined) {
-    const windows = rows.map(aggregateWindow);
-    found = { rows: windows, text: JSON.stringify(windows) };
-    aggregateWindows.set(rows, found);
-  }
-  return found;
-}
-
+const windowTexts = new WeakMap<readonly WindowRow[], string>();
 /** The windows as the aggregate statements' JSON parameter, serialised once per windows array. */
-export const aggregateWindowsText = (rows: readonly WindowRow[]): string => aggregateWindowsOf(rows).text;
+export function aggregateWindowsText(rows: readonly WindowRow[]): string {
+  let text = windowTexts.get(rows);
+  if (text === undefined) {
+    text = JSON.stringify(rows);
+    windowTexts.set(rows, text);
+  }
+  return text;
+}
 
-// jsonb_each: each row's value is then a JSONB array, read by ->> without parsing text again (a year by
-// day over 12 locations is 4,380 windows: 3× faster than json_each's text values).
+/** The first UTC midnight at or after an instant, in SQL. */
+const ceilDay = (instant: string) =>
+  `case when substr(${instant}, 11) = '${midnight}' then ${instant} else date(substr(${instant}, 1, 10), '+1 day') || '${midnight}' end`;
+
+/**
+ * The windows as the aggregate statements read them: each WindowRow, then a (the first UTC midnight at
+ * or after s) and b (the last at or before e), or e and e when no whole UTC day lies between; their
+ * UTC dates da, db; c, the first UTC midnight at or after e, and its date dc. Derived here, in the
+ * statement (on the read pool), not in JavaScript: the parameter stays the windows' own JSON.
+ * jsonb_each: each row's value is then a JSONB array, read by ->> without parsing text again (a year by
+ * day over 12 locations is 4,380 windows: 3× faster than json_each's text values).
+ */
 const windows = `with w(loc, bucket, s, e, sd, ed, a, b, da, db, c, dc) as materialized (
-  select value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, value->>9, value->>10, value->>11 from jsonb_each(?))`;
+  select loc, bucket, s, e, sd, ed, a, b, substr(a, 1, 10), substr(b, 1, 10), c, substr(c, 1, 10) from (
+    select loc, bucket, s, e, sd, ed, case when a0 < b0 then a0 else e end as a, case when a0 < b0 then b0 else e end as b, c from (
+      select loc, bucket, s, e, sd, ed, ${ceilDay('s')} as a0, substr(e, 1, 10) || '${midnight}' as b0, ${ceilDay('e')} as c from (
+        select value->>0 as loc, value->>1 as bucket, value->>2 as s, value->>3 as e, value->>4 as sd, value->>5 as ed from jsonb_each(?)))))`;
 
 /** Whole days of a measure inside each window, as (bucket, key, num, den). */
 const days = (measure: string) =>
@@ -298,11 +300,16 @@ export async function stateTallies(
   spec: StateMetric,
   windowRows: readonly WindowRow[],
 ): Promise<Array<{ bucket: string; key: string; num: number; den: number }>> {
-  const { rows, text } = aggregateWindowsOf(windowRows);
+  const rows = windowRows;
   if (rows.length === 0) return [];
-  const threshold = (w: AggregateWindow) => (spec.from === 'dc' ? w[11] : w[5]);
+  const text = aggregateWindowsText(rows);
+  const threshold = spec.from === 'dc' ? (w: WindowRow) => ceilDate(w[3]) : (w: WindowRow) => w[5];
   const locations = [...new Set(rows.map((w) => w[0]))];
-  const since = rows.reduce((min, w) => (threshold(w) < min ? threshold(w) : min), threshold(rows[0]!));
+  let since = threshold(rows[0]!);
+  for (const w of rows) {
+    const day = threshold(w);
+    if (day < since) since = day;
+  }
   const inLocations = locations.map(() => '?').join(', ');
   const keyCondition = spec.key === undefined ? '' : ' and key = ?';
   const totals = await selectRows<{ location_id: string; num: number; den: number }>(

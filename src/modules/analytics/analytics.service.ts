@@ -4,7 +4,7 @@ import type { AccessFilter } from '../../http/actor.js';
 import { foundOr404, validationFailed } from '../../http/errors.js';
 import type { PageRequest } from '../../http/paging.js';
 import { isoAt } from '../../clock.js';
-import { recordRows, scopeLocations, tallies, type RecordRow, type TallyRow } from './analytics.repository.js';
+import { recordRows, scopeLocations, tallies, type LazyWindows, type RecordRow, type TallyRow } from './analytics.repository.js';
 import { metricNames, type Interval, type Metric, type MetricName, type Series } from './analytics.schema.js';
 import { metricDefinitions } from './metric-definitions.js';
 import { bucketsOf, checkRange, windowRows, type Bucket, type ScopeLocation, type WindowRow } from './metric-windows.js';
@@ -35,14 +35,16 @@ async function requireScope(db: Executor, access: AccessFilter, locationId: stri
 interface Frame {
   locations: ScopeLocation[];
   buckets: Bucket[];
-  windows: WindowRow[];
+  windows: LazyWindows;
 }
 
 async function frameOf(db: Executor, access: AccessFilter, window: MetricWindow, interval: Interval | null): Promise<Frame> {
   checkRange(window.from, window.to);
   const locations = await requireScope(db, access, window.locationId);
   const buckets = bucketsOf(window.from, window.to, interval);
-  return { locations, buckets, windows: windowRows(locations, buckets) };
+  let rows: WindowRow[] | undefined;
+  const key = `${window.from}|${window.to}|${interval ?? ''}|${locations.map((l) => `${l.id}@${l.timezone}`).join(',')}`;
+  return { locations, buckets, windows: { key, rows: () => (rows ??= windowRows(locations, buckets)) } };
 }
 
 async function evaluate(db: Executor, access: AccessFilter, name: MetricName, frame: Frame): Promise<Evaluated> {
@@ -191,5 +193,5 @@ export async function metricRecords(db: Executor, access: AccessFilter, name: Me
   const evaluated = await evaluate(db, access, name, frame);
   const currency = metricDefinitions[name].unit === 'minor' ? singleCurrency(evaluated, window.currency) : undefined;
   // A page may walk or sort a year of rows: on the read pool.
-  return recordRows(offThread(db), name, access.tenantId, frame.windows, page, currency);
+  return recordRows(offThread(db), name, access.tenantId, frame.windows.rows(), page, currency);
 }
