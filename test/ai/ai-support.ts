@@ -41,7 +41,8 @@ export async function indexed(t: TestApp, token: string, serviceId: string, uplo
       if (doc.body.status === 'failed') throw new Error(`indexing failed: ${doc.body.error}`);
       return doc.body.status === 'indexed' ? doc.body : null;
     },
-    { timeoutMs: 15_000, what: `document ${res.body.id} indexed` },
+    // A poll every 100 ms stays under the default rate limit (600 a minute) however long a loaded machine takes.
+    { timeoutMs: 60_000, intervalMs: 100, what: `document ${res.body.id} indexed` },
   );
 }
 
