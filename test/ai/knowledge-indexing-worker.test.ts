@@ -1,5 +1,5 @@
 import test from 'ava';
-import { newWriteTurns, grantTurns } from '../../src/modules/ai/knowledge-write-turns.js';
+import { newWriteTurns, grantTurns } from '../../src/db/write-turns.js';
 import { chunkPages, textPages } from '../../src/modules/ai/knowledge-text.js';
 import { eventually } from '../helpers/eventually.js';
 import { useTestApp } from '../helpers/test-app.js';

@@ -4,7 +4,7 @@ import { extractPdfText, type PdfTextLimits } from '../documents/index.js';
 import type { AiDocumentsTable } from './ai.table.js';
 import type { TextChunk } from './knowledge-text.js';
 import type { KnowledgeFiles } from './knowledge.service.js';
-import { grantTurns, newWriteTurns } from './knowledge-write-turns.js';
+import { grantTurns, newWriteTurns } from '../../db/write-turns.js';
 
 /** Guards of PDF extraction for knowledge documents (a worker with a heap cap and a deadline). */
 export const knowledgePdfLimits: PdfTextLimits = { maxPages: 2000, maxChars: 5_000_000, timeoutMs: 60_000, maxHeapMb: 256 };
@@ -54,7 +54,7 @@ export interface ChunkWriting {
   clockOffsetMs: number;
   /** Longest write transaction (then the worker commits). */
   sliceMs: number;
-  /** Turns at the write lock (knowledge-write-turns.ts). */
+  /** Turns at the write lock (src/db/write-turns.ts). */
   turns: Int32Array;
 }
 export interface WrittenChunks {

@@ -8,7 +8,7 @@
  * WAL lets one connection write at a time, and the API's connection waits for the lock
  * synchronously (busy_timeout: its event loop would wait too). So each write transaction here is
  * short (`sliceMs`) and runs only in a turn the main thread grants while holding its own connection
- * (knowledge-write-turns.ts): the API's queries queue behind a turn without blocking the event loop.
+ * (src/db/write-turns.ts): the API's queries queue behind a turn without blocking the event loop.
  *
  * Crash and restart: the document's status stays 'extracting' until the job marks it indexed on
  * the main thread, so search never sees a half-written document; the next run starts it over (the
@@ -23,7 +23,7 @@ import { serveWorkerTask } from '../../jobs/worker-pool.js';
 import type { ChunkWriting, WrittenChunks } from './knowledge-extraction.js';
 import { pagesOf } from './knowledge-pages.js';
 import { chunkPages } from './knowledge-text.js';
-import { doneWithTurns, inTurn } from './knowledge-write-turns.js';
+import { doneWithTurns, inTurn } from '../../db/write-turns.js';
 
 /** Old chunks removed per transaction (each one also an FTS 'delete'). */
 const deleteBatch = 100;

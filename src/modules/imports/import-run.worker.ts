@@ -2,12 +2,15 @@
  * The import worker (a thread of the job runner's WorkerPool): runs one import (runImport) on a
  * connection of its own to the environment's database, so the garbage of parsing, checking and
  * writing hundreds of thousands of rows builds up in this thread's capped heap, not in the API's,
- * and the parsing never holds the API's event loop. See runImportOffThread.
+ * and the parsing never holds the API's event loop. Its writes run in turns the main thread grants
+ * while holding the API's connection (src/db/write-turns.ts), so an API write never waits for the
+ * lock in SQLite's busy handler with the event loop held. See runImportOffThread.
  */
 import pino from 'pino';
 import { registerAccessPolicies, type TablePolicy } from '../../db/access-policy.js';
 import { openDatabase } from '../../db/database.js';
 import { SecretBox } from '../../db/secret-box.js';
+import { doneWithTurns, inTurnAsync } from '../../db/write-turns.js';
 import { serveWorkerTask } from '../../jobs/worker-pool.js';
 import { ImportFiles } from './import-files.js';
 import { runImport, type ImportOutcome, type ImportWorkerInput, type ImportWorkerPart } from './imports.service.js';
@@ -34,11 +37,14 @@ serveWorkerTask<ImportWorkerInput, ImportOutcome, ImportWorkerPart>(async (input
         onProgress: () => {
           if (Atomics.load(stop, 0) !== 0) controller.abort();
         },
+        inTurn: (write) => inTurnAsync(input.turns, write),
       },
       input.importId,
       input.tenantId,
     );
   } finally {
     await handle.db.destroy();
+    // After a failure too: the main thread stops granting turns.
+    doneWithTurns(input.turns);
   }
 });

@@ -4,6 +4,7 @@ import type { HousekeepingTask } from '../../jobs/housekeeping.js';
 import type { JobDefinition } from '../../jobs/job-definition.js';
 import { ImportFiles } from './import-files.js';
 import { WorkerPoolClosed, workerScript, type WorkerPool } from '../../jobs/worker-pool.js';
+import { grantTurns, newWriteTurns } from '../../db/write-turns.js';
 import { registeredAccessPolicies } from '../../db/access-policy.js';
 import type { JobContext } from '../../jobs/job-definition.js';
 import { findImport, updateImport } from './imports.repository.js';
@@ -22,11 +23,15 @@ const workerLimits = { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16
 const workerMinBytes = 1024 * 1024;
 /** The worker connection's page cache (KiB). */
 const workerCacheKb = 8 * 1024;
+/** The API's connection is free at least this long between two of the worker's write turns (ms). */
+const writeGapMs = 4;
 
 /**
  * Runs an import on a worker thread with a connection of its own (import-run.worker.ts): the
  * parsing, checking and the garbage of each row stay off the API's thread and heap. The job's signal
- * reaches it through a shared flag; its log lines come back to the job's logger. `inThread` runs it
+ * reaches it through a shared flag; its log lines come back to the job's logger. Its writes run in
+ * turns granted here while the API's connection is held (src/db/write-turns.ts): the API's queries
+ * queue meanwhile instead of blocking the event loop in SQLite's busy handler. `inThread` runs it
  * here instead when the build has no worker module beside this one (a single-file bundle).
  */
 async function runImportOffThread(
@@ -51,9 +56,10 @@ async function runImportOffThread(
     cacheKb: workerCacheKb,
     clockOffsetMs: ctx.clock.now() - Date.now(),
     stop,
+    turns: newWriteTurns(),
   };
   try {
-    return await workers.run<ImportOutcome, ImportWorkerPart>({
+    const task = workers.run<ImportOutcome, ImportWorkerPart>({
       script: workerScript(import.meta.url, 'import-run.worker'),
       input,
       resourceLimits: workerLimits,
@@ -65,6 +71,9 @@ async function runImportOffThread(
       },
       inline: inThread,
     });
+    // Until the worker is done, or its task settles (a thread that died never leaves the connection held).
+    await grantTurns(input.turns, task, (during) => ctx.store.db.connection().execute(during), writeGapMs);
+    return await task;
   } catch (err) {
     // The thread died (its heap cap reached, a crash): the import ends failed, saying so. A pool
     // closed by a stopping process leaves it as it is, to resume at the next start.

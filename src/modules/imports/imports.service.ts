@@ -28,9 +28,9 @@ import type { ImportStatus, ImportsTable, ImportType } from './imports.table.js'
 export const importJobName = 'imports';
 /**
  * Rows written per transaction: each batch commits whole or not at all, with the progress that counts
- * it. The API's writes wait while a batch writes (on the import worker's connection, or on this
- * thread's for a small file; the triggers of pets and vaccinations cost ~0.1 ms a row), so batches
- * stay small: the API answers between them.
+ * it. The API's writes wait while a batch writes (queued for their connection during the import
+ * worker's turn, or on this thread's for a small file; the triggers of pets and vaccinations cost
+ * ~0.1 ms a row), so batches stay small: the API answers between them.
  */
 export const importBatchRows = 100;
 
@@ -306,7 +306,16 @@ export interface ImportJobContext {
   readonly secrets: Pick<SecretBox, 'seal'>;
   /** Called after validation and after each committed batch (the CLI's progress bar). */
   readonly onProgress?: (progress: { status: ImportStatus; total: number; processed: number }) => void;
+  /**
+   * Runs one write (a batch's transaction, a status change) in a turn at the write lock: the import
+   * worker's (src/db/write-turns.ts), so the API's writes queue for their connection instead of
+   * waiting for the lock with the event loop held. Unset on the API's own connection.
+   */
+  readonly inTurn?: <T>(write: () => Promise<T>) => Promise<T>;
 }
+
+/** `write` in a turn when the context has turns (the import worker), else at once. */
+const written = <T>(ctx: ImportJobContext, write: () => Promise<T>): Promise<T> => (ctx.inTurn ? ctx.inTurn(write) : write());
 
 /** What the import worker (import-run.worker.ts) is given: all it needs to open the database and run one import. */
 export interface ImportWorkerInput {
@@ -323,6 +332,8 @@ export interface ImportWorkerInput {
   clockOffsetMs: number;
   /** Set to 1 (Atomics) to stop between two batches, as the job's signal does: the run ends 'paused'. */
   stop: SharedArrayBuffer;
+  /** Turns at the write lock (src/db/write-turns.ts): every write of the worker runs in one. */
+  turns: Int32Array;
 }
 
 /** What the worker sends while it runs: its log lines (pino JSON). */
@@ -381,13 +392,13 @@ export async function runImport(ctx: ImportJobContext, importId: string, tenantI
   try {
     const startedAt = row.started_at ?? stamp();
     if (row.status === 'queued') {
-      await updateImport(ctx.db, tenant, row.id, { status: 'validating', started_at: startedAt, updated_at: stamp() }, running);
+      await written(ctx, () => updateImport(ctx.db, tenant, importId, { status: 'validating', started_at: startedAt, updated_at: stamp() }, running));
     }
     const { total, duplicates } = await countRows(file, row);
     const current = await findImport(ctx.db, tenant, row.id);
     if (!current || !running.includes(current.status)) return await ended(ctx, file, current);
     if (current.status !== 'importing' || current.total !== total) {
-      await updateImport(ctx.db, tenant, row.id, { status: 'importing', total, started_at: startedAt, updated_at: stamp() }, running);
+      await written(ctx, () => updateImport(ctx.db, tenant, importId, { status: 'importing', total, started_at: startedAt, updated_at: stamp() }, running));
     }
     row = { ...current, status: 'importing', total, started_at: startedAt };
     ctx.onProgress?.({ status: 'importing', total, processed: row.processed });
@@ -423,14 +434,14 @@ export async function runImport(ctx: ImportJobContext, importId: string, tenantI
     }
     if (batch.length > 0 && !(await flush())) return await ended(ctx, file, await findImport(ctx.db, tenant, importId));
     const at = stamp();
-    await updateImport(ctx.db, tenant, importId, { status: 'done', finished_at: at, updated_at: at }, ['importing']);
+    await written(ctx, () => updateImport(ctx.db, tenant, importId, { status: 'done', finished_at: at, updated_at: at }, ['importing']));
     await ctx.files.remove(file);
     return { status: 'done', processed: counts.processed };
   } catch (err) {
     ctx.logger.error({ err, importId }, 'import failed');
     const at = stamp();
     const failure = err instanceof Error ? err.message.slice(0, 1000) : String(err).slice(0, 1000);
-    await updateImport(ctx.db, tenant, importId, { status: 'failed', failure, finished_at: at, updated_at: at }, running);
+    await written(ctx, () => updateImport(ctx.db, tenant, importId, { status: 'failed', failure, finished_at: at, updated_at: at }, running));
     await ctx.files.remove(file);
     return { status: 'failed', processed: row.processed };
   }
@@ -519,16 +530,18 @@ async function writeBatch(
 
   try {
     apply(
-      await ctx.db.transaction().execute(async (trx) => {
-        holdsConnection(trx, ctx.db);
-        if (!dryRun) {
-          // Each pet's compliance is recomputed once, at the batch's end, not once per dose.
-          await deferCompliance(trx);
-          for (const plan of planned) if (!isFailure(plan) && plan.write) await plan.write(trx);
-          await settleCompliance(trx);
-        }
-        return commit(trx, planned);
-      }),
+      await written(ctx, () =>
+        ctx.db.transaction().execute(async (trx) => {
+          holdsConnection(trx, ctx.db);
+          if (!dryRun) {
+            // Each pet's compliance is recomputed once, at the batch's end, not once per dose.
+            await deferCompliance(trx);
+            for (const plan of planned) if (!isFailure(plan) && plan.write) await plan.write(trx);
+            await settleCompliance(trx);
+          }
+          return commit(trx, planned);
+        }),
+      ),
     );
     return;
   } catch (err) {
@@ -543,14 +556,16 @@ async function writeBatch(
     }
     const write = plan.write;
     try {
-      await ctx.db.transaction().execute(async (trx) => {
-        holdsConnection(trx, ctx.db);
-        await write(trx);
-      });
+      await written(ctx, () =>
+        ctx.db.transaction().execute(async (trx) => {
+          holdsConnection(trx, ctx.db);
+          await write(trx);
+        }),
+      );
       results.push(plan);
     } catch (err) {
       results.push({ row: plan.row, errors: [{ field: 'row', message: `could not be written: ${err instanceof Error ? err.message : String(err)}` }] });
     }
   }
-  apply(await ctx.db.transaction().execute((trx) => commit(trx, results)));
+  apply(await written(ctx, () => ctx.db.transaction().execute((trx) => commit(trx, results))));
 }

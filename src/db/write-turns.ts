@@ -1,14 +1,16 @@
 /**
- * Turns at the write lock between the API's connection and the indexing worker's (issue 27.4).
+ * Turns at the write lock between the API's connection and a worker thread's own connection to the
+ * same file (issue 27.4: the knowledge indexing worker; then the import worker).
  *
  * SQLite lets one connection write at a time, and a connection that finds the lock taken waits for
- * it synchronously (busy_timeout): were the worker to take the lock whenever it liked, an API write
- * arriving meanwhile would hold the event loop until the worker committed (measured: 218 such
- * waits during three 25 MB uploads, up to 62 ms each, more when the worker's thread was descheduled
- * mid-transaction). So the worker writes only in turns the main thread grants while it holds its
- * own connection (Kysely's connection lock, as `withConnection` does): the API's queries that need
- * the connection meanwhile queue for it asynchronously, the event loop stays free, and reads that run
- * on the connection at once (`selectRows` with no transaction open) read the last commit as usual.
+ * it synchronously (busy_timeout): were a worker to take the lock whenever it liked, an API write
+ * arriving meanwhile would hold the event loop until the worker committed (measured for the indexing
+ * worker: 218 such waits during three 25 MB uploads, up to 62 ms each, more when the worker's thread
+ * was descheduled mid-transaction). So a worker writes only in turns the main thread grants while it
+ * holds its own connection (Kysely's connection lock, as `withConnection` does): the API's queries
+ * that need the connection meanwhile queue for it asynchronously, the event loop stays free, and
+ * reads that run on the connection at once (`selectRows` with no transaction open) read the last
+ * commit as usual.
  *
  * One Int32Array over a SharedArrayBuffer, one cell: the worker asks (wanted), the main thread grants
  * (granted), the worker commits one short transaction and hands back (idle), or says it is done.
@@ -55,6 +57,21 @@ export function inTurn<T>(turns: Int32Array, work: () => T): T {
   while (Atomics.load(turns, 0) === wanted) Atomics.wait(turns, 0, wanted, 100);
   try {
     return work();
+  } finally {
+    set(turns, idle);
+  }
+}
+
+/**
+ * Worker side, for a transaction that awaits (Kysely over the worker's connection, as the import
+ * worker writes): as inTurn, the turn lasting until `work` settles. `work` must not wait for
+ * anything of the main thread's, which holds its connection until the turn is handed back.
+ */
+export async function inTurnAsync<T>(turns: Int32Array, work: () => Promise<T>): Promise<T> {
+  set(turns, wanted);
+  while (Atomics.load(turns, 0) === wanted) Atomics.wait(turns, 0, wanted, 100);
+  try {
+    return await work();
   } finally {
     set(turns, idle);
   }
