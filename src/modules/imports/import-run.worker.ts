@@ -18,9 +18,11 @@ import { runImport, type ImportOutcome, type ImportWorkerInput, type ImportWorke
 serveWorkerTask<ImportWorkerInput, ImportOutcome, ImportWorkerPart>(async (input, send) => {
   registerAccessPolicies('imports (worker)', input.policies as Record<string, TablePolicy>);
   const handle = openDatabase(input.databaseFile);
-  // This connection writes the import and reads what it looks up: a small page cache is enough
-  // (reads go through the memory map), where the API's connection keeps 64 MB.
+  // This connection writes the import and reads what it looks up: a small page cache, and no memory
+  // map (the pages it touches would count in the process's RSS; read() goes through the OS's page
+  // cache instead), where the API's connection keeps 64 MB and maps the file.
   handle.sqlite.pragma(`cache_size = -${input.cacheKb}`);
+  handle.sqlite.pragma('mmap_size = 0');
   const stop = new Int32Array(input.stop);
   const controller = new AbortController();
   const logger = pino({ level: 'info', base: null }, { write: (line: string) => send({ log: line }) });
