@@ -49,8 +49,9 @@ const malformed = (message: string): AppError => validationFailed([{ field: 'bod
 /**
  * Streams a multipart/form-data upload with busboy: the one file part goes through the inspector
  * into `out` (with backpressure), never whole in memory; text fields are checked as they arrive.
- * Parts, fields, field sizes and the file size are limited; on any refusal the request is unpiped
- * at once, so the rest of the body is not read. The caller owns `out` and removes the temp file
+ * Parts, fields, field sizes and the file size are limited; on any refusal the request stops being
+ * read at once, so the rest of the body is not read. The body is read a chunk per turn of the
+ * event loop, so receiving large uploads never holds it for long. The caller owns `out` and removes the temp file
  * when this rejects.
  */
 export function receiveMultipartUpload<R>(req: IncomingMessage, options: MultipartUploadOptions<R>): Promise<MultipartUpload<R>> {
@@ -93,7 +94,8 @@ export function receiveMultipartUpload<R>(req: IncomingMessage, options: Multipa
     const fail = (err: unknown) => {
       if (settled) return;
       settled = true;
-      req.unpipe(parser);
+      req.off('data', feed);
+      req.off('end', ended);
       req.pause();
       fileStream?.destroy();
       parser.destroy();
@@ -123,7 +125,13 @@ export function receiveMultipartUpload<R>(req: IncomingMessage, options: Multipa
       fileStream = stream;
       // Past the limit busboy skips the rest of the file without backpressure, and could reach a
       // malformed end (400) before the reader has seen the excess byte: refuse at once instead.
-      stream.once('limit', () => fail(options.tooLarge()));
+      // busboy still marks the stream after this event (destroying it here would break its write): the
+      // body stops being fed at once, the refusal follows in the same turn.
+      stream.once('limit', () => {
+        req.off('data', feed);
+        req.pause();
+        process.nextTick(() => fail(options.tooLarge()));
+      });
       writing = consume(stream, info);
       writing.catch(fail);
     });
@@ -157,6 +165,22 @@ export function receiveMultipartUpload<R>(req: IncomingMessage, options: Multipa
       if (!req.complete) interrupted();
     });
     req.on('error', interrupted);
-    req.pipe(parser);
+    // The body is fed to the parser one chunk a turn of the event loop: a socket read callback
+    // otherwise hands over chunk after chunk (up to 32 reads, 2 MB, per socket), and the parser,
+    // hash and checks of several large uploads at once held the loop for 50 ms and more at a time.
+    // The parser's own backpressure (the file stream not yet written) is kept, as a pipe would.
+    const resume = () => {
+      if (!settled) req.resume();
+    };
+    function feed(chunk: Buffer) {
+      req.pause();
+      if (parser.write(chunk)) setImmediate(resume);
+      else parser.once('drain', () => setImmediate(resume));
+    }
+    function ended() {
+      if (!settled) parser.end();
+    }
+    req.on('data', feed);
+    req.on('end', ended);
   });
 }

@@ -47,6 +47,11 @@ test.serial('text that is not UTF-8 or carries control characters is refused wit
     [Buffer.from('bell\u0007'), 'control character'],
     [Buffer.from([0xe2, 0x82]), 'cut multi-byte sequence'],
     [Buffer.concat([Buffer.from('a'.repeat(3000)), Buffer.from([0xff])]), 'invalid byte late in the file'],
+    // At other alignments than the word-at-a-time check of the bytes reads.
+    [Buffer.from(`${'a'.repeat(3001)}\u007f${'a'.repeat(10)}`), 'DEL late in the file'],
+    [Buffer.from(`${'é'.repeat(1000)}x\u000b`), 'vertical tab after multi-byte text'],
+    [Buffer.concat([Buffer.from('€'.repeat(1000)), Buffer.from([0xed, 0xa0, 0x80])]), 'an encoded surrogate'],
+    [Buffer.concat([Buffer.from('x'.repeat(3002)), Buffer.from([0xf0, 0x9f, 0x98])]), 'a file ending inside a four-byte sequence'],
   ] as const) {
     const res = await upload(t, petId, { token: admin, file: { bytes, name: 'notes.txt', type: 'text/plain' } });
     a.is(res.status, 415, label);

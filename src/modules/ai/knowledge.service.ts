@@ -27,7 +27,7 @@ import {
   deleteServiceVectors,
   updateService,
 } from './ai.repository.js';
-import { JsonUploadSchema, knowledgeTextMaxLength, UploadFieldsSchema, type CreateServiceInput, type JsonUpload } from './ai.schema.js';
+import { JsonUploadSchema, UploadFieldsSchema, type CreateServiceInput, type JsonUpload } from './ai.schema.js';
 import type { AiDocumentsTable, AiServicesTable } from './ai.table.js';
 import type { LlmClient } from './llm-client.js';
 
@@ -181,7 +181,8 @@ export async function stageKnowledgeUpload(files: KnowledgeFiles, input: StageIn
   try {
     const { fields, file } = await receiveUpload(ctx.req, {
       maxBytes: input.maxBytes,
-      maxTextChars: knowledgeTextMaxLength,
+      // Nothing of the text is kept here: the extraction worker reads the file; the bytes are only checked.
+      maxTextChars: 0,
       fileField: 'file',
       fieldNames: ['title'],
       checkField: (name, value) => validateBody(UploadFieldsSchema, { [name]: value }),

@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+
 /**
  * What a document is, decided from its bytes (magic numbers), never from the client's Content-Type
  * or filename: a renamed executable must not become a "PDF" the next reader opens.
@@ -24,28 +26,79 @@ export function sniffBinary(head: Buffer): BinaryType | null {
   return null;
 }
 
-// C0 controls other than TAB, LF, FF and CR, and DEL: binary formats are full of them, text never is.
-const forbiddenControl = /[\u0000-\u0008\u000b\u000e-\u001f\u007f]/;
+/** True when `bytes` holds a C0 control other than TAB, LF, FF and CR, or DEL: binary formats are full of them, text never is. */
+function hasForbiddenControl(bytes: Uint8Array): boolean {
+  // In UTF-8 these bytes only ever stand for themselves (lead and continuation bytes are ≥ 0x80), so
+  // the bytes are checked without decoding them: four at a time, a word with any byte < 0x20 or
+  // equal to 0x7f looked at closely (LF and TAB are common; they pass).
+  const forbidden = (b: number) => (b < 0x20 ? b < 0x09 || b === 0x0b || b > 0x0d : b === 0x7f);
+  const length = bytes.length;
+  let at = 0;
+  const head = Math.min(length, (4 - (bytes.byteOffset % 4)) % 4);
+  for (; at < head; at++) if (forbidden(bytes[at] as number)) return true;
+  const wordCount = (length - at) >>> 2;
+  const words = wordCount > 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset + at, wordCount) : new Uint32Array(0);
+  for (let i = 0; i < wordCount; i++) {
+    const x = words[i] as number;
+    const y = x ^ 0x7f7f7f7f;
+    if (((x - 0x20202020) & ~x & 0x80808080) | ((y - 0x01010101) & ~y & 0x80808080)) {
+      const from = at + i * 4;
+      for (let j = from; j < from + 4; j++) if (forbidden(bytes[j] as number)) return true;
+    }
+  }
+  for (at += wordCount * 4; at < length; at++) if (forbidden(bytes[at] as number)) return true;
+  return false;
+}
+
+/** Length of the UTF-8 sequence `lead` starts (1 for a byte that cannot start one: the validation refuses it). */
+const sequenceLength = (lead: number): number => (lead >= 0xf0 && lead < 0xf8 ? 4 : lead >= 0xe0 && lead < 0xf0 ? 3 : lead >= 0xc0 && lead < 0xe0 ? 2 : 1);
+
+/** Where the incomplete UTF-8 sequence at the end of `bytes` starts (bytes.length when it ends on a whole one). */
+function incompleteTail(bytes: Uint8Array): number {
+  for (let at = bytes.length - 1; at >= Math.max(0, bytes.length - 3); at--) {
+    const b = bytes[at] as number;
+    if ((b & 0xc0) !== 0x80) return at + sequenceLength(b) > bytes.length ? at : bytes.length;
+  }
+  return bytes.length;
+}
 
 /**
- * Streams a candidate text file through a strict UTF-8 decoder. `push` returns false as soon as the
+ * Streams a candidate text file through a strict UTF-8 check. `push` returns false as soon as the
  * content stops being text (invalid UTF-8, NUL or another control character), so an upload can be
- * refused without reading the rest. Keeps at most `maxChars` characters of the decoded text.
+ * refused without reading the rest. Keeps at most `maxChars` characters of the decoded text. The
+ * bytes are checked as bytes (buffer.isUtf8, native), and only the kept part is decoded: receiving
+ * a large text costs the event loop little more than reading it.
  */
 export class Utf8TextCheck {
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+  /** The start of a sequence the last chunk cut (at most 3 bytes). */
+  private pending: Buffer = Buffer.alloc(0);
   private kept = '';
   private truncated = false;
 
   constructor(private readonly maxChars: number) {}
 
   push(chunk: Buffer): boolean {
-    return this.take(() => this.decoder.decode(chunk, { stream: true }));
+    let rest: Buffer = chunk;
+    if (this.pending.length > 0) {
+      const missing = sequenceLength(this.pending[0] as number) - this.pending.length;
+      const joined = Buffer.concat([this.pending, chunk.subarray(0, missing)]);
+      if (chunk.length < missing) {
+        this.pending = joined;
+        return true;
+      }
+      this.pending = Buffer.alloc(0);
+      if (!this.take(joined)) return false;
+      rest = chunk.subarray(missing);
+    }
+    const cut = incompleteTail(rest);
+    if (cut < rest.length) this.pending = Buffer.from(rest.subarray(cut));
+    return this.take(rest.subarray(0, cut));
   }
 
-  /** Flushes the decoder: false when the file ends inside a multi-byte sequence. */
+  /** Ends the check: false when the file ends inside a multi-byte sequence. */
   end(): boolean {
-    return this.take(() => this.decoder.decode());
+    return this.pending.length === 0;
   }
 
   /** The decoded text (BOM removed), capped at maxChars. */
@@ -53,15 +106,12 @@ export class Utf8TextCheck {
     return { text: this.kept, truncated: this.truncated };
   }
 
-  private take(decode: () => string): boolean {
-    let piece: string;
-    try {
-      piece = decode();
-    } catch {
-      return false;
-    }
-    if (forbiddenControl.test(piece)) return false;
-    if (this.truncated) return true; // still checked to the end, no longer kept
+  /** Checks whole sequences, and decodes them while text is still kept. */
+  private take(bytes: Buffer): boolean {
+    if (bytes.length === 0) return true;
+    if (!isUtf8(bytes) || hasForbiddenControl(bytes)) return false;
+    if (this.truncated) return true; // still checked to the end, no longer kept (nor decoded)
+    const piece = this.decoder.decode(bytes, { stream: true });
     const room = this.maxChars - this.kept.length;
     if (piece.length > room) {
       this.truncated = true;
