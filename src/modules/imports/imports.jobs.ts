@@ -24,7 +24,7 @@ const workerMinBytes = 1024 * 1024;
 /** The worker connection's page cache (KiB). */
 const workerCacheKb = 8 * 1024;
 /** The API's connection is free at least this long between two of the worker's write turns (ms). */
-const writeGapMs = 4;
+const writeGapMs = 0;
 
 /**
  * Runs an import on a worker thread with a connection of its own (import-run.worker.ts): the
