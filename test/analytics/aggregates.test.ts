@@ -12,6 +12,7 @@ import { recordRows, referenceTallies, tallies, type RecordRow, type TallyRow } 
 import { metricNames, type MetricName } from '../../src/modules/analytics/analytics.schema.js';
 import { analyticsModule, petCount } from '../../src/modules/analytics/index.js';
 import { bucketsOf, windowRows, type ScopeLocation } from '../../src/modules/analytics/metric-windows.js';
+import { prng } from '../helpers/prng.js';
 
 /**
  * The metrics read from the daily aggregates (analytics_daily, kept by triggers) against their
@@ -21,18 +22,6 @@ import { bucketsOf, windowRows, type ScopeLocation } from '../../src/modules/ana
  * erasure; then the rebuild job's rows against the ones the triggers kept. Seeded, so a failure
  * repeats.
  */
-
-/** mulberry32: a small seeded PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const zones = ['UTC', 'Pacific/Kiritimati', 'Etc/GMT+12', 'Asia/Kathmandu', 'America/St_Johns', 'Europe/London', 'Australia/Lord_Howe', 'America/New_York'];
 const currencies = ['USD', 'EUR', 'JPY'];

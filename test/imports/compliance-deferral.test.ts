@@ -5,6 +5,7 @@ import test from 'ava';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 import { deferCompliance, settleCompliance } from '../../src/modules/imports/imports.repository.js';
+import { prng } from '../helpers/prng.js';
 
 /**
  * An import batch recomputes each pet's compliance once at its end (migration defer_import_compliance)
@@ -13,17 +14,6 @@ import { deferCompliance, settleCompliance } from '../../src/modules/imports/imp
  * compliance: each pet's stored events, and the analytics_daily rows (the per-dose path leaves rows
  * that net to 0 behind its intermediate states: those count for nothing and are left out). Seeded.
  */
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Op =
   | { kind: 'insert'; id: string; pet: string; vaccine: string; on: string; due: string }
