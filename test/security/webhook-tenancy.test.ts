@@ -1,6 +1,7 @@
 import test from 'ava';
 import { newId } from '../../src/db/ids.js';
 import { emit } from '../../src/modules/events/emit.js';
+import { deliveryRow } from '../../src/modules/webhooks/webhooks.service.js';
 import { useTestApp } from '../helpers/test-app.js';
 import { createEndpoint, deliveryPass, startReceiver, type Receiver } from '../webhooks/webhook-support.js';
 
@@ -42,31 +43,10 @@ test.serial("another tenant's events reach no endpoint of this one, and a delive
 
   // A delivery of this tenant's endpoint naming the other tenant's event (a bug elsewhere, or a
   // planted row): the due statement joins the event within the delivery's tenant, so it finds none.
-  const at = new Date(t.clock.now()).toISOString();
-  const planted = newId('whd');
-  await db
-    .insertInto('webhook_deliveries')
-    .values({
-      id: planted,
-      tenant_id: t.tenantId,
-      endpoint_id: endpoint.id,
-      event_id: foreign.id,
-      event_type: 'pet.registered',
-      kind: 'replay',
-      status: 'pending',
-      attempts: 0,
-      failures: 0,
-      next_attempt_at: at,
-      attempt_id: null,
-      claimed_by: null,
-      lease_until: null,
-      payload: null,
-      last_error: null,
-      created_at: at,
-      updated_at: at,
-      finished_at: null,
-    })
-    .execute();
+  const endpointRow = await db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpoint.id).executeTakeFirstOrThrow();
+  const plantedRow = deliveryRow(endpointRow, foreign.id, 'pet.registered', 'replay', t.clock.now());
+  const planted = plantedRow.id;
+  await db.insertInto('webhook_deliveries').values(plantedRow).execute();
   await deliveryPass(t);
   await deliveryPass(t);
   const row = await db.selectFrom('webhook_deliveries').select(['status', 'last_error', 'attempts']).where('id', '=', planted).executeTakeFirstOrThrow();

@@ -152,7 +152,8 @@ export async function sealClearSecrets(db: Executor, box: SecretBox): Promise<nu
   return rows.length;
 }
 
-function delivery(
+/** A new pending delivery row of `endpoint` for event `eventId` (exported for tests that plant one). */
+export function deliveryRow(
   endpoint: WebhookEndpointsTable,
   eventId: string,
   type: string,
@@ -191,7 +192,7 @@ export async function queueTestEvent(db: Executor, actor: Actor, id: string, now
     { id: eventId, created_at: iso(now), data: JSON.stringify({ endpointId: endpoint.id, message: 'A test event from the Pet-Care Platform.' }) },
     testEventType,
   );
-  const row = delivery(endpoint, eventId, testEventType, 'test', now, payload);
+  const row = deliveryRow(endpoint, eventId, testEventType, 'test', now, payload);
   await insertDeliveries(db, actor, [row]);
   return { deliveryId: row.id, endpointId: endpoint.id, eventId, type: testEventType };
 }
@@ -214,7 +215,7 @@ export async function replayEvent(db: Executor, actor: Actor, eventId: string, e
   const rows: WebhookDeliveriesTable[] = [];
   for (const endpoint of targets) {
     const type = deliveredTypeFor(event.type, JSON.parse(endpoint.events) as string[]);
-    if (type !== null) rows.push(delivery(endpoint, event.id, type, 'replay', now));
+    if (type !== null) rows.push(deliveryRow(endpoint, event.id, type, 'replay', now));
   }
   await insertDeliveries(db, actor, rows);
   return { eventId: event.id, queued: rows.map((r) => ({ deliveryId: r.id, endpointId: r.endpoint_id, type: r.event_type })) };
@@ -249,7 +250,7 @@ export async function replayRange(db: Executor, actor: Actor, endpointId: string
   const rows: WebhookDeliveriesTable[] = [];
   for (const event of batch) {
     const type = deliveredTypeFor(event.type, subscribed);
-    if (type !== null) rows.push(delivery(endpoint, event.id, type, 'replay', now));
+    if (type !== null) rows.push(deliveryRow(endpoint, event.id, type, 'replay', now));
   }
   await insertDeliveries(db, actor, rows);
   return {
