@@ -8,6 +8,7 @@
  */
 import pino from 'pino';
 import { registerAccessPolicies, type TablePolicy } from '../../db/access-policy.js';
+import { backstopPages } from '../../db/checkpointer.js';
 import { openDatabase } from '../../db/database.js';
 import { SecretBox } from '../../db/secret-box.js';
 import { doneWithTurns, inTurnAsync } from '../../db/write-turns.js';
@@ -23,6 +24,10 @@ serveWorkerTask<ImportWorkerInput, ImportOutcome, ImportWorkerPart>(async (input
   // cache instead), where the API's connection keeps 64 MB and maps the file.
   handle.sqlite.pragma(`cache_size = -${input.cacheKb}`);
   handle.sqlite.pragma('mmap_size = 0');
+  // The store's checkpointer thread copies the WAL back (src/db/checkpointer.ts); left at SQLite's
+  // default (1,000 pages), a batch's COMMIT would checkpoint the file itself every twenty batches or
+  // so, syncing it inside the turn while the API's writes wait. The same backstop as the API's.
+  handle.sqlite.pragma(`wal_autocheckpoint = ${backstopPages}`);
   const stop = new Int32Array(input.stop);
   const controller = new AbortController();
   const logger = pino({ level: 'info', base: null }, { write: (line: string) => send({ log: line }) });

@@ -43,6 +43,8 @@ export interface ImportRun {
   /** The form's locationId: where rows without their own go. */
   readonly locationId: string | null;
   readonly now: number;
+  /** `now` as the ISO text rows are stamped with. */
+  readonly at: string;
   /** Per run: locations the importer may see, by id (null: not visible), with their time zone. */
   readonly locations: Map<string, { timezone: string } | null>;
   /** The environment (calendar links of imported appointments carry its prefix). */
@@ -51,10 +53,18 @@ export interface ImportRun {
   readonly seal: (plain: string) => string;
 }
 
-/** A row that passed every check: what it will do, and the write that does it (in the batch's transaction). */
+/** A new row of one of the imported tables, as it is inserted. */
+export type ImportedInsert = { [T in ImportedTable]: { readonly table: T; readonly row: Database[T] } }[ImportedTable];
+
+/**
+ * A row that passed every check: what it will do, and the write that does it (in the batch's
+ * transaction): a plain insert as `insert` (the batch inserts its rows of a table together), any
+ * other write as `write`.
+ */
 export interface RowPlan {
   readonly row: number;
   readonly op: 'create' | 'update' | 'skip';
+  readonly insert?: ImportedInsert;
   write?(trx: Executor): Promise<void>;
 }
 
@@ -159,7 +169,7 @@ function changes<T extends object>(current: T, patch: Partial<T>): Partial<T> | 
   return any ? changed : null;
 }
 
-/** A create, an update of what changed (with updated_at when the table has one), or a skip. */
+/** A create, an update of what changed (with updated_at, `at`, when the table has one), or a skip. */
 function upsertPlan<T extends ImportedTable>(
   run: ImportRun,
   table: T,
@@ -167,13 +177,20 @@ function upsertPlan<T extends ImportedTable>(
   existing: (Database[T] & { id: string }) | undefined,
   create: () => Database[T],
   patch: Partial<Database[T]>,
-  stamp: boolean,
+  stamp: string | null,
 ): RowPlan {
-  if (!existing) return { row, op: 'create', write: (trx) => insertImported(trx, run.access, table, create()) };
+  if (!existing) return { row, op: 'create', insert: { table, row: create() } as ImportedInsert };
   const changed = changes(existing, patch);
   if (!changed) return { row, op: 'skip' };
-  const full = stamp ? ({ ...changed, updated_at: new Date(run.now).toISOString() } as Partial<Database[T]>) : changed;
+  const full = stamp !== null ? ({ ...changed, updated_at: stamp } as Partial<Database[T]>) : changed;
   return { row, op: 'update', write: (trx) => updateImported(trx, run.access, table, existing.id, full) };
+}
+
+/** The body's fields that have a value (a new object: `delete` would turn the body into a slow dictionary). */
+function definedOnly(body: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key in body) if (body[key] !== undefined) out[key] = body[key];
+  return out;
 }
 
 const petParents: TypeHandler = {
@@ -194,8 +211,7 @@ const petParents: TypeHandler = {
       const consent = booleanOf(v.reminderConsent);
       if (consent === null) errors.push({ field: 'reminderConsent', message: 'must be true or false' });
       const locationId = v.locationId ?? run.locationId ?? undefined;
-      const body: Record<string, unknown> = { name: v.name, locationId, email: v.email, phone: v.phone, reminderConsent: consent ?? undefined };
-      for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
+      const body = definedOnly({ name: v.name, locationId, email: v.email, phone: v.phone, reminderConsent: consent ?? undefined });
       const checked = validated<{ name: string; email?: string | null; phone?: string | null; locationId: string; reminderConsent?: boolean }>(
         CreatePetParentSchema,
         body,
@@ -212,7 +228,7 @@ const petParents: TypeHandler = {
       }
       const input = checked.value;
       const externalId = v.externalId as string;
-      const at = new Date(run.now).toISOString();
+      const at = run.at;
       plans.push(
         upsertPlan(
           run,
@@ -227,7 +243,7 @@ const petParents: TypeHandler = {
             phone: input.phone ?? null,
             reminder_consent: input.reminderConsent ? 1 : 0,
           },
-          true,
+          at,
         ),
       );
     }
@@ -263,7 +279,7 @@ const pets: TypeHandler = {
       if (v.ownerExternalId === undefined) errors.push({ field: 'ownerExternalId', message: 'is required' });
       else if (!owner) errors.push(unknownReference('ownerExternalId', 'pet parent', v.ownerExternalId, 'pet-parents'));
       const locationId = v.locationId ?? run.locationId ?? owner?.location_id;
-      const body: Record<string, unknown> = {
+      const body = definedOnly({
         name: v.name,
         breed: v.breed,
         species: v.species,
@@ -271,8 +287,7 @@ const pets: TypeHandler = {
         locationId: locationId ?? 'loc_unresolved',
         birthDate: v.birthDate,
         size: v.size,
-      };
-      for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
+      });
       const checked = validated<{
         name: string;
         breed: string;
@@ -297,7 +312,7 @@ const pets: TypeHandler = {
       }
       const input = checked.value;
       const externalId = v.externalId as string;
-      const at = new Date(run.now).toISOString();
+      const at = run.at;
       const fields = {
         location_id: input.locationId,
         owner_id: owner.id,
@@ -323,7 +338,7 @@ const pets: TypeHandler = {
             external_id: externalId,
           }),
           fields,
-          true,
+          at,
         ),
       );
     }
@@ -361,8 +376,7 @@ const vaccinations: TypeHandler = {
       const pet = v.petExternalId ? petsByExternal.get(v.petExternalId) : undefined;
       if (v.petExternalId === undefined) errors.push({ field: 'petExternalId', message: 'is required' });
       else if (!pet) errors.push(unknownReference('petExternalId', 'pet', v.petExternalId, 'pets'));
-      const body: Record<string, unknown> = { vaccine: v.vaccine, administeredOn: v.administeredOn, dueOn: v.dueOn, lotNumber: v.lotNumber };
-      for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
+      const body = definedOnly({ vaccine: v.vaccine, administeredOn: v.administeredOn, dueOn: v.dueOn, lotNumber: v.lotNumber });
       const checked = validated<{ vaccine: string; administeredOn: string; dueOn: string; lotNumber?: string | null }>(CreateVaccinationSchema, body);
       // The format message above already names these fields.
       if (checked.errors) errors.push(...checked.errors.filter((e) => !errors.some((o) => o.field === e.field)));
@@ -414,11 +428,11 @@ const vaccinations: TypeHandler = {
             provider_id: null,
             recorded_by_client_id: run.clientId,
             recorded_by_role: run.role,
-            created_at: new Date(run.now).toISOString(),
+            created_at: run.at,
             external_id: externalId,
           }),
           fields,
-          false,
+          null,
         ),
       );
     }
@@ -480,10 +494,10 @@ const medicalRecords: TypeHandler = {
         amendment_reason: null,
         author_client_id: run.clientId,
         author_role: run.role,
-        created_at: new Date(run.now).toISOString(),
+        created_at: run.at,
         external_id: v.externalId as string,
       };
-      plans.push({ row: source.row, op: 'create', write: (trx) => insertImported(trx, run.access, 'medical_records', row) });
+      plans.push({ row: source.row, op: 'create', insert: { table: 'medical_records', row } });
     }
     return plans;
   },
@@ -520,8 +534,7 @@ const providers: TypeHandler = {
       const v = source.values;
       const errors = externalIdErrors(v);
       const locationIds = listOf(v.locationIds) ?? (run.locationId ? [run.locationId] : []);
-      const body: Record<string, unknown> = { name: v.name, kind: v.kind, locationIds, services: listOf(v.services) };
-      for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
+      const body = definedOnly({ name: v.name, kind: v.kind, locationIds, services: listOf(v.services) });
       const checked = validated<{ name: string; kind: string; locationIds: string[]; services?: string[] }>(CreateProviderSchema, body);
       if (checked.errors) errors.push(...checked.errors);
       const status = v.status?.trim().toLowerCase() ?? 'active';
@@ -548,7 +561,7 @@ const providers: TypeHandler = {
       const input = checked.value;
       const externalId = v.externalId as string;
       const locations = [...new Set(input.locationIds)].sort();
-      const at = new Date(run.now).toISOString();
+      const at = run.at;
       const fields = { name: input.name, kind: input.kind, status, services: JSON.stringify(services) };
       if (!found) {
         const row: Database['providers'] = {
@@ -668,7 +681,7 @@ const appointments: TypeHandler = {
         }
         planned.set(provider.id, [...(planned.get(provider.id) ?? []), blocked]);
       }
-      const at = new Date(run.now).toISOString();
+      const at = run.at;
       const fields = {
         location_id: locationId,
         pet_id: pet.id,

@@ -17,10 +17,19 @@ import { validateBody } from '../../http/validation.js';
 import { enqueueJob } from '../../jobs/jobs.repository.js';
 import { findLocation } from '../locations/index.js';
 import type { ImportFiles } from './import-files.js';
-import { formatOf, headerOf, readColumn, readRows, type ImportFormat, type SourceRow } from './import-rows.js';
-import { isFailure, typeHandlers, type ImportRun, type Planned, type TypeHandler } from './import-types.js';
+import { formatOf, headerOf, readRows, scanColumn, type ImportFormat, type SourceRow } from './import-rows.js';
+import { isFailure, typeHandlers, type ImportedInsert, type ImportRun, type Planned, type TypeHandler } from './import-types.js';
 import { receiveImport, TextInspector } from './import-upload.js';
-import { deferCompliance, findImport, insertImport, settleCompliance, listImports as listImportRows, updateImport } from './imports.repository.js';
+import {
+  deferCompliance,
+  findImport,
+  importStatus,
+  insertImport,
+  insertImportedRows,
+  settleCompliance,
+  listImports as listImportRows,
+  updateImport,
+} from './imports.repository.js';
 import { ImportFieldsSchema, maxReportedErrors, type ImportFields } from './imports.schema.js';
 import type { ImportStatus, ImportsTable, ImportType } from './imports.table.js';
 
@@ -351,11 +360,9 @@ async function countRows(file: string, row: ImportsTable): Promise<{ total: numb
   const firstRow = new Map<string, number>();
   const duplicates = new Map<string, number[]>();
   let total = 0;
-  const position = { row: 0 };
-  for await (const externalId of readColumn(file, row.format, JSON.parse(row.mapping) as Record<string, string>, 'externalId', position)) {
+  await scanColumn(file, row.format, JSON.parse(row.mapping) as Record<string, string>, 'externalId', (externalId, at) => {
     total += 1;
-    if (externalId === undefined) continue;
-    const at = position.row;
+    if (externalId === undefined) return;
     const first = firstRow.get(externalId);
     if (first === undefined) firstRow.set(externalId, at);
     else {
@@ -363,7 +370,7 @@ async function countRows(file: string, row: ImportsTable): Promise<{ total: numb
       rows.push(at);
       duplicates.set(externalId, rows);
     }
-  }
+  });
   return { total, duplicates };
 }
 
@@ -410,29 +417,22 @@ export async function runImport(ctx: ImportJobContext, importId: string, tenantI
       clientId: row.client_id,
       role: row.role,
       locationId: row.location_id,
-      now: ctx.now(),
+      now: 0,
+      at: '',
       locations: new Map(),
       env: ctx.env,
       seal: (plain) => ctx.secrets.seal(plain),
     };
     const dryRun = row.dry_run === 1;
-    let batch: SourceRow[] = [];
-    const flush = async (): Promise<boolean> => {
-      const still = await findImport(ctx.db, tenant, importId);
-      if (!still || still.status !== 'importing') return false;
-      await writeBatch(ctx, { ...run, now: ctx.now() }, handler, batch, duplicates, dryRun, counts, errors, importId, tenant);
-      batch = [];
+    for await (const batch of readRows(file, row.format, JSON.parse(row.mapping) as Record<string, string>, row.processed, importBatchRows)) {
+      if (ctx.signal.aborted) return { status: 'paused', processed: counts.processed };
+      const still = await importStatus(ctx.db, tenant, importId);
+      if (still !== 'importing') return await ended(ctx, file, await findImport(ctx.db, tenant, importId));
+      const now = ctx.now();
+      await writeBatch(ctx, { ...run, now, at: new Date(now).toISOString() }, handler, batch, duplicates, dryRun, counts, errors, importId, tenant);
       ctx.onProgress?.({ status: 'importing', total, processed: counts.processed });
       await turn();
-      return true;
-    };
-    for await (const source of readRows(file, row.format, JSON.parse(row.mapping) as Record<string, string>, row.processed)) {
-      batch.push(source);
-      if (batch.length < importBatchRows) continue;
-      if (ctx.signal.aborted) return { status: 'paused', processed: counts.processed };
-      if (!(await flush())) return await ended(ctx, file, await findImport(ctx.db, tenant, importId));
     }
-    if (batch.length > 0 && !(await flush())) return await ended(ctx, file, await findImport(ctx.db, tenant, importId));
     const at = stamp();
     await written(ctx, () => updateImport(ctx.db, tenant, importId, { status: 'done', finished_at: at, updated_at: at }, ['importing']));
     await ctx.files.remove(file);
@@ -536,7 +536,7 @@ async function writeBatch(
           if (!dryRun) {
             // Each pet's compliance is recomputed once, at the batch's end, not once per dose.
             await deferCompliance(trx);
-            for (const plan of planned) if (!isFailure(plan) && plan.write) await plan.write(trx);
+            await writePlans(trx, run, planned);
             await settleCompliance(trx);
           }
           return commit(trx, planned);
@@ -550,16 +550,15 @@ async function writeBatch(
   }
   const results: Planned[] = [];
   for (const plan of planned) {
-    if (isFailure(plan) || !plan.write) {
+    if (isFailure(plan) || (!plan.write && !plan.insert)) {
       results.push(plan);
       continue;
     }
-    const write = plan.write;
     try {
       await written(ctx, () =>
         ctx.db.transaction().execute(async (trx) => {
           holdsConnection(trx, ctx.db);
-          await write(trx);
+          await writePlans(trx, run, [plan]);
         }),
       );
       results.push(plan);
@@ -568,4 +567,29 @@ async function writeBatch(
     }
   }
   apply(await written(ctx, () => ctx.db.transaction().execute((trx) => commit(trx, results))));
+}
+
+/**
+ * The writes of planned rows, in order: each run of consecutive inserts into one table goes in
+ * together (multi-row statements), every other write on its own.
+ */
+async function writePlans(trx: Executor, run: ImportRun, planned: readonly Planned[]): Promise<void> {
+  let inserts: ImportedInsert[] = [];
+  const flush = async () => {
+    const first = inserts[0];
+    if (!first) return;
+    await insertImportedRows(trx, run.access, first.table, inserts.map((i) => i.row) as Array<typeof first.row>);
+    inserts = [];
+  };
+  for (const plan of planned) {
+    if (isFailure(plan)) continue;
+    if (plan.insert) {
+      if (inserts.length > 0 && inserts[0]?.table !== plan.insert.table) await flush();
+      inserts.push(plan.insert);
+    } else if (plan.write) {
+      await flush();
+      await plan.write(trx);
+    }
+  }
+  await flush();
 }

@@ -48,7 +48,16 @@ export interface ComplianceDeferralTable {
   pet_id: string;
 }
 
+/** Empty outside an import batch's transaction (migration defer_import_pet_triggers): new pets counted for analytics_daily. */
+export interface ImportPetsDailyTable {
+  location_id: string;
+  day: string;
+  species: string;
+  n: number;
+}
+
 export interface ImportsTables {
   imports: ImportsTable;
   compliance_deferral: ComplianceDeferralTable;
+  import_pets_daily: ImportPetsDailyTable;
 }
