@@ -7,6 +7,7 @@ import { refuseUnknownApiVersion, versionedBody } from './api-versions.js';
 import { auditEntry, resourceIdOf, type AuditLog } from './audit.js';
 import { authenticate, authorize, type AuthenticateDeps } from './authenticate.js';
 import { AppError } from './errors.js';
+import { isPlainJsonType } from './json-body.js';
 import { readIdempotencyKey, requestFingerprint, type IdempotencyStore, type StoredResponse } from './idempotency.js';
 import type { AppContext, RequestState } from './request-context.js';
 import { isPublic, type AnyProtectedRoute, type AnyRoute, type Reply, type Staged } from './route.js';
@@ -38,7 +39,8 @@ async function readInput(route: AnyRoute, ctx: AppContext, deps: PipelineDeps) {
   let body: unknown;
   if (route.body) {
     const types = route.bodyTypes ?? ['application/json'];
-    if (hasBody(ctx) && !ctx.is(...types)) {
+    const plainJson = types.includes('application/json') && isPlainJsonType(ctx.req.headers['content-type']);
+    if (!plainJson && hasBody(ctx) && !ctx.is(...types)) {
       throw new AppError('unsupported_media_type', `Send the body as ${types.join(' or ')}.`);
     }
     // A route with a stage step reads its own body (streamed), later in the pipeline.
