@@ -191,13 +191,18 @@ async function resolveCaller(token: string, deps: AuthenticateDeps): Promise<Cal
  */
 export async function authenticate(ctx: AppContext, deps: AuthenticateDeps): Promise<Actor> {
   const header = ctx.get('Authorization');
-  // RFC 6750 §3.1: no credentials, or another scheme (Basic…), gets the bare challenge without an error code.
-  if (!header || !/^bearer(\s|$)/i.test(header)) throw unauthorized('Send an access token in the Authorization header: Bearer <token>.');
-  const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
-  if (!match?.[1]) throw unauthorized('The Authorization header must be "Bearer <token>".', 'invalid_request');
-  const token = match[1];
-
-  let entry = deps.callers.get(token);
+  // A token the cache holds passed the checks below when it was cached ("Bearer " and the same
+  // token text): the regular expressions over a ~500-character token cost ~2 µs a request.
+  const cachedToken = header.length > 7 && /^bearer /i.test(header) ? header.slice(7) : '';
+  let entry = cachedToken ? deps.callers.get(cachedToken) : undefined;
+  let token = cachedToken;
+  if (!entry) {
+    // RFC 6750 §3.1: no credentials, or another scheme (Basic…), gets the bare challenge without an error code.
+    if (!header || !/^bearer(\s|$)/i.test(header)) throw unauthorized('Send an access token in the Authorization header: Bearer <token>.');
+    const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
+    if (!match?.[1]) throw unauthorized('The Authorization header must be "Bearer <token>".', 'invalid_request');
+    token = match[1];
+  }
   if (!entry || entry.exp <= Math.floor(deps.clock.now() / 1000) || entry.version !== deps.clients.version(entry.env)) {
     deps.callers.delete(token);
     entry = await resolveCaller(token, deps);

@@ -33,10 +33,20 @@ export function readIdempotencyKey(header: string | string[] | undefined): strin
 
 /** Canonical JSON (sorted keys) so whitespace or key order do not make a retry look different. */
 function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonical(value[i]);
+    return `${out}]`;
+  }
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+    // Keys in UTF-16 code unit order (the default sort's); built in one string, not arrays of entries.
+    const keys = Object.keys(value).sort();
+    let out = '{';
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      out += `${i === 0 ? '' : ','}${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`;
+    }
+    return `${out}}`;
   }
   return JSON.stringify(value ?? null);
 }

@@ -7,6 +7,7 @@ import { refuseUnknownApiVersion, versionedBody } from './api-versions.js';
 import { auditEntry, resourceIdOf, type AuditLog } from './audit.js';
 import { authenticate, authorize, type AuthenticateDeps } from './authenticate.js';
 import { AppError } from './errors.js';
+import { isPlainJsonType } from './json-body.js';
 import { readIdempotencyKey, requestFingerprint, type IdempotencyStore, type StoredResponse } from './idempotency.js';
 import type { AppContext, RequestState } from './request-context.js';
 import { isPublic, type AnyProtectedRoute, type AnyRoute, type Reply, type Staged } from './route.js';
@@ -38,7 +39,8 @@ async function readInput(route: AnyRoute, ctx: AppContext, deps: PipelineDeps) {
   let body: unknown;
   if (route.body) {
     const types = route.bodyTypes ?? ['application/json'];
-    if (hasBody(ctx) && !ctx.is(...types)) {
+    const plainJson = types.includes('application/json') && isPlainJsonType(ctx.req.headers['content-type']);
+    if (!plainJson && hasBody(ctx) && !ctx.is(...types)) {
       throw new AppError('unsupported_media_type', `Send the body as ${types.join(' or ')}.`);
     }
     // A route with a stage step reads its own body (streamed), later in the pipeline.
@@ -277,23 +279,31 @@ function groupOf(path: string): string {
   return (prefix.length > 1 && prefix.endsWith('/') ? prefix.slice(0, -1) : prefix).toLowerCase();
 }
 
+/** Path segments, a trailing slash not counted (routes match with or without one): '/v1/pets/pet_1/' → 3. */
+function segmentsOf(path: string): number {
+  const end = path.length > 1 && path.charCodeAt(path.length - 1) === 47 ? path.length - 1 : path.length;
+  let count = 0;
+  for (let i = 0; i < end; i++) if (path.charCodeAt(i) === 47) count++;
+  return count;
+}
+
+/** A route path every match of which has its number of segments: plain text and `:name` parameters only. */
+const fixedLength = (path: string): boolean => !/[*?(){}]/.test(path) && !(path.length > 1 && path.endsWith('/'));
+
 /**
  * Mounts every declared route, plus the deprecated twins of those still served under an old prefix.
  * @koa/router tests every route's pattern in turn, which cost ~10 µs per request with a hundred
  * routes; so routes are split into one router per first two path segments (no route has a
- * parameter there) and a request consults only its own group's.
+ * parameter there) and a request consults only its own group's. Where every route of a group has a
+ * fixed number of segments (a parameter never spans a '/'), the group is split again by that number
+ * (GET /v1/pets/:id tests 2 patterns, not 11): a path can only match routes of its own length, so
+ * each router still sees every route its path could match, and 404 / 405 / Allow are as before.
  */
 export function buildRouter(routes: readonly AnyRoute[], deps: PipelineDeps): GatewayRouter {
-  const groups = new Map<string, Router<RequestState>>();
+  const mounts: Array<{ method: AnyRoute['method']; path: string; handler: (ctx: AppContext) => Promise<void> }> = [];
   const mount = (method: AnyRoute['method'], path: string, handler: (ctx: AppContext) => Promise<void>) => {
     if (/[:*(]/.test(path.split('/').slice(0, 3).join('/'))) throw new Error(`route ${path} has a parameter in its first two segments`);
-    const key = groupOf(path);
-    let router = groups.get(key);
-    if (!router) {
-      router = new Router<RequestState>();
-      groups.set(key, router);
-    }
-    router[method](path, handler);
+    mounts.push({ method, path, handler });
   };
   for (const route of routes) {
     mount(route.method, route.path, pipeline(route, deps));
@@ -305,12 +315,28 @@ export function buildRouter(routes: readonly AnyRoute[], deps: PipelineDeps): Ga
       mount(route.method, oldPath, (ctx) => deprecation(ctx, () => run(ctx)));
     }
   }
+  // A group is split by length only when every one of its routes has a fixed length.
+  const unsplit = new Set(mounts.filter((m) => !fixedLength(m.path)).map((m) => groupOf(m.path)));
+  const keyOf = (path: string): string => {
+    const group = groupOf(path);
+    return unsplit.has(group) ? group : `${group} ${segmentsOf(path)}`;
+  };
+  const groups = new Map<string, Router<RequestState>>();
+  for (const { method, path, handler } of mounts) {
+    const key = keyOf(path);
+    let router = groups.get(key);
+    if (!router) {
+      router = new Router<RequestState>();
+      groups.set(key, router);
+    }
+    router[method](path, handler);
+  }
   const dispatchers = new Map([...groups].map(([key, router]) => [key, router.routes()]));
-  // An unknown prefix still goes through a router, so 404 and 501 are answered as before.
+  // A path no router holds (an unknown prefix or length) still goes through a router, so 404 and 501 are answered as before.
   const none = new Router<RequestState>();
   const noRoute = none.routes();
   return {
-    routes: (): Dispatch => (ctx, next) => (dispatchers.get(groupOf(ctx.path)) ?? noRoute)(ctx, next),
+    routes: (): Dispatch => (ctx, next) => (dispatchers.get(keyOf(ctx.path)) ?? noRoute)(ctx, next),
     allowedMethods: () => none.allowedMethods(),
   };
 }

@@ -97,13 +97,12 @@ export function createHttpServer(handler: RequestListener, limits: ServerLimits 
  * request arrives or while an answer waits for the client to read it, the idle limit stands.
  */
 function closeSocketsIdleOnTheClientsSide(server: Server): void {
+  // The socket's latest exchange. An answered one (writableFinished) reads as no exchange, and one
+  // whose response closed unanswered had its socket destroyed with it (no timeout follows), so an
+  // entry needs no removal: a 'close' listener per request cost more than the rest of this check.
   const inProgress = new WeakMap<Socket, { req: http.IncomingMessage; res: http.ServerResponse }>();
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const exchange = { req, res };
-    inProgress.set(req.socket, exchange);
-    res.once('close', () => {
-      if (inProgress.get(req.socket) === exchange) inProgress.delete(req.socket);
-    });
+    inProgress.set(req.socket, { req, res });
   });
   server.on('timeout', (socket: Socket) => {
     const exchange = inProgress.get(socket);
