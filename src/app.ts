@@ -12,7 +12,6 @@ import { CallerCache } from './http/authenticate.js';
 import { errorHandler } from './http/error-handler.js';
 import { registerErrorCodes } from './http/errors.js';
 import { IdempotencyStore } from './http/idempotency.js';
-import { readPlainJsonBody } from './http/json-body.js';
 import { lingeringClose } from './http/lingering-close.js';
 import { Metrics } from './http/metrics.js';
 import { SlidingWindowLimiter } from './http/rate-limit.js';
@@ -233,10 +232,7 @@ export function createApp(deps: AppDeps): PetCareApp {
     },
   });
   const router = buildRouter(routes, {
-    // The plain JSON body (most writes) is read directly; everything else through koa-body.
-    parseBody: async (ctx) => {
-      if (!(await readPlainJsonBody(ctx, config.jsonBodyLimitBytes))) await bodyParser(ctx, async () => undefined);
-    },
+    parseBody: (ctx) => bodyParser(ctx, async () => undefined),
     config,
     clock,
     stores,

@@ -7,7 +7,6 @@ import { refuseUnknownApiVersion, versionedBody } from './api-versions.js';
 import { auditEntry, resourceIdOf, type AuditLog } from './audit.js';
 import { authenticate, authorize, type AuthenticateDeps } from './authenticate.js';
 import { AppError } from './errors.js';
-import { isPlainJsonType } from './json-body.js';
 import { readIdempotencyKey, requestFingerprint, type IdempotencyStore, type StoredResponse } from './idempotency.js';
 import type { AppContext, RequestState } from './request-context.js';
 import { isPublic, type AnyProtectedRoute, type AnyRoute, type Reply, type Staged } from './route.js';
@@ -30,6 +29,11 @@ export interface PipelineDeps extends AuthenticateDeps {
 }
 
 export const routeKey = (route: Pick<AnyRoute, 'method' | 'path'>): string => `${route.method.toUpperCase()} ${route.path}`;
+
+const plainJsonTypes = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
+
+/** A Content-Type that is application/json as type-is reads it, spelt one of the usual ways: no type-is parse needed. */
+const isPlainJsonType = (header: string | undefined): boolean => header !== undefined && plainJsonTypes.has(header.toLowerCase());
 
 const hasBody = (ctx: AppContext): boolean => Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
 
