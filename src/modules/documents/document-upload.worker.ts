@@ -21,6 +21,7 @@ const ackBytes = 128 * 1024;
 
 interface Upload {
   body: Readable & { headers: IncomingHttpHeaders; complete: boolean };
+  ring: Uint8Array;
 }
 const uploads = new Map<number, Upload>();
 
@@ -42,7 +43,7 @@ function start(message: Extract<ToUploadThread, { type: 'start' }>): void {
   const body = Object.assign(new Readable({ read() {} }), { headers: message.headers, complete: false });
   // The inline code listens for 'error' (a client gone); an abort destroys the body with one.
   body.on('error', () => undefined);
-  uploads.set(id, { body });
+  uploads.set(id, { body, ring: new Uint8Array(message.ring) });
   let settled = false;
   const receiving = receiveMultipartUpload(body as unknown as IncomingMessage, {
     maxBytes: options.maxBytes,
@@ -84,7 +85,9 @@ port.on('message', (message: ToUploadThread) => {
   if (message.type === 'start') return start(message);
   const upload = uploads.get(message.id);
   if (!upload) return; // settled already: what was still on its way is dropped
-  if (message.type === 'chunk') upload.body.push(Buffer.from(message.chunk.buffer, message.chunk.byteOffset, message.chunk.byteLength));
+  // Copied out of the ring at once: the event loop reuses the range once the bytes are taken.
+  if (message.type === 'ring') upload.body.push(Buffer.from(upload.ring.subarray(message.at, message.at + message.length)));
+  else if (message.type === 'chunk') upload.body.push(Buffer.from(message.chunk.buffer, message.chunk.byteOffset, message.chunk.byteLength));
   else if (message.type === 'end') {
     upload.body.complete = true;
     upload.body.push(null);
