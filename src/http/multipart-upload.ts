@@ -1,4 +1,3 @@
-import type { FileHandle } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
@@ -32,8 +31,8 @@ export interface MultipartUploadOptions<R> {
   checkField(name: string, value: string): void;
   /** A new inspector for the file part. */
   inspector(): UploadInspector<R>;
-  /** The temp file the content is written to. */
-  out: FileHandle;
+  /** The temp file the content is written to (a FileHandle; on the upload thread, writes to the caller's descriptor). */
+  out: { write(chunk: Buffer): Promise<unknown> };
 }
 
 export interface MultipartUpload<R> {

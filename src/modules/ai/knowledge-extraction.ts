@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Environment } from '../../config.js';
 import { WorkerPool, workerScript } from '../../jobs/worker-pool.js';
 import { extractPdfText, type PdfTextLimits } from '../documents/index.js';
@@ -81,6 +83,38 @@ export async function writeChunksOffThread(
     input: { ...writing, turns: cell } satisfies ChunkWriting,
     resourceLimits: { maxOldGenerationSizeMb: extractionHeapMb },
   });
+  await grantTurns(cell, task, turns.hold, turns.gapMs);
+  return task;
+}
+
+/** What the search merge worker is given (search-merge.worker.ts). */
+export interface SearchMerge {
+  /** The environment's SQLite file. */
+  file: string;
+  /** Leaf pages of merge work per step (the first step takes every b-tree of the index into the merge, as 'optimize' would). */
+  pages: number;
+  /** Steps at most; the rest is left to the next run. */
+  maxSteps: number;
+  turns: Int32Array;
+}
+export interface SearchMerged {
+  steps: number;
+  /** A step found nothing left to merge. */
+  finished: boolean;
+}
+
+const searchMergeWorker = workerScript(import.meta.url, 'search-merge.worker');
+/** False in a build without the worker module beside this one (a single-file bundle): the merge then runs on the API's connection. */
+export const searchMergeWorkerAvailable = (): boolean => existsSync(fileURLToPath(searchMergeWorker));
+
+/** FTS5's incremental merge of the search index on a worker thread, each step in a turn at the write lock (see search-merge.worker.ts). */
+export async function mergeSearchIndexOffThread(
+  merge: Omit<SearchMerge, 'turns'>,
+  turns: { hold: (during: () => Promise<void>) => Promise<void>; gapMs: number },
+  workers: WorkerPool = ownPool,
+): Promise<SearchMerged> {
+  const cell = newWriteTurns();
+  const task = workers.run<SearchMerged>({ script: searchMergeWorker, input: { ...merge, turns: cell } satisfies SearchMerge });
   await grantTurns(cell, task, turns.hold, turns.gapMs);
   return task;
 }

@@ -19,7 +19,14 @@ import {
   type NewChunk,
 } from './ai.repository.js';
 import type { AiDocumentsTable, AiServicesTable } from './ai.table.js';
-import { extractChunks, fromSource, IndexingFailure, writeChunksOffThread } from './knowledge-extraction.js';
+import {
+  extractChunks,
+  fromSource,
+  IndexingFailure,
+  mergeSearchIndexOffThread,
+  searchMergeWorkerAvailable,
+  writeChunksOffThread,
+} from './knowledge-extraction.js';
 import type { KnowledgeFiles } from './knowledge.service.js';
 import { LlmUnavailable, type LlmClient } from './llm-client.js';
 
@@ -191,14 +198,15 @@ export async function indexPending(store: EnvironmentStore, deps: IndexingDeps, 
       });
     }
   }
-  const mergeSteps = await compactSearchIndex(store);
+  const mergeSteps = await compactSearchIndex(store, deps.workers);
   return { indexed, failed, chunks, retired, mergeSteps };
 }
 
 /**
- * Leaf pages of merge work per step: each step is its own short write transaction on the API's
- * thread. 500 pages measured 90–140 ms a step during the bench's three 25 MB uploads (a stall of
- * the event loop); 100 keep a step a fifth of that.
+ * Leaf pages of merge work per step: each step is its own short write transaction. On the API's
+ * thread, 500 pages measured 90–140 ms a step during the bench's three 25 MB uploads (a stall of the
+ * event loop), 100 still 65–150 ms under load: the steps now run on a worker thread
+ * (search-merge.worker.ts), each in a turn at the write lock; 100 pages keep a turn short.
  */
 const mergePages = 100;
 /** Steps per run at most (the same merge work per run as 40 steps of 500); a run that stops short leaves the rest to the next (the job polls every 2 s). */
@@ -210,12 +218,24 @@ const compactedAt = new WeakMap<object, number>();
  * Compacts the search index after chunks changed, by any path (the counter is kept by triggers):
  * FTS5 adds a b-tree per transaction that writes chunks, and every query pays a seek in each, so
  * the job merges them in short steps (FTS5's incremental merge) until a step finds nothing left.
- * Returns the steps taken (0: the index had not changed since the last compaction).
+ * Returns the steps taken (0: the index had not changed since the last compaction). The steps run
+ * on a worker thread with its own connection; on the API's connection for an in-memory database
+ * (or a build without the worker module).
  */
-export async function compactSearchIndex(store: EnvironmentStore): Promise<number> {
+export async function compactSearchIndex(store: EnvironmentStore, workers?: WorkerPool): Promise<number> {
   const owner = databaseIdentity(store.db);
   const version = await searchIndexVersion(store.db);
   if (compactedAt.get(owner) === version) return 0;
+  if (store.file !== ':memory:' && searchMergeWorkerAvailable()) {
+    const merged = await mergeSearchIndexOffThread(
+      { file: store.file, pages: mergePages, maxSteps: maxMergeSteps },
+      { hold: (during) => store.db.connection().execute(during), gapMs: writeGapMs },
+      workers,
+    );
+    // Merges write the FTS tables only, not ai_chunks: the counter read before still describes the index.
+    if (merged.finished) compactedAt.set(owner, version);
+    return merged.steps;
+  }
   let steps = 0;
   let pages = -mergePages;
   while (steps < maxMergeSteps) {
@@ -224,7 +244,6 @@ export async function compactSearchIndex(store: EnvironmentStore): Promise<numbe
     steps++;
     pages = mergePages;
     if (!changed) {
-      // Merges write the FTS tables only, not ai_chunks: the counter read before still describes the index.
       compactedAt.set(owner, version);
       break;
     }

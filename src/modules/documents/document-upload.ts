@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../http/errors.js';
 import { receiveMultipartUpload, type UploadInspector } from '../../http/multipart-upload.js';
 import { sniffBinary, sniffLength, Utf8TextCheck, type DocumentContentType } from './content-sniffing.js';
+import { receiveOnUploadThread, uploadThread } from './upload-thread.js';
 
 export interface ReceiveOptions {
   /** Largest file accepted, in bytes. */
@@ -51,7 +52,7 @@ const unsupported = (): AppError =>
  * first bytes and, for text, checks every byte is UTF-8 text. Refuses (throws) as soon as the size
  * limit is passed or the content is known to be of no accepted type.
  */
-class ContentInspector implements UploadInspector<Omit<ReceivedFile, 'filename' | 'declaredType'>> {
+export class ContentInspector implements UploadInspector<Omit<ReceivedFile, 'filename' | 'declaredType'>> {
   private readonly hash = createHash('sha256');
   private head: Buffer = Buffer.alloc(0);
   private type: ReceivedFile['sniffed'] | undefined;
@@ -105,17 +106,25 @@ class ContentInspector implements UploadInspector<Omit<ReceivedFile, 'filename' 
  * inspector into `out` (with backpressure), text fields are checked as they arrive. Parts, fields,
  * field sizes and the file size are limited; on any refusal the request is unpiped at once, so the
  * rest of the body is not read. The caller owns `out` and removes the temp file when this rejects.
+ * The parsing, hashing, checks and writes run on the upload thread (upload-thread.ts), the event
+ * loop only forwards the body; inline in a build without the thread's module.
  */
 export async function receiveUpload(req: IncomingMessage, options: ReceiveOptions): Promise<ReceivedUpload> {
-  const { fields, file, info } = await receiveMultipartUpload(req, {
+  const shared = {
     maxBytes: options.maxBytes,
-    tooLarge: () => tooLarge(options.maxBytes),
     fileField: options.fileField,
     fieldNames: options.fieldNames,
     fieldSize: 4096,
-    checkField: (name, value) => options.checkField(name, value),
-    inspector: () => new ContentInspector(options.maxBytes, options.maxTextChars),
+    checkField: (name: string, value: string) => options.checkField(name, value),
     out: options.out,
-  });
+  };
+  type Inspected = Omit<ReceivedFile, 'filename' | 'declaredType'>;
+  const { fields, file, info } = uploadThread.available
+    ? await receiveOnUploadThread<Inspected>(req, { ...shared, maxTextChars: options.maxTextChars, tooLarge: () => tooLarge(options.maxBytes) })
+    : await receiveMultipartUpload(req, {
+        ...shared,
+        tooLarge: () => tooLarge(options.maxBytes),
+        inspector: () => new ContentInspector(options.maxBytes, options.maxTextChars),
+      });
   return { fields, file: { ...file, filename: info.filename, declaredType: info.mimeType.toLowerCase() } };
 }
