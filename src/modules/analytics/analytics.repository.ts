@@ -1,12 +1,12 @@
 import { selectRows, type Executor } from '../../db/database.js';
-import { offThread } from '../../db/read-pool.js';
+import { onReadPool, taskModule, type Reads, type ReadTask } from '../../db/read-pool.js';
 import { VersionedCache } from '../../db/versioned-cache.js';
 import type { AccessFilter } from '../../http/actor.js';
 import type { PageRequest } from '../../http/paging.js';
-import type { MetricName } from './analytics.schema.js';
+import type { Interval, MetricName } from './analytics.schema.js';
 import { aggregateTallySql, aggregateWindowsText, closedAtOf, earliestDueAt, stateMetrics, stateTallies } from './analytics-daily.repository.js';
 import { recentAppointments, recentPage } from './analytics-records.repository.js';
-import type { ScopeLocation, WindowRow } from './metric-windows.js';
+import { bucketsOf, windowRows as windowRowsOf, type ScopeLocation, type WindowRow } from './metric-windows.js';
 
 /**
  * SQL of the metrics (DESIGN §14). Every statement starts from the windows `w` (one row per
@@ -142,12 +142,29 @@ const versionSql = 'select version from analytics_versions where name = ?';
 /**
  * A call's windows, built only when the figures are computed (a cached answer needs none: building a
  * year by day over 12 locations, 4,380 windows, took tens of ms of the event loop), with the key that
- * identifies them: what they are a function of (dates, interval, each location's id and time zone).
+ * identifies them: what they are a function of (dates, interval, each location's id and time zone),
+ * and those (`of`), from which a read worker builds them itself.
  */
 export interface LazyWindows {
   key: string;
   rows(): readonly WindowRow[];
+  of: { locations: readonly ScopeLocation[]; from: string; to: string; interval: Interval | null };
 }
+
+/** What a metric's figures are computed from: its windows, built or as what builds them. */
+export interface TallyInput {
+  name: MetricName;
+  tenantId: string;
+  windows: readonly WindowRow[] | LazyWindows['of'];
+}
+
+/**
+ * The read-pool task that computes a metric's figures (analytics-tasks.ts exports computeTallies):
+ * the windows, the statements over them and the sums all on a worker, so that of a year by day over
+ * 12 locations (4,380 windows, their aggregates' rows summed in memory) only the few hundred
+ * figures cross to the API's thread.
+ */
+const tallyTask: ReadTask<TallyInput, TallyRow[]> = { module: taskModule(import.meta.url, 'analytics-tasks'), name: 'computeTallies' };
 
 /** The figures of a metric per bucket (and key) over the windows (built or lazy). */
 export async function tallies(db: Executor, name: MetricName, tenantId: string, windows: readonly WindowRow[] | LazyWindows): Promise<TallyRow[]> {
@@ -158,32 +175,38 @@ export async function tallies(db: Executor, name: MetricName, tenantId: string, 
   const key = `${name}|${tenantId}|${isBuilt(windows) ? aggregateWindowsText(windows) : windows.key}`;
   const hit = figures.get(db, key, version);
   if (hit) return hit;
-  const windowRows = isBuilt(windows) ? windows : windows.rows();
-  const aggregate = aggregateTallySql[name];
-  const state = stateMetrics[name];
   // Computed on the read pool (a year of a group's rows takes long enough to stall every client):
   // its reads start after the counter was read, so they see at least what it counts.
-  const reader = offThread(db);
-  const rows =
-    state !== undefined
-      ? await stateTallies(reader, state, windowRows)
-      : aggregate === undefined
-        ? await referenceTallies(reader, name, tenantId, windowRows)
-        : await selectRows<TallyRow>(reader, aggregate.text, [
-            aggregateWindowsText(windowRows),
-            ...Array.from({ length: aggregate.tenantParameters }, () => tenantId),
-          ]);
+  const rows = await onReadPool(db, tallyTask, { name, tenantId, windows: isBuilt(windows) ? windows : windows.of }, (reads) =>
+    computeTallies(reads, { name, tenantId, windows: isBuilt(windows) ? windows : windows.rows() }),
+  );
   figures.set(db, key, version, rows);
   return rows;
 }
 
-const isBuilt = (windows: readonly WindowRow[] | LazyWindows): windows is readonly WindowRow[] => Array.isArray(windows);
+/** A metric's figures over its windows, each statement through `reads` (on a read worker: see tallyTask). */
+export async function computeTallies(reads: Reads, input: TallyInput): Promise<TallyRow[]> {
+  const { name, tenantId } = input;
+  const of = input.windows;
+  const windowRows = isBuilt(of) ? of : windowRowsOf(of.locations, bucketsOf(of.from, of.to, of.interval));
+  const aggregate = aggregateTallySql[name];
+  const state = stateMetrics[name];
+  if (state !== undefined) return stateTallies(reads, state, windowRows);
+  if (aggregate === undefined) return referenceTalliesBy(reads, name, tenantId, windowRows);
+  return (await reads(aggregate.text, [aggregateWindowsText(windowRows), ...Array.from({ length: aggregate.tenantParameters }, () => tenantId)])) as TallyRow[];
+}
+
+const isBuilt = (windows: readonly WindowRow[] | LazyWindows | LazyWindows['of']): windows is readonly WindowRow[] => Array.isArray(windows);
 
 /** A metric's figures from the records themselves (the definition; uncached). */
 export async function referenceTallies(db: Executor, name: MetricName, tenantId: string, windowRows: readonly WindowRow[]): Promise<TallyRow[]> {
+  return referenceTalliesBy((sql, parameters) => selectRows(db, sql, parameters), name, tenantId, windowRows);
+}
+
+async function referenceTalliesBy(reads: Reads, name: MetricName, tenantId: string, windowRows: readonly WindowRow[]): Promise<TallyRow[]> {
   const parameters: unknown[] = [aggregateWindowsText(windowRows)];
   if (takesTenant.has(name)) parameters.push(tenantId);
-  return selectRows<TallyRow>(db, referenceTallySql[name], parameters);
+  return (await reads(referenceTallySql[name], parameters)) as TallyRow[];
 }
 
 /** A row behind a value, as the records list shows it. */

@@ -44,7 +44,11 @@ async function frameOf(db: Executor, access: AccessFilter, window: MetricWindow,
   const buckets = bucketsOf(window.from, window.to, interval);
   let rows: WindowRow[] | undefined;
   const key = `${window.from}|${window.to}|${interval ?? ''}|${locations.map((l) => `${l.id}@${l.timezone}`).join(',')}`;
-  return { locations, buckets, windows: { key, rows: () => (rows ??= windowRows(locations, buckets)) } };
+  return {
+    locations,
+    buckets,
+    windows: { key, rows: () => (rows ??= windowRows(locations, buckets)), of: { locations, from: window.from, to: window.to, interval } },
+  };
 }
 
 async function evaluate(db: Executor, access: AccessFilter, name: MetricName, frame: Frame): Promise<Evaluated> {
