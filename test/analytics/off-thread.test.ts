@@ -12,7 +12,7 @@ import { TestClock, useTestApp } from '../helpers/test-app.js';
  */
 const t = useTestApp(test, { clock: new TestClock(Date.parse('2026-10-20T09:00:00.000Z')) });
 
-const tallyTask: ReadTask<TallyInput, TallyRow[]> = {
+const tallyTask: ReadTask<TallyInput, TallyRow[][]> = {
   module: new URL('../../src/modules/analytics/analytics-tasks.ts', import.meta.url),
   name: 'computeTallies',
 };
@@ -26,12 +26,12 @@ test.serial('a task runs on a worker, in a transaction on its connection, and wi
     location.id,
   ]);
   const input: TallyInput = {
-    name: 'new_pets',
+    names: ['new_pets', 'active_pets'],
     tenantId: t.tenantId,
     windows: { locations: [found!], from: '2026-10-01', to: '2026-10-31', interval: 'month' },
   };
   const expected = await computeTallies((sql, parameters) => selectRows(store.db, sql, parameters), input);
-  tt.deepEqual(expected, [{ bucket: '2026-10-01', key: '', num: 2, den: 0 }]);
+  tt.deepEqual(expected, [[{ bucket: '2026-10-01', key: '', num: 2, den: 0 }], [{ bucket: '2026-10-01', key: '', num: 2, den: 0 }]]);
 
   let inline = 0;
   const here = (reads: Reads) => {
@@ -49,7 +49,7 @@ test.serial('a task runs on a worker, in a transaction on its connection, and wi
     .transaction()
     .execute(async (trx) => {
       await trx.deleteFrom('analytics_daily').where('tenant_id', '=', t.tenantId).where('measure', '=', 'pets').execute();
-      tt.deepEqual(await onReadPool(trx, tallyTask, input, here), []);
+      tt.deepEqual(await onReadPool(trx, tallyTask, input, here), [[], []]);
       throw new Error('rolled back');
     })
     .catch((err: Error) => tt.is(err.message, 'rolled back'));
@@ -69,6 +69,10 @@ test.serial('a task that fails on the worker rejects with its error; one over no
     { message: /noSuchTask is not exported/ },
   );
   // Windows over no location: no statement has a row to read.
-  const input = { name: 'new_pets', tenantId: t.tenantId, windows: { locations: [], from: '2026-10-01', to: '2026-10-31', interval: 'week' } } as TallyInput;
-  tt.deepEqual(await onReadPool(store.db, tallyTask, input, async () => []), []);
+  const input = {
+    names: ['new_pets', 'active_pets'],
+    tenantId: t.tenantId,
+    windows: { locations: [], from: '2026-10-01', to: '2026-10-31', interval: 'week' },
+  } as TallyInput;
+  tt.deepEqual(await onReadPool(store.db, tallyTask, input, async () => []), [[], []]);
 });

@@ -153,47 +153,69 @@ export interface LazyWindows {
 
 /** What a metric's figures are computed from: its windows, built or as what builds them. */
 export interface TallyInput {
-  name: MetricName;
+  names: readonly MetricName[];
   tenantId: string;
   windows: readonly WindowRow[] | LazyWindows['of'];
 }
 
 /**
- * The read-pool task that computes a metric's figures (analytics-tasks.ts exports computeTallies):
+ * The read-pool task that computes metrics' figures (analytics-tasks.ts exports computeTallies):
  * the windows, the statements over them and the sums all on a worker, so that of a year by day over
  * 12 locations (4,380 windows, their aggregates' rows summed in memory) only the few hundred
- * figures cross to the API's thread.
+ * figures cross to the API's thread. A summary sends its metrics in one task.
  */
-const tallyTask: ReadTask<TallyInput, TallyRow[]> = { module: taskModule(import.meta.url, 'analytics-tasks'), name: 'computeTallies' };
+const tallyTask: ReadTask<TallyInput, TallyRow[][]> = { module: taskModule(import.meta.url, 'analytics-tasks'), name: 'computeTallies' };
 
 /** The figures of a metric per bucket (and key) over the windows (built or lazy). */
 export async function tallies(db: Executor, name: MetricName, tenantId: string, windows: readonly WindowRow[] | LazyWindows): Promise<TallyRow[]> {
-  const [counter] = await selectRows<{ version: number }>(db, versionSql, [readsKind[name]]);
-  if (counter === undefined) throw new Error(`analytics_versions has no counter '${readsKind[name]}'`);
-  const version = counter.version;
-  // A lazy key never starts with '[' as a windows text does.
-  const key = `${name}|${tenantId}|${isBuilt(windows) ? aggregateWindowsText(windows) : windows.key}`;
-  const hit = figures.get(db, key, version);
-  if (hit) return hit;
-  // Computed on the read pool (a year of a group's rows takes long enough to stall every client):
-  // its reads start after the counter was read, so they see at least what it counts.
-  const rows = await onReadPool(db, tallyTask, { name, tenantId, windows: isBuilt(windows) ? windows : windows.of }, (reads) =>
-    computeTallies(reads, { name, tenantId, windows: isBuilt(windows) ? windows : windows.rows() }),
-  );
-  figures.set(db, key, version, rows);
-  return rows;
+  return (await talliesOf(db, [name], tenantId, windows))[0]!;
 }
 
-/** A metric's figures over its windows, each statement through `reads` (on a read worker: see tallyTask). */
-export async function computeTallies(reads: Reads, input: TallyInput): Promise<TallyRow[]> {
-  const { name, tenantId } = input;
+/** The figures of each metric named (in that order) over the same windows: those not reused, computed in one read-pool task. */
+export async function talliesOf(
+  db: Executor,
+  names: readonly MetricName[],
+  tenantId: string,
+  windows: readonly WindowRow[] | LazyWindows,
+): Promise<TallyRow[][]> {
+  const versions = new Map<string, number>();
+  for (const kind of new Set(names.map((name) => readsKind[name]))) {
+    const [counter] = await selectRows<{ version: number }>(db, versionSql, [kind]);
+    if (counter === undefined) throw new Error(`analytics_versions has no counter '${kind}'`);
+    versions.set(kind, counter.version);
+  }
+  // A lazy key never starts with '[' as a windows text does.
+  const windowsKey = isBuilt(windows) ? aggregateWindowsText(windows) : windows.key;
+  const keyOf = (name: MetricName) => `${name}|${tenantId}|${windowsKey}`;
+  const out = names.map((name) => figures.get(db, keyOf(name), versions.get(readsKind[name])!));
+  const missing = names.filter((_, i) => out[i] === undefined);
+  if (missing.length === 0) return out as TallyRow[][];
+  // Computed on the read pool (a year of a group's rows takes long enough to stall every client):
+  // its reads start after the counters were read, so they see at least what they count.
+  const computed = await onReadPool(db, tallyTask, { names: missing, tenantId, windows: isBuilt(windows) ? windows : windows.of }, (reads) =>
+    computeTallies(reads, { names: missing, tenantId, windows: isBuilt(windows) ? windows : windows.rows() }),
+  );
+  missing.forEach((name, i) => figures.set(db, keyOf(name), versions.get(readsKind[name])!, computed[i]!));
+  return names.map((name, i) => out[i] ?? computed[missing.indexOf(name)]!);
+}
+
+/** Each metric's figures over the windows, in the order named, each statement through `reads` (on a read worker: see tallyTask). */
+export async function computeTallies(reads: Reads, input: TallyInput): Promise<TallyRow[][]> {
+  const { tenantId } = input;
   const of = input.windows;
   const windowRows = isBuilt(of) ? of : windowRowsOf(of.locations, bucketsOf(of.from, of.to, of.interval));
-  const aggregate = aggregateTallySql[name];
-  const state = stateMetrics[name];
-  if (state !== undefined) return stateTallies(reads, state, windowRows);
-  if (aggregate === undefined) return referenceTalliesBy(reads, name, tenantId, windowRows);
-  return (await reads(aggregate.text, [aggregateWindowsText(windowRows), ...Array.from({ length: aggregate.tenantParameters }, () => tenantId)])) as TallyRow[];
+  const out: TallyRow[][] = [];
+  for (const name of input.names) {
+    const aggregate = aggregateTallySql[name];
+    const state = stateMetrics[name];
+    if (state !== undefined) out.push(await stateTallies(reads, state, windowRows));
+    else if (aggregate === undefined) out.push(await referenceTalliesBy(reads, name, tenantId, windowRows));
+    else
+      out.push(
+        (await reads(aggregate.text, [aggregateWindowsText(windowRows), ...Array.from({ length: aggregate.tenantParameters }, () => tenantId)])) as TallyRow[],
+      );
+  }
+  return out;
 }
 
 const isBuilt = (windows: readonly WindowRow[] | LazyWindows | LazyWindows['of']): windows is readonly WindowRow[] => Array.isArray(windows);
