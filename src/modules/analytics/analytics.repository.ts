@@ -222,7 +222,7 @@ const isBuilt = (windows: readonly WindowRow[] | LazyWindows | LazyWindows['of']
 
 /** A metric's figures from the records themselves (the definition; uncached). */
 export async function referenceTallies(db: Executor, name: MetricName, tenantId: string, windowRows: readonly WindowRow[]): Promise<TallyRow[]> {
-  return referenceTalliesBy((sql, parameters) => selectRows(db, sql, parameters), name, tenantId, windowRows);
+  return referenceTalliesBy((sql, parameters) => selectRows<TallyRow>(db, sql, parameters), name, tenantId, windowRows);
 }
 
 async function referenceTalliesBy(reads: Reads, name: MetricName, tenantId: string, windowRows: readonly WindowRow[]): Promise<TallyRow[]> {
