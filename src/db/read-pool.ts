@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import {
   CompiledQuery,
@@ -11,7 +13,7 @@ import {
   type Driver,
   type QueryResult,
 } from 'kysely';
-import { databaseIdentity, type Database, type Db, type Executor } from './database.js';
+import { databaseIdentity, selectRows, type Database, type Db, type Executor } from './database.js';
 
 /**
  * Heavy reads (analytics summaries, series, CSV exports, records pages over years of rows) off the
@@ -29,6 +31,15 @@ import { databaseIdentity, type Database, type Db, type Executor } from './datab
  * `close()` (Stores.close, at the appliance's shutdown) terminates them and fails what they still
  * had with ReadPoolClosed. Light point reads stay on the main connection: a round trip to a worker
  * costs about 50 µs, a primary-key lookup on the main connection about 6 µs.
+ *
+ * A computation that reads many rows to answer few (a year of a metric by day: thousands of
+ * windows, their rows summed into a few hundred figures) is better sent whole: `onReadPool` runs a
+ * named task — an exported function of a module beside its caller, given `Reads` over the worker's
+ * connection and a structured-clone input — on a worker, and only its result comes back. The
+ * caller decides everything about access (which tenant and locations) on the main thread and
+ * passes it in; the task runs the same statements it would run here, and where there is no worker
+ * (a transaction, no pool, a bundle without the task's module beside it) `inline` does the same
+ * work on this thread, through `db`.
  */
 
 /** Worker threads per store: each runs one statement at a time. */
@@ -50,7 +61,27 @@ type Reply =
   | { type: 'ready' }
   | { type: 'failed'; message: string }
   | { type: 'rows'; id: number; rows: unknown[]; blobs: boolean; changes: number | null }
+  | { type: 'done'; id: number; value: unknown; ran: number; statements: string[] | null }
   | { type: 'error'; id: number; message: string; name: string; code: string | undefined };
+
+/** The rows of one statement (SQL text and its parameters), read where a task runs. */
+export type Reads = (sql: string, parameters: readonly unknown[]) => Promise<unknown[]>;
+
+/** A task for `onReadPool`: the exported function `name` of the module at `module` (see `taskModule`). */
+export interface ReadTask<Input, Output> {
+  module: URL;
+  name: string;
+  /** Only for the types: what the task takes and answers. */
+  readonly _types?: (input: Input) => Output;
+}
+
+/**
+ * The URL of a task module `name` (without extension) beside the module at `importMetaUrl`: the
+ * `.ts` file under tsx (a worker inherits its loader), the compiled `.js` file otherwise.
+ */
+export function taskModule(importMetaUrl: string, name: string): URL {
+  return new URL(`./${name}${importMetaUrl.endsWith('.ts') ? '.ts' : '.js'}`, importMetaUrl);
+}
 
 /** The worker: the same pragmas as openDatabase's connection, read-only; statements cached by SQL text. */
 const workerSource = `
@@ -72,15 +103,49 @@ const { parentPort, workerData } = require('node:worker_threads');
     return;
   }
   const statements = new Map();
-  parentPort.on('message', ({ id, sql, parameters }) => {
+  const prepared = (sql) => {
+    let statement = statements.get(sql);
+    if (statement) statements.delete(sql);
+    else {
+      statement = db.prepare(sql);
+      if (statements.size >= 200) statements.delete(statements.keys().next().value);
+    }
+    statements.set(sql, statement);
+    return statement;
+  };
+  const failure = (id, err) => ({ type: 'error', id, message: String(err && err.message), name: String(err && err.name), code: typeof err?.code === 'string' ? err.code : undefined });
+  // A task: the module's exported function, given reads on this connection (each statement at once: no
+  // other message runs between a task's statements, which are synchronous), answers its value.
+  const modules = new Map();
+  let typescript;
+  const runTask = async ({ id, module, name, input, trace }) => {
     try {
-      let statement = statements.get(sql);
-      if (statement) statements.delete(sql);
-      else {
-        statement = db.prepare(sql);
-        if (statements.size >= 200) statements.delete(statements.keys().next().value);
-      }
-      statements.set(sql, statement);
+      // Under tsx (tests, benches, npm run dev) a task module is TypeScript: an eval'd worker runs
+      // without tsx's hooks, so they are registered here, once.
+      if (module.endsWith('.ts') && workerData.tsx)
+        await (typescript ??= import(require('node:url').pathToFileURL(workerData.tsx).href).then((api) => api.register()));
+      let loaded = modules.get(module);
+      if (!loaded) modules.set(module, (loaded = import(module)));
+      const task = (await loaded)[name];
+      if (typeof task !== 'function') throw new Error('the read task ' + name + ' is not exported by ' + module);
+      let ran = 0;
+      const seen = trace ? [] : null;
+      const reads = async (sql, parameters) => {
+        ran++;
+        if (seen && !seen.includes(sql)) seen.push(sql);
+        return prepared(sql).all(parameters);
+      };
+      const value = await task(reads, input);
+      parentPort.postMessage({ type: 'done', id, value, ran, statements: seen });
+    } catch (err) {
+      parentPort.postMessage(failure(id, err));
+    }
+  };
+  parentPort.on('message', (message) => {
+    if (message.module) return void runTask(message);
+    const { id, sql, parameters } = message;
+    try {
+      const statement = prepared(sql);
       if (!statement.reader) {
         parentPort.postMessage({ type: 'rows', id, rows: [], blobs: false, changes: statement.run(parameters).changes });
         return;
@@ -94,7 +159,7 @@ const { parentPort, workerData } = require('node:worker_threads');
       }
       parentPort.postMessage({ type: 'rows', id, rows, blobs, changes: null });
     } catch (err) {
-      parentPort.postMessage({ type: 'error', id, message: String(err && err.message), name: String(err && err.name), code: typeof err?.code === 'string' ? err.code : undefined });
+      parentPort.postMessage(failure(id, err));
     }
   });
   parentPort.postMessage({ type: 'ready' });
@@ -102,6 +167,8 @@ const { parentPort, workerData } = require('node:worker_threads');
 `;
 
 const requireModule = createRequire(import.meta.url);
+/** This code runs as TypeScript (under tsx): task modules are too. */
+const underTsx = import.meta.url.endsWith('.ts');
 
 /** A module's resolved path for the worker's require, or null when it is not installed. */
 function resolved(name: string): string | null {
@@ -113,7 +180,7 @@ function resolved(name: string): string | null {
 }
 
 interface Pending {
-  resolve(result: { rows: unknown[]; changes: number | null }): void;
+  resolve(result: unknown): void;
   reject(err: Error): void;
 }
 
@@ -136,7 +203,13 @@ export class ReadPool {
     private readonly size = readThreads,
   ) {}
 
-  /** Statements run on a worker so far (for tests: that a read went off the thread). */
+  /**
+   * Called with the SQL of each statement a task ran on a worker (tests capture what a route runs,
+   * as they wrap `run`); while it is null the workers do not report them.
+   */
+  taskStatements: ((sql: string) => void) | null = null;
+
+  /** Statements run on a worker so far, tasks' included (for tests: that a read went off the thread). */
   get queriesRun(): number {
     return this.ran;
   }
@@ -148,6 +221,25 @@ export class ReadPool {
 
   /** Runs one statement on a worker: its rows (a reader) or the rows it changed (refused: the connections are read-only). */
   async run(sql: string, parameters: readonly unknown[]): Promise<{ rows: unknown[]; changes: number | null }> {
+    const result = (await this.send((id) => ({ id, sql, parameters }))) as { rows: unknown[]; changes: number | null };
+    this.ran++;
+    return result;
+  }
+
+  /** Runs a task (the function `name` exported by the module at `module`, a file URL) on a worker: its value. */
+  async task(module: string, name: string, input: unknown): Promise<unknown> {
+    const trace = this.taskStatements;
+    const { value, ran, statements } = (await this.send((id) => ({ id, module, name, input, trace: trace !== null }))) as {
+      value: unknown;
+      ran: number;
+      statements: string[] | null;
+    };
+    this.ran += ran;
+    if (trace && statements) for (const sql of statements) trace(sql);
+    return value;
+  }
+
+  private async send(message: (id: number) => object): Promise<unknown> {
     if (this.closed) throw new ReadPoolClosed();
     if (this.unavailable !== null) throw new ReadPoolUnavailable(this.unavailable);
     const worker = this.pick();
@@ -157,12 +249,10 @@ export class ReadPool {
     if (worker.idleTimer !== undefined) clearTimeout(worker.idleTimer);
     worker.idleTimer = undefined;
     worker.thread.ref();
-    const result = await new Promise<{ rows: unknown[]; changes: number | null }>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       worker.pending.set(id, { resolve, reject });
-      worker.thread.postMessage({ id, sql, parameters });
+      worker.thread.postMessage(message(id));
     });
-    this.ran++;
-    return result;
   }
 
   /** Terminates the workers; what they still had fails with ReadPoolClosed. */
@@ -182,7 +272,10 @@ export class ReadPool {
   }
 
   private start(): PoolWorker {
-    const thread = new Worker(workerSource, { eval: true, workerData: { file: this.file, driver: resolved('better-sqlite3'), vec: resolved('sqlite-vec') } });
+    const thread = new Worker(workerSource, {
+      eval: true,
+      workerData: { file: this.file, driver: resolved('better-sqlite3'), vec: resolved('sqlite-vec'), tsx: underTsx ? resolved('tsx/esm/api') : null },
+    });
     const pending = new Map<number, Pending>();
     let started = false;
     let ready!: () => void;
@@ -211,6 +304,8 @@ export class ReadPool {
         err.name = reply.name;
         if (reply.code !== undefined) err.code = reply.code;
         call.reject(err);
+      } else if (reply.type === 'done') {
+        call.resolve({ value: reply.value, ran: reply.ran, statements: reply.statements });
       } else {
         if (reply.blobs)
           for (const row of reply.rows as Array<Record<string, unknown>>)
@@ -320,4 +415,34 @@ export function offThread(db: Executor): Executor {
 /** The pool behind `db`'s database, if any (for tests and benches). */
 export function readPoolOf(db: Executor): ReadPool | null {
   return pools.get(databaseIdentity(db))?.pool ?? null;
+}
+
+/**
+ * Runs `task` on the read pool of `db`'s database (see the header): its value, computed on a worker
+ * from `input`. Where there is no worker for it — `db` is a transaction (which must read its own
+ * writes), the database has no pool or its pool cannot start, the task's module is not beside its
+ * caller (a single-file bundle) — `inline` computes the same on this thread, reading through `db`.
+ */
+export async function onReadPool<Input, Output>(
+  db: Executor,
+  task: ReadTask<Input, Output>,
+  input: Input,
+  inline: (reads: Reads) => Promise<Output>,
+): Promise<Output> {
+  const here: Reads = (sql, parameters) => selectRows<unknown>(db, sql, parameters);
+  const pool = db.isTransaction ? undefined : pools.get(databaseIdentity(db))?.pool;
+  if (pool === undefined || !hasModule(task.module)) return inline(here);
+  try {
+    return (await pool.task(task.module.href, task.name, input)) as Output;
+  } catch (err) {
+    if (err instanceof ReadPoolUnavailable) return inline(here);
+    throw err;
+  }
+}
+
+const modulesFound = new Map<string, boolean>();
+function hasModule(module: URL): boolean {
+  let found = modulesFound.get(module.href);
+  if (found === undefined) modulesFound.set(module.href, (found = module.protocol === 'file:' && existsSync(fileURLToPath(module))));
+  return found;
 }

@@ -6,6 +6,9 @@ import { DateTime } from 'luxon';
 import { registerAccessPolicies } from '../../src/db/access-policy.js';
 import { openDatabase, selectRows, type DatabaseHandle } from '../../src/db/database.js';
 import { idOf } from '../../src/db/ids.js';
+import { attachReadPool, type ReadPool } from '../../src/db/read-pool.js';
+import { seriesCsv } from '../../src/modules/analytics/analytics.presenter.js';
+import { metricSeries, metricSummary } from '../../src/modules/analytics/analytics.service.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 import { aggregateWindowsText, earliestDueAt, rebuildDailyAggregates, stateSql } from '../../src/modules/analytics/analytics-daily.repository.js';
 import { recordRows, referenceTallies, tallies, type RecordRow, type TallyRow } from '../../src/modules/analytics/analytics.repository.js';
@@ -506,6 +509,42 @@ async function compareStateSeries(t: import('ava').ExecutionContext, w: World, t
     }
 }
 
+/**
+ * The summary, series and CSV as the API answers them, computed on the read pool's workers (the
+ * figures' statements and sums run there: analytics-tasks.ts) and on this thread (in a transaction,
+ * which reads through its own connection): byte for byte the same, tenant-wide and for one location.
+ */
+async function compareOffThread(t: import('ava').ExecutionContext, w: World, pool: ReadPool, tenantId: string, rounds: number): Promise<void> {
+  const all = await selectRows<ScopeLocation>(w.db.db, 'select id, timezone, currency from locations where tenant_id = ? order by id', [tenantId]);
+  const access = { tenantId, locationIds: null };
+  const now = start + span;
+  const ran = pool.queriesRun;
+  for (let i = 0; i < rounds; i++) {
+    const a = DateTime.fromMillis(start + w.int(span), { zone: 'utc' }).minus({ days: 5 });
+    const from = a.toISODate() as string;
+    const to = a.plus({ days: w.pick([0, 1, 6, 30, 75, 140]) }).toISODate() as string;
+    const window = { from, to, ...(i % 2 === 1 ? { locationId: w.pick(all).id } : {}) };
+    const here = <T>(work: (db: typeof w.db.db) => Promise<T>) => w.db.db.transaction().execute((trx) => work(trx as unknown as typeof w.db.db));
+    t.is(
+      JSON.stringify(await metricSummary(w.db.db, access, window, now)),
+      JSON.stringify(await here((db) => metricSummary(db, access, window, now))),
+      `summary ${from}..${to} ${window.locationId ?? 'all'}`,
+    );
+    for (const name of metricNames as readonly MetricName[])
+      for (const interval of ['day', 'week', 'month'] as const) {
+        // A money metric over several currencies answers 400 without one: each currency then.
+        for (const currency of name === 'revenue_net' || name === 'marketplace_gmv' || name === 'commission_earned' ? currencies : [undefined]) {
+          const asked = { ...window, ...(currency ? { currency } : {}) };
+          const pooled = await metricSeries(w.db.db, access, name, asked, interval, now);
+          const inline = await here((db) => metricSeries(db, access, name, asked, interval, now));
+          t.is(JSON.stringify(pooled), JSON.stringify(inline), `${name} by ${interval} ${from}..${to} ${currency ?? ''}`);
+          t.is(seriesCsv(pooled), seriesCsv(inline));
+        }
+      }
+  }
+  t.true(pool.queriesRun > ran, 'the pool computed them');
+}
+
 const aggregateRows = (w: World, tenantId: string) =>
   w.db.sqlite
     .prepare(
@@ -555,6 +594,12 @@ for (const seed of [1, 2, 3]) {
       await compareRecords(t, w, 'ten_a', 4);
       await compareStateSeries(t, w, 'ten_a');
       await comparePetCounts(t, w, 'ten_a');
+      const pool = attachReadPool(db.db, path.join(dir, 'live.sqlite'))!;
+      try {
+        await compareOffThread(t, w, pool, 'ten_a', 3);
+      } finally {
+        await pool.close();
+      }
       // The rebuild job computes what the triggers kept.
       const kept = aggregateRows(w, 'ten_a');
       const events = petEvents(w, 'ten_a');

@@ -2,6 +2,7 @@ import test from 'ava';
 import { DateTime } from 'luxon';
 import { addDays } from '../../src/calendar-dates.js';
 import { bucketsOf, startOfDay, windowRows } from '../../src/modules/analytics/metric-windows.js';
+import { prng } from '../helpers/prng.js';
 
 /** What a local midnight was before the integer arithmetic: luxon, every day. */
 const luxonMidnight = (date: string, zone: string): string => new Date(DateTime.fromISO(date, { zone }).toMillis()).toISOString();
@@ -72,4 +73,41 @@ test('windows of a year by day equal luxon’s, location by location', (t) => {
     );
     t.deepEqual(windowRows(locations, buckets), expected, interval);
   }
+});
+
+/** The buckets as they were built with addDays, date by date: the definition bucketsOf is compared with. */
+function bucketsByAddDays(from: string, to: string, interval: 'day' | 'week' | 'month'): Array<{ bucket: string; from: string; to: string }> {
+  const weekday = (date: string) => new Date(`${date}T00:00:00Z`).getUTCDay() || 7;
+  const next = (start: string) => {
+    if (interval === 'day') return addDays(start, 1);
+    if (interval === 'week') return addDays(start, 7);
+    const [year, month] = [Number(start.slice(0, 4)), Number(start.slice(5, 7))];
+    return month === 12 ? `${String(year + 1).padStart(4, '0')}-01-01` : `${start.slice(0, 5)}${String(month + 1).padStart(2, '0')}-01`;
+  };
+  const first = interval === 'day' ? from : interval === 'week' ? addDays(from, 1 - weekday(from)) : `${from.slice(0, 8)}01`;
+  const buckets = [];
+  for (let start = first; start <= to; start = next(start)) {
+    const end = addDays(next(start), -1);
+    buckets.push({ bucket: start, from: start < from ? from : start, to: end > to ? to : end });
+  }
+  return buckets;
+}
+
+test('buckets counted in epoch days equal those built with addDays', (t) => {
+  const random = prng(27);
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const cases: Array<[string, string]> = [
+    ['2024-02-29', '2025-02-28'],
+    ['2025-12-29', '2026-01-04'],
+    ['1969-12-25', '1970-01-10'],
+    ['0040-08-27', '0041-03-01'],
+    ['2026-03-01', '2026-03-01'],
+  ];
+  for (let i = 0; i < 200; i++) {
+    const from = Date.UTC(1900, 0, 1) + Math.floor(random() * 200 * 365) * 86_400_000;
+    cases.push([day(from), day(from + Math.floor(random() * 729) * 86_400_000)]);
+  }
+  for (const [from, to] of cases)
+    for (const interval of ['day', 'week', 'month'] as const)
+      t.deepEqual(bucketsOf(from, to, interval), bucketsByAddDays(from, to, interval), `${from}..${to} by ${interval}`);
 });

@@ -13,7 +13,9 @@
  * summary never asked before (uncached), the pages of a year of appointments_by_status records, a
  * year of vaccination_compliance_rate by day as CSV (uncached). They matter on a big database:
  * BENCH_STALL_DATA names a data dir (the scale bench's, e.g. /work/scale-data/scale-0.1) whose
- * SQLite files are copied to a temp dir (the original is never opened) and served instead.
+ * SQLite files are copied to a temp dir (the original is never opened) and served instead. After
+ * each, a few calls alone (no probe) give the main thread's CPU time a call (process.threadCpuUsage:
+ * what a call takes of the event loop, less at the mercy of the machine's load than the stalls).
  * Target: the probe's max during each operation ≤ 3 × its quiet p99.
  *   npm run bench:stalls                       (BENCH_STALL_MB=150: the events table is filled to about that size)
  *   BENCH_STALL_DATA=/work/scale-data/scale-0.1 npm run bench:stalls     (the reads on a copy of the scale file)
@@ -297,9 +299,12 @@ const freshYear = () => {
   return { from: daysBefore(to, 364), to };
 };
 const timesOne: Record<string, number[]> = {};
+/** Each case's call, for the pass without the probe. */
+const callsOf: Record<string, () => Promise<void>> = {};
 
 /** Runs `call` back to back for the window; each call's time goes to timesOne[name]. */
 function repeatedly(name: string, call: () => Promise<void>): () => Promise<void> {
+  callsOf[name] = call;
   return async () => {
     const times: number[] = (timesOne[name] = []);
     const started = performance.now();
@@ -309,6 +314,22 @@ function repeatedly(name: string, call: () => Promise<void>): () => Promise<void
       times.push(performance.now() - before);
     }
   };
+}
+
+/**
+ * The main thread's CPU time of each of `n` calls alone (no probe: its requests would be counted
+ * too), in ms: the server's work and this in-process client's. The figure that does not move with
+ * the machine's load the way wall-clock stalls do (process.threadCpuUsage).
+ */
+async function cpuAlone(name: string, n = 6): Promise<number[]> {
+  const cpu: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const before = process.threadCpuUsage();
+    await callsOf[name]!();
+    const used = process.threadCpuUsage(before);
+    cpu.push((used.user + used.system) / 1000);
+  }
+  return cpu.sort((a, b) => a - b);
 }
 
 async function expectOk(path: string, headers?: Record<string, string>) {
@@ -366,19 +387,23 @@ if (cases.has('uploads')) report(`3 × ${uploadMb} MB knowledge uploads`, await 
 if (cases.has('backup')) report('backup', await probe(backupRun));
 if (cases.has('catch-up')) report(`catch-up: ${reminders} reminders`, await probe(catchUp));
 if (cases.has('reads')) {
-  const calls = (name: string) => {
+  const calls = async (name: string) => {
     const times = [...(timesOne[name] ?? [])].sort((a, b) => a - b);
-    return `${times.length} calls, p50 ${percentile(times, 0.5).toFixed(0)} ms max ${(times.at(-1) ?? Number.NaN).toFixed(0)} ms`;
+    const cpu = await cpuAlone(name);
+    return (
+      `${times.length} calls, p50 ${percentile(times, 0.5).toFixed(0)} ms max ${(times.at(-1) ?? Number.NaN).toFixed(0)} ms; ` +
+      `alone, main-thread CPU a call p50 ${percentile(cpu, 0.5).toFixed(1)} ms max ${(cpu.at(-1) ?? Number.NaN).toFixed(1)} ms`
+    );
   };
   const summary = await probe(summaryYear);
   report('year summary, uncached', summary);
-  console.log(`  ${''.padEnd(28)} (${calls('summary')})`);
+  console.log(`  ${''.padEnd(28)} (${await calls('summary')})`);
   const records = await probe(recordsPages);
   report('records pages of a year', records);
-  console.log(`  ${''.padEnd(28)} (${calls('records')})`);
+  console.log(`  ${''.padEnd(28)} (${await calls('records')})`);
   const csv = await probe(csvYear);
   report('CSV: a year by day, uncached', csv);
-  console.log(`  ${''.padEnd(28)} (${calls('csv')})`);
+  console.log(`  ${''.padEnd(28)} (${await calls('csv')})`);
 }
 report('quiet, again', await probe(async () => undefined, windowMs));
 for (const file of forms) rmSync(file, { force: true });

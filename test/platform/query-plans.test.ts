@@ -78,19 +78,25 @@ async function capture(work: () => Promise<void>): Promise<string[]> {
     seen.push(source);
     return original.call(this, source);
   } as SQLite.Database['prepare'];
-  // Heavy reads run on the store's read pool (src/db/read-pool.ts): the same SQL, sent to a worker.
+  // Heavy reads run on the store's read pool (src/db/read-pool.ts): the same SQL, sent to a worker,
+  // or run there by a task (analytics' figures), which reports each statement while this is set.
   const pool = t.stores.get('live').reads;
   const run = pool?.run;
-  if (pool && run)
+  if (pool && run) {
     pool.run = function (this: ReadPool, source: string, parameters: readonly unknown[]) {
       seen.push(source);
       return run.call(this, source, parameters);
     };
+    pool.taskStatements = (source) => seen.push(source);
+  }
   try {
     await work();
   } finally {
     sqlite.prepare = original;
-    if (pool && run) pool.run = run;
+    if (pool && run) {
+      pool.run = run;
+      pool.taskStatements = null;
+    }
   }
   return seen;
 }

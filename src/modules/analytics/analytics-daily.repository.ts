@@ -1,6 +1,7 @@
 import { addDays } from '../../calendar-dates.js';
 import { acrossTenants, scoped } from '../../db/access-policy.js';
-import { runStatement, selectRows, type Executor } from '../../db/database.js';
+import { runStatement, type Executor } from '../../db/database.js';
+import type { Reads } from '../../db/read-pool.js';
 import type { AccessFilter } from '../../http/actor.js';
 import type { MetricName } from './analytics.schema.js';
 import type { WindowRow } from './metric-windows.js';
@@ -296,7 +297,7 @@ function firstAtOrAfter(days: readonly string[], day: string): number {
 
 /** A state metric's tallies (see StateMetric): one read of the aggregates, the suffix sums in memory, and the edges' statement. */
 export async function stateTallies(
-  db: Executor,
+  reads: Reads,
   spec: StateMetric,
   windowRows: readonly WindowRow[],
 ): Promise<Array<{ bucket: string; key: string; num: number; den: number }>> {
@@ -312,17 +313,15 @@ export async function stateTallies(
   }
   const inLocations = locations.map(() => '?').join(', ');
   const keyCondition = spec.key === undefined ? '' : ' and key = ?';
-  const totals = await selectRows<{ location_id: string; num: number; den: number }>(
-    db,
+  const totals = (await reads(
     `select location_id, sum(num) as num, sum(den) as den from analytics_daily where location_id in (${inLocations}) and measure = ? and day = '' group by location_id`,
     [...locations, spec.measure],
-  );
-  const later = await selectRows<DayRow>(
-    db,
+  )) as Array<{ location_id: string; num: number; den: number }>;
+  const later = (await reads(
     `select location_id, day, key, num, den from analytics_daily where location_id in (${inLocations}) and measure = ? and day >= ?${keyCondition}
       order by location_id, day, key`,
     [...locations, spec.measure, since, ...(spec.key === undefined ? [] : [spec.key])],
-  );
+  )) as DayRow[];
   const byLocation = new Map<string, DayRow[]>();
   for (const row of later) {
     const list = byLocation.get(row.location_id);
@@ -358,11 +357,11 @@ export async function stateTallies(
     }
     add(w[1], num, den);
   }
-  for (const edge of await selectRows<{ bucket: string; num: number; den: number }>(
-    db,
-    `${windows} select bucket, sum(num) as num, sum(den) as den from (${spec.edges}) group by bucket`,
-    [text],
-  ))
+  for (const edge of (await reads(`${windows} select bucket, sum(num) as num, sum(den) as den from (${spec.edges}) group by bucket`, [text])) as Array<{
+    bucket: string;
+    num: number;
+    den: number;
+  }>)
     add(edge.bucket, edge.num, edge.den);
   const out: Array<{ bucket: string; key: string; num: number; den: number }> = [];
   for (const [bucket, sum] of sums)

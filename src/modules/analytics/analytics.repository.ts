@@ -1,12 +1,12 @@
 import { selectRows, type Executor } from '../../db/database.js';
-import { offThread } from '../../db/read-pool.js';
+import { onReadPool, taskModule, type Reads, type ReadTask } from '../../db/read-pool.js';
 import { VersionedCache } from '../../db/versioned-cache.js';
 import type { AccessFilter } from '../../http/actor.js';
 import type { PageRequest } from '../../http/paging.js';
-import type { MetricName } from './analytics.schema.js';
+import type { Interval, MetricName } from './analytics.schema.js';
 import { aggregateTallySql, aggregateWindowsText, closedAtOf, earliestDueAt, stateMetrics, stateTallies } from './analytics-daily.repository.js';
 import { recentAppointments, recentPage } from './analytics-records.repository.js';
-import type { ScopeLocation, WindowRow } from './metric-windows.js';
+import { bucketsOf, windowRows as windowRowsOf, type ScopeLocation, type WindowRow } from './metric-windows.js';
 
 /**
  * SQL of the metrics (DESIGN §14). Every statement starts from the windows `w` (one row per
@@ -142,48 +142,93 @@ const versionSql = 'select version from analytics_versions where name = ?';
 /**
  * A call's windows, built only when the figures are computed (a cached answer needs none: building a
  * year by day over 12 locations, 4,380 windows, took tens of ms of the event loop), with the key that
- * identifies them: what they are a function of (dates, interval, each location's id and time zone).
+ * identifies them: what they are a function of (dates, interval, each location's id and time zone),
+ * and those (`of`), from which a read worker builds them itself.
  */
 export interface LazyWindows {
   key: string;
   rows(): readonly WindowRow[];
+  of: { locations: readonly ScopeLocation[]; from: string; to: string; interval: Interval | null };
 }
+
+/** What a metric's figures are computed from: its windows, built or as what builds them. */
+export interface TallyInput {
+  names: readonly MetricName[];
+  tenantId: string;
+  windows: readonly WindowRow[] | LazyWindows['of'];
+}
+
+/**
+ * The read-pool task that computes metrics' figures (analytics-tasks.ts exports computeTallies):
+ * the windows, the statements over them and the sums all on a worker, so that of a year by day over
+ * 12 locations (4,380 windows, their aggregates' rows summed in memory) only the few hundred
+ * figures cross to the API's thread. A summary sends its metrics in one task.
+ */
+const tallyTask: ReadTask<TallyInput, TallyRow[][]> = { module: taskModule(import.meta.url, 'analytics-tasks'), name: 'computeTallies' };
 
 /** The figures of a metric per bucket (and key) over the windows (built or lazy). */
 export async function tallies(db: Executor, name: MetricName, tenantId: string, windows: readonly WindowRow[] | LazyWindows): Promise<TallyRow[]> {
-  const [counter] = await selectRows<{ version: number }>(db, versionSql, [readsKind[name]]);
-  if (counter === undefined) throw new Error(`analytics_versions has no counter '${readsKind[name]}'`);
-  const version = counter.version;
-  // A lazy key never starts with '[' as a windows text does.
-  const key = `${name}|${tenantId}|${isBuilt(windows) ? aggregateWindowsText(windows) : windows.key}`;
-  const hit = figures.get(db, key, version);
-  if (hit) return hit;
-  const windowRows = isBuilt(windows) ? windows : windows.rows();
-  const aggregate = aggregateTallySql[name];
-  const state = stateMetrics[name];
-  // Computed on the read pool (a year of a group's rows takes long enough to stall every client):
-  // its reads start after the counter was read, so they see at least what it counts.
-  const reader = offThread(db);
-  const rows =
-    state !== undefined
-      ? await stateTallies(reader, state, windowRows)
-      : aggregate === undefined
-        ? await referenceTallies(reader, name, tenantId, windowRows)
-        : await selectRows<TallyRow>(reader, aggregate.text, [
-            aggregateWindowsText(windowRows),
-            ...Array.from({ length: aggregate.tenantParameters }, () => tenantId),
-          ]);
-  figures.set(db, key, version, rows);
-  return rows;
+  return (await talliesOf(db, [name], tenantId, windows))[0]!;
 }
 
-const isBuilt = (windows: readonly WindowRow[] | LazyWindows): windows is readonly WindowRow[] => Array.isArray(windows);
+/** The figures of each metric named (in that order) over the same windows: those not reused, computed in one read-pool task. */
+export async function talliesOf(
+  db: Executor,
+  names: readonly MetricName[],
+  tenantId: string,
+  windows: readonly WindowRow[] | LazyWindows,
+): Promise<TallyRow[][]> {
+  const versions = new Map<string, number>();
+  for (const kind of new Set(names.map((name) => readsKind[name]))) {
+    const [counter] = await selectRows<{ version: number }>(db, versionSql, [kind]);
+    if (counter === undefined) throw new Error(`analytics_versions has no counter '${kind}'`);
+    versions.set(kind, counter.version);
+  }
+  // A lazy key never starts with '[' as a windows text does.
+  const windowsKey = isBuilt(windows) ? aggregateWindowsText(windows) : windows.key;
+  const keyOf = (name: MetricName) => `${name}|${tenantId}|${windowsKey}`;
+  const out = names.map((name) => figures.get(db, keyOf(name), versions.get(readsKind[name])!));
+  const missing = names.filter((_, i) => out[i] === undefined);
+  if (missing.length === 0) return out as TallyRow[][];
+  // Computed on the read pool (a year of a group's rows takes long enough to stall every client):
+  // its reads start after the counters were read, so they see at least what they count.
+  const computed = await onReadPool(db, tallyTask, { names: missing, tenantId, windows: isBuilt(windows) ? windows : windows.of }, (reads) =>
+    computeTallies(reads, { names: missing, tenantId, windows: isBuilt(windows) ? windows : windows.rows() }),
+  );
+  missing.forEach((name, i) => figures.set(db, keyOf(name), versions.get(readsKind[name])!, computed[i]!));
+  return names.map((name, i) => out[i] ?? computed[missing.indexOf(name)]!);
+}
+
+/** Each metric's figures over the windows, in the order named, each statement through `reads` (on a read worker: see tallyTask). */
+export async function computeTallies(reads: Reads, input: TallyInput): Promise<TallyRow[][]> {
+  const { tenantId } = input;
+  const of = input.windows;
+  const windowRows = isBuilt(of) ? of : windowRowsOf(of.locations, bucketsOf(of.from, of.to, of.interval));
+  const out: TallyRow[][] = [];
+  for (const name of input.names) {
+    const aggregate = aggregateTallySql[name];
+    const state = stateMetrics[name];
+    if (state !== undefined) out.push(await stateTallies(reads, state, windowRows));
+    else if (aggregate === undefined) out.push(await referenceTalliesBy(reads, name, tenantId, windowRows));
+    else
+      out.push(
+        (await reads(aggregate.text, [aggregateWindowsText(windowRows), ...Array.from({ length: aggregate.tenantParameters }, () => tenantId)])) as TallyRow[],
+      );
+  }
+  return out;
+}
+
+const isBuilt = (windows: readonly WindowRow[] | LazyWindows | LazyWindows['of']): windows is readonly WindowRow[] => Array.isArray(windows);
 
 /** A metric's figures from the records themselves (the definition; uncached). */
 export async function referenceTallies(db: Executor, name: MetricName, tenantId: string, windowRows: readonly WindowRow[]): Promise<TallyRow[]> {
+  return referenceTalliesBy((sql, parameters) => selectRows<TallyRow>(db, sql, parameters), name, tenantId, windowRows);
+}
+
+async function referenceTalliesBy(reads: Reads, name: MetricName, tenantId: string, windowRows: readonly WindowRow[]): Promise<TallyRow[]> {
   const parameters: unknown[] = [aggregateWindowsText(windowRows)];
   if (takesTenant.has(name)) parameters.push(tenantId);
-  return selectRows<TallyRow>(db, referenceTallySql[name], parameters);
+  return (await reads(referenceTallySql[name], parameters)) as TallyRow[];
 }
 
 /** A row behind a value, as the records list shows it. */

@@ -4,7 +4,7 @@ import type { AccessFilter } from '../../http/actor.js';
 import { foundOr404, validationFailed } from '../../http/errors.js';
 import type { PageRequest } from '../../http/paging.js';
 import { isoAt } from '../../clock.js';
-import { recordRows, scopeLocations, tallies, type LazyWindows, type RecordRow, type TallyRow } from './analytics.repository.js';
+import { recordRows, scopeLocations, tallies, talliesOf, type LazyWindows, type RecordRow, type TallyRow } from './analytics.repository.js';
 import { metricNames, type Interval, type Metric, type MetricName, type Series } from './analytics.schema.js';
 import { metricDefinitions } from './metric-definitions.js';
 import { bucketsOf, checkRange, windowRows, type Bucket, type ScopeLocation, type WindowRow } from './metric-windows.js';
@@ -44,14 +44,20 @@ async function frameOf(db: Executor, access: AccessFilter, window: MetricWindow,
   const buckets = bucketsOf(window.from, window.to, interval);
   let rows: WindowRow[] | undefined;
   const key = `${window.from}|${window.to}|${interval ?? ''}|${locations.map((l) => `${l.id}@${l.timezone}`).join(',')}`;
-  return { locations, buckets, windows: { key, rows: () => (rows ??= windowRows(locations, buckets)) } };
+  return {
+    locations,
+    buckets,
+    windows: { key, rows: () => (rows ??= windowRows(locations, buckets)), of: { locations, from: window.from, to: window.to, interval } },
+  };
 }
 
 async function evaluate(db: Executor, access: AccessFilter, name: MetricName, frame: Frame): Promise<Evaluated> {
+  return evaluatedOf(frame, frame.locations.length > 0 ? await tallies(db, name, access.tenantId, frame.windows) : []);
+}
+
+function evaluatedOf(frame: Frame, rows: readonly TallyRow[]): Evaluated {
   const byBucket = new Map<string, TallyRow[]>(frame.buckets.map((b) => [b.bucket, []]));
-  if (frame.locations.length > 0) {
-    for (const row of await tallies(db, name, access.tenantId, frame.windows)) byBucket.get(row.bucket)?.push(row);
-  }
+  for (const row of rows) byBucket.get(row.bucket)?.push(row);
   return { locations: frame.locations, buckets: frame.buckets, byBucket };
 }
 
@@ -136,10 +142,14 @@ export async function computeMetricPerCurrency(db: Executor, access: AccessFilte
 export async function metricSummary(db: Executor, access: AccessFilter, window: MetricWindow, now: number): Promise<Metric[]> {
   const frame = await frameOf(db, access, window, null);
   const metrics: Metric[] = [];
+  // no_show_rate reads the same appointments as appointments_by_status: one scan for both. The
+  // others' figures in one read-pool task.
+  const computed: readonly MetricName[] = metricNames.filter((name) => name !== 'no_show_rate');
+  const figures = frame.locations.length > 0 ? await talliesOf(db, computed, access.tenantId, frame.windows) : computed.map(() => []);
   let appointments: Evaluated | undefined;
   for (const name of metricNames) {
-    // no_show_rate reads the same appointments as appointments_by_status: one scan for both.
-    const evaluated = name === 'no_show_rate' && appointments ? noShowsOf(appointments) : await evaluate(db, access, name, frame);
+    const index = computed.indexOf(name);
+    const evaluated = index < 0 ? noShowsOf(appointments!) : evaluatedOf(frame, figures[index]!);
     if (name === 'appointments_by_status') appointments = evaluated;
     if (metricDefinitions[name].unit !== 'minor') metrics.push(metricOf(name, evaluated, window, undefined, now));
     else for (const currency of currenciesOf(evaluated, undefined)) metrics.push(metricOf(name, evaluated, window, currency, now));
