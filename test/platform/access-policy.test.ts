@@ -97,9 +97,9 @@ test('scoped() confines select, update, delete and insert to the caller’s tena
 /** Files not yet moved onto `scoped()` (issue 26.2); each module's move removes its files here. The list only shrinks. */
 const notYetScoped = new Set<string>([]);
 
-/** A query started on the raw database or transaction (a builder, its chain on one line or several, or hand-written SQL), not on `scoped(…)` or `acrossTenants(…)`. */
+/** A query started on the raw database or transaction (a builder, its chain on one line or several, or hand-written SQL; a typed call such as `selectRows<Row>(db, …)` too), not on `scoped(…)` or `acrossTenants(…)`. */
 const rawQuery =
-  /\b(?:db|trx|executor|tx)\s*\.\s*(?:selectFrom|updateTable|deleteFrom|insertInto|replaceInto|executeQuery)\(|\b(?:selectRows|runStatement|insertRow|withConnection)\(\s*(?:db|trx|executor|tx)\b|`\s*\.\s*execute\(\s*(?:db|trx|executor|tx)\s*\)/g;
+  /\b(?:db|trx|executor|tx)\s*\.\s*(?:selectFrom|updateTable|deleteFrom|insertInto|replaceInto|executeQuery)\(|\b(?:selectRows|runStatement|insertRow|withConnection)(?:<[^()]*?>)?\(\s*(?:db|trx|executor|tx)\b|`\s*\.\s*execute\(\s*(?:db|trx|executor|tx)\s*\)/g;
 
 /**
  * A statement prepared on a raw better-sqlite3 connection (`x.prepare(…)`): allowed only on a

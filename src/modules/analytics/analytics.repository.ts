@@ -1,3 +1,4 @@
+import { acrossTenants } from '../../db/access-policy.js';
 import { selectRows, type Executor } from '../../db/database.js';
 import { onReadPool, taskModule, type Reads, type ReadTask } from '../../db/read-pool.js';
 import { VersionedCache } from '../../db/versioned-cache.js';
@@ -5,7 +6,7 @@ import type { AccessFilter } from '../../http/actor.js';
 import type { PageRequest } from '../../http/paging.js';
 import type { Interval, MetricName } from './analytics.schema.js';
 import { aggregateTallySql, aggregateWindowsText, closedAtOf, earliestDueAt, stateMetrics, stateTallies } from './analytics-daily.repository.js';
-import { recentAppointments, recentPage } from './analytics-records.repository.js';
+import { handWritten, recentAppointments, recentPage } from './analytics-records.repository.js';
 import { bucketsOf, windowRows as windowRowsOf, type ScopeLocation, type WindowRow } from './metric-windows.js';
 
 /**
@@ -30,7 +31,7 @@ export async function scopeLocations(db: Executor, access: AccessFilter, locatio
     text += ' and id = ?';
     parameters.push(locationId);
   }
-  const rows = await selectRows<ScopeLocation>(db, `${text} order by id`, parameters);
+  const rows = await selectRows<ScopeLocation>(handWritten(db), `${text} order by id`, parameters);
   return locationId !== undefined && rows.length === 0 ? null : rows;
 }
 
@@ -180,7 +181,11 @@ export async function talliesOf(
 ): Promise<TallyRow[][]> {
   const versions = new Map<string, number>();
   for (const kind of new Set(names.map((name) => readsKind[name]))) {
-    const [counter] = await selectRows<{ version: number }>(db, versionSql, [kind]);
+    const [counter] = await selectRows<{ version: number }>(
+      acrossTenants(db, 'analytics_versions: one change counter per kind for the whole file'),
+      versionSql,
+      [kind],
+    );
     if (counter === undefined) throw new Error(`analytics_versions has no counter '${kind}'`);
     versions.set(kind, counter.version);
   }
@@ -222,7 +227,7 @@ const isBuilt = (windows: readonly WindowRow[] | LazyWindows | LazyWindows['of']
 
 /** A metric's figures from the records themselves (the definition; uncached). */
 export async function referenceTallies(db: Executor, name: MetricName, tenantId: string, windowRows: readonly WindowRow[]): Promise<TallyRow[]> {
-  return referenceTalliesBy((sql, parameters) => selectRows<TallyRow>(db, sql, parameters), name, tenantId, windowRows);
+  return referenceTalliesBy((sql, parameters) => selectRows<TallyRow>(handWritten(db), sql, parameters), name, tenantId, windowRows);
 }
 
 async function referenceTalliesBy(reads: Reads, name: MetricName, tenantId: string, windowRows: readonly WindowRow[]): Promise<TallyRow[]> {
@@ -476,7 +481,7 @@ async function firstPageWalks(db: Executor, name: MetricName, rows: readonly Win
   const firstDay = counts.state ? '0' : rows.reduce((min, r) => (r[2] < min ? r[2] : min), rows[0]![2]).slice(0, 10);
   const lastDay = rows.reduce((max, r) => (r[3] > max ? r[3] : max), rows[0]![3]).slice(0, 10);
   const [row] = await selectRows<{ later: number; inside: number }>(
-    db,
+    handWritten(db),
     `select coalesce(sum(case when day >= ? then ${counts.count} end), 0) as later, coalesce(sum(case when day < ? then ${counts.count} end), 0) as inside
       from analytics_daily where location_id in (${locations.map(() => '?').join(', ')}) and measure = ? and day >= ?`,
     [lastDay, lastDay, ...locations, counts.measure, firstDay],
@@ -504,7 +509,7 @@ export async function recordRows(
       for (let arm = 0; arm < 2; arm++) parameters.push(t, tenantId, floor, ...(page.afterId === undefined ? [] : [page.afterId]));
       parameters.push(page.limit + 1);
       const arms = recent(page.afterId === undefined ? '' : ' and a.id < ?');
-      return selectRows<RecordRow>(db, `${windows}\n${arms.join('\n    union all\n    ')}\n    order by id desc limit ?`, parameters);
+      return selectRows<RecordRow>(handWritten(db), `${windows}\n${arms.join('\n    union all\n    ')}\n    order by id desc limit ?`, parameters);
     });
     if (found !== null) return found;
   }
@@ -526,5 +531,5 @@ export async function recordRows(
     return (walk ? source.sql : (source.byWindow ?? source.sql))(more);
   });
   parameters.push(page.limit + 1);
-  return selectRows<RecordRow>(db, `${windows}\n${arms.join('\n    union all\n    ')}\n    order by id desc limit ?`, parameters);
+  return selectRows<RecordRow>(handWritten(db), `${windows}\n${arms.join('\n    union all\n    ')}\n    order by id desc limit ?`, parameters);
 }
