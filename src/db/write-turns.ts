@@ -108,3 +108,18 @@ export async function grantTurns(
     await sleep(gapMs);
   }
 }
+
+/**
+ * Main-thread side, the whole of it: starts a worker's task with a new cell (`start` puts it in the
+ * task's input), grants the task its turns until it is done, and answers its result (or failure).
+ */
+export async function runWithTurns<T>(
+  start: (turns: Int32Array) => Promise<T>,
+  hold: (during: () => Promise<void>) => Promise<void>,
+  gapMs: number,
+): Promise<T> {
+  const turns = newWriteTurns();
+  const task = start(turns);
+  await grantTurns(turns, task, hold, gapMs);
+  return task;
+}

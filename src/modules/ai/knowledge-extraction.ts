@@ -6,7 +6,7 @@ import { extractPdfText, type PdfTextLimits } from '../documents/index.js';
 import type { AiDocumentsTable } from './ai.table.js';
 import type { TextChunk } from './knowledge-text.js';
 import type { KnowledgeFiles } from './knowledge.service.js';
-import { grantTurns, newWriteTurns } from '../../db/write-turns.js';
+import { runWithTurns } from '../../db/write-turns.js';
 
 /** Guards of PDF extraction for knowledge documents (a worker with a heap cap and a deadline). */
 export const knowledgePdfLimits: PdfTextLimits = { maxPages: 2000, maxChars: 5_000_000, timeoutMs: 60_000, maxHeapMb: 256 };
@@ -77,14 +77,16 @@ export async function writeChunksOffThread(
   turns: { hold: (during: () => Promise<void>) => Promise<void>; gapMs: number },
   workers: WorkerPool = ownPool,
 ): Promise<WrittenChunks> {
-  const cell = newWriteTurns();
-  const task = workers.run<WrittenChunks>({
-    script: indexingWorker,
-    input: { ...writing, turns: cell } satisfies ChunkWriting,
-    resourceLimits: { maxOldGenerationSizeMb: extractionHeapMb },
-  });
-  await grantTurns(cell, task, turns.hold, turns.gapMs);
-  return task;
+  return runWithTurns(
+    (cell) =>
+      workers.run<WrittenChunks>({
+        script: indexingWorker,
+        input: { ...writing, turns: cell } satisfies ChunkWriting,
+        resourceLimits: { maxOldGenerationSizeMb: extractionHeapMb },
+      }),
+    turns.hold,
+    turns.gapMs,
+  );
 }
 
 /** What the search merge worker is given (search-merge.worker.ts). */
@@ -113,10 +115,11 @@ export async function mergeSearchIndexOffThread(
   turns: { hold: (during: () => Promise<void>) => Promise<void>; gapMs: number },
   workers: WorkerPool = ownPool,
 ): Promise<SearchMerged> {
-  const cell = newWriteTurns();
-  const task = workers.run<SearchMerged>({ script: searchMergeWorker, input: { ...merge, turns: cell } satisfies SearchMerge });
-  await grantTurns(cell, task, turns.hold, turns.gapMs);
-  return task;
+  return runWithTurns(
+    (cell) => workers.run<SearchMerged>({ script: searchMergeWorker, input: { ...merge, turns: cell } satisfies SearchMerge }),
+    turns.hold,
+    turns.gapMs,
+  );
 }
 
 /**

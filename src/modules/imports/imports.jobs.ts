@@ -4,7 +4,7 @@ import type { HousekeepingTask } from '../../jobs/housekeeping.js';
 import type { JobDefinition } from '../../jobs/job-definition.js';
 import { ImportFiles } from './import-files.js';
 import { WorkerPoolClosed, workerScript, type WorkerPool } from '../../jobs/worker-pool.js';
-import { grantTurns, newWriteTurns } from '../../db/write-turns.js';
+import { runWithTurns } from '../../db/write-turns.js';
 import { registeredAccessPolicies } from '../../db/access-policy.js';
 import type { JobContext } from '../../jobs/job-definition.js';
 import { findImport, updateImport } from './imports.repository.js';
@@ -46,7 +46,7 @@ async function runImportOffThread(
   const onAbort = () => Atomics.store(flag, 0, 1);
   if (ctx.signal.aborted) onAbort();
   else ctx.signal.addEventListener('abort', onAbort, { once: true });
-  const input: ImportWorkerInput = {
+  const input: Omit<ImportWorkerInput, 'turns'> = {
     env: ctx.env,
     dataDir: ctx.config.dataDir,
     databaseFile: ctx.store.file,
@@ -56,24 +56,26 @@ async function runImportOffThread(
     cacheKb: workerCacheKb,
     clockOffsetMs: ctx.clock.now() - Date.now(),
     stop,
-    turns: newWriteTurns(),
   };
   try {
-    const task = workers.run<ImportOutcome, ImportWorkerPart>({
-      script: workerScript(import.meta.url, 'import-run.worker'),
-      input,
-      resourceLimits: workerLimits,
-      onPart: (part) => {
-        const { level, msg, ...rest } = JSON.parse(part.log) as { level: number; msg?: string } & Record<string, unknown>;
-        if (level >= 50) ctx.logger.error(rest, msg);
-        else if (level >= 40) ctx.logger.warn(rest, msg);
-        else ctx.logger.info(rest, msg);
-      },
-      inline: inThread,
-    });
-    // Until the worker is done, or its task settles (a thread that died never leaves the connection held).
-    await grantTurns(input.turns, task, (during) => ctx.store.db.connection().execute(during), writeGapMs);
-    return await task;
+    // Turns until the worker is done, or its task settles (a thread that died never leaves the connection held).
+    return await runWithTurns(
+      (turns) =>
+        workers.run<ImportOutcome, ImportWorkerPart>({
+          script: workerScript(import.meta.url, 'import-run.worker'),
+          input: { ...input, turns } satisfies ImportWorkerInput,
+          resourceLimits: workerLimits,
+          onPart: (part) => {
+            const { level, msg, ...rest } = JSON.parse(part.log) as { level: number; msg?: string } & Record<string, unknown>;
+            if (level >= 50) ctx.logger.error(rest, msg);
+            else if (level >= 40) ctx.logger.warn(rest, msg);
+            else ctx.logger.info(rest, msg);
+          },
+          inline: inThread,
+        }),
+      (during) => ctx.store.db.connection().execute(during),
+      writeGapMs,
+    );
   } catch (err) {
     // The thread died (its heap cap reached, a crash): the import ends failed, saying so. A pool
     // closed by a stopping process leaves it as it is, to resume at the next start.
