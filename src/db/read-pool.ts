@@ -67,20 +67,12 @@ type Reply =
 /** The rows of one statement (SQL text and its parameters), read where a task runs. */
 export type Reads = (sql: string, parameters: readonly unknown[]) => Promise<unknown[]>;
 
-/** A task for `onReadPool`: the exported function `name` of the module at `module` (see `taskModule`). */
+/** A task for `onReadPool`: the exported function `name` of the module at `module` (a file beside its caller: `workerScript` of src/jobs/worker-pool.ts gives its URL). */
 export interface ReadTask<Input, Output> {
   module: URL;
   name: string;
   /** Only for the types: what the task takes and answers. */
   readonly _types?: (input: Input) => Output;
-}
-
-/**
- * The URL of a task module `name` (without extension) beside the module at `importMetaUrl`: the
- * `.ts` file under tsx (a worker inherits its loader), the compiled `.js` file otherwise.
- */
-export function taskModule(importMetaUrl: string, name: string): URL {
-  return new URL(`./${name}${importMetaUrl.endsWith('.ts') ? '.ts' : '.js'}`, importMetaUrl);
 }
 
 /** The worker: the same pragmas as openDatabase's connection, read-only; statements cached by SQL text. */

@@ -1,6 +1,7 @@
 import { acrossTenants } from '../../db/access-policy.js';
 import { selectRows, type Executor } from '../../db/database.js';
-import { onReadPool, taskModule, type Reads, type ReadTask } from '../../db/read-pool.js';
+import { onReadPool, type Reads, type ReadTask } from '../../db/read-pool.js';
+import { workerScript } from '../../jobs/worker-pool.js';
 import { VersionedCache } from '../../db/versioned-cache.js';
 import type { AccessFilter } from '../../http/actor.js';
 import type { PageRequest } from '../../http/paging.js';
@@ -165,7 +166,7 @@ export interface TallyInput {
  * 12 locations (4,380 windows, their aggregates' rows summed in memory) only the few hundred
  * figures cross to the API's thread. A summary sends its metrics in one task.
  */
-const tallyTask: ReadTask<TallyInput, TallyRow[][]> = { module: taskModule(import.meta.url, 'analytics-tasks'), name: 'computeTallies' };
+const tallyTask: ReadTask<TallyInput, TallyRow[][]> = { module: workerScript(import.meta.url, 'analytics-tasks'), name: 'computeTallies' };
 
 /** The figures of a metric per bucket (and key) over the windows (built or lazy). */
 export async function tallies(db: Executor, name: MetricName, tenantId: string, windows: readonly WindowRow[] | LazyWindows): Promise<TallyRow[]> {
