@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import {
   CompiledQuery,
@@ -13,6 +11,7 @@ import {
   type Driver,
   type QueryResult,
 } from 'kysely';
+import { workerScriptPresent } from '../jobs/worker-pool.js';
 import { databaseIdentity, selectRows, type Database, type Db, type Executor } from './database.js';
 
 /**
@@ -435,6 +434,6 @@ export async function onReadPool<Input, Output>(
 const modulesFound = new Map<string, boolean>();
 function hasModule(module: URL): boolean {
   let found = modulesFound.get(module.href);
-  if (found === undefined) modulesFound.set(module.href, (found = module.protocol === 'file:' && existsSync(fileURLToPath(module))));
+  if (found === undefined) modulesFound.set(module.href, (found = workerScriptPresent(module)));
   return found;
 }

@@ -51,6 +51,9 @@ export function workerScript(importMetaUrl: string, name: string): URL {
   return new URL(`./${name}${importMetaUrl.endsWith('.ts') ? '.ts' : '.js'}`, importMetaUrl);
 }
 
+/** False in a build without the module beside its caller (a single-file bundle): the work then runs inline. */
+export const workerScriptPresent = (script: URL): boolean => script.protocol === 'file:' && existsSync(fileURLToPath(script));
+
 export class WorkerPool {
   private running = 0;
   private readonly waiting: Array<{ start(): void; cancel(): void }> = [];
@@ -67,7 +70,7 @@ export class WorkerPool {
     }
     this.running++;
     try {
-      if (task.inline && !existsSync(fileURLToPath(task.script))) return (await task.inline(task.input as never, (part) => task.onPart?.(part))) as Result;
+      if (task.inline && !workerScriptPresent(task.script)) return (await task.inline(task.input as never, (part) => task.onPart?.(part))) as Result;
       return await this.spawn<Result, Part>(task);
     } finally {
       this.running--;

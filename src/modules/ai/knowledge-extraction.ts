@@ -1,7 +1,5 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Environment } from '../../config.js';
-import { WorkerPool, workerScript } from '../../jobs/worker-pool.js';
+import { WorkerPool, workerScript, workerScriptPresent } from '../../jobs/worker-pool.js';
 import { extractPdfText, type PdfTextLimits } from '../documents/index.js';
 import type { AiDocumentsTable } from './ai.table.js';
 import type { TextChunk } from './knowledge-text.js';
@@ -107,7 +105,7 @@ export interface SearchMerged {
 
 const searchMergeWorker = workerScript(import.meta.url, 'search-merge.worker');
 /** False in a build without the worker module beside this one (a single-file bundle): the merge then runs on the API's connection. */
-export const searchMergeWorkerAvailable = (): boolean => existsSync(fileURLToPath(searchMergeWorker));
+export const searchMergeWorkerAvailable = (): boolean => workerScriptPresent(searchMergeWorker);
 
 /** FTS5's incremental merge of the search index on a worker thread, each step in a turn at the write lock (see search-merge.worker.ts). */
 export async function mergeSearchIndexOffThread(

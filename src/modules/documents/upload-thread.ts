@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AppError, type ErrorCode, type FieldError } from '../../http/errors.js';
 import type { MultipartUpload } from '../../http/multipart-upload.js';
-import { workerScript } from '../../jobs/worker-pool.js';
+import { workerScript, workerScriptPresent } from '../../jobs/worker-pool.js';
 
 /**
  * Receiving a large upload off the API's event loop (issue 27.4). The multipart parsing (busboy's
@@ -100,7 +98,7 @@ class UploadThread {
 
   /** False in a build without the worker module beside this one (a single-file bundle): uploads are then received inline. */
   get available(): boolean {
-    return existsSync(fileURLToPath(this.script));
+    return workerScriptPresent(this.script);
   }
 
   open(receiving: Receiving): number {
